@@ -1,0 +1,23 @@
+#
+# Copyright 2026 gr-bsid authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+'''
+gr-bsid: codes that correct synchronization errors (insertions, deletions and
+substitutions of bits) for GNU Radio.
+
+The core API (codebook, channel_params, transmit, drift_limits, drift_pdf,
+...) comes from the GNU-Radio-free extension module bsid_core and is
+re-exported here, so `from gnuradio import bsid` and `import bsid_core as bsid`
+give the same core API. See DESIGN.md section 2 and help(bsid.codebook).
+'''
+
+from bsid_core import *  # noqa: F401,F403  the core API
+from bsid_core import __version__  # noqa: F401
+
+try:
+    # GNU Radio blocks, when the module has been built with them
+    from .bsid_python import *  # noqa: F401,F403
+except ModuleNotFoundError:
+    pass

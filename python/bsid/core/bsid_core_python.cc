@@ -1,0 +1,314 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// bsid_core: Python bindings of lib/core (DESIGN.md section 2). numpy in and
+// out; std::invalid_argument becomes ValueError and bsid::io_error OSError.
+
+#include <gnuradio/bsid/core/channel.h>
+#include <gnuradio/bsid/core/channel_params.h>
+#include <gnuradio/bsid/core/codebook.h>
+#include <gnuradio/bsid/core/drift_limits.h>
+#include <gnuradio/bsid/core/errors.h>
+
+#include <pybind11/numpy.h>
+#include <pybind11/operators.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <sstream>
+#include <string>
+
+namespace py = pybind11;
+using namespace py::literals;
+
+namespace {
+
+// Moves a std::vector into a 1-D numpy array without copying.
+template <typename T>
+py::array_t<T> to_numpy(std::vector<T>&& v)
+{
+    auto* heap = new std::vector<T>(std::move(v));
+    py::capsule owner(heap, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+    return py::array_t<T>({ heap->size() }, { sizeof(T) }, heap->data(), owner);
+}
+
+// A 1-D integer array from any array-like; refuses floats and other kinds
+// rather than truncating them.
+py::array int_array(const py::handle& obj, const char* what)
+{
+    py::array a = py::array::ensure(obj);
+    if (!a) {
+        throw py::type_error(std::string(what) + " must be an array of integers");
+    }
+    if (a.ndim() != 1) {
+        std::ostringstream os;
+        os << what << " must be one-dimensional, got " << a.ndim() << " dimensions";
+        throw py::value_error(os.str());
+    }
+    const char kind = a.dtype().kind();
+    if (kind != 'i' && kind != 'u' && kind != 'b') {
+        throw py::type_error(std::string(what) + " must hold integers, got dtype " +
+                             std::string(py::str(a.dtype())));
+    }
+    return a;
+}
+
+// Unpacked bits (uint8 0/1) from any integer array-like. Values are checked
+// before narrowing, so 257 is refused rather than read as 1.
+py::array_t<uint8_t> bits_array(const py::handle& obj, const char* what)
+{
+    py::array a = int_array(obj, what);
+    if (a.dtype().kind() == 'b' || (a.dtype().kind() == 'u' && a.dtype().itemsize() == 1)) {
+        return py::array_t<uint8_t, py::array::c_style | py::array::forcecast>::ensure(a);
+    }
+    auto wide = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(a);
+    if (!wide) {
+        throw py::value_error(std::string(what) + ": values do not fit in 64-bit integers");
+    }
+    const auto n = wide.size();
+    py::array_t<uint8_t> out(n);
+    const int64_t* src = wide.data();
+    uint8_t* dst = out.mutable_data();
+    for (py::ssize_t t = 0; t < n; ++t) {
+        if (src[t] != 0 && src[t] != 1) {
+            std::ostringstream os;
+            os << what << ": value " << src[t] << " at position " << t
+               << " is not a bit (expected 0 or 1)";
+            throw py::value_error(os.str());
+        }
+        dst[t] = uint8_t(src[t]);
+    }
+    return out;
+}
+
+std::vector<std::vector<bsid::codebook::word_type>> books_from_python(const py::handle& obj)
+{
+    std::vector<std::vector<bsid::codebook::word_type>> books;
+    if (!py::isinstance<py::sequence>(obj) && !py::isinstance<py::array>(obj)) {
+        throw py::type_error("codebook: books must be a list of P lists of q integers");
+    }
+    size_t b = 0;
+    for (py::handle book : obj) {
+        if (py::isinstance<py::str>(book) || !py::hasattr(book, "__iter__")) {
+            throw py::type_error("codebook: book " + std::to_string(b) +
+                                 " is not a list of integers");
+        }
+        std::vector<bsid::codebook::word_type> words;
+        size_t D = 0;
+        for (py::handle w : book) {
+            if (!py::isinstance<py::int_>(w) && !py::hasattr(w, "__index__")) {
+                throw py::type_error("codebook: book " + std::to_string(b) + ", symbol " +
+                                     std::to_string(D) + ": " + std::string(py::repr(w)) +
+                                     " is not an integer");
+            }
+            const py::int_ iv(py::reinterpret_borrow<py::object>(w).attr("__index__")());
+            if (iv < py::int_(0) || iv > py::int_(0xffffffffLL)) {
+                throw py::value_error("codebook: book " + std::to_string(b) + ", symbol " +
+                                      std::to_string(D) + ": word " + py::str(static_cast<const py::object&>(iv)).cast<std::string>() +
+                                      " is not an unsigned 32-bit value");
+            }
+            words.push_back(bsid::codebook::word_type(iv.cast<unsigned long long>()));
+            ++D;
+        }
+        books.push_back(std::move(words));
+        ++b;
+    }
+    return books;
+}
+
+py::list books_to_python(const bsid::codebook& cb)
+{
+    py::list books;
+    for (const auto& book : cb.books()) {
+        py::list l;
+        for (auto w : book) l.append(py::int_(w));
+        books.append(l);
+    }
+    return books;
+}
+
+py::tuple range_tuple(const bsid::drift_range& r) { return py::make_tuple(r.lo, r.hi); }
+
+} // namespace
+
+PYBIND11_MODULE(bsid_core, m)
+{
+    m.doc() = "gr-bsid core: codebooks, the BSID channel, drift limits (no GNU Radio needed).";
+    m.attr("__version__") = BSID_VERSION;
+
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const bsid::io_error& e) {
+            PyErr_SetString(PyExc_OSError, e.what());
+        }
+    });
+
+    // ---------------------------------------------------------------- channel_params
+    py::class_<bsid::channel_params>(m, "channel_params", R"doc(
+BSID channel parameters: insertion Pi, deletion Pd and substitution Ps
+probabilities (Pt = 1 - Pi - Pd is the transmission probability).
+Raises ValueError, naming the value, for a negative or non-finite value,
+Pi + Pd >= 1, or Ps > 1.)doc")
+        .def(py::init<double, double, double>(), "Pi"_a, "Pd"_a, "Ps"_a = 0.0)
+        .def_property_readonly("Pi", &bsid::channel_params::Pi)
+        .def_property_readonly("Pd", &bsid::channel_params::Pd)
+        .def_property_readonly("Ps", &bsid::channel_params::Ps)
+        .def_property_readonly("Pt", &bsid::channel_params::Pt)
+        .def("__repr__", &bsid::channel_params::repr)
+        .def(py::self == py::self)
+        .def(py::self != py::self)
+        .def(py::pickle(
+            [](const bsid::channel_params& c) { return py::make_tuple(c.Pi(), c.Pd(), c.Ps()); },
+            [](const py::tuple& t) {
+                return bsid::channel_params(t[0].cast<double>(), t[1].cast<double>(),
+                                            t[2].cast<double>());
+            }));
+
+    // ---------------------------------------------------------------- drift limits
+    m.def("drift_limits",
+          [](long long T, double Pi, double Pd, double Pr) {
+              bsid::drift_range r;
+              {
+                  py::gil_scoped_release nogil;
+                  r = bsid::drift_limits(T, Pi, Pd, Pr);
+              }
+              return range_tuple(r);
+          },
+          "T"_a, "Pi"_a, "Pd"_a, "Pr"_a = 1e-10,
+          R"doc(
+Drift limits (lo, hi) for T transmitted bits: the smallest range, grown from
+drift 0 by the rule of DESIGN.md section 4, outside which the drift falls
+with probability below Pr.)doc");
+    m.def("drift_pdf",
+          [](long long T, double Pi, double Pd, long long lo, long long hi) {
+              std::vector<double> v;
+              {
+                  py::gil_scoped_release nogil;
+                  v = bsid::drift_pdf(T, Pi, Pd, lo, hi);
+              }
+              return to_numpy(std::move(v));
+          },
+          "T"_a, "Pi"_a, "Pd"_a, "lo"_a, "hi"_a,
+          R"doc(
+phi_T(m) for m = lo..hi: the probability that the drift after T transmitted
+bits is m (DESIGN.md section 4). Returns a float64 numpy array.)doc");
+    m.def("Pr_n", &bsid::codeword_exclusion, "Pr"_a, "N"_a,
+          "Per-codeword exclusion probability 1 - (1 - Pr)^(1/N), computed as "
+          "-expm1(log1p(-Pr)/N).");
+    m.def("decoder_limits",
+          [](long long N, int n, double Pi, double Pd, double Pr) {
+              const auto L = bsid::compute_decoder_limits(N, n, Pi, Pd, Pr);
+              py::dict d;
+              d["mtau"] = range_tuple(L.mtau);
+              d["mn"] = range_tuple(L.mn);
+              return d;
+          },
+          "N"_a, "n"_a, "Pi"_a, "Pd"_a, "Pr"_a = 1e-10,
+          R"doc(
+The decoder's state spaces for N codewords of n bits:
+{"mtau": drift_limits(n N, Pr), "mn": drift_limits(n, Pr_n(Pr, N))}, each
+widened to hold drift 0 and mn clipped to mtau.)doc");
+
+    // ---------------------------------------------------------------- codebook
+    py::class_<bsid::codebook>(m, "codebook", R"doc(
+Time-varying inner code: P books of q distinct n-bit codewords, used
+cyclically (C_i = books[i mod P]); the most significant bit is sent first.
+
+    codebook(n, books)           books: P lists of q ints (or a P x q array)
+    codebook.from_spec(spec)     builtin:NAME, file:PATH or PATH,
+                                 random:n:q:P:seed, sparse:n:q
+    codebook.load(path), .random(n, q, P, seed), .sparse(n, q), .builtin(name)
+
+Invalid codebooks raise ValueError naming the problem.)doc")
+        .def(py::init([](int n, const py::object& books) {
+                 return bsid::codebook(n, books_from_python(books));
+             }),
+             "n"_a, "books"_a)
+        .def_static("load", &bsid::codebook::load, "path"_a,
+                    "Reads a codebook file ('#' comments, a line 'n q P', then P lines of q "
+                    "integers).")
+        .def_static("parse", &bsid::codebook::parse, "text"_a, "origin"_a = "<text>",
+                    "Parses the text of a codebook file.")
+        .def_static("random", &bsid::codebook::random, "n"_a, "q"_a, "P"_a = 1, "seed"_a = 0,
+                    R"doc(
+P books of q distinct random n-bit words. Stable across versions: book b
+draws 32-bit words from the Philox4x32-10 stream (seed, 2^63 + b), keeps
+the top n bits, and skips repeats until it has q words (docs/random-numbers.md).)doc")
+        .def_static("sparse", &bsid::codebook::sparse, "n"_a, "q"_a,
+                    "The q lowest-weight n-bit words, ties broken by increasing value (P = 1).")
+        .def_static("builtin", &bsid::codebook::builtin, "name"_a,
+                    "A codebook shipped with the module, e.g. 'ld3-modvec6'.")
+        .def_static("builtin_names", &bsid::codebook::builtin_names)
+        .def_static("from_spec", &bsid::codebook::from_spec, "spec"_a)
+        .def("save", &bsid::codebook::save, "path"_a)
+        .def("to_text", &bsid::codebook::to_text)
+        .def_property_readonly("n", &bsid::codebook::n)
+        .def_property_readonly("q", &bsid::codebook::q)
+        .def_property_readonly("P", &bsid::codebook::P)
+        .def_property_readonly("spec", &bsid::codebook::spec,
+                               "The spec this codebook came from ('' if built from lists).")
+        .def_property_readonly("books", &books_to_python)
+        .def("word",
+             [](const bsid::codebook& cb, long long i, int D) {
+                 if (i < 0 || D < 0 || D >= cb.q()) {
+                     throw py::index_error("codebook.word: need i >= 0 and 0 <= D < q");
+                 }
+                 return cb.word(size_t(i), D);
+             },
+             "i"_a, "D"_a, "C_i(D): the codeword of symbol D at message position i.")
+        .def("encode",
+             [](const bsid::codebook& cb, const py::object& symbols) {
+                 auto a = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(
+                     int_array(symbols, "symbols"));
+                 py::array_t<uint8_t> bits(a.size() * cb.n());
+                 cb.encode(a.data(), size_t(a.size()), bits.mutable_data());
+                 return bits;
+             },
+             "symbols"_a,
+             "Encodes N symbols in [0, q) to nN unpacked bits (uint8), MSB of each codeword "
+             "first.")
+        .def("__repr__",
+             [](const bsid::codebook& cb) {
+                 std::ostringstream os;
+                 os << "codebook(n=" << cb.n() << ", q=" << cb.q() << ", P=" << cb.P();
+                 if (!cb.spec().empty()) os << ", spec='" << cb.spec() << "'";
+                 os << ")";
+                 return os.str();
+             })
+        .def(py::self == py::self)
+        .def(py::self != py::self)
+        .def(py::pickle(
+            [](const bsid::codebook& cb) {
+                return py::make_tuple(cb.n(), books_to_python(cb), cb.spec());
+            },
+            [](const py::tuple& t) {
+                return bsid::codebook(t[0].cast<int>(), books_from_python(t[1]),
+                                      t[2].cast<std::string>());
+            }));
+
+    // ---------------------------------------------------------------- channel
+    m.def("transmit",
+          [](const bsid::channel_params& ch, const py::object& bits, unsigned long long seed,
+             unsigned long long frame) {
+              auto in = bits_array(bits, "transmit: bits");
+              bsid::transmission t;
+              {
+                  py::gil_scoped_release nogil;
+                  t = bsid::transmit(ch, in.data(), size_t(in.size()), seed, frame);
+              }
+              return py::make_tuple(to_numpy(std::move(t.rx)), to_numpy(std::move(t.drift)));
+          },
+          "ch"_a, "bits"_a, "seed"_a, "frame"_a = 0,
+          R"doc(
+rx, drift = transmit(ch, bits, seed, frame=0)
+
+Sends one frame of unpacked bits through the BSID channel ch. rx is the
+received uint8 bit array; drift (int32) has tau + 1 entries: the drift before
+each transmitted bit, then rho - tau. Frame `frame` of `seed` is the same on
+any thread and device (Philox4x32-10 stream (seed, frame); frame < 2^63).)doc");
+}
