@@ -49,6 +49,9 @@ py::array int_array(const py::handle& obj, const char* what)
         os << what << " must be one-dimensional, got " << a.ndim() << " dimensions";
         throw py::value_error(os.str());
     }
+    if (a.size() == 0) {
+        return py::array_t<int64_t>(0); // [] arrives as float64; emptiness has no type
+    }
     const char kind = a.dtype().kind();
     if (kind != 'i' && kind != 'u' && kind != 'b') {
         throw py::type_error(std::string(what) + " must hold integers, got dtype " +
