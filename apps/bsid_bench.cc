@@ -6,7 +6,7 @@
  */
 
 // bsid_bench: throughput benchmarks, one JSON line per configuration
-// (DESIGN.md section 7). Results belong in docs/benchmarks.md.
+// (docs/design.md section 7). Results belong in docs/benchmarks.md.
 //
 //   bsid_bench --bench channel [-N 500] [-n 8] [--tau T] [--Pi L] [--Pd L]
 //              [--Ps L] [--threads L] [--frames K] [--min-time S] [--seed S]

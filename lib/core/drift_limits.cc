@@ -38,7 +38,7 @@ void check_T(long long T)
 real lchoose(real a, real b) { return std::lgamma(a + 1) - std::lgamma(b + 1) - std::lgamma(a - b + 1); }
 
 /*
- * phi_T(m) of DESIGN.md section 4, for one (T, Pi, Pd), with memoization:
+ * phi_T(m) of docs/design.md section 4, for one (T, Pi, Pd), with memoization:
  * the limits rule evaluates each m a few times.
  */
 class drift_pdf_eval

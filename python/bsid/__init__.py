@@ -10,7 +10,7 @@ substitutions of bits) for GNU Radio.
 The core API (codebook, channel_params, transmit, drift_limits, drift_pdf,
 ...) comes from the GNU-Radio-free extension module bsid_core and is
 re-exported here, so `from gnuradio import bsid` and `import bsid_core as bsid`
-give the same core API. See DESIGN.md section 2 and help(bsid.codebook).
+give the same core API. See docs/design.md section 2 and help(bsid.codebook).
 '''
 
 from bsid_core import *  # noqa: F401,F403  the core API

@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// bsid_core: Python bindings of lib/core (DESIGN.md section 2). numpy in and
+// bsid_core: Python bindings of lib/core (docs/design.md section 2). numpy in and
 // out; std::invalid_argument becomes ValueError and bsid::io_error OSError.
 
 #include <gnuradio/bsid/core/channel.h>
@@ -185,7 +185,7 @@ Pi + Pd >= 1, or Ps > 1.)doc")
           "T"_a, "Pi"_a, "Pd"_a, "Pr"_a = 1e-10,
           R"doc(
 Drift limits (lo, hi) for T transmitted bits: the smallest range, grown from
-drift 0 by the rule of DESIGN.md section 4, outside which the drift falls
+drift 0 by the rule of docs/design.md section 4, outside which the drift falls
 with probability below Pr.)doc");
     m.def("drift_pdf",
           [](long long T, double Pi, double Pd, long long lo, long long hi) {
@@ -199,7 +199,7 @@ with probability below Pr.)doc");
           "T"_a, "Pi"_a, "Pd"_a, "lo"_a, "hi"_a,
           R"doc(
 phi_T(m) for m = lo..hi: the probability that the drift after T transmitted
-bits is m (DESIGN.md section 4). Returns a float64 numpy array.)doc");
+bits is m (docs/design.md section 4). Returns a float64 numpy array.)doc");
     m.def("Pr_n", &bsid::codeword_exclusion, "Pr"_a, "N"_a,
           "Per-codeword exclusion probability 1 - (1 - Pr)^(1/N), computed as "
           "-expm1(log1p(-Pr)/N).");
@@ -295,6 +295,32 @@ the top n bits, and skips repeats until it has q words (docs/random-numbers.md).
             }));
 
     // ---------------------------------------------------------------- channel
+    py::class_<bsid::channel_emulator>(m, "channel_emulator", R"doc(
+The BSID channel as a stream: feed bits in any chunks with process(); the
+output equals transmit(ch, all_bits, seed, frame) however the input is split.
+Counts the events it applied (insertions, deletions, substitutions).)doc")
+        .def(py::init<const bsid::channel_params&, unsigned long long, unsigned long long>(),
+             "ch"_a, "seed"_a, "frame"_a = 0)
+        .def("process",
+             [](bsid::channel_emulator& em, const py::object& bits) {
+                 auto in = bits_array(bits, "channel_emulator.process: bits");
+                 std::vector<uint8_t> rx;
+                 {
+                     py::gil_scoped_release nogil;
+                     em.process(in.data(), size_t(in.size()), rx);
+                 }
+                 return to_numpy(std::move(rx));
+             },
+             "bits"_a, "Passes bits through the channel; returns the received bits (uint8).")
+        .def("set_params", &bsid::channel_emulator::set_params, "ch"_a)
+        .def_property_readonly("params", &bsid::channel_emulator::params)
+        .def_property_readonly("drift", &bsid::channel_emulator::drift,
+                               "Received minus transmitted bits so far.")
+        .def_property_readonly("bits_in", &bsid::channel_emulator::bits_in)
+        .def_property_readonly("insertions", &bsid::channel_emulator::insertions)
+        .def_property_readonly("deletions", &bsid::channel_emulator::deletions)
+        .def_property_readonly("substitutions", &bsid::channel_emulator::substitutions);
+
     m.def("transmit",
           [](const bsid::channel_params& ch, const py::object& bits, unsigned long long seed,
              unsigned long long frame) {

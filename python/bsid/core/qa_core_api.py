@@ -4,7 +4,7 @@
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-"""The Python core API of DESIGN.md section 2: codebooks, channel parameters
+"""The Python core API of docs/design.md section 2: codebooks, channel parameters
 and the channel emulator, including every bad input raising a clear error."""
 
 import math
@@ -228,6 +228,22 @@ class qa_transmit(unittest.TestCase):
         # sd of the drift per bit: sqrt(Pi/(1-Pi)^2 + Pd Pt/(1-Pi)^2)
         sd = math.sqrt(len(x) * (0.1 + 0.05 * 0.85) / 0.81)
         self.assertLess(abs(len(rx) - want), 5 * sd)
+
+    def test_005_streaming_emulator(self):
+        ch = bsid.channel_params(0.05, 0.03, 0.02)
+        x = self.bits(10000)
+        em = bsid.channel_emulator(ch, seed=9, frame=4)
+        parts = [em.process(x[a:b]) for a, b in ((0, 1), (1, 5000), (5000, 5000), (5000, 10000))]
+        rx, drift = bsid.transmit(ch, x, 9, 4)
+        np.testing.assert_array_equal(np.concatenate(parts), rx)
+        self.assertEqual(em.drift, drift[-1])
+        self.assertEqual(em.bits_in, 10000)
+        self.assertEqual(em.insertions - em.deletions, em.drift)
+        self.assertGreater(em.substitutions, 0)
+        em.set_params(bsid.channel_params(0, 0, 0))
+        np.testing.assert_array_equal(em.process(x[:100]), x[:100])
+        with self.assertRaisesRegex(ValueError, "not a bit"):
+            em.process([3])
 
 
 if __name__ == '__main__':

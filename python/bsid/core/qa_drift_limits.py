@@ -6,7 +6,7 @@
 #
 """
 drift_pdf and drift_limits against a 40-digit reference computed here with
-mpmath, written independently of the C++ code: the pdf of DESIGN.md section 4
+mpmath, written independently of the C++ code: the pdf of docs/design.md section 4
 summed term by term at 40 digits, and the limits rule run on it.
 """
 
@@ -108,7 +108,7 @@ class reference_pdf:
 
 
 def reference_limits(phi, T, Pi, Pd, Pr):
-    """The rule of DESIGN.md section 4, on the reference pdf."""
+    """The rule of docs/design.md section 4, on the reference pdf."""
     Pr = mp.mpf(Pr)
     half = Pr / 2
     start = 0

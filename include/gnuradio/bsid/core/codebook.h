@@ -25,7 +25,7 @@ namespace bsid {
  * Construction throws std::invalid_argument naming the problem (a repeated
  * word, a book of the wrong size, a word wider than n bits, ...).
  *
- * A codebook is named everywhere by a spec string (DESIGN.md section 2):
+ * A codebook is named everywhere by a spec string (docs/design.md section 2):
  *   builtin:NAME          a code shipped with the module (builtin_names())
  *   file:PATH, or PATH    a codebook file (format below)
  *   random:n:q:P:seed     random(n, q, P, seed)

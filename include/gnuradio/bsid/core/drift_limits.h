@@ -34,7 +34,7 @@ struct drift_range {
  *
  *   phi_T(m) = sum_{j >= max(0,-m)} Pt^(T-j) Pd^j Pi^(m+j) C(T, j) C(T+m+j-1, m+j)
  *
- * with 0^0 = 1, so the form holds at Pi = 0 or Pd = 0 (DESIGN.md section 4).
+ * with 0^0 = 1, so the form holds at Pi = 0 or Pd = 0 (docs/design.md section 4).
  * Each term is evaluated in long double: the largest term exactly from its
  * logarithm (lgamma), the others from the term-ratio recurrence outwards from
  * it until they fall below 1e-25 of the sum. This keeps the relative error
@@ -49,7 +49,7 @@ std::vector<double> drift_pdf(long long T, double Pi, double Pd, long long lo, l
 
 /*!
  * \brief The drift limits [m_T^-, m_T^+] for T transmitted bits and exclusion
- * probability Pr, by the reference rule of DESIGN.md section 4:
+ * probability Pr, by the reference rule of docs/design.md section 4:
  *
  *  1. From drift 0 (or from the mode of phi_T, if phi_T(0) < Pr/2), step
  *     outwards on each side while phi_T(m) >= Pr/2.
