@@ -192,12 +192,27 @@ class qa_drift_limits(unittest.TestCase):
                 with self.subTest(T=T, Pi=Pi, Pd=Pd):
                     self.check(T, Pi, Pd)
 
-    def test_003_other_exclusion_probabilities(self):
+    def test_003_pdf_at_a_million_bits(self):
+        # accurate up to T = 10^6, where single terms underflow every float type
+        T = 10**6
+        for Pi, Pd in ((0.2, 0.2), (0.01, 0.01), (0.1, 0.0), (0.05, 0.1)):
+            phi = reference_pdf(T, Pi, Pd)
+            mean = T * (Pi - Pd) / (1 - Pi)
+            sd = math.sqrt(T * (Pi + Pd * (1 - Pi - Pd))) / (1 - Pi)
+            for z in (-6.5, -3, 0, 0.5, 3, 6.5):
+                m = int(round(mean + z * sd))
+                want = phi(m)
+                got = bsid.drift_pdf(T, Pi, Pd, m, m)[0]
+                with self.subTest(Pi=Pi, Pd=Pd, m=m):
+                    self.assertGreater(want, 0)
+                    self.assertLess(abs(mp.mpf(float(got)) / want - 1), 1e-11)
+
+    def test_004_other_exclusion_probabilities(self):
         for Pr in (0.5, 1e-3, 1e-6, 1e-15):
             with self.subTest(Pr=Pr):
                 self.check(400, 0.05, 0.03, Pr)
 
-    def test_004_pdf_shape_and_validation(self):
+    def test_005_pdf_shape_and_validation(self):
         self.assertEqual(bsid.drift_pdf(10, 0.1, 0.1, 3, 2).shape, (0,))
         self.assertAlmostEqual(float(bsid.drift_pdf(10, 0.1, 0.1, -10, 200).sum()), 1.0,
                                places=14)
@@ -207,7 +222,7 @@ class qa_drift_limits(unittest.TestCase):
                 with self.assertRaises(ValueError):
                     bsid.drift_limits(*bad)
 
-    def test_005_pr_n(self):
+    def test_006_pr_n(self):
         # Pr_n = 1 - (1 - Pr)^(1/N) at 40 digits
         for Pr, N in ((1e-10, 500), (1e-3, 7), (0.5, 2), (1e-300, 1)):
             with mp.workdps(400):
