@@ -1,0 +1,107 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_BSID_CORE_LATTICE_H
+#define INCLUDED_BSID_CORE_LATTICE_H
+
+#include <gnuradio/bsid/core/channel_params.h>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace bsid {
+
+/*!
+ * \brief Weights of the lattice steps of the receiver metric R(y|x)
+ * (paper, eqn:F and eqn:F_lastrow).
+ *
+ * A horizontal step (an insertion of a random bit) weighs Pi/2, a vertical
+ * step (a deletion) Pd, and a diagonal step (a transmission) Pt (1 - Ps) if the
+ * bits agree and Pt Ps if they differ.
+ *
+ * scaled() divides every step that consumes a transmitted bit by Pt. Every
+ * path through an n-row lattice consumes n bits, so this multiplies R(y|x) by
+ * the constant Pt^-n: the decoder's normalized alpha, beta and L do not change,
+ * while the likeliest paths keep weights near 1 (no underflow in float).
+ */
+template <typename real>
+struct lattice_weights {
+    real ins;      //!< horizontal step: Pi / 2
+    real del;      //!< vertical step: Pd (scaled: Pd / Pt)
+    real match;    //!< diagonal step, equal bits: Pt (1 - Ps) (scaled: 1 - Ps)
+    real mismatch; //!< diagonal step, different bits: Pt Ps (scaled: Ps)
+
+    static lattice_weights exact(const channel_params& ch)
+    {
+        return { real(ch.Pi() / 2), real(ch.Pd()), real(ch.Pt() * (1 - ch.Ps())),
+                 real(ch.Pt() * ch.Ps()) };
+    }
+    static lattice_weights scaled(const channel_params& ch)
+    {
+        return { real(ch.Pi() / 2), real(ch.Pd() / ch.Pt()), real(1 - ch.Ps()), real(ch.Ps()) };
+    }
+};
+
+/*!
+ * \brief The corridor-constrained lattice for q codewords at once: one pass
+ * gives R(y[0..n+d) | x_D) for every end drift d in [dlo, dhi] and every
+ * codeword D (paper, section "The MAP Decoder").
+ *
+ * Node (r, c) has consumed r transmitted and c received bits; its drift c - r
+ * must stay inside the corridor [dlo, dhi] at every node, not only at the end
+ * (dlo <= 0 <= dhi). Row n has no horizontal steps: the channel never inserts
+ * after the last bit (eqn:F_lastrow).
+ *
+ * \param w       step weights
+ * \param n       codeword length (rows 0..n)
+ * \param q       number of codewords, the innermost (vectorized) dimension
+ * \param qsel    2 * n arrays of q weights: qsel[2r + b][D] is the diagonal
+ *                weight into row r + 1 when the received bit is b (match or
+ *                mismatch for bit r of codeword D)
+ * \param y       received bits from the codeword's start
+ * \param avail   how many received bits exist from the start (c <= avail)
+ * \param dlo,dhi the corridor
+ * \param scratch 2 (dhi - dlo + 1) q values of workspace
+ * \param out     (dhi - dlo + 1) q values: out[(d - dlo) q + D] = R for end
+ *                drift d, 0 where the end column lies beyond avail
+ *
+ * Cost: about q (n M_n - dlo (dlo - 1)/2) node updates, M_n = dhi - dlo + 1.
+ */
+template <typename real>
+void corridor_lattice(const lattice_weights<real>& w,
+                      int n,
+                      int q,
+                      const real* const* qsel,
+                      const uint8_t* y,
+                      long long avail,
+                      int dlo,
+                      int dhi,
+                      real* scratch,
+                      real* out);
+
+/*!
+ * \brief The full, unconstrained lattice (eqn:F, eqn:F_lastrow) for one
+ * transmitted sequence x and a received sequence y: returns the last row,
+ * F[n][c] = R(y[0..c) | x) for c = 0..len(y). Quadratic cost; meant for
+ * tests and references. Uses the exact (unscaled) weights.
+ */
+std::vector<double> full_lattice_last_row(const channel_params& ch,
+                                          const uint8_t* x,
+                                          size_t nx,
+                                          const uint8_t* y,
+                                          size_t ny);
+
+//! R(y | x) over the full lattice: full_lattice_last_row(...)[ny].
+double receiver_metric(const channel_params& ch,
+                       const uint8_t* x,
+                       size_t nx,
+                       const uint8_t* y,
+                       size_t ny);
+
+} // namespace bsid
+
+#endif /* INCLUDED_BSID_CORE_LATTICE_H */

@@ -1,0 +1,176 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_BSID_CORE_MAP_DECODER_H
+#define INCLUDED_BSID_CORE_MAP_DECODER_H
+
+#include <gnuradio/bsid/core/channel_params.h>
+#include <gnuradio/bsid/core/codebook.h>
+#include <gnuradio/bsid/core/drift_limits.h>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bsid {
+
+enum class backend_kind { cpu, cuda, automatic };
+enum class precision_kind { single, dual };
+enum class storage_kind { global, local, automatic };
+
+//! "cpu" | "cuda" | "auto", "float" | "double", "global" | "local" | "auto".
+backend_kind parse_backend(const std::string& s);
+precision_kind parse_precision(const std::string& s);
+storage_kind parse_storage(const std::string& s);
+std::string to_string(backend_kind b);
+std::string to_string(precision_kind p);
+std::string to_string(storage_kind s);
+
+/*!
+ * \brief Everything a decoder is built from.
+ *
+ * mtau and mn, when set, replace the limits computed from Pr
+ * (compute_decoder_limits); they must satisfy
+ * m_tau^- <= m_n^- <= 0 <= m_n^+ <= m_tau^+.
+ */
+struct decoder_config {
+    codebook cb;
+    channel_params ch;
+    int N = 0;                                 //!< message symbols per frame
+    backend_kind backend = backend_kind::automatic;
+    precision_kind precision = precision_kind::single;
+    storage_kind storage = storage_kind::automatic;
+    double Pr = 1e-10;                         //!< drift exclusion probability
+    std::optional<drift_range> mtau, mn;       //!< explicit limits
+    int threads = 0;                           //!< decode_batch threads; 0: all cores
+
+    decoder_config(codebook c, channel_params p, int N_) : cb(std::move(c)), ch(p), N(N_) {}
+};
+
+//! Why a frame was refused (docs/design.md section 2, "Erasures").
+enum class frame_status {
+    ok = 0,
+    empty,              //!< rho = 0: nothing was received
+    invalid_input,      //!< a received byte is not 0 or 1
+    drift_out_of_range, //!< rho - tau lies outside [m_tau^-, m_tau^+]
+    impossible,         //!< the frame has probability 0 under the model (and limits)
+};
+
+//! A short stable name: "ok", "empty", "invalid_input", "drift_out_of_range", "impossible".
+const char* to_string(frame_status s);
+
+//! The outcome for one frame: a status and, unless ok, a sentence saying why.
+struct frame_result {
+    frame_status status = frame_status::ok;
+    std::string reason;
+    bool ok() const { return status == frame_status::ok; }
+};
+
+//! One received frame and its optional priors, as pointers into caller memory.
+struct frame_view {
+    const uint8_t* bits = nullptr; //!< rho received bits, one 0/1 per byte
+    size_t rho = 0;
+    const double* priors = nullptr; //!< N x q prior probabilities, or null for uniform
+};
+
+/*!
+ * \brief Time spent per stage, accumulated over decodes when profiling is on
+ * (bsid_bench). Seconds of wall time per calling thread, summed.
+ */
+struct stage_times {
+    double gamma = 0, alpha = 0, beta = 0, L = 0;
+};
+
+/*!
+ * \brief The MAP decoder of the paper ("The MAP Decoder"): APPs L_i(D) of
+ * every message symbol, by the forward-backward algorithm over the drift at
+ * codeword boundaries (eqn:L to eqn:F_lastrow).
+ *
+ * One interface, several backends (the CPU here, CUDA in lib/cuda); make()
+ * picks one and logs the choice. All backends produce the same posteriors
+ * within their precision.
+ *
+ * Posteriors: N x q doubles, row i sums to 1. A refused frame gets a status
+ * and reason, never an exception, and its posteriors are set uniform (1/q).
+ * Priors: N x q non-negative finite values, each row with a positive sum (rows
+ * are normalized); invalid priors throw std::invalid_argument.
+ */
+class map_decoder
+{
+public:
+    virtual ~map_decoder() = default;
+
+    //! Builds a decoder; throws std::invalid_argument for bad parameters or
+    //! limits, std::runtime_error if the requested backend is unavailable.
+    static std::unique_ptr<map_decoder> make(const decoder_config& cfg);
+
+    //! Decodes one frame into post (N q values).
+    virtual frame_result decode(const frame_view& frame, double* post) = 0;
+
+    /*!
+     * \brief Decodes many frames, spread over threads; post[k] receives frame
+     * k's N q posteriors. Equal to calling decode() on each frame in turn.
+     */
+    virtual std::vector<frame_result> decode_batch(const std::vector<frame_view>& frames,
+                                                   const std::vector<double*>& post) = 0;
+
+    const decoder_config& config() const { return d_cfg; }
+    const decoder_limits& limits() const { return d_limits; }
+    int N() const { return d_cfg.N; }
+    int n() const { return d_cfg.cb.n(); }
+    int q() const { return d_cfg.cb.q(); }
+    long long tau() const { return (long long)d_cfg.N * d_cfg.cb.n(); }
+    //! The backend and storage actually used (never "auto").
+    virtual backend_kind backend() const = 0;
+    virtual storage_kind storage() const = 0;
+    precision_kind precision() const { return d_cfg.precision; }
+
+    //! Lattice cells per frame, N q M_tau (n M_n - m_n^- (m_n^- - 1)/2), as in the paper.
+    double cells_per_frame() const;
+
+    //! Per-stage timing, off by default (it costs a clock read per stage).
+    void set_profiling(bool on) { d_profiling = on; }
+    stage_times profile() const { return d_times; }
+    void reset_profile() { d_times = stage_times{}; }
+
+protected:
+    explicit map_decoder(const decoder_config& cfg);
+
+    /*!
+     * Shared input checks for every backend: fills `result` and returns false
+     * when the frame must be refused before decoding (empty, not bits, end
+     * drift outside the limits). Throws std::invalid_argument for bad priors.
+     */
+    bool precheck(const frame_view& frame, frame_result& result) const;
+
+    //! Copies priors into `out` (N q values, rows normalized) after checking them.
+    void normalized_priors(const double* priors, double* out) const;
+
+    //! Writes uniform posteriors (a refused frame's output).
+    void fill_uniform(double* post) const;
+
+    decoder_config d_cfg;
+    decoder_limits d_limits;
+    bool d_profiling = false;
+    stage_times d_times;
+};
+
+/*!
+ * \brief Hard decisions: for each of the N rows of q posteriors, the index of
+ * the largest; values within a relative 1e-12 of the largest count as ties,
+ * and ties go to the lowest index.
+ */
+void hard_decisions(const double* post, int N, int q, int32_t* out);
+
+//! The number of threads decode_batch uses for `threads` (0: all cores).
+int resolve_threads(int threads);
+
+} // namespace bsid
+
+#endif /* INCLUDED_BSID_CORE_MAP_DECODER_H */

@@ -1,0 +1,137 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include <gnuradio/bsid/core/lattice.h>
+#include <algorithm>
+#include <cstring>
+
+namespace bsid {
+
+template <typename real>
+void corridor_lattice(const lattice_weights<real>& w,
+                      int n,
+                      int q,
+                      const real* const* qsel,
+                      const uint8_t* y,
+                      long long avail,
+                      int dlo,
+                      int dhi,
+                      real* scratch,
+                      real* out)
+{
+    // Node (r, c) of row r lives at index k = c - r - dlo, k in [0, Mn).
+    const int Mn = dhi - dlo + 1;
+    const size_t Q = size_t(q);
+    real* prev = scratch;
+    real* cur = scratch + size_t(Mn) * Q;
+
+    // Row 0: F(0,0) = 1, then insertions only: F(0,c) = Pi/2 F(0,c-1).
+    std::fill(prev, prev + size_t(Mn) * Q, real(0));
+    {
+        const int k0 = -dlo; // c = 0
+        real* p = prev + size_t(k0) * Q;
+        std::fill(p, p + Q, real(1));
+        for (int k = k0 + 1; k < Mn && (long long)(k + dlo) <= avail; ++k) {
+            real* __restrict__ dst = prev + size_t(k) * Q;
+            const real* __restrict__ src = prev + size_t(k - 1) * Q;
+            const real ins = w.ins;
+#pragma omp simd
+            for (size_t D = 0; D < Q; ++D) dst[D] = ins * src[D];
+        }
+    }
+
+    // Rows 1..n (eqn:F; eqn:F_lastrow for r = n, without the insertion term).
+    for (int r = 1; r <= n; ++r) {
+        const real ins = r < n ? w.ins : real(0);
+        const real del = w.del;
+        for (int k = 0; k < Mn; ++k) {
+            const long long c = (long long)r + dlo + k;
+            real* __restrict__ dst = cur + size_t(k) * Q;
+            if (c < 0 || c > avail) {
+                std::fill(dst, dst + Q, real(0));
+                continue;
+            }
+            // diagonal from (r-1, c-1): same k in the previous row, reads y[c-1]
+            const bool has_diag = c >= 1;
+            const real* __restrict__ diag = prev + size_t(k) * Q;
+            const real* __restrict__ qv = has_diag ? qsel[2 * (r - 1) + y[c - 1]] : nullptr;
+            // vertical from (r-1, c): drift one higher, k + 1 in the previous row
+            const bool has_vert = k + 1 < Mn;
+            const real* __restrict__ vert = prev + size_t(k + 1) * Q;
+            // horizontal from (r, c-1): k - 1 in this row
+            const bool has_horz = k >= 1 && c >= 1 && ins != real(0);
+            const real* __restrict__ horz = cur + size_t(k - 1) * Q;
+            if (has_diag && has_vert && has_horz) {
+#pragma omp simd
+                for (size_t D = 0; D < Q; ++D)
+                    dst[D] = qv[D] * diag[D] + del * vert[D] + ins * horz[D];
+            } else {
+                // corridor edges and the first columns: each term in its own pass
+                if (has_diag) {
+#pragma omp simd
+                    for (size_t D = 0; D < Q; ++D) dst[D] = qv[D] * diag[D];
+                } else {
+                    std::fill(dst, dst + Q, real(0));
+                }
+                if (has_vert) {
+#pragma omp simd
+                    for (size_t D = 0; D < Q; ++D) dst[D] += del * vert[D];
+                }
+                if (has_horz) {
+#pragma omp simd
+                    for (size_t D = 0; D < Q; ++D) dst[D] += ins * horz[D];
+                }
+            }
+        }
+        std::swap(prev, cur);
+    }
+    // prev holds row n: node k has end drift d = dlo + k (column n + d).
+    std::memcpy(out, prev, sizeof(real) * size_t(Mn) * Q);
+}
+
+template void corridor_lattice<float>(const lattice_weights<float>&, int, int,
+                                      const float* const*, const uint8_t*, long long, int, int,
+                                      float*, float*);
+template void corridor_lattice<double>(const lattice_weights<double>&, int, int,
+                                       const double* const*, const uint8_t*, long long, int,
+                                       int, double*, double*);
+
+std::vector<double> full_lattice_last_row(const channel_params& ch,
+                                          const uint8_t* x,
+                                          size_t nx,
+                                          const uint8_t* y,
+                                          size_t ny)
+{
+    const auto w = lattice_weights<double>::exact(ch);
+    std::vector<double> prev(ny + 1, 0.0), cur(ny + 1, 0.0);
+    prev[0] = 1.0; // F(0,0) = 1
+    for (size_t c = 1; c <= ny && nx > 0; ++c) prev[c] = w.ins * prev[c - 1];
+    for (size_t r = 1; r <= nx; ++r) {
+        const double ins = r < nx ? w.ins : 0.0; // no insertion after the last bit
+        for (size_t c = 0; c <= ny; ++c) {
+            double v = w.del * prev[c];
+            if (c >= 1) {
+                v += (y[c - 1] == x[r - 1] ? w.match : w.mismatch) * prev[c - 1];
+                v += ins * cur[c - 1];
+            }
+            cur[c] = v;
+        }
+        std::swap(prev, cur);
+    }
+    return prev;
+}
+
+double receiver_metric(const channel_params& ch,
+                       const uint8_t* x,
+                       size_t nx,
+                       const uint8_t* y,
+                       size_t ny)
+{
+    return full_lattice_last_row(ch, x, nx, y, ny)[ny];
+}
+
+} // namespace bsid

@@ -1,0 +1,222 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The backend-neutral part of the MAP decoder: configuration, limits, input
+// checks, the factory, and hard decisions.
+
+#include "format.h"
+#include "map_decoder_cpu.h"
+#include <gnuradio/bsid/core/log.h>
+#include <gnuradio/bsid/core/map_decoder.h>
+#include <omp.h>
+#include <cmath>
+#include <stdexcept>
+
+namespace bsid {
+
+backend_kind parse_backend(const std::string& s)
+{
+    if (s == "cpu") return backend_kind::cpu;
+    if (s == "cuda") return backend_kind::cuda;
+    if (s == "auto") return backend_kind::automatic;
+    throw std::invalid_argument("backend '" + s + "' is not one of cpu, cuda, auto");
+}
+
+precision_kind parse_precision(const std::string& s)
+{
+    if (s == "float") return precision_kind::single;
+    if (s == "double") return precision_kind::dual;
+    throw std::invalid_argument("precision '" + s + "' is not one of float, double");
+}
+
+storage_kind parse_storage(const std::string& s)
+{
+    if (s == "global") return storage_kind::global;
+    if (s == "local") return storage_kind::local;
+    if (s == "auto") return storage_kind::automatic;
+    throw std::invalid_argument("storage '" + s + "' is not one of global, local, auto");
+}
+
+std::string to_string(backend_kind b)
+{
+    return b == backend_kind::cpu ? "cpu" : b == backend_kind::cuda ? "cuda" : "auto";
+}
+std::string to_string(precision_kind p) { return p == precision_kind::single ? "float" : "double"; }
+std::string to_string(storage_kind s)
+{
+    return s == storage_kind::global ? "global" : s == storage_kind::local ? "local" : "auto";
+}
+
+const char* to_string(frame_status s)
+{
+    switch (s) {
+    case frame_status::ok:
+        return "ok";
+    case frame_status::empty:
+        return "empty";
+    case frame_status::invalid_input:
+        return "invalid_input";
+    case frame_status::drift_out_of_range:
+        return "drift_out_of_range";
+    case frame_status::impossible:
+        return "impossible";
+    }
+    return "unknown";
+}
+
+int resolve_threads(int threads)
+{
+    if (threads < 0) {
+        throw std::invalid_argument(
+            detail::concat("threads = ", threads, " must be >= 0 (0: all cores)"));
+    }
+    return threads == 0 ? omp_get_max_threads() : threads;
+}
+
+namespace {
+
+std::string range_str(const drift_range& r) { return detail::concat("[", r.lo, ", ", r.hi, "]"); }
+
+// Largest state spaces accepted: far beyond any useful channel, small enough
+// that the per-frame arrays cannot overflow their index types.
+constexpr long long max_states = 1 << 20;
+
+decoder_limits checked_limits(const decoder_config& cfg)
+{
+    if (cfg.N < 1) {
+        throw std::invalid_argument(detail::concat("map_decoder: N = ", cfg.N, " must be at least 1"));
+    }
+    const long long tau = (long long)cfg.N * cfg.cb.n();
+    if (tau > (1LL << 30)) {
+        throw std::invalid_argument(
+            detail::concat("map_decoder: the frame of tau = ", tau, " bits is too long"));
+    }
+    decoder_limits L;
+    if (!cfg.mtau || !cfg.mn) {
+        L = compute_decoder_limits(cfg.N, cfg.cb.n(), cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr);
+    }
+    if (cfg.mtau) L.mtau = *cfg.mtau;
+    if (cfg.mn) L.mn = *cfg.mn;
+    if (cfg.mtau && !cfg.mn) {
+        // a narrower explicit m_tau bounds the computed corridor
+        L.mn.lo = std::max(L.mn.lo, L.mtau.lo);
+        L.mn.hi = std::min(L.mn.hi, L.mtau.hi);
+    }
+    const auto& t = L.mtau;
+    const auto& m = L.mn;
+    if (!(t.lo <= m.lo && m.lo <= 0 && 0 <= m.hi && m.hi <= t.hi)) {
+        throw std::invalid_argument(detail::concat(
+            "map_decoder: limits mtau = ", range_str(t), ", mn = ", range_str(m),
+            " must satisfy mtau_lo <= mn_lo <= 0 <= mn_hi <= mtau_hi"));
+    }
+    if (t.size() > max_states || m.size() > max_states) {
+        throw std::invalid_argument(detail::concat("map_decoder: limits mtau = ", range_str(t),
+                                                   ", mn = ", range_str(m), " are too wide"));
+    }
+    return L;
+}
+
+} // namespace
+
+map_decoder::map_decoder(const decoder_config& cfg) : d_cfg(cfg), d_limits(checked_limits(cfg))
+{
+    resolve_threads(cfg.threads);
+}
+
+double map_decoder::cells_per_frame() const
+{
+    const double Mt = d_limits.mtau.size(), Mn = d_limits.mn.size(), lo = d_limits.mn.lo;
+    return double(N()) * q() * Mt * (n() * Mn - lo * (lo - 1) / 2);
+}
+
+bool map_decoder::precheck(const frame_view& frame, frame_result& result) const
+{
+    if (frame.priors) {
+        // validated here so that a bad prior raises before anything is decoded
+        std::vector<double> tmp(size_t(N()) * size_t(q()));
+        normalized_priors(frame.priors, tmp.data());
+    }
+    if (frame.rho == 0) {
+        result = { frame_status::empty, "empty frame: no bits were received (rho = 0)" };
+        return false;
+    }
+    for (size_t t = 0; t < frame.rho; ++t) {
+        if (frame.bits[t] > 1) {
+            result = { frame_status::invalid_input,
+                       detail::concat("received byte ", int(frame.bits[t]), " at position ", t,
+                                      " is not a bit (expected 0 or 1)") };
+            return false;
+        }
+    }
+    const long long drift = (long long)frame.rho - tau();
+    if (!d_limits.mtau.contains(drift)) {
+        result = { frame_status::drift_out_of_range,
+                   detail::concat("end drift rho - tau = ", frame.rho, " - ", tau(), " = ", drift,
+                                  " is outside the drift limits m_tau = ",
+                                  range_str(d_limits.mtau)) };
+        return false;
+    }
+    result = {};
+    return true;
+}
+
+void map_decoder::normalized_priors(const double* priors, double* out) const
+{
+    const int Q = q();
+    for (int i = 0; i < N(); ++i) {
+        double sum = 0;
+        for (int D = 0; D < Q; ++D) {
+            const double p = priors[size_t(i) * Q + D];
+            if (!std::isfinite(p) || p < 0) {
+                throw std::invalid_argument(detail::concat(
+                    "priors[", i, "][", D, "] = ", detail::fmt_double(p),
+                    " is not a finite non-negative probability"));
+            }
+            sum += p;
+        }
+        if (!(sum > 0) || !std::isfinite(sum)) {
+            throw std::invalid_argument(detail::concat(
+                "priors row ", i, " sums to ", detail::fmt_double(sum),
+                "; every symbol position needs some positive prior"));
+        }
+        for (int D = 0; D < Q; ++D) out[size_t(i) * Q + D] = priors[size_t(i) * Q + D] / sum;
+    }
+}
+
+void map_decoder::fill_uniform(double* post) const
+{
+    std::fill(post, post + size_t(N()) * size_t(q()), 1.0 / q());
+}
+
+std::unique_ptr<map_decoder> map_decoder::make(const decoder_config& cfg)
+{
+    switch (cfg.backend) {
+    case backend_kind::cuda:
+        throw std::runtime_error("map_decoder: the CUDA backend is not available in this build");
+    case backend_kind::automatic:
+        log(log_level::info, "map_decoder: backend auto -> cpu (no CUDA backend in this build)");
+        break;
+    case backend_kind::cpu:
+        break;
+    }
+    return make_cpu_decoder(cfg);
+}
+
+void hard_decisions(const double* post, int N, int q, int32_t* out)
+{
+    for (int i = 0; i < N; ++i) {
+        const double* row = post + size_t(i) * size_t(q);
+        double best = row[0];
+        for (int D = 1; D < q; ++D) best = std::max(best, row[D]);
+        const double floor = best - std::abs(best) * 1e-12;
+        int pick = 0;
+        while (pick < q - 1 && row[pick] < floor) ++pick;
+        out[i] = pick;
+    }
+}
+
+} // namespace bsid

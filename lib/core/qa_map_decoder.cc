@@ -1,0 +1,460 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The CPU MAP decoder against an exact brute-force APP: for tiny codes, sum
+// P(y | X(D)) over all q^N messages with the full-frame lattice. The
+// reference is written here, independently of the decoder. Random cases are
+// drawn from a seed printed at the start (set BSID_TEST_SEED to replay one).
+
+#include <gnuradio/bsid/core/channel.h>
+#include <gnuradio/bsid/core/lattice.h>
+#include <gnuradio/bsid/core/map_decoder.h>
+#include <gtest/gtest.h>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+
+using namespace bsid;
+
+namespace {
+
+uint64_t test_seed()
+{
+    static const uint64_t seed = [] {
+        const char* env = std::getenv("BSID_TEST_SEED");
+        const uint64_t s = env ? std::strtoull(env, nullptr, 10)
+                               : uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+        std::cout << "qa_map_decoder: random cases from BSID_TEST_SEED=" << s << std::endl;
+        return s;
+    }();
+    return seed;
+}
+
+std::vector<uint8_t> bits_of(uint32_t w, int n)
+{
+    std::vector<uint8_t> b(static_cast<size_t>(n));
+    for (int r = 0; r < n; ++r) b[size_t(r)] = uint8_t((w >> (n - 1 - r)) & 1u);
+    return b;
+}
+
+// R(y|x) with every node's drift c - r inside [dlo, dhi] (independent table).
+double corridor_R(const channel_params& ch, const std::vector<uint8_t>& x, const uint8_t* y,
+                  int L, int dlo, int dhi)
+{
+    const int n = int(x.size());
+    std::vector<double> F(size_t((n + 1) * (L + 1)), 0.0);
+    auto at = [&](int r, int c) -> double& { return F[size_t(r * (L + 1) + c)]; };
+    auto inside = [&](int r, int c) { return c - r >= dlo && c - r <= dhi; };
+    for (int r = 0; r <= n; ++r)
+        for (int c = 0; c <= L; ++c) {
+            if (!inside(r, c)) continue;
+            double v = (r == 0 && c == 0) ? 1.0 : 0.0;
+            if (c > 0 && r < n && inside(r, c - 1)) v += ch.Pi() / 2 * at(r, c - 1);
+            if (r > 0 && inside(r - 1, c)) v += ch.Pd() * at(r - 1, c);
+            if (r > 0 && c > 0 && inside(r - 1, c - 1))
+                v += (y[c - 1] == x[size_t(r - 1)] ? ch.Pt() * (1 - ch.Ps()) : ch.Pt() * ch.Ps()) *
+                     at(r - 1, c - 1);
+            at(r, c) = v;
+        }
+    return at(n, L);
+}
+
+struct tiny_case {
+    codebook cb;
+    channel_params ch;
+    int N;
+    std::vector<uint8_t> y;
+    std::vector<double> priors; // empty: uniform
+};
+
+/*
+ * The exact APP by enumeration. If `limits` is given, P(y|X) is restricted as
+ * the decoder restricts it: codeword-boundary drifts inside m_tau, and every
+ * lattice node's drift within a codeword inside m_n; otherwise the full-frame
+ * lattice gives the untruncated P(y|X).
+ */
+std::vector<double> brute_force_app(const tiny_case& tc, const decoder_limits* limits)
+{
+    const int N = tc.N, q = tc.cb.q(), n = tc.cb.n();
+    const long long rho = (long long)tc.y.size(), tau = (long long)N * n;
+    std::vector<double> app(size_t(N * q), 0.0);
+    std::vector<int> msg(size_t(N), 0);
+    double total = 0;
+    for (;;) {
+        double prior = 1;
+        std::vector<uint8_t> X;
+        for (int i = 0; i < N; ++i) {
+            if (!tc.priors.empty()) prior *= tc.priors[size_t(i * q + msg[size_t(i)])];
+            const auto w = bits_of(tc.cb.word(size_t(i), msg[size_t(i)]), n);
+            X.insert(X.end(), w.begin(), w.end());
+        }
+        double p = 0;
+        if (!limits) {
+            p = receiver_metric(tc.ch, X.data(), X.size(), tc.y.data(), tc.y.size());
+        } else {
+            // forward over boundary drifts for this one message
+            const auto& mt = limits->mtau;
+            const auto& mn = limits->mn;
+            std::vector<double> P(size_t(mt.size()), 0.0), Pn(size_t(mt.size()));
+            P[size_t(-mt.lo)] = 1;
+            for (int i = 0; i < N; ++i) {
+                std::fill(Pn.begin(), Pn.end(), 0.0);
+                const std::vector<uint8_t> x(X.begin() + i * n, X.begin() + (i + 1) * n);
+                for (int m1 = mt.lo; m1 <= mt.hi; ++m1) {
+                    if (P[size_t(m1 - mt.lo)] == 0) continue;
+                    const long long s = (long long)i * n + m1;
+                    if (s < 0 || s > rho) continue;
+                    for (int d = mn.lo; d <= mn.hi; ++d) {
+                        const int m2 = m1 + d;
+                        const long long len = n + d;
+                        if (m2 < mt.lo || m2 > mt.hi || len < 0 || s + len > rho) continue;
+                        Pn[size_t(m2 - mt.lo)] += P[size_t(m1 - mt.lo)] *
+                            corridor_R(tc.ch, x, tc.y.data() + s, int(len), mn.lo, mn.hi);
+                    }
+                }
+                std::swap(P, Pn);
+            }
+            const long long end = rho - tau;
+            p = mt.contains(end) ? P[size_t(end - mt.lo)] : 0.0;
+        }
+        for (int i = 0; i < N; ++i) app[size_t(i * q + msg[size_t(i)])] += prior * p;
+        total += prior * p;
+        int k = 0;
+        while (k < N && ++msg[size_t(k)] == q) msg[size_t(k++)] = 0;
+        if (k == N) break;
+    }
+    for (auto& v : app) v /= total / 1.0;
+    // rows already sum to 1 (each message counted once per position)
+    return app;
+}
+
+tiny_case random_case(std::mt19937_64& rng, bool with_priors)
+{
+    std::uniform_int_distribution<int> Nd(1, 4), nd(2, 4), Pd(2, 3);
+    std::uniform_real_distribution<double> u(0, 1);
+    const int n = nd(rng), P = Pd(rng);
+    const int q = std::uniform_int_distribution<int>(2, std::min(4, 1 << n))(rng);
+    const int N = Nd(rng);
+    codebook cb = codebook::random(n, q, P, rng());
+    const channel_params ch(0.3 * u(rng), 0.3 * u(rng), u(rng) < 0.3 ? 0.0 : 0.2 * u(rng));
+    std::vector<int64_t> msg(static_cast<size_t>(N));
+    for (auto& s : msg) s = std::uniform_int_distribution<int>(0, q - 1)(rng);
+    const auto bits = cb.encode(msg.data(), msg.size());
+    auto t = transmit(ch, bits.data(), bits.size(), rng(), 0);
+    if (t.rx.empty()) t.rx.push_back(uint8_t(rng() & 1)); // empty frames are refused by design
+    std::vector<double> pri;
+    if (with_priors) {
+        pri.resize(size_t(N * q));
+        for (auto& v : pri) v = u(rng) < 0.15 ? 0.0 : u(rng);
+        for (int i = 0; i < N; ++i) pri[size_t(i * q + int(rng() % q))] += 0.5; // no zero rows
+    }
+    return { cb, ch, N, t.rx, pri };
+}
+
+decoder_config config_for(const tiny_case& tc, precision_kind p, storage_kind s)
+{
+    decoder_config cfg(tc.cb, tc.ch, tc.N);
+    cfg.backend = backend_kind::cpu;
+    cfg.precision = p;
+    cfg.storage = s;
+    return cfg;
+}
+
+// Limits wide enough for every path of this frame.
+void wide_limits(decoder_config& cfg, const tiny_case& tc)
+{
+    const int rho = int(tc.y.size()), tau = tc.N * tc.cb.n();
+    cfg.mtau = drift_range{ -tau, rho };
+    cfg.mn = drift_range{ -tc.cb.n(), rho };
+}
+
+double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b)
+{
+    double m = 0;
+    for (size_t k = 0; k < a.size(); ++k) m = std::max(m, std::abs(a[k] - b[k]));
+    return m;
+}
+
+const precision_kind precisions[] = { precision_kind::dual, precision_kind::single };
+const storage_kind storages[] = { storage_kind::global, storage_kind::local };
+
+} // namespace
+
+TEST(map_decoder, exact_against_brute_force_with_wide_limits)
+{
+    std::mt19937_64 rng(test_seed());
+    for (int trial = 0; trial < 60; ++trial) {
+        const tiny_case tc = random_case(rng, trial % 2 == 1);
+        const auto ref = brute_force_app(tc, nullptr);
+        for (auto p : precisions)
+            for (auto s : storages) {
+                auto cfg = config_for(tc, p, s);
+                wide_limits(cfg, tc);
+                auto dec = map_decoder::make(cfg);
+                std::vector<double> post(size_t(tc.N * tc.cb.q()));
+                const frame_view f{ tc.y.data(), tc.y.size(),
+                                    tc.priors.empty() ? nullptr : tc.priors.data() };
+                const auto r = dec->decode(f, post.data());
+                ASSERT_TRUE(r.ok()) << r.reason;
+                const double tol = p == precision_kind::dual ? 1e-9 : 1e-4;
+                EXPECT_LT(max_abs_diff(post, ref), tol)
+                    << "trial " << trial << " " << to_string(p) << " " << to_string(s) << " N="
+                    << tc.N << " n=" << tc.cb.n() << " q=" << tc.cb.q() << " " << tc.ch.repr();
+            }
+    }
+}
+
+TEST(map_decoder, exact_against_restricted_reference_with_default_limits)
+{
+    std::mt19937_64 rng(test_seed() + 1);
+    int decoded = 0;
+    for (int trial = 0; trial < 60; ++trial) {
+        const tiny_case tc = random_case(rng, trial % 2 == 0);
+        for (auto p : precisions)
+            for (auto s : storages) {
+                auto dec = map_decoder::make(config_for(tc, p, s));
+                std::vector<double> post(size_t(tc.N * tc.cb.q()));
+                const frame_view f{ tc.y.data(), tc.y.size(),
+                                    tc.priors.empty() ? nullptr : tc.priors.data() };
+                const auto r = dec->decode(f, post.data());
+                const long long drift = (long long)tc.y.size() - (long long)tc.N * tc.cb.n();
+                if (!dec->limits().mtau.contains(drift)) {
+                    EXPECT_EQ(r.status, frame_status::drift_out_of_range);
+                    continue;
+                }
+                const auto ref = brute_force_app(tc, &dec->limits());
+                double total = 0;
+                for (double v : ref) total += v;
+                if (!std::isfinite(total)) { // zero probability within the limits
+                    EXPECT_EQ(r.status, frame_status::impossible) << r.reason;
+                    continue;
+                }
+                ASSERT_TRUE(r.ok()) << r.reason;
+                ++decoded;
+                EXPECT_LT(max_abs_diff(post, ref), p == precision_kind::dual ? 1e-9 : 1e-4)
+                    << "trial " << trial << " " << to_string(p) << " " << to_string(s);
+            }
+    }
+    EXPECT_GT(decoded, 100);
+}
+
+TEST(map_decoder, global_and_local_storage_are_identical)
+{
+    std::mt19937_64 rng(test_seed() + 2);
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    for (double p : { 0.0, 0.01, 0.05 }) {
+        const channel_params ch(p, p, p / 2);
+        std::vector<int64_t> msg(40);
+        for (auto& s : msg) s = int64_t(rng() % 16);
+        const auto bits = cb.encode(msg.data(), msg.size());
+        const auto t = transmit(ch, bits.data(), bits.size(), 7, uint64_t(p * 1000));
+        for (auto prec : precisions) {
+            std::vector<std::vector<double>> out;
+            for (auto s : storages) {
+                decoder_config cfg(cb, ch, 40);
+                cfg.precision = prec;
+                cfg.storage = s;
+                auto dec = map_decoder::make(cfg);
+                EXPECT_EQ(dec->storage(), s);
+                out.emplace_back(size_t(40 * 16));
+                ASSERT_TRUE(dec->decode({ t.rx.data(), t.rx.size(), nullptr }, out.back().data()).ok());
+            }
+            EXPECT_EQ(out[0], out[1]) << "p=" << p; // bit-identical
+        }
+    }
+}
+
+TEST(map_decoder, batch_equals_repeated_decode_with_statuses)
+{
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.01);
+    const int N = 30;
+    std::vector<std::vector<uint8_t>> frames;
+    std::vector<std::vector<double>> priors;
+    for (int k = 0; k < 9; ++k) {
+        std::vector<int64_t> msg(N);
+        for (int i = 0; i < N; ++i) msg[size_t(i)] = (i * 7 + k) % 16;
+        const auto bits = cb.encode(msg.data(), msg.size());
+        frames.push_back(transmit(ch, bits.data(), bits.size(), 3, uint64_t(k)).rx);
+    }
+    frames[2].clear();                              // empty
+    frames[4][5] = 7;                               // not a bit
+    frames[6].resize(frames[6].size() + 200, 0);    // drift far beyond the limits
+    priors.assign(frames.size(), std::vector<double>(size_t(N * 16), 1.0));
+    priors[1][3] = 50.0;
+    decoder_config cfg(cb, ch, N);
+    cfg.threads = 3;
+    auto dec = map_decoder::make(cfg);
+    std::vector<frame_view> views;
+    std::vector<std::vector<double>> batch(frames.size(), std::vector<double>(size_t(N * 16)));
+    std::vector<double*> outs;
+    for (size_t k = 0; k < frames.size(); ++k) {
+        views.push_back({ frames[k].data(), frames[k].size(), k % 2 ? priors[k].data() : nullptr });
+        outs.push_back(batch[k].data());
+    }
+    const auto results = dec->decode_batch(views, outs);
+    for (size_t k = 0; k < frames.size(); ++k) {
+        std::vector<double> single(size_t(N * 16));
+        const auto r = dec->decode(views[k], single.data());
+        EXPECT_EQ(results[k].status, r.status) << k;
+        EXPECT_EQ(results[k].reason, r.reason) << k;
+        EXPECT_EQ(batch[k], single) << k;
+    }
+    EXPECT_EQ(results[2].status, frame_status::empty);
+    EXPECT_EQ(results[4].status, frame_status::invalid_input);
+    EXPECT_NE(results[4].reason.find("byte 7 at position 5"), std::string::npos);
+    EXPECT_EQ(results[6].status, frame_status::drift_out_of_range);
+    EXPECT_NE(results[6].reason.find("outside the drift limits"), std::string::npos);
+    for (size_t k : { 0, 1, 3, 5, 7, 8 }) EXPECT_TRUE(results[k].ok()) << k;
+    for (double v : batch[2]) EXPECT_EQ(v, 1.0 / 16); // refused: uniform
+}
+
+TEST(map_decoder, impossible_frames)
+{
+    // A perfect channel cannot turn a codeword into a word outside the code.
+    const codebook cb(3, { { 0, 7 } });
+    decoder_config cfg(cb, channel_params(0, 0, 0), 2);
+    for (auto p : precisions) {
+        cfg.precision = p;
+        auto dec = map_decoder::make(cfg);
+        std::vector<double> post(4);
+        const std::vector<uint8_t> good = { 1, 1, 1, 0, 0, 0 };
+        ASSERT_TRUE(dec->decode({ good.data(), good.size(), nullptr }, post.data()).ok());
+        EXPECT_EQ(post, (std::vector<double>{ 0, 1, 1, 0 }));
+        const std::vector<uint8_t> bad = { 1, 0, 1, 0, 0, 0 };
+        const auto r = dec->decode({ bad.data(), bad.size(), nullptr }, post.data());
+        EXPECT_EQ(r.status, frame_status::impossible);
+        EXPECT_NE(r.reason.find("probability 0"), std::string::npos) << r.reason;
+        for (double v : post) EXPECT_EQ(v, 0.5);
+    }
+    // Priors that exclude the only consistent message make the frame impossible too.
+    auto dec = map_decoder::make(cfg);
+    const std::vector<uint8_t> good = { 1, 1, 1, 0, 0, 0 };
+    const std::vector<double> pri = { 1, 0, 1, 0 }; // symbol 0 first: contradicts 111
+    std::vector<double> post(4);
+    EXPECT_EQ(dec->decode({ good.data(), good.size(), pri.data() }, post.data()).status,
+              frame_status::impossible);
+}
+
+TEST(map_decoder, invalid_priors_and_limits_raise)
+{
+    const codebook cb = codebook::sparse(4, 4);
+    const channel_params ch(0.01, 0.01, 0.0);
+    auto dec = map_decoder::make(decoder_config(cb, ch, 2));
+    const std::vector<uint8_t> y(8, 0);
+    std::vector<double> post(8);
+    auto expect_throw = [&](std::vector<double> pri, const std::string& what) {
+        try {
+            dec->decode({ y.data(), y.size(), pri.data() }, post.data());
+            ADD_FAILURE() << "accepted priors; expected '" << what << "'";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+        }
+    };
+    expect_throw({ 1, 1, 1, 1, 1, -1, 1, 1 }, "priors[1][1] = -1");
+    expect_throw({ 1, 1, NAN, 1, 1, 1, 1, 1 }, "priors[0][2] = nan");
+    expect_throw({ 1, 1, 1, 1, 0, 0, 0, 0 }, "priors row 1 sums to 0");
+    // not normalized is fine: rows are normalized
+    const std::vector<double> scaled = { 2, 2, 2, 2, 5, 5, 5, 5 };
+    EXPECT_TRUE(dec->decode({ y.data(), y.size(), scaled.data() }, post.data()).ok());
+
+    decoder_config cfg(cb, ch, 2);
+    cfg.mtau = drift_range{ -2, 2 };
+    cfg.mn = drift_range{ -3, 1 };
+    EXPECT_THROW(map_decoder::make(cfg), std::invalid_argument); // mn_lo < mtau_lo
+    cfg.mn = drift_range{ 1, 2 };
+    EXPECT_THROW(map_decoder::make(cfg), std::invalid_argument); // mn_lo > 0
+    cfg.mn = drift_range{ -1, 3 };
+    EXPECT_THROW(map_decoder::make(cfg), std::invalid_argument); // mn_hi > mtau_hi
+    cfg.mn = drift_range{ -1, 1 };
+    EXPECT_EQ(map_decoder::make(cfg)->limits().mn, (drift_range{ -1, 1 }));
+    decoder_config bad(cb, ch, 0);
+    EXPECT_THROW(map_decoder::make(bad), std::invalid_argument);
+    decoder_config cuda(cb, ch, 2);
+    cuda.backend = backend_kind::cuda;
+    EXPECT_THROW(map_decoder::make(cuda), std::runtime_error);
+}
+
+TEST(map_decoder, no_nan_on_hard_channels)
+{
+    // p = 0.4 and N = 1, float and double: posteriors stay finite and normalized.
+    for (auto p : precisions) {
+        for (double pr : { 0.2, 0.4 }) {
+            const codebook cb = codebook::random(6, 8, 2, 11);
+            const channel_params ch(pr, pr, 0.1);
+            for (int N : { 1, 20 }) {
+                decoder_config cfg(cb, ch, N);
+                cfg.precision = p;
+                auto dec = map_decoder::make(cfg);
+                std::vector<int64_t> msg(static_cast<size_t>(N), 3);
+                const auto bits = cb.encode(msg.data(), msg.size());
+                for (uint64_t k = 0; k < 10; ++k) {
+                    const auto t = transmit(ch, bits.data(), bits.size(), 5, k);
+                    std::vector<double> post(size_t(N * 8));
+                    const auto r = dec->decode({ t.rx.data(), t.rx.size(), nullptr }, post.data());
+                    for (int i = 0; i < N; ++i) {
+                        double s = 0;
+                        for (int D = 0; D < 8; ++D) {
+                            ASSERT_TRUE(std::isfinite(post[size_t(i * 8 + D)]));
+                            s += post[size_t(i * 8 + D)];
+                        }
+                        EXPECT_NEAR(s, 1.0, 1e-9) << r.reason;
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST(map_decoder, truncation_effect_is_small)
+{
+    // Pr = 1e-10 limits against limits that hold every likely path: the
+    // corridor moves posteriors a little, and never by much.
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.0);
+    const int N = 50;
+    std::vector<int64_t> msg(N);
+    for (int i = 0; i < N; ++i) msg[size_t(i)] = (5 * i + 1) % 16;
+    const auto bits = cb.encode(msg.data(), msg.size());
+    const auto t = transmit(ch, bits.data(), bits.size(), 1, 0);
+    decoder_config cfg(cb, ch, N);
+    cfg.precision = precision_kind::dual;
+    std::vector<double> a(size_t(N * 16)), b(size_t(N * 16));
+    ASSERT_TRUE(map_decoder::make(cfg)->decode({ t.rx.data(), t.rx.size(), nullptr }, a.data()).ok());
+    cfg.mtau = drift_range{ -120, 120 };
+    cfg.mn = drift_range{ -8, 40 };
+    ASSERT_TRUE(map_decoder::make(cfg)->decode({ t.rx.data(), t.rx.size(), nullptr }, b.data()).ok());
+    const double diff = max_abs_diff(a, b);
+    EXPECT_LT(diff, 1e-4);
+    std::cout << "max |posterior change| from the Pr = 1e-10 limits: " << diff << std::endl;
+}
+
+TEST(map_decoder, hard_decisions_break_ties_low)
+{
+    const double post[] = { 0.1, 0.4, 0.4, 0.1,                       // exact tie: 1
+                            0.25, 0.25 * (1 + 1e-13), 0.25, 0.25,     // within 1e-12: 0
+                            0.1, 0.2, 0.3 * (1 + 1e-9), 0.3,          // a real winner: 2
+                            0, 0, 0, 1 };
+    int32_t out[4];
+    hard_decisions(post, 4, 4, out);
+    EXPECT_EQ(out[0], 1);
+    EXPECT_EQ(out[1], 0);
+    EXPECT_EQ(out[2], 2);
+    EXPECT_EQ(out[3], 3);
+}
+
+TEST(map_decoder, published_state_space_and_cells)
+{
+    // S500: N=500, n=8, q=16, Pi=Pd=0.01: M_tau = 119, M_n = 15, about 9.4e7 cells per frame.
+    decoder_config cfg(codebook::builtin("ld3-modvec6"), channel_params(0.01, 0.01, 0), 500);
+    auto dec = map_decoder::make(cfg);
+    EXPECT_EQ(dec->limits().mtau.size(), 119);
+    EXPECT_EQ(dec->limits().mn.size(), 15);
+    EXPECT_NEAR(dec->cells_per_frame() / 9.4e7, 1.0, 0.01);
+}
