@@ -11,16 +11,23 @@
 //   bsid_bench --bench channel [-N 500] [-n 8] [--tau T] [--Pi L] [--Pd L]
 //              [--Ps L] [--threads L] [--frames K] [--min-time S] [--seed S]
 //              [--drift 0|1]
+//   bsid_bench --bench decode [-N 500] [-n 8] [-q 16] [--codebook SPEC]
+//              [--Pi L] [--Pd L] [--Ps L] [--backend L] [--storage L]
+//              [--precision L] [--threads L] [--batch K] [--min-time S]
+//              [--compare cpu]
 //
 // L is a value or a comma list; the benchmark runs every combination.
 
 #include <gnuradio/bsid/core/channel.h>
 #include <gnuradio/bsid/core/channel_params.h>
+#include <gnuradio/bsid/core/codebook.h>
+#include <gnuradio/bsid/core/map_decoder.h>
 #include <gnuradio/bsid/core/philox.h>
 
 #include <omp.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -33,10 +40,11 @@
 
 namespace {
 
-const char* usage = R"(usage: bsid_bench --bench channel [options]
+const char* usage = R"(usage: bsid_bench --bench channel|decode [options]
 
 Benchmarks, one JSON line per configuration on stdout:
   channel   the BSID channel emulator (bsid::transmit) on random frames
+  decode    the MAP decoder (decode_batch) on frames sent through the channel
 
 Options (L: a value or a comma-separated list; every combination runs):
   -N N            message symbols per frame (default 500)
@@ -50,8 +58,31 @@ Options (L: a value or a comma-separated list; every combination runs):
   --seed S        channel seed (default 1)
   --drift 0|1     1: bsid::transmit with its drift path (the Python API);
                   0: the streaming emulator, received bits only (default 1)
+
+Decoder options (--bench decode; defaults are config S500, Pi = Pd = 0.01, Ps = 0):
+  -q q            alphabet size (default 16)
+  --codebook SPEC codebook spec (default random:n:q:1:1; it fixes n and q)
+  --backend L     cpu | cuda | auto (default auto)
+  --storage L     global | local | auto (default auto)
+  --precision L   float | double (default float)
+  --batch K       frames per decode_batch call (default max(16, 4 threads))
+  --Pr X          drift exclusion probability (default 1e-10)
+  --compare cpu   also decode the same frames with the CPU backend (all
+                  threads) and report the speed ratio
   -h, --help      this text
+
+Decoded message bits/s count N log2(q) bits per frame; lattice cells follow the
+paper: N q M_tau (n M_n - m_n^-(m_n^- - 1)/2) per frame.
 )";
+
+std::vector<std::string> parse_words(const std::string& s)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ',')) out.push_back(item);
+    return out;
+}
 
 std::vector<double> parse_list(const std::string& opt, const std::string& s)
 {
@@ -197,6 +228,145 @@ int bench_channel(const std::map<std::string, std::string>& opt)
     return 0;
 }
 
+
+struct decode_run {
+    double seconds = 0;
+    uint64_t frames = 0, erasures = 0;
+    bsid::stage_times stages;
+};
+
+decode_run time_decoder(bsid::map_decoder& dec,
+                        const std::vector<bsid::frame_view>& views,
+                        double min_time)
+{
+    const size_t NQ = size_t(dec.N()) * size_t(dec.q());
+    std::vector<std::vector<double>> posts(views.size(), std::vector<double>(NQ));
+    std::vector<double*> outs;
+    for (auto& p : posts) outs.push_back(p.data());
+    dec.decode_batch(views, outs); // warm-up: workspaces, page faults
+    dec.set_profiling(true);
+    dec.reset_profile();
+    decode_run r;
+    const auto t0 = std::chrono::steady_clock::now();
+    do {
+        const auto res = dec.decode_batch(views, outs);
+        for (const auto& x : res) r.erasures += !x.ok();
+        r.frames += views.size();
+        r.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    } while (r.seconds < min_time);
+    r.stages = dec.profile();
+    dec.set_profiling(false);
+    return r;
+}
+
+int bench_decode(const std::map<std::string, std::string>& opt)
+{
+    auto get = [&](const std::string& k, const std::string& dflt) {
+        auto it = opt.find(k);
+        return it == opt.end() ? dflt : it->second;
+    };
+    const long long N = parse_int("-N", get("-N", "500"));
+    const std::string spec =
+        opt.count("--codebook") ? opt.at("--codebook")
+                                : "random:" + get("-n", "8") + ":" + get("-q", "16") + ":1:1";
+    const bsid::codebook cb = bsid::codebook::from_spec(spec);
+    if (N < 1) throw std::invalid_argument("-N must be at least 1");
+    const auto Pis = parse_list("--Pi", get("--Pi", "0.01"));
+    const auto Pds = parse_list("--Pd", get("--Pd", "0.01"));
+    const auto Pss = parse_list("--Ps", get("--Ps", "0"));
+    const auto thr = parse_list("--threads", get("--threads", "1"));
+    const auto backends = parse_words(get("--backend", "auto"));
+    const auto storages = parse_words(get("--storage", "auto"));
+    const auto precisions = parse_words(get("--precision", "float"));
+    const double min_time = parse_list("--min-time", get("--min-time", "2"))[0];
+    const double Pr = parse_list("--Pr", get("--Pr", "1e-10"))[0];
+    const uint64_t seed = uint64_t(parse_int("--seed", get("--seed", "1")));
+    const std::string compare = get("--compare", "");
+    if (!compare.empty() && compare != "cpu") {
+        throw std::invalid_argument("--compare takes only 'cpu'");
+    }
+    const double bits_per_symbol = std::log2(double(cb.q()));
+
+    for (double Pi : Pis)
+        for (double Pd : Pds)
+            for (double Ps : Pss) {
+                const bsid::channel_params ch(Pi, Pd, Ps);
+                for (double t : thr) {
+                    const int threads = bsid::resolve_threads(int(t));
+                    const long long batch = opt.count("--batch")
+                                                ? parse_int("--batch", opt.at("--batch"))
+                                                : std::max(16, 4 * threads);
+                    if (batch < 1) throw std::invalid_argument("--batch must be at least 1");
+                    // the frames: random messages through the channel, frame k of `seed`
+                    std::vector<std::vector<uint8_t>> rx(static_cast<size_t>(batch));
+                    bsid::philox_stream src(seed, 1ULL << 62);
+                    std::vector<int64_t> msg(static_cast<size_t>(N));
+                    for (long long k = 0; k < batch; ++k) {
+                        for (auto& d : msg) d = int64_t(src.next_u32() % uint32_t(cb.q()));
+                        const auto bits = cb.encode(msg.data(), msg.size());
+                        rx[size_t(k)] =
+                            bsid::transmit(ch, bits.data(), bits.size(), seed, uint64_t(k)).rx;
+                    }
+                    std::vector<bsid::frame_view> views;
+                    for (const auto& f : rx) views.push_back({ f.data(), f.size(), nullptr });
+
+                    for (const auto& be : backends)
+                        for (const auto& st : storages)
+                            for (const auto& pr : precisions) {
+                                bsid::decoder_config cfg(cb, ch, int(N));
+                                cfg.backend = bsid::parse_backend(be);
+                                cfg.storage = bsid::parse_storage(st);
+                                cfg.precision = bsid::parse_precision(pr);
+                                cfg.threads = threads;
+                                cfg.Pr = Pr;
+                                auto dec = bsid::map_decoder::make(cfg);
+                                const decode_run r = time_decoder(*dec, views, min_time);
+                                const double fps = double(r.frames) / r.seconds;
+                                const double F = double(r.frames);
+                                const auto& L = dec->limits();
+                                std::printf(
+                                    "{\"bench\":\"decode\",\"codebook\":\"%s\",\"N\":%lld,"
+                                    "\"n\":%d,\"q\":%d,\"Pi\":%g,\"Pd\":%g,\"Ps\":%g,"
+                                    "\"Pr\":%g,\"backend\":\"%s\",\"storage\":\"%s\","
+                                    "\"precision\":\"%s\",\"threads\":%d,\"batch\":%lld,"
+                                    "\"frames\":%llu,\"erasures\":%llu,\"seconds\":%.6f,"
+                                    "\"frames_per_s\":%.3f,\"mbit_per_s\":%.6f,"
+                                    "\"M_tau\":%d,\"M_n\":%d,\"cells_per_frame\":%.6g,"
+                                    "\"cells_per_s\":%.6g,\"stage_s_per_frame\":{\"gamma\":%.6g,"
+                                    "\"alpha\":%.6g,\"beta\":%.6g,\"L\":%.6g},"
+                                    "\"gamma_bytes_per_frame\":%.0f,\"peak_device_bytes\":0",
+                                    spec.c_str(), N, cb.n(), cb.q(), Pi, Pd, Ps, Pr,
+                                    bsid::to_string(dec->backend()).c_str(),
+                                    bsid::to_string(dec->storage()).c_str(),
+                                    bsid::to_string(dec->precision()).c_str(), threads, batch,
+                                    (unsigned long long)r.frames,
+                                    (unsigned long long)r.erasures, r.seconds, fps,
+                                    fps * double(N) * bits_per_symbol / 1e6, L.mtau.size(),
+                                    L.mn.size(), dec->cells_per_frame(),
+                                    dec->cells_per_frame() * fps, r.stages.gamma / F,
+                                    r.stages.alpha / F, r.stages.beta / F, r.stages.L / F,
+                                    double(N) * L.mtau.size() * L.mn.size() * cb.q() *
+                                        (dec->precision() == bsid::precision_kind::single ? 4 : 8));
+                                if (!compare.empty()) {
+                                    bsid::decoder_config cc = cfg;
+                                    cc.backend = bsid::backend_kind::cpu;
+                                    cc.threads = 0;
+                                    auto cpu = bsid::map_decoder::make(cc);
+                                    const decode_run c = time_decoder(*cpu, views, min_time);
+                                    const double cfps = double(c.frames) / c.seconds;
+                                    std::printf(",\"compare\":{\"backend\":\"cpu\",\"threads\":%d,"
+                                                "\"frames_per_s\":%.3f,\"speedup\":%.3f}",
+                                                bsid::resolve_threads(0), cfps, fps / cfps);
+                                }
+                                std::printf("}\n");
+                                std::fflush(stdout);
+                            }
+                }
+            }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -214,9 +384,11 @@ int main(int argc, char** argv)
         }
         opt[a] = argv[++i];
     }
-    static const char* known[] = { "--bench", "-N",        "-n",         "--tau",  "--Pi",
-                                   "--Pd",    "--Ps",      "--threads",  "--frames",
-                                   "--min-time", "--seed", "--drift" };
+    static const char* known[] = { "--bench",    "-N",        "-n",       "--tau",
+                                   "--Pi",       "--Pd",      "--Ps",     "--threads",
+                                   "--frames",   "--min-time", "--seed",  "--drift",
+                                   "-q",         "--codebook", "--backend", "--storage",
+                                   "--precision", "--batch",  "--Pr",     "--compare" };
     for (const auto& kv : opt) {
         bool ok = false;
         for (const char* k : known) ok = ok || kv.first == k;
@@ -230,8 +402,11 @@ int main(int argc, char** argv)
         if (bench == "channel") {
             return bench_channel(opt);
         }
+        if (bench == "decode") {
+            return bench_decode(opt);
+        }
         std::cerr << "bsid_bench: unknown or missing --bench '" << bench
-                  << "' (available: channel)\n";
+                  << "' (available: channel, decode)\n";
         return 2;
     } catch (const std::exception& e) {
         std::cerr << "bsid_bench: " << e.what() << "\n";

@@ -11,17 +11,32 @@
 
 namespace bsid {
 
+namespace {
+
+/*
+ * The decoder spends most of its time here. The vector loops over D are
+ * compiled once per instruction set (AVX-512, AVX2 with FMA, baseline) and
+ * the best one is picked when the library loads (GCC target_clones), so a
+ * portable build still runs at the speed of the machine it runs on.
+ */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define BSID_KERNEL_CLONES \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define BSID_KERNEL_CLONES
+#endif
+
 template <typename real>
-void corridor_lattice(const lattice_weights<real>& w,
-                      int n,
-                      int q,
-                      const real* const* qsel,
-                      const uint8_t* y,
-                      long long avail,
-                      int dlo,
-                      int dhi,
-                      real* scratch,
-                      real* out)
+__attribute__((always_inline)) inline void corridor_lattice_impl(const lattice_weights<real>& w,
+                                                                 int n,
+                                                                 int q,
+                                                                 const real* const* qsel,
+                                                                 const uint8_t* y,
+                                                                 long long avail,
+                                                                 int dlo,
+                                                                 int dhi,
+                                                                 real* scratch,
+                                                                 real* out)
 {
     // Node (r, c) of row r lives at index k = c - r - dlo, k in [0, Mn).
     const int Mn = dhi - dlo + 1;
@@ -93,12 +108,39 @@ void corridor_lattice(const lattice_weights<real>& w,
     std::memcpy(out, prev, sizeof(real) * size_t(Mn) * Q);
 }
 
-template void corridor_lattice<float>(const lattice_weights<float>&, int, int,
-                                      const float* const*, const uint8_t*, long long, int, int,
-                                      float*, float*);
-template void corridor_lattice<double>(const lattice_weights<double>&, int, int,
-                                       const double* const*, const uint8_t*, long long, int,
-                                       int, double*, double*);
+BSID_KERNEL_CLONES void corridor_lattice_float(const lattice_weights<float>& w, int n, int q,
+                                              const float* const* qsel, const uint8_t* y,
+                                              long long avail, int dlo, int dhi, float* scratch,
+                                              float* out)
+{
+    corridor_lattice_impl<float>(w, n, q, qsel, y, avail, dlo, dhi, scratch, out);
+}
+
+BSID_KERNEL_CLONES void corridor_lattice_double(const lattice_weights<double>& w, int n, int q,
+                                               const double* const* qsel, const uint8_t* y,
+                                               long long avail, int dlo, int dhi,
+                                               double* scratch, double* out)
+{
+    corridor_lattice_impl<double>(w, n, q, qsel, y, avail, dlo, dhi, scratch, out);
+}
+
+} // namespace
+
+template <>
+void corridor_lattice<float>(const lattice_weights<float>& w, int n, int q,
+                             const float* const* qsel, const uint8_t* y, long long avail,
+                             int dlo, int dhi, float* scratch, float* out)
+{
+    corridor_lattice_float(w, n, q, qsel, y, avail, dlo, dhi, scratch, out);
+}
+
+template <>
+void corridor_lattice<double>(const lattice_weights<double>& w, int n, int q,
+                              const double* const* qsel, const uint8_t* y, long long avail,
+                              int dlo, int dhi, double* scratch, double* out)
+{
+    corridor_lattice_double(w, n, q, qsel, y, avail, dlo, dhi, scratch, out);
+}
 
 std::vector<double> full_lattice_last_row(const channel_params& ch,
                                           const uint8_t* x,

@@ -136,9 +136,7 @@ double map_decoder::cells_per_frame() const
 bool map_decoder::precheck(const frame_view& frame, frame_result& result) const
 {
     if (frame.priors) {
-        // validated here so that a bad prior raises before anything is decoded
-        std::vector<double> tmp(size_t(N()) * size_t(q()));
-        normalized_priors(frame.priors, tmp.data());
+        validate_priors(frame.priors); // a bad prior raises before anything is decoded
     }
     if (frame.rho == 0) {
         result = { frame_status::empty, "empty frame: no bits were received (rho = 0)" };
@@ -185,6 +183,12 @@ void map_decoder::normalized_priors(const double* priors, double* out) const
         }
         for (int D = 0; D < Q; ++D) out[size_t(i) * Q + D] = priors[size_t(i) * Q + D] / sum;
     }
+}
+
+void map_decoder::validate_priors(const double* priors) const
+{
+    std::vector<double> tmp(size_t(N()) * size_t(q()));
+    normalized_priors(priors, tmp.data());
 }
 
 void map_decoder::fill_uniform(double* post) const

@@ -13,12 +13,16 @@
 #include <gnuradio/bsid/core/codebook.h>
 #include <gnuradio/bsid/core/drift_limits.h>
 #include <gnuradio/bsid/core/errors.h>
+#include <gnuradio/bsid/core/log.h>
+#include <gnuradio/bsid/core/map_decoder.h>
 
 #include <pybind11/numpy.h>
 #include <pybind11/operators.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -136,6 +140,194 @@ py::list books_to_python(const bsid::codebook& cb)
 
 py::tuple range_tuple(const bsid::drift_range& r) { return py::make_tuple(r.lo, r.hi); }
 
+
+// A received frame as bytes for the decoder. Values other than 0 and 1 are
+// not an exception here: the decoder refuses such a frame with its status.
+struct received_frame {
+    py::array_t<uint8_t> bytes;  // when the input was already bytes
+    std::vector<uint8_t> owned;  // otherwise
+    std::string bad;             // a value that does not fit in a byte, described
+    const uint8_t* data() const { return owned.empty() && bytes ? bytes.data() : owned.data(); }
+    size_t size() const { return owned.empty() && bytes ? size_t(bytes.size()) : owned.size(); }
+};
+
+received_frame received_from_python(const py::handle& obj)
+{
+    received_frame f;
+    py::array a = int_array(obj, "received frame");
+    if (a.dtype().kind() == 'b' || (a.dtype().kind() == 'u' && a.dtype().itemsize() == 1)) {
+        f.bytes = py::array_t<uint8_t, py::array::c_style | py::array::forcecast>::ensure(a);
+        return f;
+    }
+    auto wide = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(a);
+    f.owned.resize(size_t(wide.size()));
+    for (py::ssize_t t = 0; t < wide.size(); ++t) {
+        const int64_t v = wide.data()[t];
+        if ((v < 0 || v > 1) && f.bad.empty()) {
+            std::ostringstream os;
+            os << "received value " << v << " at position " << t
+               << " is not a bit (expected 0 or 1)";
+            f.bad = os.str();
+        }
+        f.owned[size_t(t)] = v == 0 ? 0 : v == 1 ? 1 : 2;
+    }
+    if (f.owned.empty()) f.bytes = py::array_t<uint8_t>(0);
+    return f;
+}
+
+// Priors as a C-contiguous (N, q) float64 array, shape checked.
+py::array_t<double, py::array::c_style | py::array::forcecast>
+priors_from_python(const py::handle& obj, int N, int q)
+{
+    auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(obj);
+    if (!a) {
+        throw py::type_error("priors must be an (N, q) array of numbers");
+    }
+    if (a.ndim() != 2 || a.shape(0) != N || a.shape(1) != q) {
+        std::ostringstream os;
+        os << "priors must have shape (N, q) = (" << N << ", " << q << "), got (";
+        for (py::ssize_t k = 0; k < a.ndim(); ++k) os << (k ? ", " : "") << a.shape(k);
+        os << (a.ndim() == 1 ? ",)" : ")");
+        throw py::value_error(os.str());
+    }
+    return a;
+}
+
+// A refused frame, raised in Python as bsid.FrameRefused (a ValueError).
+struct frame_refused : std::runtime_error {
+    std::string status;
+    frame_refused(const bsid::frame_result& r)
+        : std::runtime_error(r.reason), status(bsid::to_string(r.status))
+    {
+    }
+};
+
+std::optional<bsid::drift_range> range_from_python(const py::object& obj, const char* name)
+{
+    if (obj.is_none()) return std::nullopt;
+    try {
+        auto t = obj.cast<std::pair<int, int>>();
+        return bsid::drift_range{ t.first, t.second };
+    } catch (const py::cast_error&) {
+        throw py::type_error(std::string(name) + " must be None or a pair (lo, hi) of integers");
+    }
+}
+
+// The Python-facing decoder: a bsid::map_decoder plus numpy conversions.
+class py_map_decoder
+{
+public:
+    py_map_decoder(const bsid::codebook& cb, const bsid::channel_params& ch, int N,
+                   const std::string& backend, const std::string& precision,
+                   const std::string& storage, double Pr, const py::object& mtau,
+                   const py::object& mn, int threads)
+    {
+        bsid::decoder_config cfg(cb, ch, N);
+        cfg.backend = bsid::parse_backend(backend);
+        cfg.precision = bsid::parse_precision(precision);
+        cfg.storage = bsid::parse_storage(storage);
+        cfg.Pr = Pr;
+        cfg.mtau = range_from_python(mtau, "mtau");
+        cfg.mn = range_from_python(mn, "mn");
+        cfg.threads = threads;
+        d_dec = bsid::map_decoder::make(cfg);
+    }
+
+    py::array_t<double> decode(const py::object& rx, const py::object& priors)
+    {
+        const auto f = received_from_python(rx);
+        std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>> pri;
+        if (!priors.is_none()) pri = priors_from_python(priors, d_dec->N(), d_dec->q());
+        if (!f.bad.empty()) {
+            throw frame_refused({ bsid::frame_status::invalid_input, f.bad });
+        }
+        py::array_t<double> post({ d_dec->N(), d_dec->q() });
+        const bsid::frame_view view{ f.data(), f.size(), pri ? pri->data() : nullptr };
+        double* out = post.mutable_data();
+        bsid::frame_result r;
+        {
+            py::gil_scoped_release nogil;
+            r = d_dec->decode(view, out);
+        }
+        if (!r.ok()) throw frame_refused(r);
+        return post;
+    }
+
+    py::object decode_batch(const py::sequence& frames, const py::object& priors, bool statuses)
+    {
+        const size_t K = size_t(py::len(frames));
+        std::vector<received_frame> rx;
+        rx.reserve(K);
+        for (const auto& fr : frames) rx.push_back(received_from_python(fr));
+        // priors: None, one (N, q) array for every frame, or a list with one entry per frame
+        std::vector<std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>>>
+            pri(K);
+        if (!priors.is_none()) {
+            const bool per_frame = py::isinstance<py::list>(priors) || py::isinstance<py::tuple>(priors);
+            if (per_frame) {
+                if (size_t(py::len(priors)) != K) {
+                    throw py::value_error("decode_batch: priors has " +
+                                          std::to_string(py::len(priors)) + " entries for " +
+                                          std::to_string(K) + " frames");
+                }
+                size_t k = 0;
+                for (const auto& p : priors) {
+                    if (!p.is_none()) pri[k] = priors_from_python(p, d_dec->N(), d_dec->q());
+                    ++k;
+                }
+            } else {
+                const auto shared = priors_from_python(priors, d_dec->N(), d_dec->q());
+                for (auto& p : pri) p = shared;
+            }
+        }
+        std::vector<py::array_t<double>> outs;
+        std::vector<bsid::frame_view> views;
+        std::vector<double*> ptrs;
+        std::vector<size_t> index; // frames that reach the decoder
+        std::vector<bsid::frame_result> results(K);
+        for (size_t k = 0; k < K; ++k) {
+            outs.emplace_back(std::vector<py::ssize_t>{ d_dec->N(), d_dec->q() });
+            if (!rx[k].bad.empty()) {
+                results[k] = { bsid::frame_status::invalid_input, rx[k].bad };
+                continue;
+            }
+            views.push_back({ rx[k].data(), rx[k].size(), pri[k] ? pri[k]->data() : nullptr });
+            ptrs.push_back(outs[k].mutable_data());
+            index.push_back(k);
+        }
+        std::vector<bsid::frame_result> decoded;
+        {
+            py::gil_scoped_release nogil;
+            decoded = d_dec->decode_batch(views, ptrs);
+        }
+        for (size_t j = 0; j < index.size(); ++j) results[index[j]] = decoded[j];
+        py::list posts, stats;
+        for (size_t k = 0; k < K; ++k) {
+            if (results[k].ok()) {
+                posts.append(outs[k]);
+            } else {
+                posts.append(py::none());
+            }
+            stats.append(py::make_tuple(bsid::to_string(results[k].status), results[k].reason));
+        }
+        if (statuses) return py::make_tuple(posts, stats);
+        return std::move(posts);
+    }
+
+    py::dict limits() const
+    {
+        py::dict d;
+        d["mtau"] = range_tuple(d_dec->limits().mtau);
+        d["mn"] = range_tuple(d_dec->limits().mn);
+        return d;
+    }
+
+    const bsid::map_decoder& dec() const { return *d_dec; }
+
+private:
+    std::unique_ptr<bsid::map_decoder> d_dec;
+};
+
 } // namespace
 
 PYBIND11_MODULE(bsid_core, m)
@@ -143,11 +335,25 @@ PYBIND11_MODULE(bsid_core, m)
     m.doc() = "gr-bsid core: codebooks, the BSID channel, drift limits (no GNU Radio needed).";
     m.attr("__version__") = BSID_VERSION;
 
+    // bsid.FrameRefused: the decoder refused a frame; a ValueError whose
+    // .status names why ("empty", "invalid_input", "drift_out_of_range",
+    // "impossible").
+    static py::handle refused(PyErr_NewExceptionWithDoc(
+        "bsid_core.FrameRefused",
+        "A frame the decoder refused; a ValueError with the reason as message and the status "
+        "name in .status.",
+        PyExc_ValueError, nullptr));
+    m.attr("FrameRefused") = refused;
+
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);
         } catch (const bsid::io_error& e) {
             PyErr_SetString(PyExc_OSError, e.what());
+        } catch (const frame_refused& e) {
+            py::object inst = py::reinterpret_borrow<py::object>(refused)(e.what());
+            inst.attr("status") = e.status;
+            PyErr_SetObject(refused.ptr(), inst.ptr());
         }
     });
 
@@ -340,4 +546,74 @@ Sends one frame of unpacked bits through the BSID channel ch. rx is the
 received uint8 bit array; drift (int32) has tau + 1 entries: the drift before
 each transmitted bit, then rho - tau. Frame `frame` of `seed` is the same on
 any thread and device (Philox4x32-10 stream (seed, frame); frame < 2^63).)doc");
+
+    // ---------------------------------------------------------------- decoder
+    py::class_<py_map_decoder>(m, "map_decoder_core", R"doc(
+The MAP decoder of the paper (forward-backward over the drift), without GNU Radio.
+
+    dec = map_decoder_core(cb, ch, N, backend="auto", precision="float",
+                           storage="auto", Pr=1e-10, mtau=None, mn=None, threads=0)
+    post = dec.decode(rx)              # uint8 0/1 array in, (N, q) float64 posteriors out
+    post = dec.decode(rx, priors)      # priors: (N, q), rows normalized for you
+    posts = dec.decode_batch([rx0, rx1, ...])   # None in place of a refused frame
+
+backend: "cpu", "cuda" or "auto"; precision: "float" or "double"; storage:
+"global", "local" or "auto". mtau / mn: (lo, hi) to replace the drift limits
+computed from Pr; they must satisfy mtau_lo <= mn_lo <= 0 <= mn_hi <= mtau_hi.
+decode raises FrameRefused (a ValueError) for an empty frame, a value other
+than 0/1, an end drift outside the limits, or a frame of probability 0.)doc")
+        .def(py::init<const bsid::codebook&, const bsid::channel_params&, int, const std::string&,
+                      const std::string&, const std::string&, double, const py::object&,
+                      const py::object&, int>(),
+             "codebook"_a, "channel"_a, "N"_a, "backend"_a = "auto", "precision"_a = "float",
+             "storage"_a = "auto", "Pr"_a = 1e-10, "mtau"_a = py::none(), "mn"_a = py::none(),
+             "threads"_a = 0)
+        .def("decode", &py_map_decoder::decode, "rx"_a, "priors"_a = py::none())
+        .def("decode_batch", &py_map_decoder::decode_batch, "frames"_a, "priors"_a = py::none(),
+             "statuses"_a = false, R"doc(
+Decodes many frames over `threads` threads. Returns a list with an (N, q)
+array per frame, None for a refused frame; with statuses=True, returns
+(posteriors, [(status, reason), ...]). priors: None, one (N, q) array for all
+frames, or a list with an array (or None) per frame.)doc")
+        .def_property_readonly("limits", &py_map_decoder::limits,
+                               "{'mtau': (lo, hi), 'mn': (lo, hi)}: the drift limits in use.")
+        .def_property_readonly("backend", [](const py_map_decoder& d) { return bsid::to_string(d.dec().backend()); })
+        .def_property_readonly("storage", [](const py_map_decoder& d) { return bsid::to_string(d.dec().storage()); })
+        .def_property_readonly("precision", [](const py_map_decoder& d) { return bsid::to_string(d.dec().precision()); })
+        .def_property_readonly("N", [](const py_map_decoder& d) { return d.dec().N(); })
+        .def_property_readonly("n", [](const py_map_decoder& d) { return d.dec().n(); })
+        .def_property_readonly("q", [](const py_map_decoder& d) { return d.dec().q(); })
+        .def_property_readonly("tau", [](const py_map_decoder& d) { return d.dec().tau(); })
+        .def_property_readonly("codebook", [](const py_map_decoder& d) { return d.dec().config().cb; })
+        .def_property_readonly("channel", [](const py_map_decoder& d) { return d.dec().config().ch; })
+        .def_property_readonly("cells_per_frame", [](const py_map_decoder& d) { return d.dec().cells_per_frame(); },
+                               "Lattice cells per frame, N q M_tau (n M_n - m_n^-(m_n^- - 1)/2).")
+        .def("__repr__", [](const py_map_decoder& d) {
+            std::ostringstream os;
+            const auto& L = d.dec().limits();
+            os << "map_decoder_core(N=" << d.dec().N() << ", n=" << d.dec().n() << ", q=" << d.dec().q()
+               << ", backend='" << bsid::to_string(d.dec().backend()) << "', precision='"
+               << bsid::to_string(d.dec().precision()) << "', storage='"
+               << bsid::to_string(d.dec().storage()) << "', mtau=(" << L.mtau.lo << ", " << L.mtau.hi
+               << "), mn=(" << L.mn.lo << ", " << L.mn.hi << "))";
+            return os.str();
+        });
+
+    m.def("hard_decisions",
+          [](const py::object& post) {
+              auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(post);
+              if (!a || a.ndim() != 2) throw py::value_error("hard_decisions: post must be an (N, q) array");
+              py::array_t<int32_t> out(a.shape(0));
+              bsid::hard_decisions(a.data(), int(a.shape(0)), int(a.shape(1)), out.mutable_data());
+              return out;
+          },
+          "post"_a,
+          "The most likely symbol of each row of an (N, q) posterior array (int32); values within "
+          "a relative 1e-12 of the largest tie, and ties go to the lowest index.");
+
+    m.def("set_log_level",
+          [](const std::string& level) { bsid::set_log_level(bsid::parse_log_level(level)); },
+          "level"_a,
+          "Threshold of the core library's log on stderr: debug, info, warning (default), error "
+          "or off. The environment variable BSID_LOG_LEVEL sets the initial value.");
 }

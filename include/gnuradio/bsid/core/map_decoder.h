@@ -120,6 +120,9 @@ public:
     virtual std::vector<frame_result> decode_batch(const std::vector<frame_view>& frames,
                                                    const std::vector<double*>& post) = 0;
 
+    //! Throws std::invalid_argument, naming the entry, if priors (N q values) are invalid.
+    void validate_priors(const double* priors) const;
+
     const decoder_config& config() const { return d_cfg; }
     const decoder_limits& limits() const { return d_limits; }
     int N() const { return d_cfg.N; }

@@ -1,0 +1,271 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// bsid_decode: MAP-decodes frames captured elsewhere. The format is fixed,
+// because external scripts depend on it (docs/bsid_decode.md):
+//
+//   bsid_decode --codebook SPEC -N 50 --Pi 0.01 --Pd 0.01 --Ps 0
+//               [--backend cpu|cuda|auto] [--precision float|double]
+//               [--storage global|local|auto] [--Pr 1e-10] [--mtau LO:HI]
+//               [--mn LO:HI] [--priors FILE] [--threads T]
+//               < frames.txt > posteriors.txt
+//
+// In: one frame per line, the characters 0 and 1 (an empty line is an empty
+// frame). Out: one line per frame, N*q numbers in %.17g separated by spaces,
+// symbol-major; a refused frame prints "erasure <reason>". Exit status 0
+// unless the arguments or files are invalid.
+
+#include <gnuradio/bsid/core/codebook.h>
+#include <gnuradio/bsid/core/errors.h>
+#include <gnuradio/bsid/core/map_decoder.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char* usage = R"(usage: bsid_decode --codebook SPEC -N N --Pi P --Pd P --Ps P [options] < frames.txt
+
+Decodes received frames with the MAP decoder and prints symbol posteriors.
+
+Required:
+  --codebook SPEC   builtin:NAME, file:PATH (or a path), random:n:q:P:seed, sparse:n:q
+  -N N              message symbols per frame
+  --Pi, --Pd, --Ps  channel probabilities
+
+Options:
+  --backend B       cpu | cuda | auto (default auto)
+  --precision P     float | double (default float)
+  --storage S       global | local | auto (default auto)
+  --Pr X            drift exclusion probability (default 1e-10)
+  --mtau LO:HI      explicit limits for the drift at codeword boundaries
+  --mn LO:HI        explicit limits for the drift within a codeword
+  --priors FILE     one line of N*q prior probabilities per frame, or one line for all
+  --threads T       threads (default 0: all cores)
+  --batch K         frames decoded together (default 256)
+
+Input (stdin): one frame per line, as the characters 0 and 1; an empty line is
+an empty frame. Output (stdout): one line per frame, N*q numbers (%.17g,
+symbol-major: the q values of symbol 0, then symbol 1, ...), or
+"erasure <reason>" for a refused frame.
+)";
+
+[[noreturn]] void die(const std::string& msg)
+{
+    std::cerr << "bsid_decode: " << msg << "\n";
+    std::exit(2);
+}
+
+double number(const std::string& opt, const std::string& s)
+{
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (s.empty() || *end != '\0') die("option " + opt + ": '" + s + "' is not a number");
+    return v;
+}
+
+long long integer(const std::string& opt, const std::string& s)
+{
+    char* end = nullptr;
+    const long long v = std::strtoll(s.c_str(), &end, 10);
+    if (s.empty() || *end != '\0') die("option " + opt + ": '" + s + "' is not an integer");
+    return v;
+}
+
+bsid::drift_range range(const std::string& opt, const std::string& s)
+{
+    const auto colon = s.find(':', s.find_first_not_of('-') == 0 ? 0 : 1);
+    if (colon == std::string::npos) die("option " + opt + ": '" + s + "' is not LO:HI");
+    return { int(integer(opt, s.substr(0, colon))), int(integer(opt, s.substr(colon + 1))) };
+}
+
+// Priors: each line N*q numbers.
+std::vector<std::vector<double>> read_priors(const std::string& path, size_t count)
+{
+    std::ifstream f(path);
+    if (!f) die("cannot open priors file '" + path + "'");
+    std::vector<std::vector<double>> rows;
+    std::string line;
+    int lineno = 0;
+    while (std::getline(f, line)) {
+        ++lineno;
+        std::istringstream is(line);
+        std::vector<double> row;
+        std::string tok;
+        while (is >> tok) {
+            char* end = nullptr;
+            const double v = std::strtod(tok.c_str(), &end);
+            if (*end != '\0') {
+                die("priors file '" + path + "', line " + std::to_string(lineno) + ": '" + tok +
+                    "' is not a number");
+            }
+            row.push_back(v);
+        }
+        if (row.empty()) continue;
+        if (row.size() != count) {
+            die("priors file '" + path + "', line " + std::to_string(lineno) + ": " +
+                std::to_string(row.size()) + " numbers, expected N*q = " + std::to_string(count));
+        }
+        rows.push_back(std::move(row));
+    }
+    if (rows.empty()) die("priors file '" + path + "' holds no priors");
+    return rows;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::map<std::string, std::string> opt;
+    static const std::vector<std::string> known = { "--codebook", "-N",        "--Pi",
+                                                    "--Pd",       "--Ps",      "--backend",
+                                                    "--precision", "--storage", "--Pr",
+                                                    "--mtau",     "--mn",      "--priors",
+                                                    "--threads",  "--batch" };
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "-h" || a == "--help") {
+            std::cout << usage;
+            return 0;
+        }
+        bool ok = false;
+        for (const auto& k : known) ok = ok || a == k;
+        if (!ok) die("unknown argument '" + a + "' (see --help)");
+        if (i + 1 >= argc) die("option " + a + " needs a value");
+        opt[a] = argv[++i];
+    }
+    for (const char* req : { "--codebook", "-N", "--Pi", "--Pd", "--Ps" }) {
+        if (!opt.count(req)) die(std::string("missing ") + req + " (see --help)");
+    }
+
+    std::unique_ptr<bsid::map_decoder> dec;
+    std::vector<std::vector<double>> priors;
+    size_t batch = 256;
+    try {
+        const bsid::codebook cb = bsid::codebook::from_spec(opt["--codebook"]);
+        const bsid::channel_params ch(number("--Pi", opt["--Pi"]), number("--Pd", opt["--Pd"]),
+                                      number("--Ps", opt["--Ps"]));
+        const long long N = integer("-N", opt["-N"]);
+        if (N < 1 || N > (1 << 30)) die("-N must be a positive number of symbols");
+        bsid::decoder_config cfg(cb, ch, int(N));
+        if (opt.count("--backend")) cfg.backend = bsid::parse_backend(opt["--backend"]);
+        if (opt.count("--precision")) cfg.precision = bsid::parse_precision(opt["--precision"]);
+        if (opt.count("--storage")) cfg.storage = bsid::parse_storage(opt["--storage"]);
+        if (opt.count("--Pr")) cfg.Pr = number("--Pr", opt["--Pr"]);
+        if (opt.count("--mtau")) cfg.mtau = range("--mtau", opt["--mtau"]);
+        if (opt.count("--mn")) cfg.mn = range("--mn", opt["--mn"]);
+        if (opt.count("--threads")) cfg.threads = int(integer("--threads", opt["--threads"]));
+        if (opt.count("--batch")) {
+            const long long b = integer("--batch", opt["--batch"]);
+            if (b < 1) die("--batch must be at least 1");
+            batch = size_t(b);
+        }
+        dec = bsid::map_decoder::make(cfg);
+        if (opt.count("--priors")) {
+            priors = read_priors(opt["--priors"], size_t(N) * size_t(cb.q()));
+            // validate every row now: bad priors make an invalid file
+            for (size_t k = 0; k < priors.size(); ++k) {
+                try {
+                    dec->validate_priors(priors[k].data());
+                } catch (const std::invalid_argument& e) {
+                    die("priors file '" + opt["--priors"] + "', line " + std::to_string(k + 1) +
+                        ": " + e.what());
+                }
+            }
+        }
+    } catch (const bsid::io_error& e) {
+        die(e.what());
+    } catch (const std::exception& e) {
+        die(e.what());
+    }
+
+    const size_t NQ = size_t(dec->N()) * size_t(dec->q());
+    std::vector<std::string> lines;
+    std::vector<std::string> bad; // per line: why its characters are not a frame, or ""
+
+    size_t frame_index = 0;
+    auto flush = [&]() {
+        std::vector<bsid::frame_view> views;
+        std::vector<std::vector<double>> posts(lines.size(), std::vector<double>(NQ));
+        std::vector<double*> outs;
+        std::vector<size_t> decoded;
+        for (size_t k = 0; k < lines.size(); ++k) {
+            if (!bad[k].empty()) continue;
+            const double* pri = nullptr;
+            if (!priors.empty()) {
+                const size_t idx = priors.size() == 1 ? 0 : frame_index + k;
+                if (idx >= priors.size()) {
+                    die("priors file has " + std::to_string(priors.size()) +
+                        " lines but there are more frames");
+                }
+                pri = priors[idx].data();
+            }
+            views.push_back({ reinterpret_cast<const uint8_t*>(lines[k].data()), lines[k].size(), pri });
+            outs.push_back(posts[k].data());
+            decoded.push_back(k);
+        }
+        const auto got = dec->decode_batch(views, outs);
+        std::vector<bsid::frame_result> results(lines.size());
+        for (size_t j = 0; j < decoded.size(); ++j) results[decoded[j]] = got[j];
+        for (size_t k = 0; k < lines.size(); ++k) {
+            if (!bad[k].empty()) results[k] = { bsid::frame_status::invalid_input, bad[k] };
+        }
+        std::string out;
+        char buf[32];
+        for (size_t k = 0; k < lines.size(); ++k) {
+            if (!results[k].ok()) {
+                out += "erasure " + results[k].reason + "\n";
+                continue;
+            }
+            for (size_t j = 0; j < NQ; ++j) {
+                std::snprintf(buf, sizeof buf, "%.17g", posts[k][j]);
+                if (j) out += ' ';
+                out += buf;
+            }
+            out += '\n';
+        }
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        frame_index += lines.size();
+        lines.clear();
+        bad.clear();
+    };
+
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back(); // CRLF files
+        // the characters '0' and '1' become the bits 0 and 1; any other
+        // character makes the frame an erasure (invalid input)
+        std::string why;
+        for (size_t t = 0; t < line.size(); ++t) {
+            const char c = line[t];
+            if (c != '0' && c != '1') {
+                if (why.empty()) {
+                    char b[96];
+                    std::snprintf(b, sizeof b,
+                                  "character 0x%02x at position %zu is not '0' or '1'",
+                                  unsigned((unsigned char)c), t);
+                    why = b;
+                }
+                continue;
+            }
+            line[t] = char(c - '0');
+        }
+        lines.push_back(std::move(line));
+        bad.push_back(std::move(why));
+        if (lines.size() == batch) flush();
+    }
+    if (!lines.empty()) flush();
+    std::fflush(stdout);
+    return 0;
+}

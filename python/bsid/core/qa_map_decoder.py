@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+#
+# Copyright 2026 gr-bsid authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""The Python decoder API (map_decoder_core): shapes, statuses, errors, and
+the posteriors of a tiny code against a brute-force APP written here."""
+
+import itertools
+import os
+import random
+import threading
+import unittest
+
+import numpy as np
+
+import bsid_core as bsid
+
+
+def lattice_R(ch, x, y):
+    """R(y|x) over the full lattice (eqn:F, eqn:F_lastrow), plain Python."""
+    n, L = len(x), len(y)
+    F = [[0.0] * (L + 1) for _ in range(n + 1)]
+    F[0][0] = 1.0
+    for r in range(n + 1):
+        for c in range(L + 1):
+            if r == 0 and c == 0:
+                continue
+            v = 0.0
+            if c > 0 and r < n:
+                v += ch.Pi / 2 * F[r][c - 1]
+            if r > 0:
+                v += ch.Pd * F[r - 1][c]
+            if r > 0 and c > 0:
+                v += ch.Pt * ((1 - ch.Ps) if y[c - 1] == x[r - 1] else ch.Ps) * F[r - 1][c - 1]
+            F[r][c] = v
+    return F[n][L]
+
+
+def brute_force(cb, ch, N, y, priors=None):
+    app = np.zeros((N, cb.q))
+    for msg in itertools.product(range(cb.q), repeat=N):
+        w = lattice_R(ch, list(cb.encode(list(msg))), list(y))
+        if priors is not None:
+            w *= np.prod([priors[i][d] for i, d in enumerate(msg)])
+        for i, d in enumerate(msg):
+            app[i, d] += w
+    return app / app.sum(axis=1, keepdims=True)
+
+
+class qa_map_decoder(unittest.TestCase):
+
+    def setUp(self):
+        self.cb = bsid.codebook.builtin("ld3-modvec6")
+        self.ch = bsid.channel_params(0.01, 0.01, 0.01)
+        self.N = 40
+        rng = np.random.default_rng(5)
+        self.msg = rng.integers(0, 16, self.N)
+        self.rx, _ = bsid.transmit(self.ch, self.cb.encode(self.msg), seed=3)
+
+    def test_001_api_and_shapes(self):
+        dec = bsid.map_decoder_core(self.cb, self.ch, self.N)
+        self.assertEqual((dec.N, dec.n, dec.q, dec.tau), (40, 8, 16, 320))
+        self.assertEqual(dec.backend, "cpu")
+        self.assertIn(dec.storage, ("global", "local"))
+        self.assertEqual(dec.precision, "float")
+        self.assertEqual(dec.limits, bsid.decoder_limits(self.N, 8, 0.01, 0.01))
+        self.assertEqual(dec.codebook, self.cb)
+        post = dec.decode(self.rx)
+        self.assertEqual(post.shape, (40, 16))
+        self.assertEqual(post.dtype, np.float64)
+        np.testing.assert_allclose(post.sum(axis=1), 1.0, atol=1e-12)
+        # a good channel: the MAP decisions recover the message
+        np.testing.assert_array_equal(bsid.hard_decisions(post), self.msg)
+        self.assertIn("map_decoder_core(N=40", repr(dec))
+        self.assertGreater(dec.cells_per_frame, 0)
+
+    def test_002_matches_brute_force(self):
+        rng = random.Random(7)
+        for trial in range(6):
+            n, q, N = rng.choice([(3, 4, 2), (2, 3, 3), (4, 4, 2), (3, 2, 4)])
+            cb = bsid.codebook.random(n, q, 2, rng.randrange(1000))
+            ch = bsid.channel_params(rng.uniform(0, 0.2), rng.uniform(0, 0.2), rng.uniform(0, 0.1))
+            msg = [rng.randrange(q) for _ in range(N)]
+            y, _ = bsid.transmit(ch, cb.encode(msg), seed=trial)
+            if len(y) == 0:
+                continue
+            priors = None
+            if trial % 2:
+                priors = np.array([[rng.uniform(0.1, 1) for _ in range(q)] for _ in range(N)])
+            want = brute_force(cb, ch, N, y, priors)
+            wide = dict(mtau=(-N * n, len(y)), mn=(-n, len(y)))
+            for precision, tol in (("double", 1e-9), ("float", 1e-4)):
+                for storage in ("global", "local"):
+                    dec = bsid.map_decoder_core(cb, ch, N, backend="cpu", precision=precision,
+                                                storage=storage, **wide)
+                    got = dec.decode(y, priors)
+                    self.assertLess(np.abs(got - want).max(), tol, (trial, precision, storage))
+
+    def test_003_refused_frames(self):
+        dec = bsid.map_decoder_core(self.cb, self.ch, self.N, precision="double")
+        cases = {
+            "empty": np.zeros(0, dtype=np.uint8),
+            "invalid_input": np.concatenate([self.rx[:10], [2], self.rx[11:]]).astype(np.uint8),
+            "drift_out_of_range": np.concatenate([self.rx, np.zeros(300, dtype=np.uint8)]),
+        }
+        for status, frame in cases.items():
+            with self.subTest(status=status):
+                with self.assertRaises(bsid.FrameRefused) as cm:
+                    dec.decode(frame)
+                self.assertEqual(cm.exception.status, status)
+                self.assertIsInstance(cm.exception, ValueError)
+        with self.assertRaisesRegex(ValueError, "received value 300 at position 1"):
+            dec.decode([0, 300, 1])
+        # probability 0: a perfect channel cannot produce a non-codeword
+        cb = bsid.codebook(3, [[0, 7]])
+        d0 = bsid.map_decoder_core(cb, bsid.channel_params(0, 0, 0), 2)
+        with self.assertRaises(bsid.FrameRefused) as cm:
+            d0.decode([1, 0, 1, 0, 0, 0])
+        self.assertEqual(cm.exception.status, "impossible")
+        np.testing.assert_array_equal(d0.decode([1, 1, 1, 0, 0, 0]), [[0, 1], [1, 0]])
+
+    def test_004_batch(self):
+        dec = bsid.map_decoder_core(self.cb, self.ch, self.N, threads=2)
+        frames = [self.rx, np.zeros(0, dtype=np.uint8), self.rx.astype(np.int64), [0, 5, 1],
+                  np.concatenate([self.rx, np.ones(500, dtype=np.uint8)])]
+        posts = dec.decode_batch(frames)
+        self.assertEqual(len(posts), 5)
+        np.testing.assert_array_equal(posts[0], dec.decode(self.rx))
+        np.testing.assert_array_equal(posts[2], posts[0])
+        self.assertIsNone(posts[1])
+        self.assertIsNone(posts[3])
+        self.assertIsNone(posts[4])
+        posts, stats = dec.decode_batch(frames, statuses=True)
+        self.assertEqual([s for s, _ in stats],
+                         ["ok", "empty", "ok", "invalid_input", "drift_out_of_range"])
+        self.assertEqual(stats[0][1], "")
+        # priors: shared, or per frame
+        pri = np.full((self.N, 16), 1.0)
+        pri[0, :] = 0
+        pri[0, self.msg[0]] = 1
+        shared = dec.decode_batch([self.rx, self.rx], priors=pri)
+        self.assertEqual(shared[0][0, self.msg[0]], 1.0)
+        per = dec.decode_batch([self.rx, self.rx], priors=[pri, None])
+        np.testing.assert_array_equal(per[0], shared[0])
+        np.testing.assert_array_equal(per[1], posts[0])
+        with self.assertRaisesRegex(ValueError, "2 entries for 1 frames"):
+            dec.decode_batch([self.rx], priors=[None, None])
+
+    def test_005_invalid_priors_and_limits(self):
+        dec = bsid.map_decoder_core(self.cb, self.ch, self.N)
+        good = np.ones((self.N, 16))
+        for bad, fragment in ((np.ones((self.N, 15)), r"shape \(N, q\) = \(40, 16\)"),
+                              (np.ones(16), r"got \(16,\)"),
+                              (-good, "priors\\[0\\]\\[0\\] = -1"),
+                              (np.where(np.eye(self.N, 16) > 0, np.nan, 1.0), "= nan"),
+                              (np.zeros((self.N, 16)), "priors row 0 sums to 0")):
+            with self.subTest(fragment=fragment):
+                with self.assertRaisesRegex(ValueError, fragment):
+                    dec.decode(self.rx, bad)
+                with self.assertRaisesRegex(ValueError, fragment):
+                    dec.decode_batch([self.rx], priors=[bad])
+        post = dec.decode(self.rx, good * 3.0)  # not normalized: fine
+        np.testing.assert_allclose(post, dec.decode(self.rx), atol=1e-6)
+        for kw, fragment in ((dict(mtau=(-5, 5), mn=(-6, 2)), "mtau_lo <= mn_lo"),
+                             (dict(mtau=(-50, 50), mn=(1, 4)), "mn_lo <= 0"),
+                             (dict(mtau=(-5, 5), mn=(-2, 9)), "mn_hi <= mtau_hi"),
+                             (dict(mtau=(3, -3)), "mtau_lo <= mn_lo")):
+            with self.subTest(kw=kw):
+                with self.assertRaisesRegex(ValueError, fragment):
+                    bsid.map_decoder_core(self.cb, self.ch, self.N, **kw)
+        with self.assertRaises(TypeError):
+            bsid.map_decoder_core(self.cb, self.ch, self.N, mtau=5)
+        for kw in (dict(backend="gpu"), dict(precision="half"), dict(storage="disk"),
+                   dict(Pr=0.0), dict(Pr=2.0), dict(threads=-1)):
+            with self.subTest(kw=kw):
+                with self.assertRaises(ValueError):
+                    bsid.map_decoder_core(self.cb, self.ch, self.N, **kw)
+        with self.assertRaises(ValueError):
+            bsid.map_decoder_core(self.cb, self.ch, 0)
+        dec = bsid.map_decoder_core(self.cb, self.ch, self.N, mtau=(-30, 30), mn=(-4, 5))
+        self.assertEqual(dec.limits, {"mtau": (-30, 30), "mn": (-4, 5)})
+
+    def test_006_threads_share_a_decoder(self):
+        dec = bsid.map_decoder_core(self.cb, self.ch, self.N)
+        want = dec.decode(self.rx)
+        errors = []
+
+        def worker():
+            try:
+                for _ in range(5):
+                    np.testing.assert_array_equal(dec.decode(self.rx), want)
+            except Exception as e:  # pragma: no cover
+                errors.append(e)
+
+        threads = [threading.Thread(target=worker) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+
+    def test_007_hard_decisions(self):
+        post = np.array([[0.1, 0.4, 0.4, 0.1], [0.25, 0.25 * (1 + 1e-13), 0.25, 0.25],
+                         [0.1, 0.2, 0.3 * (1 + 1e-9), 0.3]])
+        np.testing.assert_array_equal(bsid.hard_decisions(post), [1, 0, 2])
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=2)
