@@ -133,13 +133,27 @@ double map_decoder::cells_per_frame() const
     return double(N()) * q() * Mt * (n() * Mn - lo * (lo - 1) / 2);
 }
 
+frame_result map_decoder::check_length(size_t rho) const
+{
+    if (rho == 0) {
+        return { frame_status::empty, "empty frame: no bits were received (rho = 0)" };
+    }
+    const long long drift = (long long)rho - tau();
+    if (!d_limits.mtau.contains(drift)) {
+        return { frame_status::drift_out_of_range,
+                 detail::concat("end drift rho - tau = ", rho, " - ", tau(), " = ", drift,
+                                " is outside the drift limits m_tau = ", range_str(d_limits.mtau)) };
+    }
+    return {};
+}
+
 bool map_decoder::precheck(const frame_view& frame, frame_result& result) const
 {
     if (frame.priors) {
         validate_priors(frame.priors); // a bad prior raises before anything is decoded
     }
-    if (frame.rho == 0) {
-        result = { frame_status::empty, "empty frame: no bits were received (rho = 0)" };
+    result = check_length(frame.rho);
+    if (!result.ok()) {
         return false;
     }
     for (size_t t = 0; t < frame.rho; ++t) {
@@ -149,14 +163,6 @@ bool map_decoder::precheck(const frame_view& frame, frame_result& result) const
                                       " is not a bit (expected 0 or 1)") };
             return false;
         }
-    }
-    const long long drift = (long long)frame.rho - tau();
-    if (!d_limits.mtau.contains(drift)) {
-        result = { frame_status::drift_out_of_range,
-                   detail::concat("end drift rho - tau = ", frame.rho, " - ", tau(), " = ", drift,
-                                  " is outside the drift limits m_tau = ",
-                                  range_str(d_limits.mtau)) };
-        return false;
     }
     result = {};
     return true;

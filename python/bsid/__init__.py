@@ -19,5 +19,6 @@ from bsid_core import __version__  # noqa: F401
 try:
     # GNU Radio blocks, when the module has been built with them
     from .bsid_python import *  # noqa: F401,F403
+    from .map_decoder_pdu import map_decoder_pdu  # noqa: F401  (message-port decoder)
 except ModuleNotFoundError:
     pass

@@ -21,6 +21,9 @@ namespace py = pybind11;
 // Please do not delete
 /**************************************/
 // BINDING_FUNCTION_PROTOTYPES(
+void bind_codebook_encoder(py::module& m);
+void bind_channel(py::module& m);
+void bind_map_decoder(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -42,6 +45,8 @@ PYBIND11_MODULE(bsid_python, m)
 
     // Allow access to base block methods
     py::module::import("gnuradio.gr");
+    // The blocks take bsid_core.codebook objects: register that type first.
+    py::module::import("bsid_core");
 
     /**************************************/
     // The following comment block is used for
@@ -49,5 +54,8 @@ PYBIND11_MODULE(bsid_python, m)
     // Please do not delete
     /**************************************/
     // BINDING_FUNCTION_CALLS(
+    bind_codebook_encoder(m);
+    bind_channel(m);
+    bind_map_decoder(m);
     // ) END BINDING_FUNCTION_CALLS
 }

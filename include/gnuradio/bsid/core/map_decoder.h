@@ -120,6 +120,13 @@ public:
     virtual std::vector<frame_result> decode_batch(const std::vector<frame_view>& frames,
                                                    const std::vector<double*>& post) = 0;
 
+    /*!
+     * Whether a frame of rho received bits can be decoded at all: empty, or an
+     * end drift rho - tau outside m_tau, is refused before any bit is read
+     * (lets a caller skip storing a frame it will not decode).
+     */
+    frame_result check_length(size_t rho) const;
+
     //! Throws std::invalid_argument, naming the entry, if priors (N q values) are invalid.
     void validate_priors(const double* priors) const;
 

@@ -1,0 +1,58 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_BSID_CODEBOOK_ENCODER_H
+#define INCLUDED_BSID_CODEBOOK_ENCODER_H
+
+#include <gnuradio/bsid/api.h>
+#include <gnuradio/bsid/core/codebook.h>
+#include <gnuradio/sync_interpolator.h>
+#include <string>
+
+namespace gr {
+namespace bsid {
+
+/*!
+ * \brief Codebook encoder: q-ary message symbols to n-bit codewords.
+ * \ingroup bsid
+ *
+ * \details
+ * Input: int32 message symbols in [0, q). Output: unpacked bits (one 0/1 per
+ * byte), n per symbol, the most significant bit of each codeword first.
+ * Symbol i of a frame uses book i mod P of the codebook.
+ *
+ * Frames hold N symbols. On a tagged stream a frame starts at each \p
+ * len_tag_key tag (whose value must be N); on an untagged stream frames are cut
+ * every N symbols from the start. Each output frame of tau = n N bits starts
+ * with a \p len_tag_key tag of value tau. Other tags move to the first bit of
+ * their symbol.
+ *
+ * A symbol outside [0, q), or a tag whose value is not N, stops the flowgraph
+ * with an error naming its stream position.
+ */
+class BSID_API codebook_encoder : virtual public gr::sync_interpolator
+{
+public:
+    typedef std::shared_ptr<codebook_encoder> sptr;
+
+    /*!
+     * \param codebook    the inner code (bsid.codebook)
+     * \param N           message symbols per frame
+     * \param len_tag_key the tagged-stream length key
+     */
+    static sptr make(const ::bsid::codebook& codebook,
+                     int N,
+                     const std::string& len_tag_key = "packet_len");
+
+    //! Frames started so far.
+    virtual uint64_t frames() const = 0;
+};
+
+} // namespace bsid
+} // namespace gr
+
+#endif /* INCLUDED_BSID_CODEBOOK_ENCODER_H */

@@ -1,0 +1,97 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_BSID_MAP_DECODER_H
+#define INCLUDED_BSID_MAP_DECODER_H
+
+#include <gnuradio/block.h>
+#include <gnuradio/bsid/api.h>
+#include <gnuradio/bsid/core/codebook.h>
+#include <cstdint>
+#include <string>
+
+namespace gr {
+namespace bsid {
+
+/*!
+ * \brief MAP synchronization decoder: received frames of bits in, soft symbol
+ * outputs for an outer decoder out.
+ * \ingroup bsid
+ *
+ * \details
+ * Input: unpacked bits, a \p len_tag_key tag on the first bit of each received
+ * frame (value rho). The block collects each frame internally, whatever its
+ * length, and decodes the frames it holds together (up to \p max_batch per
+ * call) with the core decoder's decode_batch.
+ *
+ * Output per frame, by \p output, with a \p len_tag_key tag on its first item:
+ *  - "posteriors": N items, each a vector of q floats summing to 1;
+ *  - "llr": N ceil(log2 q) floats, bit LLRs ln P(b=1) - ln P(b=0) (GNU
+ *    Radio's sign: positive means 1), each probability floored at 1e-300,
+ *    symbol bits MSB first, then times \p llr_scale and clipped to
+ *    +-\p llr_clip (0: no clip);
+ *  - "hard": N int32 symbols, the most likely (ties to the lowest index).
+ *
+ * Erasures: a frame the decoder refuses (empty, not bits, end drift outside
+ * the limits, probability 0, cut short by the next tag), and each frame that
+ * an upstream "bsid_frames_lost" tag reports, still produces a full output
+ * frame: uniform posteriors, zero LLRs or symbols -1, with a "bsid_erasure"
+ * tag (a PMT symbol: the reason) on its first item. erasures() counts them.
+ * Bits outside any tagged frame are discarded and counted (bits_discarded()).
+ *
+ * set_channel is safe to call while the flowgraph runs; it applies to frames
+ * decoded afterwards. The backend and the drift limits are logged at start.
+ */
+class BSID_API map_decoder : virtual public gr::block
+{
+public:
+    typedef std::shared_ptr<map_decoder> sptr;
+
+    /*!
+     * \param codebook    the inner code (bsid.codebook)
+     * \param N           message symbols per frame
+     * \param Pi, Pd, Ps  the channel the decoder assumes
+     * \param output      "posteriors", "llr" or "hard"
+     * \param backend     "cpu", "cuda" or "auto"
+     * \param precision   "float" or "double"
+     * \param storage     "global", "local" or "auto"
+     * \param Pr          drift exclusion probability of the limits
+     * \param max_batch   most frames decoded together
+     * \param llr_scale   LLR multiplier ("llr" output)
+     * \param llr_clip    LLR magnitude limit, 0 for none ("llr" output)
+     * \param len_tag_key the tagged-stream length key
+     */
+    static sptr make(const ::bsid::codebook& codebook,
+                     int N,
+                     double Pi,
+                     double Pd,
+                     double Ps,
+                     const std::string& output = "posteriors",
+                     const std::string& backend = "auto",
+                     const std::string& precision = "float",
+                     const std::string& storage = "auto",
+                     double Pr = 1e-10,
+                     int max_batch = 64,
+                     float llr_scale = 1.0f,
+                     float llr_clip = 0.0f,
+                     const std::string& len_tag_key = "packet_len");
+
+    virtual void set_channel(double Pi, double Pd, double Ps) = 0;
+
+    //! Output frames produced, and how many of them are erasures.
+    virtual uint64_t frames() const = 0;
+    virtual uint64_t erasures() const = 0;
+    //! Input bits that belonged to no tagged frame.
+    virtual uint64_t bits_discarded() const = 0;
+    //! The backend in use ("cpu" or "cuda").
+    virtual std::string backend() const = 0;
+};
+
+} // namespace bsid
+} // namespace gr
+
+#endif /* INCLUDED_BSID_MAP_DECODER_H */

@@ -1,0 +1,75 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_BSID_CHANNEL_IMPL_H
+#define INCLUDED_BSID_CHANNEL_IMPL_H
+
+#include "output_queue.h"
+#include <gnuradio/bsid/channel.h>
+#include <gnuradio/bsid/core/channel.h>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+namespace gr {
+namespace bsid {
+
+class channel_impl : public channel
+{
+public:
+    channel_impl(double Pi,
+                 double Pd,
+                 double Ps,
+                 uint64_t seed,
+                 const std::string& len_tag_key,
+                 bool drift_tags);
+
+    void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override;
+
+    void set_Pi(double Pi) override;
+    void set_Pd(double Pd) override;
+    void set_Ps(double Ps) override;
+    void set_channel(double Pi, double Pd, double Ps) override;
+    double Pi() const override;
+    double Pd() const override;
+    double Ps() const override;
+    uint64_t frames() const override { return d_frames; }
+    uint64_t frames_lost() const override { return d_frames_lost; }
+
+private:
+    ::bsid::channel_params current_params() const;
+    void start_frame(long length, uint64_t in_offset);
+    void finish_frame();
+
+    mutable std::mutex d_params_mutex;
+    ::bsid::channel_params d_params; // the latest settings (guarded)
+    const uint64_t d_seed;
+    const pmt::pmt_t d_len_key;
+    const bool d_drift_tags;
+
+    // the frame being received: its emulator, output so far, and tags
+    std::optional<::bsid::channel_emulator> d_frame;
+    long d_frame_left = 0;  // input bits still to come
+    long d_frame_len = 0;   // tau of the frame
+    std::vector<uint8_t> d_frame_out;
+    std::vector<queued_tag> d_frame_tags; // offsets relative to the frame's output
+    // an untagged stream: one endless frame 0
+    std::unique_ptr<::bsid::channel_emulator> d_stream;
+
+    output_queue<uint8_t> d_queue;
+    uint64_t d_frames = 0, d_frames_lost = 0;
+    long d_lost_pending = 0; // frames lost since the last frame with output
+};
+
+} // namespace bsid
+} // namespace gr
+
+#endif /* INCLUDED_BSID_CHANNEL_IMPL_H */

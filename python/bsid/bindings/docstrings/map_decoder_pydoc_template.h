@@ -1,0 +1,42 @@
+/*
+ * Copyright 2026 Free Software Foundation, Inc.
+ *
+ * This file is part of GNU Radio
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ */
+#include "pydoc_macros.h"
+#define D(...) DOC(gr, bsid, __VA_ARGS__)
+/*
+  This file contains placeholders for docstrings for the Python bindings.
+  Do not edit! These were automatically extracted during the binding process
+  and will be overwritten during the build process
+ */
+
+
+static const char* __doc_gr_bsid_map_decoder = R"doc()doc";
+
+
+static const char* __doc_gr_bsid_map_decoder_map_decoder_0 = R"doc()doc";
+
+
+static const char* __doc_gr_bsid_map_decoder_map_decoder_1 = R"doc()doc";
+
+
+static const char* __doc_gr_bsid_map_decoder_make = R"doc()doc";
+
+
+static const char* __doc_gr_bsid_map_decoder_set_channel = R"doc()doc";
+
+
+static const char* __doc_gr_bsid_map_decoder_frames = R"doc()doc";
+
+
+static const char* __doc_gr_bsid_map_decoder_erasures = R"doc()doc";
+
+
+static const char* __doc_gr_bsid_map_decoder_bits_discarded = R"doc()doc";
+
+
+static const char* __doc_gr_bsid_map_decoder_backend = R"doc()doc";
