@@ -117,6 +117,9 @@ int channel_impl::general_work(int noutput_items,
     const auto* in = static_cast<const uint8_t*>(input_items[0]);
     auto* out = static_cast<uint8_t*>(output_items[0]);
     const uint64_t in0 = nitems_read(0);
+    if (!d_error.empty() && d_queue.size() == 0) {
+        return WORK_DONE;
+    }
 
     // Consume input while the queue is short (frames in progress always
     // continue, so that a frame longer than any buffer still completes).
@@ -124,26 +127,26 @@ int channel_impl::general_work(int noutput_items,
     long nin = d_queue.size() < queue_cap || d_frame ? ninput_items[0] : 0;
     std::vector<gr::tag_t> tags;
     get_tags_in_range(tags, 0, in0, in0 + uint64_t(nin));
-    std::sort(tags.begin(), tags.end(), gr::tag_t::offset_compare);
+    std::stable_sort(tags.begin(), tags.end(), gr::tag_t::offset_compare);
 
     long pos = 0;
     size_t ti = 0;
-    while (pos < nin) {
+    try {
+    while (pos < nin && d_error.empty()) {
         const uint64_t abs = in0 + uint64_t(pos);
-        // tags on this item: a length tag starts a frame, others are carried
-        bool frame_tag = false;
-        long frame_len = 0;
+        // tags on this item: each length tag starts a frame (all but the last
+        // of several on one item start frames with no bits), others are carried
+        std::vector<long> lengths;
         std::vector<gr::tag_t> here;
         while (ti < tags.size() && tags[ti].offset == abs) {
             if (pmt::eqv(tags[ti].key, d_len_key)) {
-                frame_tag = true;
-                frame_len = pmt::is_integer(tags[ti].value) ? pmt::to_long(tags[ti].value) : 0;
+                lengths.push_back(pmt::is_integer(tags[ti].value) ? pmt::to_long(tags[ti].value) : 0);
             } else {
                 here.push_back(tags[ti]);
             }
             ++ti;
         }
-        if (frame_tag) {
+        for (long frame_len : lengths) {
             if (d_frame) {
                 GR_LOG_WARN(d_logger,
                             "a frame starts at input item " + std::to_string(abs) + " with " +
@@ -181,6 +184,13 @@ int channel_impl::general_work(int noutput_items,
             d_queue.push(rx.data(), rx.size());
             pos += run;
         }
+    }
+    } catch (const std::invalid_argument& e) {
+        // Input that is not bits: a clear error, then the stream ends cleanly
+        // after what was already produced (an exception would leave the
+        // flowgraph waiting on this block).
+        d_error = std::string(e.what()) + " (input items from " + std::to_string(in0 + uint64_t(pos)) + ")";
+        GR_LOG_ERROR(d_logger, d_error);
     }
     consume_each(int(nin));
 

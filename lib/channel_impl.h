@@ -43,6 +43,7 @@ public:
     double Ps() const override;
     uint64_t frames() const override { return d_frames; }
     uint64_t frames_lost() const override { return d_frames_lost; }
+    std::string error() const override { return d_error; }
 
 private:
     ::bsid::channel_params current_params() const;
@@ -67,6 +68,7 @@ private:
     output_queue<uint8_t> d_queue;
     uint64_t d_frames = 0, d_frames_lost = 0;
     long d_lost_pending = 0; // frames lost since the last frame with output
+    std::string d_error;     // why the block stopped, if it did
 };
 
 } // namespace bsid

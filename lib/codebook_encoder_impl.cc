@@ -7,6 +7,7 @@
 
 #include "codebook_encoder_impl.h"
 #include <gnuradio/io_signature.h>
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -44,6 +45,9 @@ int codebook_encoder_impl::work(int noutput_items,
                                 gr_vector_const_void_star& input_items,
                                 gr_vector_void_star& output_items)
 {
+    if (!d_error.empty()) {
+        return WORK_DONE; // stop after the items before the bad input went out
+    }
     const auto* in = static_cast<const int32_t*>(input_items[0]);
     auto* out = static_cast<uint8_t*>(output_items[0]);
     const int n = d_cb.n();
@@ -53,48 +57,56 @@ int codebook_encoder_impl::work(int noutput_items,
 
     std::vector<gr::tag_t> tags;
     get_tags_in_range(tags, 0, in0, in0 + uint64_t(nin));
-    for (const auto& tag : tags) {
-        if (pmt::eqv(tag.key, d_len_key)) {
-            const long len = pmt::to_long(tag.value);
-            if (len != d_N) {
-                throw std::runtime_error(
-                    "codebook_encoder: the frame tagged at input item " +
-                    std::to_string(tag.offset) + " has " + std::to_string(len) +
-                    " symbols, but the encoder was built for N = " + std::to_string(d_N));
-            }
-            const uint64_t pos = tag.offset - d_frame_start;
-            if (tag.offset != in0 && pos % uint64_t(d_N) != 0) {
-                throw std::runtime_error(
-                    "codebook_encoder: a frame starts at input item " +
-                    std::to_string(tag.offset) + " before the previous frame's " +
-                    std::to_string(d_N) + " symbols ended");
-            }
-            d_frame_start = tag.offset;
-        } else {
-            add_item_tag(0, out0 + (tag.offset - in0) * uint64_t(n), tag.key, tag.value, tag.srcid);
-        }
-    }
+    std::sort(tags.begin(), tags.end(), gr::tag_t::offset_compare);
+    size_t ti = 0;
 
-    for (int k = 0; k < nin; ++k) {
+    int k = 0;
+    for (; k < nin; ++k) {
         const uint64_t abs = in0 + uint64_t(k);
+        for (; ti < tags.size() && tags[ti].offset == abs; ++ti) {
+            const auto& tag = tags[ti];
+            if (!pmt::eqv(tag.key, d_len_key)) {
+                add_item_tag(0, out0 + uint64_t(k) * uint64_t(n), tag.key, tag.value, tag.srcid);
+                continue;
+            }
+            const long len = pmt::is_integer(tag.value) ? pmt::to_long(tag.value) : -1;
+            if (len != d_N) {
+                d_error = "the frame tagged at input item " + std::to_string(abs) + " has " +
+                          std::to_string(len) + " symbols, but the encoder was built for N = " +
+                          std::to_string(d_N);
+            } else if ((abs - d_frame_start) % uint64_t(d_N) != 0) {
+                d_error = "a frame starts at input item " + std::to_string(abs) +
+                          " before the previous frame's " + std::to_string(d_N) +
+                          " symbols ended";
+            }
+            d_frame_start = abs;
+        }
+        const int32_t D = in[k];
+        if (d_error.empty() && (D < 0 || D >= d_cb.q())) {
+            d_error = "symbol " + std::to_string(D) + " at input item " + std::to_string(abs) +
+                      " is outside [0, q) with q = " + std::to_string(d_cb.q());
+        }
+        if (!d_error.empty()) {
+            // A clear error, and the flowgraph stops cleanly (an exception
+            // here would end this block's thread and leave the others waiting).
+            GR_LOG_ERROR(d_logger, d_error);
+            break;
+        }
         const uint64_t i = (abs - d_frame_start) % uint64_t(d_N); // symbol index in its frame
         if (i == 0) {
             add_item_tag(0, out0 + uint64_t(k) * uint64_t(n), d_len_key,
                          pmt::from_long(long(d_N) * n));
             ++d_frames;
         }
-        const int32_t D = in[k];
-        if (D < 0 || D >= d_cb.q()) {
-            throw std::runtime_error("codebook_encoder: symbol " + std::to_string(D) +
-                                     " at input item " + std::to_string(abs) +
-                                     " is outside [0, q) with q = " + std::to_string(d_cb.q()));
-        }
         const uint32_t w = d_cb.word(size_t(i), D);
         for (int r = 0; r < n; ++r) {
             *out++ = uint8_t((w >> (n - 1 - r)) & 1u); // MSB first
         }
     }
-    return nin * n;
+    if (k == 0 && !d_error.empty()) {
+        return WORK_DONE;
+    }
+    return k * n;
 }
 
 } // namespace bsid

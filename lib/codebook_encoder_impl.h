@@ -24,6 +24,7 @@ public:
              gr_vector_void_star& output_items) override;
 
     uint64_t frames() const override { return d_frames; }
+    std::string error() const override { return d_error; }
 
 private:
     const ::bsid::codebook d_cb;
@@ -31,6 +32,7 @@ private:
     const pmt::pmt_t d_len_key;
     uint64_t d_frame_start = 0; // input offset where the current frame began
     uint64_t d_frames = 0;
+    std::string d_error; // why the block stopped, if it did
 };
 
 } // namespace bsid

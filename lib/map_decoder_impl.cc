@@ -264,40 +264,53 @@ int map_decoder_impl::general_work(int noutput_items,
     const long nin = (d_queue.size() < cap || d_in_frame) ? ninput_items[0] : 0;
     std::vector<gr::tag_t> tags;
     get_tags_in_range(tags, 0, in0, in0 + uint64_t(nin));
-    std::sort(tags.begin(), tags.end(), gr::tag_t::offset_compare);
+    std::stable_sort(tags.begin(), tags.end(), gr::tag_t::offset_compare);
 
     long pos = 0;
     size_t ti = 0;
     while (pos < nin) {
         const uint64_t abs = in0 + uint64_t(pos);
-        bool starts = false;
-        long length = 0, lost = 0;
+        // Several length tags on one item: all but the last start frames that
+        // received nothing (their successor starts on the same item); a
+        // frames-lost count belongs to the last one, the frame with bits.
+        std::vector<long> lengths;
+        long lost = 0;
         std::vector<gr::tag_t> others;
         while (ti < tags.size() && tags[ti].offset == abs) {
             const auto& t = tags[ti++];
             if (pmt::eqv(t.key, d_len_key)) {
-                starts = true;
-                length = pmt::is_integer(t.value) ? pmt::to_long(t.value) : 0;
+                lengths.push_back(pmt::is_integer(t.value) ? pmt::to_long(t.value) : 0);
             } else if (pmt::eqv(t.key, lost_key)) {
                 lost = pmt::is_integer(t.value) ? std::max(0L, pmt::to_long(t.value)) : 0;
             } else {
                 others.push_back(t);
             }
         }
-        if (starts && d_in_frame) {
-            // the previous frame was cut short by this one
-            const long got = long(d_cur.bits.size());
-            GR_LOG_WARN(d_logger, "frame ends after " + std::to_string(got) + " of its bits: a new "
-                                  "frame starts at input item " + std::to_string(abs));
-            d_cur.erasure = "truncated";
-            end_frame();
+        for (size_t k = 0; k < lengths.size(); ++k) {
+            if (d_in_frame) {
+                // the previous frame was cut short by this one
+                const size_t got = d_cur_store ? d_cur.bits.size() : d_cur.rho;
+                GR_LOG_WARN(d_logger, "a frame ends after " + std::to_string(got) + " of its bits: "
+                                      "the next frame starts at input item " + std::to_string(abs));
+                d_cur.erasure = "truncated";
+                end_frame();
+            }
+            const bool last = k + 1 == lengths.size();
+            if (last) {
+                for (long j = 0; j < lost; ++j) {
+                    frame f;
+                    f.erasure = "frame_lost";
+                    d_ready.push_back(std::move(f));
+                }
+                lost = 0;
+            }
+            begin_frame(lengths[k], last ? std::move(others) : std::vector<gr::tag_t>{});
         }
-        for (long k = 0; k < lost; ++k) {
+        for (long j = 0; j < lost; ++j) { // a count with no frame starting here
             frame f;
             f.erasure = "frame_lost";
             d_ready.push_back(std::move(f));
         }
-        if (starts) begin_frame(length, std::move(others));
 
         long run = nin - pos;
         if (ti < tags.size()) run = std::min<long>(run, long(tags[ti].offset - abs));

@@ -38,7 +38,9 @@ namespace bsid {
  * tag: it is counted, and a "bsid_frames_lost" tag (long: frames lost just
  * before this one) marks the first item of the next frame.
  *
- * An untagged stream is one endless frame 0.
+ * An untagged stream is one endless frame 0. Input bytes other than 0 and 1
+ * are an error: the block logs it, emits what it produced before, and ends its
+ * stream; error() returns the message.
  *
  * set_Pi, set_Pd, set_Ps and set_channel take effect at the next frame
  * (immediately on an untagged stream) and are safe to call while the
@@ -74,6 +76,8 @@ public:
     //! Frames passed (lost ones included) and frames lost entirely.
     virtual uint64_t frames() const = 0;
     virtual uint64_t frames_lost() const = 0;
+    //! Why the block stopped on bad input ("" while all is well).
+    virtual std::string error() const = 0;
 };
 
 } // namespace bsid

@@ -31,8 +31,9 @@ namespace bsid {
  * with a \p len_tag_key tag of value tau. Other tags move to the first bit of
  * their symbol.
  *
- * A symbol outside [0, q), or a tag whose value is not N, stops the flowgraph
- * with an error naming its stream position.
+ * A symbol outside [0, q), or a tag whose value is not N, is an error: the
+ * block logs it, naming the stream position, writes the items before it, and
+ * ends its stream (the flowgraph then finishes); error() returns the message.
  */
 class BSID_API codebook_encoder : virtual public gr::sync_interpolator
 {
@@ -50,6 +51,8 @@ public:
 
     //! Frames started so far.
     virtual uint64_t frames() const = 0;
+    //! Why the block stopped on bad input ("" while all is well).
+    virtual std::string error() const = 0;
 };
 
 } // namespace bsid

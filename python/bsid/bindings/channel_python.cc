@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(channel.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(8c7e1c71ad3e9d0d9d084ad63b4e580a)                     */
+/* BINDTOOL_HEADER_FILE_HASH(3d940537996e2bac8f83e725d0155941)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -76,6 +76,9 @@ void bind_channel(py::module& m)
 
 
         .def("frames_lost", &channel::frames_lost, D(channel, frames_lost))
+
+
+        .def("error", &channel::error, D(channel, error))
 
         ;
 }

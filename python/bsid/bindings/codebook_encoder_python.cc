@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(codebook_encoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(626989e71c3ad1b32f7885832be869a0)                     */
+/* BINDTOOL_HEADER_FILE_HASH(d900ab31e625b1a9f7292ff7c6e446db)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -46,6 +46,9 @@ void bind_codebook_encoder(py::module& m)
 
 
         .def("frames", &codebook_encoder::frames, D(codebook_encoder, frames))
+
+
+        .def("error", &codebook_encoder::error, D(codebook_encoder, error))
 
         ;
 }

@@ -52,3 +52,6 @@ static const char* __doc_gr_bsid_channel_frames = R"doc()doc";
 
 
 static const char* __doc_gr_bsid_channel_frames_lost = R"doc()doc";
+
+
+static const char* __doc_gr_bsid_channel_error = R"doc()doc";

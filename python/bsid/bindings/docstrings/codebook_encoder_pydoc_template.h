@@ -28,3 +28,6 @@ static const char* __doc_gr_bsid_codebook_encoder_make = R"doc()doc";
 
 
 static const char* __doc_gr_bsid_codebook_encoder_frames = R"doc()doc";
+
+
+static const char* __doc_gr_bsid_codebook_encoder_error = R"doc()doc";

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+#
+# Copyright 2026 gr-bsid authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""The codebook encoder block: output equals codebook.encode, frames and tags."""
+
+import numpy as np
+import pmt
+from gnuradio import blocks, gr, gr_unittest
+
+from gnuradio import bsid
+
+
+def tags_of(sink, key="packet_len"):
+    return [(t.offset, pmt.to_python(t.value)) for t in sink.tags() if pmt.symbol_to_string(t.key) == key]
+
+
+class qa_codebook_encoder(gr_unittest.TestCase):
+
+    def setUp(self):
+        self.tb = gr.top_block()
+        self.cb = bsid.codebook.builtin("ld3-modvec6")  # n = 8, q = 16, P = 6
+        self.N = 10
+        self.msg = np.random.default_rng(1).integers(0, 16, 5 * self.N).astype(np.int32)
+
+    def run_encoder(self, src, N=None):
+        enc = bsid.codebook_encoder(self.cb, N or self.N)
+        snk = blocks.vector_sink_b()
+        self.tb.connect(src, enc, snk)
+        self.tb.run()
+        return enc, snk
+
+    def expected(self):
+        # each frame restarts the codebook index at 0
+        return np.concatenate([self.cb.encode(self.msg[k:k + self.N])
+                               for k in range(0, len(self.msg), self.N)])
+
+    def test_001_untagged_stream_is_cut_every_N(self):
+        enc, snk = self.run_encoder(blocks.vector_source_i(self.msg.tolist(), False))
+        np.testing.assert_array_equal(np.array(snk.data()), self.expected())
+        self.assertEqual(tags_of(snk), [(k * 80, 80) for k in range(5)])
+        self.assertEqual(enc.frames(), 5)
+        self.assertEqual(enc.error(), "")
+
+    def test_002_tagged_stream_and_other_tags(self):
+        src = blocks.vector_source_i(self.msg.tolist(), False)
+        s2ts = blocks.stream_to_tagged_stream(gr.sizeof_int, 1, self.N, "packet_len")
+        mark = gr.tag_utils.python_to_tag((13, pmt.intern("mark"), pmt.from_long(7)))
+        src.set_data(self.msg.tolist(), [mark])
+        enc = bsid.codebook_encoder(self.cb, self.N)
+        snk = blocks.vector_sink_b()
+        self.tb.connect(src, s2ts, enc, snk)
+        self.tb.run()
+        np.testing.assert_array_equal(np.array(snk.data()), self.expected())
+        self.assertEqual(tags_of(snk), [(k * 80, 80) for k in range(5)])
+        # a tag on symbol 13 lands on that symbol's first bit
+        self.assertEqual(tags_of(snk, "mark"), [(13 * 8, 7)])
+
+    def test_003_symbol_out_of_range_stops_with_an_error(self):
+        bad = self.msg.copy()
+        bad[23] = 16
+        enc, snk = self.run_encoder(blocks.vector_source_i(bad.tolist(), False))
+        self.assertIn("symbol 16 at input item 23", enc.error())
+        # everything before the bad symbol went out, nothing after it
+        np.testing.assert_array_equal(np.array(snk.data()), self.expected()[:23 * 8])
+
+    def test_004_wrong_frame_length_tag(self):
+        src = blocks.vector_source_i(self.msg.tolist(), False)
+        s2ts = blocks.stream_to_tagged_stream(gr.sizeof_int, 1, 25, "packet_len")
+        enc = bsid.codebook_encoder(self.cb, self.N)
+        snk = blocks.vector_sink_b()
+        self.tb.connect(src, s2ts, enc, snk)
+        self.tb.run()
+        self.assertIn("has 25 symbols, but the encoder was built for N = 10", enc.error())
+        self.assertEqual(len(snk.data()), 0)
+
+
+if __name__ == '__main__':
+    gr_unittest.run(qa_codebook_encoder)
