@@ -10,6 +10,9 @@
 
 #include "format.h"
 #include "map_decoder_cpu.h"
+#ifdef BSID_WITH_CUDA
+#include "map_decoder_cuda.h"
+#endif
 #include <gnuradio/bsid/core/log.h>
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <omp.h>
@@ -206,10 +209,33 @@ std::unique_ptr<map_decoder> map_decoder::make(const decoder_config& cfg)
 {
     switch (cfg.backend) {
     case backend_kind::cuda:
-        throw std::runtime_error("map_decoder: the CUDA backend is not available in this build");
-    case backend_kind::automatic:
+#ifdef BSID_WITH_CUDA
+        return make_cuda_decoder(cfg); // a clear error if there is no usable device
+#else
+        throw std::runtime_error("map_decoder: the CUDA backend is not available in this build "
+                                 "(configured without a CUDA compiler)");
+#endif
+    case backend_kind::automatic: {
+#ifdef BSID_WITH_CUDA
+        std::string why;
+        if (cuda_device_available(&why)) {
+            try {
+                auto dec = make_cuda_decoder(cfg);
+                log(log_level::info, "map_decoder: backend auto -> cuda");
+                return dec;
+            } catch (const std::runtime_error& e) {
+                log(log_level::warning,
+                    std::string("map_decoder: backend auto -> cpu (the CUDA backend failed: ") +
+                        e.what() + ")");
+            }
+        } else {
+            log(log_level::info, "map_decoder: backend auto -> cpu (no GPU: " + why + ")");
+        }
+#else
         log(log_level::info, "map_decoder: backend auto -> cpu (no CUDA backend in this build)");
+#endif
         break;
+    }
     case backend_kind::cpu:
         break;
     }

@@ -1,0 +1,33 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_BSID_CUDA_MAP_DECODER_CUDA_H
+#define INCLUDED_BSID_CUDA_MAP_DECODER_CUDA_H
+
+#include <gnuradio/bsid/core/map_decoder.h>
+#include <memory>
+#include <string>
+
+namespace bsid {
+
+/*!
+ * \brief The CUDA backend (map_decoder_cuda.cu). Throws std::runtime_error,
+ * with the reason, when no usable CUDA device is present (no driver,
+ * cudaErrorInsufficientDriver, no device): the factory then falls back to the
+ * CPU for backend "auto".
+ */
+std::unique_ptr<map_decoder> make_cuda_decoder(const decoder_config& cfg);
+
+/*!
+ * \brief Whether a CUDA device can be used; if not, `why` says what the
+ * runtime answered. Never throws.
+ */
+bool cuda_device_available(std::string* why = nullptr);
+
+} // namespace bsid
+
+#endif /* INCLUDED_BSID_CUDA_MAP_DECODER_CUDA_H */

@@ -1,0 +1,232 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The CUDA backend against the CPU backend in double precision and against
+// the brute-force APP. Every test skips cleanly when no GPU is usable (CI and
+// the development machines: the runtime answers cudaErrorInsufficientDriver).
+
+#include "map_decoder_cuda.h"
+#include "qa_reference.h"
+#include <gnuradio/bsid/core/channel.h>
+#include <gnuradio/bsid/core/map_decoder.h>
+#include <gtest/gtest.h>
+#include <cstdlib>
+#include <random>
+
+using namespace bsid;
+using namespace bsid::qa;
+
+namespace {
+
+class cuda_decoder : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        std::string why;
+        if (!cuda_device_available(&why)) GTEST_SKIP() << "no GPU: " << why;
+    }
+};
+
+std::unique_ptr<map_decoder> make(decoder_config cfg, backend_kind b, precision_kind p, storage_kind s)
+{
+    cfg.backend = b;
+    cfg.precision = p;
+    cfg.storage = s;
+    return map_decoder::make(cfg);
+}
+
+const precision_kind precisions[] = { precision_kind::dual, precision_kind::single };
+const storage_kind storages[] = { storage_kind::global, storage_kind::local };
+
+// A batch of frames for one configuration: several sent frames (different
+// received lengths), an empty one, one far outside the drift limits, one with
+// a byte that is not a bit; priors on every other frame if asked.
+struct batch {
+    std::vector<std::vector<uint8_t>> rx;
+    std::vector<std::vector<double>> priors;
+    std::vector<frame_view> views;
+};
+
+batch make_batch(const codebook& cb, const channel_params& ch, int N, bool with_priors, std::mt19937_64& rng)
+{
+    batch b;
+    std::uniform_int_distribution<int> sym(0, cb.q() - 1);
+    for (int k = 0; k < 4; ++k) {
+        std::vector<int64_t> msg(static_cast<size_t>(N));
+        for (auto& d : msg) d = sym(rng);
+        const auto bits = cb.encode(msg.data(), msg.size());
+        auto rx = transmit(ch, bits.data(), bits.size(), rng(), uint64_t(k)).rx;
+        if (rx.empty()) rx.push_back(1);
+        b.rx.push_back(rx);
+    }
+    b.rx.push_back({});                                              // empty
+    b.rx.push_back(std::vector<uint8_t>(size_t(N) * cb.n() * 3, 0)); // drift far out
+    b.rx.push_back(b.rx[0]);
+    b.rx.back()[0] = 9;                                              // not a bit
+    std::uniform_real_distribution<double> u(0.05, 1.0);
+    for (size_t k = 0; k < b.rx.size(); ++k) {
+        std::vector<double> pr;
+        if (with_priors && k % 2 == 0) {
+            pr.resize(size_t(N) * cb.q());
+            for (auto& v : pr) v = u(rng);
+        }
+        b.priors.push_back(pr);
+    }
+    for (size_t k = 0; k < b.rx.size(); ++k) {
+        b.views.push_back({ b.rx[k].data(), b.rx[k].size(),
+                            b.priors[k].empty() ? nullptr : b.priors[k].data() });
+    }
+    return b;
+}
+
+std::vector<std::vector<double>> decode_all(map_decoder& dec, const batch& b, std::vector<frame_result>& res)
+{
+    std::vector<std::vector<double>> post(b.views.size(), std::vector<double>(size_t(dec.N()) * dec.q()));
+    std::vector<double*> outs;
+    for (auto& p : post) outs.push_back(p.data());
+    res = dec.decode_batch(b.views, outs);
+    return post;
+}
+
+} // namespace
+
+TEST_F(cuda_decoder, matches_cpu_double_on_random_configurations)
+{
+    std::mt19937_64 rng(test_seed());
+    std::uniform_real_distribution<double> u(0, 1);
+    int decoded = 0;
+    for (int q : { 2, 4, 16, 64, 1024 }) {
+        for (int P : { 1, 3 }) {
+            int nmin = 1;
+            while ((1 << nmin) < q) ++nmin;
+            const int n = std::uniform_int_distribution<int>(nmin, std::min(20, nmin + 6))(rng);
+            const int N = q >= 1024 ? 3 : std::uniform_int_distribution<int>(2, 24)(rng);
+            const codebook cb = codebook::random(n, q, P, rng());
+            const channel_params ch(0.2 * u(rng), 0.2 * u(rng), 0.2 * u(rng));
+            const bool with_priors = u(rng) < 0.5;
+            const batch b = make_batch(cb, ch, N, with_priors, rng);
+            decoder_config cfg(cb, ch, N);
+            std::vector<frame_result> ref_res;
+            auto cpu = make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
+            const auto ref = decode_all(*cpu, b, ref_res);
+            for (auto p : precisions)
+                for (auto s : storages) {
+                    auto gpu = make(cfg, backend_kind::cuda, p, s);
+                    ASSERT_EQ(gpu->backend(), backend_kind::cuda);
+                    std::vector<frame_result> res;
+                    const auto got = decode_all(*gpu, b, res);
+                    const double tol = p == precision_kind::dual ? 1e-9 : 1e-4;
+                    for (size_t k = 0; k < got.size(); ++k) {
+                        EXPECT_EQ(res[k].status, ref_res[k].status)
+                            << "q=" << q << " n=" << n << " P=" << P << " frame " << k << ": "
+                            << res[k].reason << " / " << ref_res[k].reason;
+                        if (!ref_res[k].ok()) continue;
+                        ++decoded;
+                        EXPECT_LT(max_abs_diff(got[k], ref[k]), tol)
+                            << "q=" << q << " n=" << n << " P=" << P << " N=" << N << " "
+                            << ch.repr() << " " << to_string(p) << " " << to_string(s)
+                            << " frame " << k << (with_priors ? " priors" : "");
+                    }
+                }
+        }
+    }
+    EXPECT_GT(decoded, 100);
+}
+
+TEST_F(cuda_decoder, local_storage_in_many_windows)
+{
+    // windows of 3 symbol indices: the backward pass recomputes gamma window by window
+    setenv("BSID_CUDA_LOCAL_WINDOW", "3", 1);
+    std::mt19937_64 rng(test_seed() + 7);
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.03, 0.02, 0.01);
+    const int N = 40;
+    const batch b = make_batch(cb, ch, N, true, rng);
+    decoder_config cfg(cb, ch, N);
+    std::vector<frame_result> ref_res, res;
+    const auto ref = decode_all(*make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global), b, ref_res);
+    for (auto p : precisions) {
+        const auto got = decode_all(*make(cfg, backend_kind::cuda, p, storage_kind::local), b, res);
+        for (size_t k = 0; k < got.size(); ++k) {
+            ASSERT_EQ(res[k].status, ref_res[k].status) << k;
+            if (ref_res[k].ok()) {
+                EXPECT_LT(max_abs_diff(got[k], ref[k]), p == precision_kind::dual ? 1e-9 : 1e-4);
+            }
+        }
+    }
+    unsetenv("BSID_CUDA_LOCAL_WINDOW");
+}
+
+TEST_F(cuda_decoder, tiny_codes_match_brute_force)
+{
+    std::mt19937_64 rng(test_seed() + 1);
+    for (int trial = 0; trial < 30; ++trial) {
+        const tiny_case tc = random_case(rng, trial % 2 == 1);
+        const auto ref = brute_force_app(tc, nullptr);
+        decoder_config cfg(tc.cb, tc.ch, tc.N);
+        const int rho = int(tc.y.size()), tau = tc.N * tc.cb.n();
+        cfg.mtau = drift_range{ -tau, rho };
+        cfg.mn = drift_range{ -tc.cb.n(), rho };
+        for (auto p : precisions)
+            for (auto s : storages) {
+                auto dec = make(cfg, backend_kind::cuda, p, s);
+                std::vector<double> post(size_t(tc.N * tc.cb.q()));
+                const auto r = dec->decode({ tc.y.data(), tc.y.size(),
+                                             tc.priors.empty() ? nullptr : tc.priors.data() },
+                                           post.data());
+                ASSERT_TRUE(r.ok()) << r.reason;
+                EXPECT_LT(max_abs_diff(post, ref), p == precision_kind::dual ? 1e-9 : 1e-4)
+                    << "trial " << trial << " " << to_string(p) << " " << to_string(s);
+            }
+    }
+}
+
+TEST_F(cuda_decoder, state_space_of_4097_states)
+{
+    // M_tau = 4097 > 1024 (the paper's limit): the blocks loop over the states
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.0);
+    const int N = 60;
+    decoder_config cfg(cb, ch, N);
+    cfg.mtau = drift_range{ -2048, 2048 };
+    std::mt19937_64 rng(test_seed() + 2);
+    const batch b = make_batch(cb, ch, N, false, rng);
+    std::vector<frame_result> ref_res, res;
+    const auto ref = decode_all(*make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global), b, ref_res);
+    for (auto p : precisions)
+        for (auto s : storages) {
+            auto dec = make(cfg, backend_kind::cuda, p, s);
+            ASSERT_EQ(dec->limits().mtau.size(), 4097);
+            const auto got = decode_all(*dec, b, res);
+            for (size_t k = 0; k < got.size(); ++k) {
+                ASSERT_EQ(res[k].status, ref_res[k].status) << k << " " << res[k].reason;
+                if (ref_res[k].ok()) {
+                    EXPECT_LT(max_abs_diff(got[k], ref[k]), p == precision_kind::dual ? 1e-9 : 1e-4)
+                        << to_string(p) << " " << to_string(s) << " frame " << k;
+                }
+            }
+        }
+}
+
+TEST_F(cuda_decoder, impossible_frames_and_auto_backend)
+{
+    const codebook cb(3, { { 0, 7 } });
+    decoder_config cfg(cb, channel_params(0, 0, 0), 2);
+    for (auto p : precisions) {
+        auto dec = make(cfg, backend_kind::cuda, p, storage_kind::automatic);
+        std::vector<double> post(4);
+        const std::vector<uint8_t> good = { 1, 1, 1, 0, 0, 0 }, bad = { 1, 0, 1, 0, 0, 0 };
+        ASSERT_TRUE(dec->decode({ good.data(), good.size(), nullptr }, post.data()).ok());
+        EXPECT_EQ(post, (std::vector<double>{ 0, 1, 1, 0 }));
+        const auto r = dec->decode({ bad.data(), bad.size(), nullptr }, post.data());
+        EXPECT_EQ(r.status, frame_status::impossible) << r.reason;
+        for (double v : post) EXPECT_EQ(v, 0.5);
+    }
+    cfg.backend = backend_kind::automatic;
+    EXPECT_EQ(map_decoder::make(cfg)->backend(), backend_kind::cuda);
+}
