@@ -14,6 +14,12 @@ if(BSID_ENABLE_CUDA)
     if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
         set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
     endif()
+    # nvcc's host compiler is the C++ compiler of the build, unless set: two
+    # toolchains would link two libstdc++ into one library
+    if(NOT CMAKE_CUDA_HOST_COMPILER AND NOT DEFINED ENV{CUDAHOSTCXX}
+       AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+        set(CMAKE_CUDA_HOST_COMPILER ${CMAKE_CXX_COMPILER})
+    endif()
     include(CheckLanguage)
     check_language(CUDA)
     if(CMAKE_CUDA_COMPILER)

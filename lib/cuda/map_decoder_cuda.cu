@@ -600,6 +600,8 @@ private:
         d_priors.upload(priors.data(), priors.size());
         d_has_prior.upload(has_prior.data(), count);
         BSID_CUDA(cudaMemset(d_status.get(), 0, sizeof(int) * count));
+        // a refused frame's rows are never written: keep the copy back defined
+        BSID_CUDA(cudaMemset(d_post.get(), 0, sizeof(double) * size_t(F) * Nn * Q));
         BSID_CUDA(cudaMemset(d_status_index.get(), 0, sizeof(int) * count));
 
         launch_params<real> p{};
