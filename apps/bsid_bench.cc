@@ -335,7 +335,7 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                     "\"M_tau\":%d,\"M_n\":%d,\"cells_per_frame\":%.6g,"
                                     "\"cells_per_s\":%.6g,\"stage_s_per_frame\":{\"gamma\":%.6g,"
                                     "\"alpha\":%.6g,\"beta\":%.6g,\"L\":%.6g},"
-                                    "\"gamma_bytes_per_frame\":%.0f,\"peak_device_bytes\":0",
+                                    "\"gamma_bytes_per_frame\":%.0f,\"peak_device_bytes\":%zu",
                                     spec.c_str(), N, cb.n(), cb.q(), Pi, Pd, Ps, Pr,
                                     bsid::to_string(dec->backend()).c_str(),
                                     bsid::to_string(dec->storage()).c_str(),
@@ -347,7 +347,8 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                     dec->cells_per_frame() * fps, r.stages.gamma / F,
                                     r.stages.alpha / F, r.stages.beta / F, r.stages.L / F,
                                     double(N) * L.mtau.size() * L.mn.size() * cb.q() *
-                                        (dec->precision() == bsid::precision_kind::single ? 4 : 8));
+                                        (dec->precision() == bsid::precision_kind::single ? 4 : 8),
+                                    dec->peak_device_bytes());
                                 if (!compare.empty()) {
                                     bsid::decoder_config cc = cfg;
                                     cc.backend = bsid::backend_kind::cpu;

@@ -214,6 +214,76 @@ __global__ void gamma_kernel(launch_params<real> p, real* scratch)
     }
 }
 
+/*
+ * The same lattice with its row in registers, for corridors of at most MAXMN
+ * nodes (the common case): the loops over k are unrolled, so row[] is a
+ * register array and a cell costs three multiply-adds and no memory traffic.
+ */
+template <typename real, int MAXMN>
+__global__ void __launch_bounds__(256) gamma_kernel_reg(launch_params<real> p)
+{
+    const long long nthreads = (long long)gridDim.x * blockDim.x;
+    const long long total = (long long)p.F * p.Wc * p.Mt * p.q;
+    for (long long item = (long long)blockIdx.x * blockDim.x + threadIdx.x; item < total;
+         item += nthreads) {
+        const int D = int(item % p.q);
+        long long rest = item / p.q;
+        const int a = int(rest % p.Mt);
+        rest /= p.Mt;
+        const int iw = int(rest % p.Wc);
+        const int f = int(rest / p.Wc);
+        const int i = p.i0 + iw;
+        real* out = p.gamma + ((((long long)f * p.W + iw) * p.Mt + a) * p.Mn) * p.q + D;
+        const long long mprime = p.mtlo + a;
+        const long long start = (long long)p.n * i + mprime;
+        const long long rho = p.rho[f];
+        if (start < 0 || start > rho) {
+            for (int e = 0; e < p.Mn; ++e) out[(long long)e * p.q] = real(0);
+            continue;
+        }
+        const long long avail = rho - start;
+        const uint8_t* y = p.bits + p.offset[f] + start;
+        const uint32_t word = p.words[(long long)(i % p.P) * p.q + D];
+        real row[MAXMN];
+        const int k0 = -p.dlo;
+#pragma unroll
+        for (int k = 0; k < MAXMN; ++k) {
+            real v = real(0);
+            if (k == k0) {
+                v = real(1);
+            } else if (k > k0 && k < p.Mn && (long long)(k + p.dlo) <= avail) {
+                v = p.ins * row[k > 0 ? k - 1 : 0];
+            }
+            row[k] = v;
+        }
+        for (int r = 1; r <= p.n; ++r) {
+            const real ins = r < p.n ? p.ins : real(0);
+            const uint8_t xb = uint8_t((word >> (p.n - r)) & 1u);
+#pragma unroll
+            for (int k = 0; k < MAXMN; ++k) {
+                const long long c = (long long)r + p.dlo + k;
+                real v = real(0);
+                if (k < p.Mn && c >= 0 && c <= avail) {
+                    if (c >= 1) v = (y[c - 1] == xb ? p.match : p.mismatch) * row[k];
+                    if (k + 1 < p.Mn) v += p.del * row[k + 1 < MAXMN ? k + 1 : k];
+                    if (k >= 1 && c >= 1) v += ins * row[k > 0 ? k - 1 : 0];
+                }
+                row[k] = v;
+            }
+        }
+        const bool pr = p.priors && p.has_prior[f];
+        const real prior = pr ? p.priors[((long long)f * p.N + i) * p.q + D] : real(1);
+#pragma unroll
+        for (int e = 0; e < MAXMN; ++e) {
+            if (e < p.Mn) {
+                const long long m = mprime + p.dlo + e;
+                const real v = (m < p.mtlo || m > p.mthi) ? real(0) : row[e];
+                out[(long long)e * p.q] = pr ? v * prior : v;
+            }
+        }
+    }
+}
+
 // G(f, i, a, e) = sum over D of gamma: one thread per (f, i, a, e).
 template <typename real>
 __global__ void gamma_sum_kernel(launch_params<real> p)
@@ -369,6 +439,56 @@ __global__ void beta_kernel(launch_params<real> p)
 
 // ------------------------------------------------------------------ host side
 
+// Device time per stage: events recorded around each stage's launches, read
+// once the batch has finished. Does nothing unless enabled.
+class stage_clock
+{
+public:
+    enum stage { gamma = 0, alpha = 1, beta_L = 2 };
+    explicit stage_clock(bool on) : d_on(on) {}
+    ~stage_clock()
+    {
+        for (auto& m : d_marks) {
+            cudaEventDestroy(m.a);
+            cudaEventDestroy(m.b);
+        }
+    }
+    void begin()
+    {
+        if (!d_on) return;
+        mark m{};
+        BSID_CUDA(cudaEventCreate(&m.a));
+        BSID_CUDA(cudaEventCreate(&m.b));
+        BSID_CUDA(cudaEventRecord(m.a));
+        d_marks.push_back(m);
+    }
+    void end(stage s)
+    {
+        if (!d_on) return;
+        d_marks.back().s = s;
+        BSID_CUDA(cudaEventRecord(d_marks.back().b));
+    }
+    //! Seconds per stage; call after the device has finished.
+    std::vector<double> collect() const
+    {
+        std::vector<double> t(3, 0.0);
+        for (const auto& m : d_marks) {
+            float ms = 0;
+            BSID_CUDA(cudaEventElapsedTime(&ms, m.a, m.b));
+            t[size_t(m.s)] += ms * 1e-3;
+        }
+        return t;
+    }
+
+private:
+    struct mark {
+        cudaEvent_t a, b;
+        stage s;
+    };
+    bool d_on;
+    std::vector<mark> d_marks;
+};
+
 int device_from_env()
 {
     const char* env = std::getenv("BSID_CUDA_DEVICE");
@@ -421,11 +541,16 @@ public:
         size_t lim2 = 32;
         while (lim2 * 2 <= limit) lim2 *= 2;
         d_ab_block = int(round_pow2_at_least(size_t(std::max(d_limits.mtau.size(), q())), 32, lim2));
+        // the register-resident gamma kernels: as many resident blocks of 256 as fit
+        int per_sm = 0;
+        BSID_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gamma_kernel_reg<real, 32>, 256, 0));
+        d_reg_grid = std::max(1, per_sm) * d_prop.multiProcessorCount;
 
         const size_t fixed = per_frame_fixed_bytes(tau());
         const size_t per_index = per_index_bytes();
         size_t free_b = 0, total_b = 0;
         BSID_CUDA(cudaMemGetInfo(&free_b, &total_b));
+        d_baseline_used = total_b - free_b;
         const bool global_fits = fixed + per_index * size_t(N()) + scratch_bytes() <= free_b * 8 / 10;
         if (cfg.storage == storage_kind::automatic) {
             d_storage = global_fits ? storage_kind::global : storage_kind::local;
@@ -442,6 +567,7 @@ public:
 
     backend_kind backend() const override { return backend_kind::cuda; }
     storage_kind storage() const override { return d_storage; }
+    size_t peak_device_bytes() const override { return d_peak_bytes; }
 
     frame_result decode(const frame_view& frame, double* post) override
     {
@@ -636,20 +762,25 @@ private:
         p.status_index = d_status_index.get();
 
         const size_t shared = sizeof(double) * size_t(d_ab_block);
+        // per-stage device time (bsid_bench), from events around each stage
+        stage_clock clock(d_profiling);
         auto compute_gamma = [&](int i0, int Wc) {
             p.i0 = i0;
             p.Wc = Wc;
-            gamma_kernel<real><<<d_gamma_grid, d_gamma_block>>>(p, d_scratch.get());
-            BSID_CUDA(cudaGetLastError());
+            clock.begin();
+            launch_gamma(p, d_scratch.get());
             gamma_sum_kernel<real><<<d_sum_grid, d_sum_block>>>(p);
             BSID_CUDA(cudaGetLastError());
+            clock.end(stage_clock::gamma);
         };
         // forward, window by window
         for (int i0 = 0; i0 < Nn; i0 += int(W)) {
             const int Wc = std::min(int(W), Nn - i0);
             compute_gamma(i0, Wc);
+            clock.begin();
             alpha_kernel<real><<<F, d_ab_block, shared>>>(p);
             BSID_CUDA(cudaGetLastError());
+            clock.end(stage_clock::alpha);
         }
         // backward, windows in reverse (global storage: the one window is still there)
         const int last0 = ((Nn - 1) / int(W)) * int(W);
@@ -661,10 +792,21 @@ private:
                 p.i0 = i0;
                 p.Wc = Wc;
             }
+            clock.begin();
             beta_kernel<real><<<F, d_ab_block, shared>>>(p);
             BSID_CUDA(cudaGetLastError());
+            clock.end(stage_clock::beta_L);
         }
         BSID_CUDA(cudaDeviceSynchronize());
+        if (d_profiling) {
+            const auto t = clock.collect();
+            d_times.gamma += t[stage_clock::gamma];
+            d_times.alpha += t[stage_clock::alpha];
+            d_times.L += t[stage_clock::beta_L]; // beta is fused with L on the GPU
+        }
+        size_t free_b = 0, total_b = 0;
+        BSID_CUDA(cudaMemGetInfo(&free_b, &total_b));
+        d_peak_bytes = std::max(d_peak_bytes, total_b - free_b - d_baseline_used);
 
         std::vector<int> status(count), where(count);
         d_status.download(status.data(), count);
@@ -704,7 +846,25 @@ private:
         return *d_cpu;
     }
 
+    // gamma with the lattice row in registers when the corridor is short enough
+    void launch_gamma(const launch_params<real>& p, real* scratch)
+    {
+        const int Mn = p.Mn;
+        if (Mn <= 8) {
+            gamma_kernel_reg<real, 8><<<d_reg_grid, 256>>>(p);
+        } else if (Mn <= 16) {
+            gamma_kernel_reg<real, 16><<<d_reg_grid, 256>>>(p);
+        } else if (Mn <= 32) {
+            gamma_kernel_reg<real, 32><<<d_reg_grid, 256>>>(p);
+        } else {
+            gamma_kernel<real><<<d_gamma_grid, d_gamma_block>>>(p, scratch);
+        }
+        BSID_CUDA(cudaGetLastError());
+    }
+
     int d_device = 0;
+    int d_reg_grid = 1;
+    size_t d_peak_bytes = 0, d_baseline_used = 0;
     cudaDeviceProp d_prop{};
     lattice_weights<real> d_w{};
     device_buffer<uint32_t> d_words;

@@ -144,6 +144,9 @@ public:
     //! Lattice cells per frame, N q M_tau (n M_n - m_n^- (m_n^- - 1)/2), as in the paper.
     double cells_per_frame() const;
 
+    //! Device memory the backend held at most for one batch (0 for the CPU).
+    virtual size_t peak_device_bytes() const { return 0; }
+
     //! Per-stage timing, off by default (it costs a clock read per stage).
     void set_profiling(bool on) { d_profiling = on; }
     stage_times profile() const { return d_times; }
