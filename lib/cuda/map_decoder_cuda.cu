@@ -132,8 +132,9 @@ struct launch_params {
     real* gamma;              // F x W x Mt x Mn x q
     real* G;                  // F x W x Mt x Mn
     real* alpha;              // F x (N + 1) x Mt
-    real* beta;               // F x Mt (beta_{i+1} between steps)
-    real* beta_tmp;           // F x Mt
+    const unsigned long long* packed; // per frame: its bits, 64 per word (see pack_kernel)
+    const long long* packed_offset;   // per frame: its first word
+    real* beta;               // F x (N + 1) x Mt
     double* post;             // F x N x q
     int* status;              // F
     int* status_index;        // F
@@ -214,71 +215,114 @@ __global__ void gamma_kernel(launch_params<real> p, real* scratch)
     }
 }
 
+// The received bits, 64 to a word (bit j of word w is bit 64 w + j), so that a
+// lattice reads its whole segment with two loads.
+__global__ void pack_kernel(const uint8_t* bits,
+                            const long long* offset,
+                            const long long* rho,
+                            const long long* packed_offset,
+                            unsigned long long* packed,
+                            int F)
+{
+    const int f = blockIdx.y;
+    if (f >= F) return;
+    const long long words = rho[f] / 64 + 2;
+    for (long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x; w < words;
+         w += (long long)gridDim.x * blockDim.x) {
+        unsigned long long v = 0;
+        for (int j = 0; j < 64; ++j) {
+            const long long t = 64 * w + j;
+            if (t < rho[f] && bits[offset[f] + t]) v |= 1ull << j;
+        }
+        packed[packed_offset[f] + w] = v;
+    }
+}
+
 /*
- * The same lattice with its row in registers, for corridors of at most MAXMN
- * nodes (the common case): the loops over k are unrolled, so row[] is a
- * register array and a cell costs three multiply-adds and no memory traffic.
+ * The lattice with its row in registers, for corridors of at most MAXMN nodes
+ * and segments of at most 64 bits (n + m_n^+ <= 64): the loops over k are
+ * unrolled, so row[] lives in registers, and the received segment is one
+ * 64-bit word. Block x covers 256 consecutive (a, D) items of one (frame, i);
+ * when q is a power of two up to 32, the lanes of one a share a warp and the
+ * sums over D (G) are made here with shuffles.
  */
 template <typename real, int MAXMN>
-__global__ void __launch_bounds__(256) gamma_kernel_reg(launch_params<real> p)
+__global__ void __launch_bounds__(256) gamma_kernel_reg(launch_params<real> p, int chunks, int fuse_sum)
 {
-    const long long nthreads = (long long)gridDim.x * blockDim.x;
-    const long long total = (long long)p.F * p.Wc * p.Mt * p.q;
-    for (long long item = (long long)blockIdx.x * blockDim.x + threadIdx.x; item < total;
-         item += nthreads) {
-        const int D = int(item % p.q);
-        long long rest = item / p.q;
-        const int a = int(rest % p.Mt);
-        rest /= p.Mt;
-        const int iw = int(rest % p.Wc);
-        const int f = int(rest / p.Wc);
-        const int i = p.i0 + iw;
-        real* out = p.gamma + ((((long long)f * p.W + iw) * p.Mt + a) * p.Mn) * p.q + D;
-        const long long mprime = p.mtlo + a;
-        const long long start = (long long)p.n * i + mprime;
-        const long long rho = p.rho[f];
-        if (start < 0 || start > rho) {
-            for (int e = 0; e < p.Mn; ++e) out[(long long)e * p.q] = real(0);
-            continue;
+    const int fi = blockIdx.x / chunks; // f * Wc + iw
+    const int chunk = blockIdx.x - fi * chunks;
+    const int f = fi / p.Wc;
+    const int iw = fi - f * p.Wc;
+    const int idx = chunk * blockDim.x + threadIdx.x;
+    const bool active = idx < p.Mt * p.q;
+    const int a = active ? idx / p.q : 0;
+    const int D = active ? idx - a * p.q : 0;
+    const int i = p.i0 + iw;
+    const long long mprime = p.mtlo + a;
+    const long long start = (long long)p.n * i + mprime;
+    const long long rho = p.rho[f];
+    const bool inside = active && start >= 0 && start <= rho;
+    const int avail = inside ? int(min(rho - start, 64LL)) : -1;
+
+    real row[MAXMN];
+#pragma unroll
+    for (int k = 0; k < MAXMN; ++k) row[k] = real(0);
+    if (inside) {
+        unsigned long long win = 0;
+        {
+            const long long w = start >> 6;
+            const int sh = int(start & 63);
+            const unsigned long long* pk = p.packed + p.packed_offset[f];
+            win = pk[w] >> sh;
+            if (sh) win |= pk[w + 1] << (64 - sh);
         }
-        const long long avail = rho - start;
-        const uint8_t* y = p.bits + p.offset[f] + start;
-        const uint32_t word = p.words[(long long)(i % p.P) * p.q + D];
-        real row[MAXMN];
+        const uint32_t word = p.words[(i % p.P) * p.q + D];
         const int k0 = -p.dlo;
 #pragma unroll
         for (int k = 0; k < MAXMN; ++k) {
-            real v = real(0);
             if (k == k0) {
-                v = real(1);
-            } else if (k > k0 && k < p.Mn && (long long)(k + p.dlo) <= avail) {
-                v = p.ins * row[k > 0 ? k - 1 : 0];
+                row[k] = real(1);
+            } else if (k > k0 && k < p.Mn && k + p.dlo <= avail) {
+                row[k] = p.ins * row[k > 0 ? k - 1 : 0];
             }
-            row[k] = v;
         }
         for (int r = 1; r <= p.n; ++r) {
             const real ins = r < p.n ? p.ins : real(0);
-            const uint8_t xb = uint8_t((word >> (p.n - r)) & 1u);
+            const unsigned xb = (word >> (p.n - r)) & 1u;
+            // the diagonal weight into node k reads received bit c - 1 = r + dlo + k - 1
+            const int base = r + p.dlo - 1;
 #pragma unroll
             for (int k = 0; k < MAXMN; ++k) {
-                const long long c = (long long)r + p.dlo + k;
+                const int c = base + 1 + k;
                 real v = real(0);
                 if (k < p.Mn && c >= 0 && c <= avail) {
-                    if (c >= 1) v = (y[c - 1] == xb ? p.match : p.mismatch) * row[k];
+                    if (c >= 1) {
+                        const unsigned yb = unsigned(win >> (c - 1)) & 1u;
+                        v = (yb == xb ? p.match : p.mismatch) * row[k];
+                    }
                     if (k + 1 < p.Mn) v += p.del * row[k + 1 < MAXMN ? k + 1 : k];
                     if (k >= 1 && c >= 1) v += ins * row[k > 0 ? k - 1 : 0];
                 }
                 row[k] = v;
             }
         }
-        const bool pr = p.priors && p.has_prior[f];
-        const real prior = pr ? p.priors[((long long)f * p.N + i) * p.q + D] : real(1);
+    }
+    const bool pr = p.priors && p.has_prior[f];
+    const real prior = (inside && pr) ? p.priors[((long long)f * p.N + i) * p.q + D] : real(1);
+    real* out = p.gamma + ((((long long)f * p.W + iw) * p.Mt + a) * p.Mn) * p.q + D;
+    real* G = p.G + (((long long)f * p.W + iw) * p.Mt + a) * p.Mn;
 #pragma unroll
-        for (int e = 0; e < MAXMN; ++e) {
-            if (e < p.Mn) {
-                const long long m = mprime + p.dlo + e;
-                const real v = (m < p.mtlo || m > p.mthi) ? real(0) : row[e];
-                out[(long long)e * p.q] = pr ? v * prior : v;
+    for (int e = 0; e < MAXMN; ++e) {
+        if (e < p.Mn) {
+            const long long m = mprime + p.dlo + e;
+            real v = (m < p.mtlo || m > p.mthi) ? real(0) : row[e];
+            if (pr) v *= prior;
+            if (active) out[(long long)e * p.q] = v;
+            if (fuse_sum) {
+                // sum over the q lanes of this a (q a power of two <= 32)
+                real s = v;
+                for (int o = p.q / 2; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+                if (active && D == 0) G[e] = s;
             }
         }
     }
@@ -371,10 +415,9 @@ __global__ void alpha_kernel(launch_params<real> p)
 }
 
 /*
- * Backward recursion over the window in reverse, one block per frame,
- * fused with the posteriors: beta_i(a) = sum_e G_i(a, e) beta_{i+1}(a + d)
- * (eqn:beta) and L_i(D) = sum_{a,e} alpha_i(a) gamma_i(a, a + d, D)
- * beta_{i+1}(a + d) (eqn:L, eqn:sigma), both normalized.
+ * Backward recursion over the window in reverse, one block per frame
+ * (eqn:beta): beta_i(a) = sum_e G_i(a, e) beta_{i+1}(a + d), normalized. The
+ * rows are kept for the L kernel.
  */
 template <typename real>
 __global__ void beta_kernel(launch_params<real> p)
@@ -382,20 +425,18 @@ __global__ void beta_kernel(launch_params<real> p)
     extern __shared__ double red[];
     const int f = blockIdx.x;
     if (p.status[f] != st_ok) return;
-    const real* alpha = p.alpha + (long long)f * (p.N + 1) * p.Mt;
-    real* bn = p.beta + (long long)f * p.Mt;     // beta_{i+1}
-    real* bc = p.beta_tmp + (long long)f * p.Mt; // beta_i
+    real* beta = p.beta + (long long)f * (p.N + 1) * p.Mt;
     if (p.i0 + p.Wc == p.N) {
         const long long end = p.rho[f] - (long long)p.n * p.N - p.mtlo;
-        for (int a = threadIdx.x; a < p.Mt; a += blockDim.x) bn[a] = a == end ? real(1) : real(0);
+        real* bN = beta + (long long)p.N * p.Mt;
+        for (int a = threadIdx.x; a < p.Mt; a += blockDim.x) bN[a] = a == end ? real(1) : real(0);
         __syncthreads();
     }
     for (int iw = p.Wc - 1; iw >= 0; --iw) {
         const int i = p.i0 + iw;
-        const real* ai = alpha + (long long)i * p.Mt;
+        const real* bn = beta + (long long)(i + 1) * p.Mt;
+        real* bc = beta + (long long)i * p.Mt;
         const real* G = p.G + ((long long)f * p.W + iw) * p.Mt * p.Mn;
-        const real* gam = p.gamma + ((long long)f * p.W + iw) * p.Mt * p.Mn * p.q;
-        double* out = p.post + ((long long)f * p.N + i) * p.q;
         double bl = 0;
         for (int a = threadIdx.x; a < p.Mt; a += blockDim.x) {
             real s = real(0);
@@ -406,35 +447,74 @@ __global__ void beta_kernel(launch_params<real> p)
             bc[a] = s;
             bl += double(s);
         }
-        double ll = 0;
-        for (int D = threadIdx.x; D < p.q; D += blockDim.x) {
-            real L = real(0);
-            for (int a = 0; a < p.Mt; ++a) {
-                const real wa = ai[a];
-                if (wa == real(0)) continue;
-                for (int e = 0; e < p.Mn; ++e) {
-                    const int b = a + p.dlo + e;
-                    if (b < 0 || b >= p.Mt) continue;
-                    const real w = wa * bn[b];
-                    if (w != real(0)) L += w * gam[((long long)a * p.Mn + e) * p.q + D];
-                }
-            }
-            out[D] = double(L);
-            ll += double(L);
-        }
         const double bs = block_sum(bl, red);
-        const double ls = block_sum(ll, red);
-        if (!(bs > 0) || !(ls > 0) || !isfinite(bs) || !isfinite(ls)) {
+        if (!(bs > 0) || !isfinite(bs)) {
             if (threadIdx.x == 0) {
                 p.status[f] = st_beta;
                 p.status_index[f] = i;
             }
             return;
         }
-        for (int D = threadIdx.x; D < p.q; D += blockDim.x) out[D] /= ls;
-        for (int a = threadIdx.x; a < p.Mt; a += blockDim.x) bn[a] = real(double(bc[a]) / bs);
+        for (int a = threadIdx.x; a < p.Mt; a += blockDim.x) bc[a] = real(double(bc[a]) / bs);
         __syncthreads();
     }
+}
+
+/*
+ * The posteriors (eqn:L, eqn:sigma): one block per (frame, i) of the window,
+ * L_i(D) = sum_{a,e} alpha_i(a) gamma_i(a, a + d, D) beta_{i+1}(a + d),
+ * normalized. For q below the block size, groups of q threads share out the
+ * (a, e) pairs and their partial sums meet in shared memory.
+ */
+template <typename real>
+__global__ void L_kernel(launch_params<real> p)
+{
+    extern __shared__ double red[];
+    const int fi = blockIdx.x;
+    const int f = fi / p.Wc;
+    const int iw = fi - f * p.Wc;
+    if (p.status[f] != st_ok) return;
+    const int i = p.i0 + iw;
+    const real* ai = p.alpha + ((long long)f * (p.N + 1) + i) * p.Mt;
+    const real* bn = p.beta + ((long long)f * (p.N + 1) + i + 1) * p.Mt;
+    const real* gam = p.gamma + ((long long)f * p.W + iw) * p.Mt * p.Mn * p.q;
+    double* out = p.post + ((long long)f * p.N + i) * p.q;
+    const int pairs = p.Mt * p.Mn;
+    const int groups = p.q >= int(blockDim.x) ? 1 : int(blockDim.x) / p.q;
+    const int g = threadIdx.x / min(p.q, int(blockDim.x));
+    double total = 0;
+    for (int D0 = 0; D0 < p.q; D0 += blockDim.x / groups) {
+        const int D = D0 + threadIdx.x % min(p.q, int(blockDim.x));
+        real acc = real(0);
+        if (g < groups && D < p.q) {
+            for (int pe = g; pe < pairs; pe += groups) {
+                const int a = pe / p.Mn;
+                const int e = pe - a * p.Mn;
+                const int b = a + p.dlo + e;
+                if (b < 0 || b >= p.Mt) continue;
+                const real w = ai[a] * bn[b];
+                if (w != real(0)) acc += w * gam[(long long)pe * p.q + D];
+            }
+        }
+        red[threadIdx.x] = (g < groups) ? double(acc) : 0.0;
+        __syncthreads();
+        if (g == 0 && D < p.q) {
+            double sum = 0;
+            for (int h = 0; h < groups; ++h) sum += red[h * min(p.q, int(blockDim.x)) + threadIdx.x];
+            out[D] = sum;
+            total += sum;
+        }
+        __syncthreads();
+    }
+    const double ls = block_sum(total, red);
+    if (!(ls > 0) || !isfinite(ls)) {
+        if (threadIdx.x == 0) {
+            p.status[f] = st_beta;
+            p.status_index[f] = i;
+        }
+        return;
+    }
+    for (int D = threadIdx.x; D < p.q; D += blockDim.x) out[D] /= ls;
 }
 
 // ------------------------------------------------------------------ host side
@@ -444,7 +524,7 @@ __global__ void beta_kernel(launch_params<real> p)
 class stage_clock
 {
 public:
-    enum stage { gamma = 0, alpha = 1, beta_L = 2 };
+    enum stage { gamma = 0, alpha = 1, beta = 2, L = 3 };
     explicit stage_clock(bool on) : d_on(on) {}
     ~stage_clock()
     {
@@ -471,7 +551,7 @@ public:
     //! Seconds per stage; call after the device has finished.
     std::vector<double> collect() const
     {
-        std::vector<double> t(3, 0.0);
+        std::vector<double> t(4, 0.0);
         for (const auto& m : d_marks) {
             float ms = 0;
             BSID_CUDA(cudaEventElapsedTime(&ms, m.a, m.b));
@@ -541,10 +621,6 @@ public:
         size_t lim2 = 32;
         while (lim2 * 2 <= limit) lim2 *= 2;
         d_ab_block = int(round_pow2_at_least(size_t(std::max(d_limits.mtau.size(), q())), 32, lim2));
-        // the register-resident gamma kernels: as many resident blocks of 256 as fit
-        int per_sm = 0;
-        BSID_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gamma_kernel_reg<real, 32>, 256, 0));
-        d_reg_grid = std::max(1, per_sm) * d_prop.multiProcessorCount;
 
         const size_t fixed = per_frame_fixed_bytes(tau());
         const size_t per_index = per_index_bytes();
@@ -626,8 +702,8 @@ private:
     size_t per_frame_fixed_bytes(size_t rho) const
     {
         const size_t Mt = size_t(d_limits.mtau.size());
-        return sizeof(real) * (size_t(N() + 1) * Mt + 2 * Mt + size_t(N()) * size_t(q())) +
-               sizeof(double) * size_t(N()) * size_t(q()) + rho + 64;
+        return sizeof(real) * (2 * size_t(N() + 1) * Mt + size_t(N()) * size_t(q())) +
+               sizeof(double) * size_t(N()) * size_t(q()) + rho + rho / 8 + 64;
     }
     size_t scratch_bytes() const
     {
@@ -716,8 +792,16 @@ private:
         device_buffer<real> d_priors(priors.size());
         device_buffer<int> d_has_prior(count), d_status(count), d_status_index(count);
         device_buffer<real> d_gamma(size_t(F) * W * Mt * Mn * Q), d_G(size_t(F) * W * Mt * Mn);
-        device_buffer<real> d_alpha(size_t(F) * (Nn + 1) * Mt), d_beta(size_t(F) * Mt),
-            d_beta_tmp(size_t(F) * Mt);
+        device_buffer<real> d_alpha(size_t(F) * (Nn + 1) * Mt), d_beta(size_t(F) * (Nn + 1) * Mt);
+        std::vector<long long> packed_offset(count);
+        long long words = 0;
+        for (size_t j = 0; j < count; ++j) {
+            packed_offset[j] = words;
+            words += rho[j] / 64 + 2;
+        }
+        device_buffer<unsigned long long> d_packed(static_cast<size_t>(words));
+        device_buffer<long long> d_packed_offset(count);
+        d_packed_offset.upload(packed_offset.data(), count);
         device_buffer<double> d_post(size_t(F) * Nn * Q);
         device_buffer<real> d_scratch(size_t(Mn) * d_gamma_block * d_gamma_grid);
         d_bits.upload(bits.data(), bits.size());
@@ -756,12 +840,21 @@ private:
         p.G = d_G.get();
         p.alpha = d_alpha.get();
         p.beta = d_beta.get();
-        p.beta_tmp = d_beta_tmp.get();
+        p.packed = d_packed.get();
+        p.packed_offset = d_packed_offset.get();
+        {
+            const long long most = *std::max_element(rho.begin(), rho.end()) / 64 + 2;
+            const dim3 grid(unsigned(std::min<long long>((most + 127) / 128, 65535)), unsigned(F));
+            pack_kernel<<<grid, 128>>>(d_bits.get(), d_offset.get(), d_rho.get(),
+                                       d_packed_offset.get(), d_packed.get(), F);
+            BSID_CUDA(cudaGetLastError());
+        }
         p.post = d_post.get();
         p.status = d_status.get();
         p.status_index = d_status_index.get();
 
         const size_t shared = sizeof(double) * size_t(d_ab_block);
+        const int L_block = 256;
         // per-stage device time (bsid_bench), from events around each stage
         stage_clock clock(d_profiling);
         auto compute_gamma = [&](int i0, int Wc) {
@@ -769,8 +862,6 @@ private:
             p.Wc = Wc;
             clock.begin();
             launch_gamma(p, d_scratch.get());
-            gamma_sum_kernel<real><<<d_sum_grid, d_sum_block>>>(p);
-            BSID_CUDA(cudaGetLastError());
             clock.end(stage_clock::gamma);
         };
         // forward, window by window
@@ -795,14 +886,19 @@ private:
             clock.begin();
             beta_kernel<real><<<F, d_ab_block, shared>>>(p);
             BSID_CUDA(cudaGetLastError());
-            clock.end(stage_clock::beta_L);
+            clock.end(stage_clock::beta);
+            clock.begin();
+            L_kernel<real><<<F * Wc, L_block, sizeof(double) * L_block>>>(p);
+            BSID_CUDA(cudaGetLastError());
+            clock.end(stage_clock::L);
         }
         BSID_CUDA(cudaDeviceSynchronize());
         if (d_profiling) {
             const auto t = clock.collect();
             d_times.gamma += t[stage_clock::gamma];
             d_times.alpha += t[stage_clock::alpha];
-            d_times.L += t[stage_clock::beta_L]; // beta is fused with L on the GPU
+            d_times.beta += t[stage_clock::beta];
+            d_times.L += t[stage_clock::L];
         }
         size_t free_b = 0, total_b = 0;
         BSID_CUDA(cudaMemGetInfo(&free_b, &total_b));
@@ -850,20 +946,30 @@ private:
     void launch_gamma(const launch_params<real>& p, real* scratch)
     {
         const int Mn = p.Mn;
-        if (Mn <= 8) {
-            gamma_kernel_reg<real, 8><<<d_reg_grid, 256>>>(p);
-        } else if (Mn <= 16) {
-            gamma_kernel_reg<real, 16><<<d_reg_grid, 256>>>(p);
-        } else if (Mn <= 32) {
-            gamma_kernel_reg<real, 32><<<d_reg_grid, 256>>>(p);
+        // registers when the corridor and the segment are short enough; the
+        // general kernel (row in global scratch) otherwise
+        const bool reg = Mn <= 32 && p.n + d_limits.mn.hi <= 64;
+        const bool pow2 = (p.q & (p.q - 1)) == 0;
+        const int fuse = reg && pow2 && p.q <= 32;
+        const int chunks = int((size_t(p.Mt) * size_t(p.q) + 255) / 256);
+        const unsigned grid = unsigned(size_t(p.F) * size_t(p.Wc) * size_t(chunks));
+        if (reg && Mn <= 8) {
+            gamma_kernel_reg<real, 8><<<grid, 256>>>(p, chunks, fuse);
+        } else if (reg && Mn <= 16) {
+            gamma_kernel_reg<real, 16><<<grid, 256>>>(p, chunks, fuse);
+        } else if (reg) {
+            gamma_kernel_reg<real, 32><<<grid, 256>>>(p, chunks, fuse);
         } else {
             gamma_kernel<real><<<d_gamma_grid, d_gamma_block>>>(p, scratch);
         }
         BSID_CUDA(cudaGetLastError());
+        if (!fuse) {
+            gamma_sum_kernel<real><<<d_sum_grid, d_sum_block>>>(p);
+            BSID_CUDA(cudaGetLastError());
+        }
     }
 
     int d_device = 0;
-    int d_reg_grid = 1;
     size_t d_peak_bytes = 0, d_baseline_used = 0;
     cudaDeviceProp d_prop{};
     lattice_weights<real> d_w{};
