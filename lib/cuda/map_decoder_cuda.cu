@@ -278,32 +278,63 @@ __global__ void __launch_bounds__(256) gamma_kernel_reg(launch_params<real> p, i
         }
         const uint32_t word = p.words[(i % p.P) * p.q + D];
         const int k0 = -p.dlo;
-#pragma unroll
-        for (int k = 0; k < MAXMN; ++k) {
-            if (k == k0) {
-                row[k] = real(1);
-            } else if (k > k0 && k < p.Mn && k + p.dlo <= avail) {
-                row[k] = p.ins * row[k > 0 ? k - 1 : 0];
-            }
-        }
-        for (int r = 1; r <= p.n; ++r) {
-            const real ins = r < p.n ? p.ins : real(0);
-            const unsigned xb = (word >> (p.n - r)) & 1u;
-            // the diagonal weight into node k reads received bit c - 1 = r + dlo + k - 1
-            const int base = r + p.dlo - 1;
+        const int dhi = p.dlo + p.Mn - 1;
+        if (avail >= p.n + dhi) {
+            // The whole segment lies inside the frame: no bounds tests. Nodes
+            // left of column 0 start at 0 and stay 0 (all their inputs are such
+            // nodes), so only the template's spare nodes (k >= Mn) need masking.
 #pragma unroll
             for (int k = 0; k < MAXMN; ++k) {
-                const int c = base + 1 + k;
-                real v = real(0);
-                if (k < p.Mn && c >= 0 && c <= avail) {
-                    if (c >= 1) {
-                        const unsigned yb = unsigned(win >> (c - 1)) & 1u;
-                        v = (yb == xb ? p.match : p.mismatch) * row[k];
-                    }
-                    if (k + 1 < p.Mn) v += p.del * row[k + 1 < MAXMN ? k + 1 : k];
-                    if (k >= 1 && c >= 1) v += ins * row[k > 0 ? k - 1 : 0];
+                if (k == k0) {
+                    row[k] = real(1);
+                } else if (k > k0 && k < p.Mn) {
+                    row[k] = p.ins * row[k > 0 ? k - 1 : 0];
                 }
-                row[k] = v;
+            }
+            for (int r = 1; r <= p.n; ++r) {
+                const real ins = r < p.n ? p.ins : real(0);
+                // received bit c - 1 = r + dlo - 1 + k for node k: one shift per row
+                const int s0 = r + p.dlo - 1;
+                const unsigned long long wr = s0 >= 0 ? win >> s0 : win << (-s0);
+                // bit k set: received bit equals codeword bit r - 1
+                const unsigned long long same_bits = ((word >> (p.n - r)) & 1u) ? wr : ~wr;
+#pragma unroll
+                for (int k = 0; k < MAXMN; ++k) {
+                    const bool same = ((same_bits >> k) & 1ull) != 0;
+                    real v = (same ? p.match : p.mismatch) * row[k];
+                    if (k + 1 < MAXMN) v += p.del * row[k + 1 < MAXMN ? k + 1 : k];
+                    if (k >= 1) v += ins * row[k > 0 ? k - 1 : 0];
+                    row[k] = k < p.Mn ? v : real(0);
+                }
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < MAXMN; ++k) {
+                if (k == k0) {
+                    row[k] = real(1);
+                } else if (k > k0 && k < p.Mn && k + p.dlo <= avail) {
+                    row[k] = p.ins * row[k > 0 ? k - 1 : 0];
+                }
+            }
+            for (int r = 1; r <= p.n; ++r) {
+                const real ins = r < p.n ? p.ins : real(0);
+                const unsigned xb = (word >> (p.n - r)) & 1u;
+                // the diagonal weight into node k reads received bit c - 1 = r + dlo + k - 1
+                const int base = r + p.dlo - 1;
+#pragma unroll
+                for (int k = 0; k < MAXMN; ++k) {
+                    const int c = base + 1 + k;
+                    real v = real(0);
+                    if (k < p.Mn && c >= 0 && c <= avail) {
+                        if (c >= 1) {
+                            const unsigned yb = unsigned(win >> (c - 1)) & 1u;
+                            v = (yb == xb ? p.match : p.mismatch) * row[k];
+                        }
+                        if (k + 1 < p.Mn) v += p.del * row[k + 1 < MAXMN ? k + 1 : k];
+                        if (k >= 1 && c >= 1) v += ins * row[k > 0 ? k - 1 : 0];
+                    }
+                    row[k] = v;
+                }
             }
         }
     }
