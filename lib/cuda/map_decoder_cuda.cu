@@ -79,6 +79,19 @@ public:
     device_buffer(const device_buffer&) = delete;
     device_buffer& operator=(const device_buffer&) = delete;
 
+    //! Grows the buffer to at least count items (contents not kept).
+    void ensure(size_t count)
+    {
+        if (count > d_count) allocate(count);
+    }
+    size_t bytes() const { return d_count * sizeof(T); }
+    void release()
+    {
+        if (d_ptr) cudaFree(d_ptr);
+        d_ptr = nullptr;
+        d_count = 0;
+    }
+
     void allocate(size_t count)
     {
         release();
@@ -97,12 +110,6 @@ public:
     T* get() const { return d_ptr; }
 
 private:
-    void release()
-    {
-        if (d_ptr) cudaFree(d_ptr);
-        d_ptr = nullptr;
-        d_count = 0;
-    }
     T* d_ptr = nullptr;
     size_t d_count = 0;
 };
@@ -718,7 +725,18 @@ public:
                 ++pos;
                 continue;
             }
-            run(frames, post, todo, pos, count, W, results);
+            try {
+                run(frames, post, todo, pos, count, W, results);
+            } catch (const cuda_error& e) {
+                if (e.code != cudaErrorMemoryAllocation) throw;
+                // out of device memory after all (another user?): the CPU takes over
+                release_cache();
+                log(log_level::warning,
+                    std::string("map_decoder(cuda): ") + e.what() + "; decoding on the CPU");
+                for (size_t j = pos; j < pos + count; ++j) {
+                    results[todo[j]] = cpu_fallback().decode(frames[todo[j]], post[todo[j]]);
+                }
+            }
             pos += count;
         }
         return results;
@@ -751,7 +769,7 @@ private:
     {
         size_t free_b = 0, total_b = 0;
         BSID_CUDA(cudaMemGetInfo(&free_b, &total_b));
-        const size_t budget = free_b * 8 / 10;
+        const size_t budget = (free_b + cached_bytes()) * 8 / 10; // the cache is reused
         size_t fixed = scratch_bytes();
         for (size_t j = pos; j < pos + count; ++j) fixed += per_frame_fixed_bytes(frames[todo[j]].rho);
         if (fixed >= budget) return 0;
@@ -822,8 +840,12 @@ private:
         device_buffer<long long> d_offset(count), d_rho(count);
         device_buffer<real> d_priors(priors.size());
         device_buffer<int> d_has_prior(count), d_status(count), d_status_index(count);
-        device_buffer<real> d_gamma(size_t(F) * W * Mt * Mn * Q), d_G(size_t(F) * W * Mt * Mn);
-        device_buffer<real> d_alpha(size_t(F) * (Nn + 1) * Mt), d_beta(size_t(F) * (Nn + 1) * Mt);
+        // the large buffers are kept between batches (grown when needed)
+        d_gamma.ensure(size_t(F) * W * Mt * Mn * Q);
+        d_G.ensure(size_t(F) * W * Mt * Mn);
+        d_alpha.ensure(size_t(F) * (Nn + 1) * Mt);
+        d_beta.ensure(size_t(F) * (Nn + 1) * Mt);
+        d_post.ensure(size_t(F) * Nn * Q);
         std::vector<long long> packed_offset(count);
         long long words = 0;
         for (size_t j = 0; j < count; ++j) {
@@ -833,7 +855,6 @@ private:
         device_buffer<unsigned long long> d_packed(static_cast<size_t>(words));
         device_buffer<long long> d_packed_offset(count);
         d_packed_offset.upload(packed_offset.data(), count);
-        device_buffer<double> d_post(size_t(F) * Nn * Q);
         device_buffer<real> d_scratch(size_t(Mn) * d_gamma_block * d_gamma_grid);
         d_bits.upload(bits.data(), bits.size());
         d_offset.upload(offset.data(), count);
@@ -1005,6 +1026,20 @@ private:
     cudaDeviceProp d_prop{};
     lattice_weights<real> d_w{};
     device_buffer<uint32_t> d_words;
+    device_buffer<real> d_gamma, d_G, d_alpha, d_beta;
+    device_buffer<double> d_post;
+    size_t cached_bytes() const
+    {
+        return d_gamma.bytes() + d_G.bytes() + d_alpha.bytes() + d_beta.bytes() + d_post.bytes();
+    }
+    void release_cache()
+    {
+        d_gamma.release();
+        d_G.release();
+        d_alpha.release();
+        d_beta.release();
+        d_post.release();
+    }
     int d_gamma_block = 128, d_gamma_grid = 1, d_sum_block = 128, d_sum_grid = 1, d_ab_block = 128;
     storage_kind d_storage = storage_kind::global;
     bool d_warned_global = false;
