@@ -11,10 +11,7 @@ import pmt
 from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import bsid
-
-
-def tags_of(sink, key="packet_len"):
-    return [(t.offset, pmt.to_python(t.value)) for t in sink.tags() if pmt.symbol_to_string(t.key) == key]
+from qa_tagged_streams import tags_of
 
 
 class qa_codebook_encoder(gr_unittest.TestCase):
@@ -40,7 +37,7 @@ class qa_codebook_encoder(gr_unittest.TestCase):
     def test_001_untagged_stream_is_cut_every_N(self):
         enc, snk = self.run_encoder(blocks.vector_source_i(self.msg.tolist(), False))
         np.testing.assert_array_equal(np.array(snk.data()), self.expected())
-        self.assertEqual(tags_of(snk), [(k * 80, 80) for k in range(5)])
+        self.assertEqual(tags_of(snk, "packet_len"), [(k * 80, 80) for k in range(5)])
         self.assertEqual(enc.frames(), 5)
         self.assertEqual(enc.error(), "")
 
@@ -54,7 +51,7 @@ class qa_codebook_encoder(gr_unittest.TestCase):
         self.tb.connect(src, s2ts, enc, snk)
         self.tb.run()
         np.testing.assert_array_equal(np.array(snk.data()), self.expected())
-        self.assertEqual(tags_of(snk), [(k * 80, 80) for k in range(5)])
+        self.assertEqual(tags_of(snk, "packet_len"), [(k * 80, 80) for k in range(5)])
         # a tag on symbol 13 lands on that symbol's first bit
         self.assertEqual(tags_of(snk, "mark"), [(13 * 8, 7)])
 

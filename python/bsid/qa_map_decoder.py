@@ -14,23 +14,7 @@ import pmt
 from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import bsid
-
-
-def tags_of(sink, key):
-    return [(t.offset, pmt.to_python(t.value)) for t in sink.tags()
-            if pmt.symbol_to_string(t.key) == key]
-
-
-def tagged_source(frames, extra=()):
-    data, tags, off = [], [], 0
-    for f in frames:
-        tags.append(gr.tag_utils.python_to_tag((off, pmt.intern("packet_len"),
-                                                pmt.from_long(len(f)))))
-        data.extend(int(b) for b in f)
-        off += len(f)
-    for offset, key, value in extra:
-        tags.append(gr.tag_utils.python_to_tag((offset, pmt.intern(key), pmt.from_long(value))))
-    return blocks.vector_source_b(data, False, 1, tags)
+from qa_tagged_streams import tagged_source, tags_of
 
 
 def llr_from(post, scale=1.0, clip=0.0):

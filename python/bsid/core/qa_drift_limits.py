@@ -12,11 +12,9 @@ summed term by term at 40 digits, and the limits rule run on it.
 
 import math
 import os
-import sys
 import unittest
 from fractions import Fraction
 
-import numpy as np
 
 import bsid_core as bsid
 

@@ -8,7 +8,6 @@
 the posteriors of a tiny code against a brute-force APP written here."""
 
 import itertools
-import os
 import random
 import threading
 import unittest
