@@ -679,6 +679,11 @@ public:
                            d_gamma_block, " x ", d_gamma_grid, ", alpha/beta ", d_ab_block));
     }
 
+    ~cuda_decoder() override
+    {
+        if (d_staging) cudaFreeHost(d_staging);
+    }
+
     backend_kind backend() const override { return backend_kind::cuda; }
     storage_kind storage() const override { return d_storage; }
     size_t peak_device_bytes() const override { return d_peak_bytes; }
@@ -959,13 +964,22 @@ private:
         std::vector<int> status(count), where(count);
         d_status.download(status.data(), count);
         d_status_index.download(where.data(), count);
-        std::vector<double> out(size_t(F) * Nn * Q);
-        d_post.download(out.data(), out.size());
+        // through a pinned staging buffer kept between batches: a fast copy,
+        // and no fresh host pages to fault in every batch
+        const size_t nout = size_t(F) * Nn * Q;
+        if (d_staging_count < nout) {
+            if (d_staging) cudaFreeHost(d_staging);
+            d_staging = nullptr;
+            d_staging_count = 0;
+            BSID_CUDA(cudaMallocHost(reinterpret_cast<void**>(&d_staging), nout * sizeof(double)));
+            d_staging_count = nout;
+        }
+        BSID_CUDA(cudaMemcpy(d_staging, d_post.get(), nout * sizeof(double), cudaMemcpyDeviceToHost));
+        const double* out = d_staging;
         for (size_t j = 0; j < count; ++j) {
             const size_t k = todo[pos + j];
             if (status[j] == st_ok) {
-                std::copy(out.begin() + long(j * size_t(Nn) * Q),
-                          out.begin() + long((j + 1) * size_t(Nn) * Q), post[k]);
+                std::copy(out + j * size_t(Nn) * Q, out + (j + 1) * size_t(Nn) * Q, post[k]);
                 results[k] = {};
                 continue;
             }
@@ -1028,6 +1042,8 @@ private:
     device_buffer<uint32_t> d_words;
     device_buffer<real> d_gamma, d_G, d_alpha, d_beta;
     device_buffer<double> d_post;
+    double* d_staging = nullptr; // pinned host copy of d_post
+    size_t d_staging_count = 0;
     size_t cached_bytes() const
     {
         return d_gamma.bytes() + d_G.bytes() + d_alpha.bytes() + d_beta.bytes() + d_post.bytes();
