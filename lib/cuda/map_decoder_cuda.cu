@@ -860,7 +860,6 @@ private:
         device_buffer<unsigned long long> d_packed(static_cast<size_t>(words));
         device_buffer<long long> d_packed_offset(count);
         d_packed_offset.upload(packed_offset.data(), count);
-        device_buffer<real> d_scratch(size_t(Mn) * d_gamma_block * d_gamma_grid);
         d_bits.upload(bits.data(), bits.size());
         d_offset.upload(offset.data(), count);
         d_rho.upload(rho.data(), count);
@@ -918,7 +917,7 @@ private:
             p.i0 = i0;
             p.Wc = Wc;
             clock.begin();
-            launch_gamma(p, d_scratch.get());
+            launch_gamma(p);
             clock.end(stage_clock::gamma);
         };
         // forward, window by window
@@ -1009,7 +1008,7 @@ private:
     }
 
     // gamma with the lattice row in registers when the corridor is short enough
-    void launch_gamma(const launch_params<real>& p, real* scratch)
+    void launch_gamma(const launch_params<real>& p)
     {
         const int Mn = p.Mn;
         // registers when the corridor and the segment are short enough; the
@@ -1026,7 +1025,9 @@ private:
         } else if (reg) {
             gamma_kernel_reg<real, 32><<<grid, 256>>>(p, chunks, fuse);
         } else {
-            gamma_kernel<real><<<d_gamma_grid, d_gamma_block>>>(p, scratch);
+            // lattice rows in global memory: one row of Mn values per resident thread
+            d_scratch.ensure(size_t(Mn) * size_t(d_gamma_block) * size_t(d_gamma_grid));
+            gamma_kernel<real><<<d_gamma_grid, d_gamma_block>>>(p, d_scratch.get());
         }
         BSID_CUDA(cudaGetLastError());
         if (!fuse) {
@@ -1040,13 +1041,14 @@ private:
     cudaDeviceProp d_prop{};
     lattice_weights<real> d_w{};
     device_buffer<uint32_t> d_words;
-    device_buffer<real> d_gamma, d_G, d_alpha, d_beta;
+    device_buffer<real> d_gamma, d_G, d_alpha, d_beta, d_scratch;
     device_buffer<double> d_post;
     double* d_staging = nullptr; // pinned host copy of d_post
     size_t d_staging_count = 0;
     size_t cached_bytes() const
     {
-        return d_gamma.bytes() + d_G.bytes() + d_alpha.bytes() + d_beta.bytes() + d_post.bytes();
+        return d_gamma.bytes() + d_G.bytes() + d_alpha.bytes() + d_beta.bytes() + d_post.bytes() +
+               d_scratch.bytes();
     }
     void release_cache()
     {
@@ -1055,6 +1057,7 @@ private:
         d_alpha.release();
         d_beta.release();
         d_post.release();
+        d_scratch.release();
     }
     int d_gamma_block = 128, d_gamma_grid = 1, d_sum_block = 128, d_sum_grid = 1, d_ab_block = 128;
     storage_kind d_storage = storage_kind::global;
