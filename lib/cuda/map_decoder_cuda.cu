@@ -32,6 +32,8 @@
 #include <gnuradio/bsid/core/log.h>
 #include <cuda_runtime.h>
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <cmath>
 #include <memory>
 #include <mutex>
@@ -246,16 +248,18 @@ __global__ void pack_kernel(const uint8_t* bits,
 }
 
 /*
- * The lattice with its row in registers, for corridors of at most MAXMN nodes
- * and segments of at most 64 bits (n + m_n^+ <= 64): the loops over k are
- * unrolled, so row[] lives in registers, and the received segment is one
- * 64-bit word. Block x covers 256 consecutive (a, D) items of one (frame, i);
+ * The lattice with its row in registers, for a corridor of exactly MN <= 32
+ * nodes and segments of at most 64 bits (n + m_n^+ <= 64): the loops over k
+ * are unrolled at the exact width, so row[] lives in registers and no cell in
+ * the frame's interior tests a bound; the received segment is one 64-bit
+ * word. Block x covers 256 consecutive (a, D) items of one (frame, i);
  * when q is a power of two up to 32, the lanes of one a share a warp and the
  * sums over D (G) are made here with shuffles.
  */
-template <typename real, int MAXMN>
+template <typename real, int MN>
 __global__ void __launch_bounds__(256) gamma_kernel_reg(launch_params<real> p, int chunks, int fuse_sum)
 {
+    constexpr int MAXMN = MN; // the corridor's exact width (p.Mn == MN)
     const int fi = blockIdx.x / chunks; // f * Wc + iw
     const int chunk = blockIdx.x - fi * chunks;
     const int f = fi / p.Wc;
@@ -289,7 +293,7 @@ __global__ void __launch_bounds__(256) gamma_kernel_reg(launch_params<real> p, i
         if (avail >= p.n + dhi) {
             // The whole segment lies inside the frame: no bounds tests. Nodes
             // left of column 0 start at 0 and stay 0 (all their inputs are such
-            // nodes), so only the template's spare nodes (k >= Mn) need masking.
+            // nodes), and the corridor's width is the template's, so none is masked.
 #pragma unroll
             for (int k = 0; k < MAXMN; ++k) {
                 if (k == k0) {
@@ -303,15 +307,15 @@ __global__ void __launch_bounds__(256) gamma_kernel_reg(launch_params<real> p, i
                 // received bit c - 1 = r + dlo - 1 + k for node k: one shift per row
                 const int s0 = r + p.dlo - 1;
                 const unsigned long long wr = s0 >= 0 ? win >> s0 : win << (-s0);
-                // bit k set: received bit equals codeword bit r - 1
-                const unsigned long long same_bits = ((word >> (p.n - r)) & 1u) ? wr : ~wr;
+                // bit k set: received bit equals codeword bit r - 1 (k < MN <= 32)
+                const uint32_t same_bits = uint32_t(((word >> (p.n - r)) & 1u) ? wr : ~wr);
 #pragma unroll
                 for (int k = 0; k < MAXMN; ++k) {
-                    const bool same = ((same_bits >> k) & 1ull) != 0;
+                    const bool same = ((same_bits >> k) & 1u) != 0;
                     real v = (same ? p.match : p.mismatch) * row[k];
                     if (k + 1 < MAXMN) v += p.del * row[k + 1 < MAXMN ? k + 1 : k];
                     if (k >= 1) v += ins * row[k > 0 ? k - 1 : 0];
-                    row[k] = k < p.Mn ? v : real(0);
+                    row[k] = v;
                 }
             }
         } else {
@@ -502,7 +506,7 @@ __global__ void beta_kernel(launch_params<real> p)
  * The posteriors (eqn:L, eqn:sigma): one block per (frame, i) of the window,
  * L_i(D) = sum_{a,e} alpha_i(a) gamma_i(a, a + d, D) beta_{i+1}(a + d),
  * normalized. For q below the block size, groups of q threads share out the
- * (a, e) pairs and their partial sums meet in shared memory.
+ * states a and their partial sums meet in shared memory.
  */
 template <typename real>
 __global__ void L_kernel(launch_params<real> p)
@@ -517,28 +521,32 @@ __global__ void L_kernel(launch_params<real> p)
     const real* bn = p.beta + ((long long)f * (p.N + 1) + i + 1) * p.Mt;
     const real* gam = p.gamma + ((long long)f * p.W + iw) * p.Mt * p.Mn * p.q;
     double* out = p.post + ((long long)f * p.N + i) * p.q;
-    const int pairs = p.Mt * p.Mn;
     const int groups = p.q >= int(blockDim.x) ? 1 : int(blockDim.x) / p.q;
     const int g = threadIdx.x / min(p.q, int(blockDim.x));
     double total = 0;
-    for (int D0 = 0; D0 < p.q; D0 += blockDim.x / groups) {
-        const int D = D0 + threadIdx.x % min(p.q, int(blockDim.x));
+    const int lanes = min(p.q, int(blockDim.x));
+    for (int D0 = 0; D0 < p.q; D0 += lanes) {
+        const int D = D0 + threadIdx.x % lanes;
         real acc = real(0);
         if (g < groups && D < p.q) {
-            for (int pe = g; pe < pairs; pe += groups) {
-                const int a = pe / p.Mn;
-                const int e = pe - a * p.Mn;
-                const int b = a + p.dlo + e;
-                if (b < 0 || b >= p.Mt) continue;
-                const real w = ai[a] * bn[b];
-                if (w != real(0)) acc += w * gam[(long long)pe * p.q + D];
+            // group g takes the states a = g, g + groups, ...; all their d
+            for (int a = g; a < p.Mt; a += groups) {
+                const real wa = ai[a];
+                if (wa == real(0)) continue;
+                const int b0 = a + p.dlo;
+                const int e0 = max(0, -b0), e1 = min(p.Mn, p.Mt - b0);
+                const real* gr = gam + (long long)a * p.Mn * p.q + D;
+                for (int e = e0; e < e1; ++e) {
+                    const real w = wa * bn[b0 + e];
+                    acc += w * gr[(long long)e * p.q];
+                }
             }
         }
         red[threadIdx.x] = (g < groups) ? double(acc) : 0.0;
         __syncthreads();
         if (g == 0 && D < p.q) {
             double sum = 0;
-            for (int h = 0; h < groups; ++h) sum += red[h * min(p.q, int(blockDim.x)) + threadIdx.x];
+            for (int h = 0; h < groups; ++h) sum += red[h * lanes + threadIdx.x];
             out[D] = sum;
             total += sum;
         }
@@ -556,6 +564,29 @@ __global__ void L_kernel(launch_params<real> p)
 }
 
 // ------------------------------------------------------------------ host side
+
+// One register kernel per corridor width 1..32, picked at run time.
+template <typename real, int MN>
+void launch_gamma_reg(unsigned grid, const launch_params<real>& p, int chunks, int fuse)
+{
+    gamma_kernel_reg<real, MN><<<grid, 256>>>(p, chunks, fuse);
+}
+
+template <typename real>
+using gamma_reg_launcher = void (*)(unsigned, const launch_params<real>&, int, int);
+
+template <typename real, int... M>
+std::array<gamma_reg_launcher<real>, sizeof...(M)> gamma_reg_table(std::integer_sequence<int, M...>)
+{
+    return { { &launch_gamma_reg<real, M + 1>... } };
+}
+
+template <typename real>
+const std::array<gamma_reg_launcher<real>, 32>& gamma_reg_launchers()
+{
+    static const auto table = gamma_reg_table<real>(std::make_integer_sequence<int, 32>{});
+    return table;
+}
 
 // Device time per stage: events recorded around each stage's launches, read
 // once the batch has finished. Does nothing unless enabled.
@@ -1018,12 +1049,8 @@ private:
         const int fuse = reg && pow2 && p.q <= 32;
         const int chunks = int((size_t(p.Mt) * size_t(p.q) + 255) / 256);
         const unsigned grid = unsigned(size_t(p.F) * size_t(p.Wc) * size_t(chunks));
-        if (reg && Mn <= 8) {
-            gamma_kernel_reg<real, 8><<<grid, 256>>>(p, chunks, fuse);
-        } else if (reg && Mn <= 16) {
-            gamma_kernel_reg<real, 16><<<grid, 256>>>(p, chunks, fuse);
-        } else if (reg) {
-            gamma_kernel_reg<real, 32><<<grid, 256>>>(p, chunks, fuse);
+        if (reg) {
+            gamma_reg_launchers<real>()[size_t(Mn - 1)](grid, p, chunks, fuse);
         } else {
             // lattice rows in global memory: one row of Mn values per resident thread
             d_scratch.ensure(size_t(Mn) * size_t(d_gamma_block) * size_t(d_gamma_grid));
