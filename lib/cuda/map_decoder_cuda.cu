@@ -391,17 +391,20 @@ __global__ void gamma_sum_kernel(launch_params<real> p)
     }
 }
 
-// Sum of one value per thread over the block (double accumulation).
+// Sum of one value per thread over the block (double accumulation): within
+// each warp by shuffles, then across the warps' sums, two barriers in all.
+// Every thread adds the warps' sums in the same order, so all get the same
+// result (the kernels' early returns depend on it). blockDim: a multiple of 32.
 __device__ double block_sum(double v, double* shared)
 {
-    shared[threadIdx.x] = v;
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int nwarps = int(blockDim.x + 31) >> 5;
+    __syncthreads(); // the previous call's readers are done with shared
+    if (lane == 0) shared[warp] = v;
     __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-        if (threadIdx.x < s) shared[threadIdx.x] += shared[threadIdx.x + s];
-        __syncthreads();
-    }
-    const double r = shared[0];
-    __syncthreads();
+    double r = 0;
+    for (int w = 0; w < nwarps; ++w) r += shared[w];
     return r;
 }
 
