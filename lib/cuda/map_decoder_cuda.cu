@@ -875,11 +875,14 @@ private:
             }
         }
 
-        device_buffer<uint8_t> d_bits(std::max<size_t>(bits.size(), 1));
-        device_buffer<long long> d_offset(count), d_rho(count);
-        device_buffer<real> d_priors(priors.size());
-        device_buffer<int> d_has_prior(count), d_status(count), d_status_index(count);
-        // the large buffers are kept between batches (grown when needed)
+        // all device buffers are kept between batches (grown when needed)
+        d_bits.ensure(std::max<size_t>(bits.size(), 1));
+        d_offset.ensure(count);
+        d_rho.ensure(count);
+        d_priors.ensure(priors.size());
+        d_has_prior.ensure(count);
+        d_status.ensure(count);
+        d_status_index.ensure(count);
         d_gamma.ensure(size_t(F) * W * Mt * Mn * Q);
         d_G.ensure(size_t(F) * W * Mt * Mn);
         d_alpha.ensure(size_t(F) * (Nn + 1) * Mt);
@@ -891,8 +894,8 @@ private:
             packed_offset[j] = words;
             words += rho[j] / 64 + 2;
         }
-        device_buffer<unsigned long long> d_packed(static_cast<size_t>(words));
-        device_buffer<long long> d_packed_offset(count);
+        d_packed.ensure(static_cast<size_t>(words));
+        d_packed_offset.ensure(count);
         d_packed_offset.upload(packed_offset.data(), count);
         d_bits.upload(bits.data(), bits.size());
         d_offset.upload(offset.data(), count);
@@ -1009,10 +1012,17 @@ private:
         }
         BSID_CUDA(cudaMemcpy(d_staging, d_post.get(), nout * sizeof(double), cudaMemcpyDeviceToHost));
         const double* out = d_staging;
+        // copy the posteriors out on all cores (tens of MB per batch)
+#pragma omp parallel for schedule(static)
+        for (long long jj = 0; jj < (long long)count; ++jj) {
+            const size_t j = size_t(jj), k = todo[pos + j];
+            if (status[j] == st_ok) {
+                std::copy(out + j * size_t(Nn) * Q, out + (j + 1) * size_t(Nn) * Q, post[k]);
+            }
+        }
         for (size_t j = 0; j < count; ++j) {
             const size_t k = todo[pos + j];
             if (status[j] == st_ok) {
-                std::copy(out + j * size_t(Nn) * Q, out + (j + 1) * size_t(Nn) * Q, post[k]);
                 results[k] = {};
                 continue;
             }
@@ -1071,8 +1081,12 @@ private:
     cudaDeviceProp d_prop{};
     lattice_weights<real> d_w{};
     device_buffer<uint32_t> d_words;
-    device_buffer<real> d_gamma, d_G, d_alpha, d_beta, d_scratch;
+    device_buffer<real> d_gamma, d_G, d_alpha, d_beta, d_scratch, d_priors;
     device_buffer<double> d_post;
+    device_buffer<uint8_t> d_bits;
+    device_buffer<long long> d_offset, d_rho, d_packed_offset;
+    device_buffer<int> d_has_prior, d_status, d_status_index;
+    device_buffer<unsigned long long> d_packed;
     double* d_staging = nullptr; // pinned host copy of d_post
     size_t d_staging_count = 0;
     size_t cached_bytes() const
