@@ -72,9 +72,8 @@ void channel_impl::forecast(int noutput_items, gr_vector_int& ninput_items_requi
     (void)noutput_items;
 }
 
-void channel_impl::start_frame(long length, uint64_t in_offset)
+void channel_impl::start_frame(long length)
 {
-    (void)in_offset;
     d_frame.emplace(current_params(), d_seed, d_frames); // frame k: stream (seed, k)
     d_frame_left = std::max(0L, length);
     d_frame_len = d_frame_left;
@@ -154,7 +153,7 @@ int channel_impl::general_work(int noutput_items,
                                 " bits of the previous frame missing; it ends short");
                 finish_frame();
             }
-            start_frame(frame_len, abs);
+            start_frame(frame_len);
         }
         for (const auto& t : here) {
             if (d_frame) {

@@ -47,7 +47,7 @@ public:
 
 private:
     ::bsid::channel_params current_params() const;
-    void start_frame(long length, uint64_t in_offset);
+    void start_frame(long length);
     void finish_frame();
 
     mutable std::mutex d_params_mutex;

@@ -152,9 +152,6 @@ frame_result map_decoder::check_length(size_t rho) const
 
 bool map_decoder::precheck(const frame_view& frame, frame_result& result) const
 {
-    if (frame.priors) {
-        validate_priors(frame.priors); // a bad prior raises before anything is decoded
-    }
     result = check_length(frame.rho);
     if (!result.ok()) {
         return false;

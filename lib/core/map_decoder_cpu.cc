@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 
@@ -117,10 +118,12 @@ public:
 
     frame_result decode(const frame_view& frame, double* post) override
     {
-        workspace ws;
+        if (frame.priors) validate_priors(frame.priors); // raises before any work
+        const auto ws = acquire();
         stage_times t;
-        const frame_result r = decode_one(frame, post, ws, t);
+        const frame_result r = decode_one(frame, post, *ws, t);
         add_times(t);
+        release(ws);
         return r;
     }
 
@@ -130,22 +133,22 @@ public:
         if (post.size() != frames.size()) {
             throw std::invalid_argument("decode_batch: one output buffer per frame is needed");
         }
-        std::vector<double> check(size_t(N()) * size_t(q()));
         for (const auto& f : frames) {
-            if (f.priors) normalized_priors(f.priors, check.data()); // throws before any work
+            if (f.priors) validate_priors(f.priors); // raises before any work
         }
         std::vector<frame_result> results(frames.size());
         const int threads = std::min<int>(resolve_threads(d_cfg.threads),
                                           std::max<int>(1, int(frames.size())));
 #pragma omp parallel num_threads(threads)
         {
-            workspace ws;
+            const auto ws = acquire();
             stage_times t;
 #pragma omp for schedule(dynamic, 1)
             for (long long k = 0; k < (long long)frames.size(); ++k) {
-                results[size_t(k)] = decode_one(frames[size_t(k)], post[size_t(k)], ws, t);
+                results[size_t(k)] = decode_one(frames[size_t(k)], post[size_t(k)], *ws, t);
             }
             add_times(t);
+            release(ws);
         }
         return results;
     }
@@ -158,7 +161,25 @@ private:
         std::vector<real> beta_next, beta_cur, L;
         std::vector<real> scratch; // lattice rows
         std::vector<real> prior;   // N q, normalized, or empty for uniform
+        std::vector<double> prior_d; // the same in double, as normalized
     };
+
+    // Workspaces are kept between calls: a global-storage gamma array is tens
+    // of MB, and allocating and zeroing it for every frame would cost a good
+    // part of a decode. A pool, so that concurrent callers each get their own.
+    std::shared_ptr<workspace> acquire()
+    {
+        std::lock_guard<std::mutex> lock(d_pool_mutex);
+        if (d_pool.empty()) return std::make_shared<workspace>();
+        auto ws = d_pool.back();
+        d_pool.pop_back();
+        return ws;
+    }
+    void release(const std::shared_ptr<workspace>& ws)
+    {
+        std::lock_guard<std::mutex> lock(d_pool_mutex);
+        d_pool.push_back(ws);
+    }
 
     void add_times(const stage_times& t)
     {
@@ -229,9 +250,9 @@ private:
 
         ws.prior.clear();
         if (f.priors) {
-            std::vector<double> pr(size_t(Nn) * Q);
-            normalized_priors(f.priors, pr.data());
-            ws.prior.assign(pr.begin(), pr.end());
+            ws.prior_d.resize(size_t(Nn) * Q);
+            normalized_priors(f.priors, ws.prior_d.data());
+            ws.prior.assign(ws.prior_d.begin(), ws.prior_d.end());
         }
         ws.gamma.resize(global ? block * size_t(Mt) * size_t(Nn) : block);
         ws.G.resize(global ? size_t(Mn) * size_t(Mt) * size_t(Nn) : size_t(Mn));
@@ -341,6 +362,8 @@ private:
     std::vector<std::vector<const real*>> d_qsel;
     storage_kind d_storage;
     std::mutex d_times_mutex;
+    std::mutex d_pool_mutex;
+    std::vector<std::shared_ptr<workspace>> d_pool;
 };
 
 } // namespace

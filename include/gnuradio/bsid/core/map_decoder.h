@@ -158,7 +158,8 @@ protected:
     /*!
      * Shared input checks for every backend: fills `result` and returns false
      * when the frame must be refused before decoding (empty, not bits, end
-     * drift outside the limits). Throws std::invalid_argument for bad priors.
+     * drift outside the limits). Priors are the entry points' business: they
+     * validate all of them once, before any frame is decoded.
      */
     bool precheck(const frame_view& frame, frame_result& result) const;
 
