@@ -27,6 +27,7 @@
 // (Mn drift changes within a codeword), D (q symbols).
 
 #include "map_decoder_cuda.h"
+#include "lattice_kernels.cuh"
 #include "format.h"
 #include <gnuradio/bsid/core/lattice.h>
 #include <gnuradio/bsid/core/log.h>
@@ -118,114 +119,122 @@ private:
 
 // ------------------------------------------------------------------ kernels
 
-// Frame status codes written by the kernels.
-enum : int { st_ok = 0, st_alpha = 1, st_end = 2, st_beta = 3 };
-
-template <typename real>
-struct launch_params {
-    // the code and channel
-    int n, q, P, N;
-    const uint32_t* words; // P x q codewords
-    real ins, del, match, mismatch;
-    // limits
-    int mtlo, mthi, dlo, Mt, Mn;
-    // the batch
-    int F;
-    const uint8_t* bits;      // all frames' received bits
-    const long long* offset;  // per frame: start of its bits
-    const long long* rho;     // per frame: received length
-    const real* priors;       // F x N x q, or null
-    const int* has_prior;     // per frame
-    // the window of symbol indices [i0, i0 + Wc) in buffers of W indices
-    int i0, Wc, W;
-    real* gamma;              // F x W x Mt x Mn x q
-    real* G;                  // F x W x Mt x Mn
-    real* alpha;              // F x (N + 1) x Mt
-    const unsigned long long* packed; // per frame: its bits, 64 per word (see pack_kernel)
-    const long long* packed_offset;   // per frame: its first word
-    real* beta;               // F x (N + 1) x Mt
-    double* post;             // F x N x q
-    int* status;              // F
-    int* status_index;        // F
-};
+using namespace cuda;
 
 /*
- * gamma_i(m', m' + d, D) for all d (eqn:gamma): one corridor lattice per work
- * item, in place in one row of Mn values kept in `scratch` (column k of
- * thread t at scratch[k * nthreads + t], so a warp's accesses coalesce).
- * The row of node (r, c) is k = c - r - dlo. Grid-stride over the items.
+ * The general lattice kernel: any corridor width and codeword length, the
+ * step weights as they are (lattice_weights::scaled), the lattice row of each
+ * thread in global scratch (column k of thread t at scratch[k * nthreads + t]),
+ * with the bounds of the frame tested per cell. A grid-stride loop over the
+ * warp items (frame, i, 32 states).
  */
 template <typename real>
-__global__ void gamma_kernel(launch_params<real> p, real* scratch)
+__global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int pass)
 {
     const long long nthreads = (long long)gridDim.x * blockDim.x;
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long total = (long long)p.F * p.Wc * p.Mt * p.q;
+    const long long total_warps = nthreads >> 5;
+    const int lane = threadIdx.x & 31;
     real* row = scratch + tid;
-    for (long long item = tid; item < total; item += nthreads) {
-        const int D = int(item % p.q);
-        long long rest = item / p.q;
-        const int a = int(rest % p.Mt);
-        rest /= p.Mt;
-        const int iw = int(rest % p.Wc);
-        const int f = int(rest / p.Wc);
+    real* aux = scratch + (long long)p.Mn * nthreads + tid;
+    const long long items = (long long)p.F * p.Wc * p.nwarps;
+    for (long long it = tid >> 5; it < items; it += total_warps) {
+        const int w = int(it % p.nwarps);
+        const long long fi = it / p.nwarps;
+        const int f = int(fi / p.Wc);
+        const int iw = int(fi - (long long)f * p.Wc);
+        if (pass == pass_L && p.status[f] != st_ok) continue; // the whole warp
         const int i = p.i0 + iw;
-        real* out = p.gamma + ((((long long)f * p.W + iw) * p.Mt + a) * p.Mn) * p.q + D;
+        const int a = 32 * w + lane;
+        const long long fw = (long long)f * p.W + iw;
         const long long mprime = p.mtlo + a;
         const long long start = (long long)p.n * i + mprime;
         const long long rho = p.rho[f];
-        if (start < 0 || start > rho) {
-            for (int e = 0; e < p.Mn; ++e) out[(long long)e * p.q] = real(0);
-            continue;
+        const bool inside = a < p.Mt && start >= 0 && start <= rho;
+        bool any = false;
+        if (pass == pass_L) {
+            const real al = inside ? p.alpha[((long long)f * (p.N + 1) + i) * p.Mt + a] : real(0);
+            const real* bn = p.beta + ((long long)f * (p.N + 1) + i + 1) * p.Mt;
+            for (int e = 0; e < p.Mn; ++e) {
+                const int b = a + p.dlo + e;
+                const real v = (inside && b >= 0 && b < p.Mt) ? al * bn[b] : real(0);
+                aux[(long long)e * nthreads] = v;
+                any = any || v != real(0);
+            }
+            if (!__any_sync(0xffffffffu, any)) {
+                real* out = p.Lpart + (fw * p.nwarps + w) * p.q;
+                for (int D = lane; D < p.q; D += 32) out[D] = real(0);
+                continue;
+            }
+        } else {
+            for (int e = 0; e < p.Mn; ++e) aux[(long long)e * nthreads] = real(0);
         }
-        const long long avail = rho - start;
-        const uint8_t* y = p.bits + p.offset[f] + start;
-        const uint32_t word = p.words[(long long)(i % p.P) * p.q + D];
-        // row 0: F(0,0) = 1, then insertions only
+        const long long avail = inside ? rho - start : -1;
+        const uint8_t* y = p.bits + p.offset[f] + (inside ? start : 0);
+        const uint32_t* words = p.words + (long long)(i % p.P) * p.q;
+        const bool pr = p.priors && p.has_prior[f];
+        const real* prior = pr ? p.priors + ((long long)f * p.N + i) * p.q : nullptr;
         const int k0 = -p.dlo;
-        for (int k = 0; k < p.Mn; ++k) {
-            real v = real(0);
-            if (k == k0) {
-                v = real(1);
-            } else if (k > k0 && (long long)(k + p.dlo) <= avail) {
-                v = p.ins * row[(long long)(k - 1) * nthreads];
-            }
-            row[(long long)k * nthreads] = v;
-        }
-        // rows 1..n (eqn:F; eqn:F_lastrow without the insertion term), in place:
-        // going up in k, row[k] and row[k + 1] still hold row r - 1 when read,
-        // and row[k - 1] already holds row r.
-        for (int r = 1; r <= p.n; ++r) {
-            const real ins = r < p.n ? p.ins : real(0);
-            const uint8_t xb = uint8_t((word >> (p.n - r)) & 1u); // bit r - 1, MSB first
-            for (int k = 0; k < p.Mn; ++k) {
-                const long long c = (long long)r + p.dlo + k;
-                real* cell = row + (long long)k * nthreads;
-                if (c < 0 || c > avail) {
-                    *cell = real(0);
-                    continue;
+        for (int D = 0; D < p.q; ++D) {
+            const uint32_t word = words[D];
+            real s = real(0);
+            if (inside) {
+                // row 0: F(0,0) = 1, then insertions only
+                for (int k = 0; k < p.Mn; ++k) {
+                    real v = real(0);
+                    if (k == k0) {
+                        v = real(1);
+                    } else if (k > k0 && (long long)(k + p.dlo) <= avail) {
+                        v = p.ins * row[(long long)(k - 1) * nthreads];
+                    }
+                    row[(long long)k * nthreads] = v;
                 }
-                real v = real(0);
-                if (c >= 1) v = (y[c - 1] == xb ? p.match : p.mismatch) * *cell;
-                if (k + 1 < p.Mn) v += p.del * row[(long long)(k + 1) * nthreads];
-                if (k >= 1 && c >= 1) v += ins * row[(long long)(k - 1) * nthreads];
-                *cell = v;
+                // rows 1..n (eqn:F; eqn:F_lastrow without the insertion term), in
+                // place: going up in k, row[k] and row[k + 1] still hold row
+                // r - 1 when read, and row[k - 1] already holds row r.
+                for (int r = 1; r <= p.n; ++r) {
+                    const real ins = r < p.n ? p.ins : real(0);
+                    const uint8_t xb = uint8_t((word >> (p.n - r)) & 1u); // bit r - 1, MSB first
+                    for (int k = 0; k < p.Mn; ++k) {
+                        const long long c = (long long)r + p.dlo + k;
+                        real* cell = row + (long long)k * nthreads;
+                        if (c < 0 || c > avail) {
+                            *cell = real(0);
+                            continue;
+                        }
+                        real v = real(0);
+                        if (c >= 1) v = (y[c - 1] == xb ? p.match : p.mismatch) * *cell;
+                        if (k + 1 < p.Mn) v += p.del * row[(long long)(k + 1) * nthreads];
+                        if (k >= 1 && c >= 1) v += ins * row[(long long)(k - 1) * nthreads];
+                        *cell = v;
+                    }
+                }
+                const real wD = pr ? prior[D] : real(1);
+                if (pass == pass_G) {
+                    for (int e = 0; e < p.Mn; ++e) aux[(long long)e * nthreads] += wD * row[(long long)e * nthreads];
+                } else {
+                    for (int e = 0; e < p.Mn; ++e) s += row[(long long)e * nthreads] * aux[(long long)e * nthreads];
+                    s *= wD;
+                }
+            }
+            if (pass == pass_L) {
+                s = warp_sum(s);
+                if (lane == 0) p.Lpart[(fw * p.nwarps + w) * p.q + D] = s;
             }
         }
-        // row n: node k ends at drift d = dlo + k; keep the ends inside m_tau
-        const real prior = (p.priors && p.has_prior[f])
-                               ? p.priors[((long long)f * p.N + i) * p.q + D]
-                               : real(1);
-        for (int e = 0; e < p.Mn; ++e) {
-            const long long m = mprime + p.dlo + e;
-            const real v = (m < p.mtlo || m > p.mthi) ? real(0) : row[(long long)e * nthreads];
-            out[(long long)e * p.q] = p.priors && p.has_prior[f] ? v * prior : v;
+        if (pass == pass_G && a < p.Mt) {
+            // row n: node e ends at drift d = dlo + e; keep the ends inside m_tau
+            for (int e = 0; e < p.Mn; ++e) {
+                const int b = a + p.dlo + e;
+                p.G[(fw * p.Mn + e) * p.Mt + a] =
+                    (b >= 0 && b < p.Mt) ? aux[(long long)e * nthreads] : real(0);
+            }
         }
     }
 }
 
-// The received bits, 64 to a word (bit j of word w is bit 64 w + j), so that a
-// lattice reads its whole segment with two loads.
+// The received bits, 64 to a word after one word of padding (bit j of word
+// w is bit 64 (w - 1) + j), so that a lattice reads its segment with two loads.
 __global__ void pack_kernel(const uint8_t* bits,
                             const long long* offset,
                             const long long* rho,
@@ -235,159 +244,15 @@ __global__ void pack_kernel(const uint8_t* bits,
 {
     const int f = blockIdx.y;
     if (f >= F) return;
-    const long long words = rho[f] / 64 + 2;
+    const long long words = rho[f] / 64 + 3;
     for (long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x; w < words;
          w += (long long)gridDim.x * blockDim.x) {
         unsigned long long v = 0;
         for (int j = 0; j < 64; ++j) {
-            const long long t = 64 * w + j;
-            if (t < rho[f] && bits[offset[f] + t]) v |= 1ull << j;
+            const long long t = 64 * (w - 1) + j;
+            if (t >= 0 && t < rho[f] && bits[offset[f] + t]) v |= 1ull << j;
         }
         packed[packed_offset[f] + w] = v;
-    }
-}
-
-/*
- * The lattice with its row in registers, for a corridor of exactly MN <= 32
- * nodes and segments of at most 64 bits (n + m_n^+ <= 64): the loops over k
- * are unrolled at the exact width, so row[] lives in registers and no cell in
- * the frame's interior tests a bound; the received segment is one 64-bit
- * word. Block x covers 256 consecutive (a, D) items of one (frame, i);
- * when q is a power of two up to 32, the lanes of one a share a warp and the
- * sums over D (G) are made here with shuffles.
- */
-template <typename real, int MN>
-__global__ void __launch_bounds__(256) gamma_kernel_reg(launch_params<real> p, int chunks, int fuse_sum)
-{
-    constexpr int MAXMN = MN; // the corridor's exact width (p.Mn == MN)
-    const int fi = blockIdx.x / chunks; // f * Wc + iw
-    const int chunk = blockIdx.x - fi * chunks;
-    const int f = fi / p.Wc;
-    const int iw = fi - f * p.Wc;
-    const int idx = chunk * blockDim.x + threadIdx.x;
-    const bool active = idx < p.Mt * p.q;
-    const int a = active ? idx / p.q : 0;
-    const int D = active ? idx - a * p.q : 0;
-    const int i = p.i0 + iw;
-    const long long mprime = p.mtlo + a;
-    const long long start = (long long)p.n * i + mprime;
-    const long long rho = p.rho[f];
-    const bool inside = active && start >= 0 && start <= rho;
-    const int avail = inside ? int(min(rho - start, 64LL)) : -1;
-
-    real row[MAXMN];
-#pragma unroll
-    for (int k = 0; k < MAXMN; ++k) row[k] = real(0);
-    if (inside) {
-        unsigned long long win = 0;
-        {
-            const long long w = start >> 6;
-            const int sh = int(start & 63);
-            const unsigned long long* pk = p.packed + p.packed_offset[f];
-            win = pk[w] >> sh;
-            if (sh) win |= pk[w + 1] << (64 - sh);
-        }
-        const uint32_t word = p.words[(i % p.P) * p.q + D];
-        const int k0 = -p.dlo;
-        const int dhi = p.dlo + p.Mn - 1;
-        if (avail >= p.n + dhi) {
-            // The whole segment lies inside the frame: no bounds tests. Nodes
-            // left of column 0 start at 0 and stay 0 (all their inputs are such
-            // nodes), and the corridor's width is the template's, so none is masked.
-#pragma unroll
-            for (int k = 0; k < MAXMN; ++k) {
-                if (k == k0) {
-                    row[k] = real(1);
-                } else if (k > k0 && k < p.Mn) {
-                    row[k] = p.ins * row[k > 0 ? k - 1 : 0];
-                }
-            }
-            for (int r = 1; r <= p.n; ++r) {
-                const real ins = r < p.n ? p.ins : real(0);
-                // received bit c - 1 = r + dlo - 1 + k for node k: one shift per row
-                const int s0 = r + p.dlo - 1;
-                const unsigned long long wr = s0 >= 0 ? win >> s0 : win << (-s0);
-                // bit k set: received bit equals codeword bit r - 1 (k < MN <= 32)
-                const uint32_t same_bits = uint32_t(((word >> (p.n - r)) & 1u) ? wr : ~wr);
-#pragma unroll
-                for (int k = 0; k < MAXMN; ++k) {
-                    const bool same = ((same_bits >> k) & 1u) != 0;
-                    real v = (same ? p.match : p.mismatch) * row[k];
-                    if (k + 1 < MAXMN) v += p.del * row[k + 1 < MAXMN ? k + 1 : k];
-                    if (k >= 1) v += ins * row[k > 0 ? k - 1 : 0];
-                    row[k] = v;
-                }
-            }
-        } else {
-#pragma unroll
-            for (int k = 0; k < MAXMN; ++k) {
-                if (k == k0) {
-                    row[k] = real(1);
-                } else if (k > k0 && k < p.Mn && k + p.dlo <= avail) {
-                    row[k] = p.ins * row[k > 0 ? k - 1 : 0];
-                }
-            }
-            for (int r = 1; r <= p.n; ++r) {
-                const real ins = r < p.n ? p.ins : real(0);
-                const unsigned xb = (word >> (p.n - r)) & 1u;
-                // the diagonal weight into node k reads received bit c - 1 = r + dlo + k - 1
-                const int base = r + p.dlo - 1;
-#pragma unroll
-                for (int k = 0; k < MAXMN; ++k) {
-                    const int c = base + 1 + k;
-                    real v = real(0);
-                    if (k < p.Mn && c >= 0 && c <= avail) {
-                        if (c >= 1) {
-                            const unsigned yb = unsigned(win >> (c - 1)) & 1u;
-                            v = (yb == xb ? p.match : p.mismatch) * row[k];
-                        }
-                        if (k + 1 < p.Mn) v += p.del * row[k + 1 < MAXMN ? k + 1 : k];
-                        if (k >= 1 && c >= 1) v += ins * row[k > 0 ? k - 1 : 0];
-                    }
-                    row[k] = v;
-                }
-            }
-        }
-    }
-    const bool pr = p.priors && p.has_prior[f];
-    const real prior = (inside && pr) ? p.priors[((long long)f * p.N + i) * p.q + D] : real(1);
-    real* out = p.gamma + ((((long long)f * p.W + iw) * p.Mt + a) * p.Mn) * p.q + D;
-    real* G = p.G + (((long long)f * p.W + iw) * p.Mt + a) * p.Mn;
-#pragma unroll
-    for (int e = 0; e < MAXMN; ++e) {
-        if (e < p.Mn) {
-            const long long m = mprime + p.dlo + e;
-            real v = (m < p.mtlo || m > p.mthi) ? real(0) : row[e];
-            if (pr) v *= prior;
-            if (active) out[(long long)e * p.q] = v;
-            if (fuse_sum) {
-                // sum over the q lanes of this a (q a power of two <= 32)
-                real s = v;
-                for (int o = p.q / 2; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
-                if (active && D == 0) G[e] = s;
-            }
-        }
-    }
-}
-
-// G(f, i, a, e) = sum over D of gamma: one thread per (f, i, a, e).
-template <typename real>
-__global__ void gamma_sum_kernel(launch_params<real> p)
-{
-    const long long total = (long long)p.F * p.Wc * p.Mt * p.Mn;
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += stride) {
-        const int e = int(t % p.Mn);
-        long long rest = t / p.Mn;
-        const int a = int(rest % p.Mt);
-        rest /= p.Mt;
-        const int iw = int(rest % p.Wc);
-        const int f = int(rest / p.Wc);
-        const long long base = (((long long)f * p.W + iw) * p.Mt + a) * p.Mn + e;
-        const real* g = p.gamma + base * p.q;
-        real s = real(0);
-        for (int D = 0; D < p.q; ++D) s += g[D];
-        p.G[base] = s;
     }
 }
 
@@ -408,36 +273,68 @@ __device__ double block_sum(double v, double* shared)
     return r;
 }
 
+constexpr int ab_max_block = 512; // states per block on the fast path
+constexpr int ab_max_mn = 32;
+
 /*
- * Forward recursion over the window, one block per frame (eqn:alpha with
- * eqn:alpha_norm): alpha_{i+1}(b) = sum_e alpha_i(b - d) G_i(b - d, e).
- * blockDim is a power of two (block_sum).
+ * Forward recursion over the window (eqn:alpha with eqn:alpha_norm):
+ * alpha_{i+1}(b) = sum_e alpha_i(b - d) G_i(e, b - d), one block per frame.
+ * Fast path (Mt <= blockDim, Mn <= 32): one state per thread, the row in
+ * shared memory, and the next index's G loaded while the sum is reduced.
  */
 template <typename real>
-__global__ void alpha_kernel(launch_params<real> p)
+__device__ void alpha_pass(const launch_params<real>& p, int f, double* red, real* sh)
 {
-    extern __shared__ double red[];
-    const int f = blockIdx.x;
     if (p.status[f] != st_ok) return;
     real* alpha = p.alpha + (long long)f * (p.N + 1) * p.Mt;
+    const int Mt = p.Mt, Mn = p.Mn, dlo = p.dlo;
+    const bool fast = Mt <= int(blockDim.x) && Mn <= ab_max_mn;
     if (p.i0 == 0) {
-        for (int b = threadIdx.x; b < p.Mt; b += blockDim.x) alpha[b] = b == -p.mtlo ? real(1) : real(0);
+        for (int b = threadIdx.x; b < Mt; b += blockDim.x) alpha[b] = b == -p.mtlo ? real(1) : real(0);
+        __syncthreads();
+    }
+    const int b = threadIdx.x;
+    real g[ab_max_mn];
+    auto load_g = [&](int iw) {
+        const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
+#pragma unroll
+        for (int e = 0; e < ab_max_mn; ++e) {
+            const int a = b - dlo - e;
+            g[e] = (e < Mn && b < Mt && a >= 0 && a < Mt) ? G[(long long)e * Mt + a] : real(0);
+        }
+    };
+    if (fast) {
+        for (int s = threadIdx.x; s < Mt; s += blockDim.x) sh[s] = alpha[(long long)p.i0 * Mt + s];
+        load_g(0);
         __syncthreads();
     }
     for (int iw = 0; iw < p.Wc; ++iw) {
         const int i = p.i0 + iw;
-        const real* ai = alpha + (long long)i * p.Mt;
-        real* an = alpha + (long long)(i + 1) * p.Mt;
-        const real* G = p.G + ((long long)f * p.W + iw) * p.Mt * p.Mn;
+        real* an = alpha + (long long)(i + 1) * Mt;
         double local = 0;
-        for (int b = threadIdx.x; b < p.Mt; b += blockDim.x) {
-            real s = real(0);
-            for (int e = 0; e < p.Mn; ++e) {
-                const int a = b - p.dlo - e;
-                if (a >= 0 && a < p.Mt) s += ai[a] * G[(long long)a * p.Mn + e];
+        real s_fast = real(0);
+        if (fast) {
+            if (b < Mt) {
+#pragma unroll
+                for (int e = 0; e < ab_max_mn; ++e) {
+                    const int a = b - dlo - e;
+                    if (e < Mn && a >= 0 && a < Mt) s_fast += sh[a] * g[e];
+                }
             }
-            an[b] = s;
-            local += double(s);
+            local = double(s_fast);
+            if (iw + 1 < p.Wc) load_g(iw + 1); // in flight during the reduction
+        } else {
+            const real* ai = alpha + (long long)i * Mt;
+            const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
+            for (int bb = threadIdx.x; bb < Mt; bb += blockDim.x) {
+                real s = real(0);
+                for (int e = 0; e < Mn; ++e) {
+                    const int a = bb - dlo - e;
+                    if (a >= 0 && a < Mt) s += ai[a] * G[(long long)e * Mt + a];
+                }
+                an[bb] = s;
+                local += double(s);
+            }
         }
         const double sum = block_sum(local, red);
         if (!(sum > 0) || !isfinite(sum)) {
@@ -447,12 +344,21 @@ __global__ void alpha_kernel(launch_params<real> p)
             }
             return; // every thread sees the same sum
         }
-        for (int b = threadIdx.x; b < p.Mt; b += blockDim.x) an[b] = real(double(an[b]) / sum);
+        if (fast) {
+            // block_sum's barriers: every thread has read sh for this index
+            if (b < Mt) {
+                const real v = real(double(s_fast) / sum);
+                sh[b] = v;
+                an[b] = v;
+            }
+        } else {
+            for (int bb = threadIdx.x; bb < Mt; bb += blockDim.x) an[bb] = real(double(an[bb]) / sum);
+        }
         __syncthreads();
     }
     if (p.i0 + p.Wc == p.N) {
         const long long end = p.rho[f] - (long long)p.n * p.N - p.mtlo;
-        if (threadIdx.x == 0 && !(alpha[(long long)p.N * p.Mt + end] > real(0))) {
+        if (threadIdx.x == 0 && !(alpha[(long long)p.N * Mt + end] > real(0))) {
             p.status[f] = st_end;
             p.status_index[f] = p.N;
         }
@@ -460,39 +366,67 @@ __global__ void alpha_kernel(launch_params<real> p)
 }
 
 /*
- * Backward recursion over the window in reverse, one block per frame
- * (eqn:beta): beta_i(a) = sum_e G_i(a, e) beta_{i+1}(a + d), normalized. The
- * rows are kept for the L kernel.
+ * Backward recursion over the window in reverse (eqn:beta):
+ * beta_i(a) = sum_e G_i(e, a) beta_{i+1}(a + d), normalized, one block per
+ * frame; the same fast path as alpha.
  */
 template <typename real>
-__global__ void beta_kernel(launch_params<real> p)
+__device__ void beta_pass(const launch_params<real>& p, int f, double* red, real* sh)
 {
-    extern __shared__ double red[];
-    const int f = blockIdx.x;
     if (p.status[f] != st_ok) return;
     real* beta = p.beta + (long long)f * (p.N + 1) * p.Mt;
+    const int Mt = p.Mt, Mn = p.Mn, dlo = p.dlo;
+    const bool fast = Mt <= int(blockDim.x) && Mn <= ab_max_mn;
     if (p.i0 + p.Wc == p.N) {
         const long long end = p.rho[f] - (long long)p.n * p.N - p.mtlo;
-        real* bN = beta + (long long)p.N * p.Mt;
-        for (int a = threadIdx.x; a < p.Mt; a += blockDim.x) bN[a] = a == end ? real(1) : real(0);
+        real* bN = beta + (long long)p.N * Mt;
+        for (int a = threadIdx.x; a < Mt; a += blockDim.x) bN[a] = a == end ? real(1) : real(0);
+        __syncthreads();
+    }
+    const int a = threadIdx.x;
+    real g[ab_max_mn];
+    auto load_g = [&](int iw) {
+        const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
+#pragma unroll
+        for (int e = 0; e < ab_max_mn; ++e) {
+            g[e] = (e < Mn && a < Mt) ? G[(long long)e * Mt + a] : real(0);
+        }
+    };
+    if (fast) {
+        const int top = p.i0 + p.Wc;
+        for (int s = threadIdx.x; s < Mt; s += blockDim.x) sh[s] = beta[(long long)top * Mt + s];
+        load_g(p.Wc - 1);
         __syncthreads();
     }
     for (int iw = p.Wc - 1; iw >= 0; --iw) {
         const int i = p.i0 + iw;
-        const real* bn = beta + (long long)(i + 1) * p.Mt;
-        real* bc = beta + (long long)i * p.Mt;
-        const real* G = p.G + ((long long)f * p.W + iw) * p.Mt * p.Mn;
-        double bl = 0;
-        for (int a = threadIdx.x; a < p.Mt; a += blockDim.x) {
-            real s = real(0);
-            for (int e = 0; e < p.Mn; ++e) {
-                const int b = a + p.dlo + e;
-                if (b >= 0 && b < p.Mt) s += G[(long long)a * p.Mn + e] * bn[b];
+        real* bc = beta + (long long)i * Mt;
+        double local = 0;
+        real s_fast = real(0);
+        if (fast) {
+            if (a < Mt) {
+#pragma unroll
+                for (int e = 0; e < ab_max_mn; ++e) {
+                    const int b = a + dlo + e;
+                    if (e < Mn && b >= 0 && b < Mt) s_fast += g[e] * sh[b];
+                }
             }
-            bc[a] = s;
-            bl += double(s);
+            local = double(s_fast);
+            if (iw > 0) load_g(iw - 1);
+        } else {
+            const real* bn = beta + (long long)(i + 1) * Mt;
+            const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
+            for (int aa = threadIdx.x; aa < Mt; aa += blockDim.x) {
+                real s = real(0);
+                for (int e = 0; e < Mn; ++e) {
+                    const int b = aa + dlo + e;
+                    if (b >= 0 && b < Mt) s += G[(long long)e * Mt + aa] * bn[b];
+                }
+                bc[aa] = s;
+                local += double(s);
+            }
         }
-        const double bs = block_sum(bl, red);
+        const double bs = block_sum(local, red);
         if (!(bs > 0) || !isfinite(bs)) {
             if (threadIdx.x == 0) {
                 p.status[f] = st_beta;
@@ -500,19 +434,40 @@ __global__ void beta_kernel(launch_params<real> p)
             }
             return;
         }
-        for (int a = threadIdx.x; a < p.Mt; a += blockDim.x) bc[a] = real(double(bc[a]) / bs);
+        if (fast) {
+            if (a < Mt) {
+                const real v = real(double(s_fast) / bs);
+                sh[a] = v;
+                bc[a] = v;
+            }
+        } else {
+            for (int aa = threadIdx.x; aa < Mt; aa += blockDim.x) bc[aa] = real(double(bc[aa]) / bs);
+        }
         __syncthreads();
     }
 }
 
+// alpha and beta of every frame: blockIdx.x is the frame; blockIdx.y picks
+// the direction when both run at once (global storage), else `which` does.
+template <typename real>
+__global__ void __launch_bounds__(ab_max_block) ab_kernel(launch_params<real> p, int which)
+{
+    extern __shared__ double red[]; // 32 doubles, then the fast path's row
+    real* sh = reinterpret_cast<real*>(red + 32);
+    const int dir = gridDim.y == 2 ? int(blockIdx.y) : which;
+    if (dir == 0) {
+        alpha_pass(p, int(blockIdx.x), red, sh);
+    } else {
+        beta_pass(p, int(blockIdx.x), red, sh);
+    }
+}
+
 /*
- * The posteriors (eqn:L, eqn:sigma): one block per (frame, i) of the window,
- * L_i(D) = sum_{a,e} alpha_i(a) gamma_i(a, a + d, D) beta_{i+1}(a + d),
- * normalized. For q below the block size, groups of q threads share out the
- * states a and their partial sums meet in shared memory.
+ * The posteriors of one (frame, i) per block (eqn:L, eqn:sigma): the sums
+ * of the warps' partial L in a fixed order, normalized.
  */
 template <typename real>
-__global__ void L_kernel(launch_params<real> p)
+__global__ void finish_kernel(launch_params<real> p)
 {
     extern __shared__ double red[];
     const int fi = blockIdx.x;
@@ -520,40 +475,14 @@ __global__ void L_kernel(launch_params<real> p)
     const int iw = fi - f * p.Wc;
     if (p.status[f] != st_ok) return;
     const int i = p.i0 + iw;
-    const real* ai = p.alpha + ((long long)f * (p.N + 1) + i) * p.Mt;
-    const real* bn = p.beta + ((long long)f * (p.N + 1) + i + 1) * p.Mt;
-    const real* gam = p.gamma + ((long long)f * p.W + iw) * p.Mt * p.Mn * p.q;
+    const real* Lp = p.Lpart + ((long long)f * p.W + iw) * p.nwarps * p.q;
     double* out = p.post + ((long long)f * p.N + i) * p.q;
-    const int groups = p.q >= int(blockDim.x) ? 1 : int(blockDim.x) / p.q;
-    const int g = threadIdx.x / min(p.q, int(blockDim.x));
     double total = 0;
-    const int lanes = min(p.q, int(blockDim.x));
-    for (int D0 = 0; D0 < p.q; D0 += lanes) {
-        const int D = D0 + threadIdx.x % lanes;
-        real acc = real(0);
-        if (g < groups && D < p.q) {
-            // group g takes the states a = g, g + groups, ...; all their d
-            for (int a = g; a < p.Mt; a += groups) {
-                const real wa = ai[a];
-                if (wa == real(0)) continue;
-                const int b0 = a + p.dlo;
-                const int e0 = max(0, -b0), e1 = min(p.Mn, p.Mt - b0);
-                const real* gr = gam + (long long)a * p.Mn * p.q + D;
-                for (int e = e0; e < e1; ++e) {
-                    const real w = wa * bn[b0 + e];
-                    acc += w * gr[(long long)e * p.q];
-                }
-            }
-        }
-        red[threadIdx.x] = (g < groups) ? double(acc) : 0.0;
-        __syncthreads();
-        if (g == 0 && D < p.q) {
-            double sum = 0;
-            for (int h = 0; h < groups; ++h) sum += red[h * lanes + threadIdx.x];
-            out[D] = sum;
-            total += sum;
-        }
-        __syncthreads();
+    for (int D = threadIdx.x; D < p.q; D += blockDim.x) {
+        double s = 0;
+        for (int w = 0; w < p.nwarps; ++w) s += double(Lp[(long long)w * p.q + D]);
+        out[D] = s;
+        total += s;
     }
     const double ls = block_sum(total, red);
     if (!(ls > 0) || !isfinite(ls)) {
@@ -567,29 +496,6 @@ __global__ void L_kernel(launch_params<real> p)
 }
 
 // ------------------------------------------------------------------ host side
-
-// One register kernel per corridor width 1..32, picked at run time.
-template <typename real, int MN>
-void launch_gamma_reg(unsigned grid, const launch_params<real>& p, int chunks, int fuse)
-{
-    gamma_kernel_reg<real, MN><<<grid, 256>>>(p, chunks, fuse);
-}
-
-template <typename real>
-using gamma_reg_launcher = void (*)(unsigned, const launch_params<real>&, int, int);
-
-template <typename real, int... M>
-std::array<gamma_reg_launcher<real>, sizeof...(M)> gamma_reg_table(std::integer_sequence<int, M...>)
-{
-    return { { &launch_gamma_reg<real, M + 1>... } };
-}
-
-template <typename real>
-const std::array<gamma_reg_launcher<real>, 32>& gamma_reg_launchers()
-{
-    static const auto table = gamma_reg_table<real>(std::make_integer_sequence<int, 32>{});
-    return table;
-}
 
 // Device time per stage: events recorded around each stage's launches, read
 // once the batch has finished. Does nothing unless enabled.
@@ -674,25 +580,46 @@ public:
         d_words.allocate(words.size());
         d_words.upload(words.data(), words.size());
 
+        // The register kernels' form of the weights (see launch_params): row r
+        // divided by Pd^r / Pt^r; rows renormalized every R rows so that no
+        // scaled value exceeds 2^bound (the exact lattice values are <= 1).
+        {
+            const double Pd = cfg.ch.Pd(), Pt = cfg.ch.Pt();
+            const double bound = sizeof(real) == 4 ? 60 : 500;
+            d_reg_weights = Pd > 0 && Pd <= 2 * Pt && Pt >= 0.25 && std::log2(1 / Pd) <= bound;
+            if (d_reg_weights) {
+                const double del = w.del; // Pd / Pt
+                const int R = std::max(1, int(std::floor(bound / std::log2(1 / Pd))));
+                unsigned rows = 0;
+                int renorms = 0;
+                for (int r = R; r < n(); r += R) {
+                    rows |= 1u << r;
+                    ++renorms;
+                }
+                d_renorm_rows = rows;
+                d_renorm_factor = std::pow(Pd, R);
+                d_out_scale = std::pow(Pd, n() - R * renorms) / std::pow(Pt, n());
+                d_wmatch = double(w.match) / del;
+                d_wmismatch = double(w.mismatch) / del;
+            }
+        }
+        d_reg = d_reg_weights ? lattice_reg_launcher<real>(n(), d_limits.mn.size()) : nullptr;
+
         // Launch shapes from the device and the occupancy API (paper,
         // "Handling Resource Limits" and "Improving Occupancy").
         int min_grid = 0, block = 0;
-        BSID_CUDA(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, gamma_kernel<real>, 0, 0));
-        d_gamma_block = std::max(32, block);
-        d_gamma_grid = std::max(1, min_grid);
-        BSID_CUDA(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, gamma_sum_kernel<real>, 0, 0));
-        d_sum_block = std::max(32, block);
-        d_sum_grid = std::max(1, min_grid);
-        // alpha/beta blocks: enough threads for the states (or symbols), a
-        // power of two for the reductions, within the kernels' limits
-        cudaFuncAttributes fa{}, fb{};
-        BSID_CUDA(cudaFuncGetAttributes(&fa, alpha_kernel<real>));
-        BSID_CUDA(cudaFuncGetAttributes(&fb, beta_kernel<real>));
-        const size_t limit = size_t(std::min({ fa.maxThreadsPerBlock, fb.maxThreadsPerBlock,
-                                               d_prop.maxThreadsPerBlock }));
-        size_t lim2 = 32;
-        while (lim2 * 2 <= limit) lim2 *= 2;
-        d_ab_block = int(round_pow2_at_least(size_t(std::max(d_limits.mtau.size(), q())), 32, lim2));
+        BSID_CUDA(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, lattice_kernel_general<real>, 0, 0));
+        d_general_block = std::max(32, block / 32 * 32);
+        d_general_grid = std::max(1, min_grid);
+        // alpha/beta blocks: one state per thread up to ab_max_block states
+        // (the fast path), a multiple of 32 for the reductions
+        {
+            cudaFuncAttributes fa{};
+            BSID_CUDA(cudaFuncGetAttributes(&fa, ab_kernel<real>));
+            const int limit = std::min({ fa.maxThreadsPerBlock, d_prop.maxThreadsPerBlock, ab_max_block });
+            const int Mt = d_limits.mtau.size();
+            d_ab_block = std::max(32, std::min((Mt + 31) / 32 * 32, limit / 32 * 32));
+        }
 
         const size_t fixed = per_frame_fixed_bytes(tau());
         const size_t per_index = per_index_bytes();
@@ -708,9 +635,9 @@ public:
         log(log_level::info,
             detail::concat("map_decoder(cuda): ", d_prop.name, " (", d_prop.multiProcessorCount,
                            " SMs, ", free_b >> 20, " MiB free), ", to_string(cfg.precision), ", ",
-                           to_string(d_storage), " storage (gamma needs ",
-                           (per_index * size_t(N())) >> 20, " MiB per frame); blocks: gamma ",
-                           d_gamma_block, " x ", d_gamma_grid, ", alpha/beta ", d_ab_block));
+                           to_string(d_storage), " storage (G and L need ",
+                           (per_index * size_t(N())) >> 20, " MiB per frame); lattice: ",
+                           d_reg ? "registers" : "general", ", alpha/beta block ", d_ab_block));
     }
 
     ~cuda_decoder() override
@@ -782,10 +709,12 @@ public:
     }
 
 private:
+    int nwarps() const { return (d_limits.mtau.size() + 31) / 32; }
+    // device memory per symbol index of the window: G and the partial L
     size_t per_index_bytes() const
     {
         const size_t MtMn = size_t(d_limits.mtau.size()) * size_t(d_limits.mn.size());
-        return sizeof(real) * MtMn * (size_t(q()) + 1);
+        return sizeof(real) * (MtMn + size_t(nwarps()) * size_t(q()));
     }
     size_t per_frame_fixed_bytes(size_t rho) const
     {
@@ -793,10 +722,12 @@ private:
         return sizeof(real) * (2 * size_t(N() + 1) * Mt + size_t(N()) * size_t(q())) +
                sizeof(double) * size_t(N()) * size_t(q()) + rho + rho / 8 + 64;
     }
+    // the general lattice kernel's rows (two of Mn values per thread)
     size_t scratch_bytes() const
     {
-        return sizeof(real) * size_t(d_limits.mn.size()) * size_t(d_gamma_block) *
-               size_t(d_gamma_grid);
+        if (d_reg) return 0;
+        return sizeof(real) * 2 * size_t(d_limits.mn.size()) * size_t(d_general_block) *
+               size_t(d_general_grid);
     }
 
     // Window length for frames todo[pos .. pos+count): N for global storage
@@ -883,8 +814,8 @@ private:
         d_has_prior.ensure(count);
         d_status.ensure(count);
         d_status_index.ensure(count);
-        d_gamma.ensure(size_t(F) * W * Mt * Mn * Q);
         d_G.ensure(size_t(F) * W * Mt * Mn);
+        d_Lpart.ensure(size_t(F) * W * size_t(nwarps()) * Q);
         d_alpha.ensure(size_t(F) * (Nn + 1) * Mt);
         d_beta.ensure(size_t(F) * (Nn + 1) * Mt);
         d_post.ensure(size_t(F) * Nn * Q);
@@ -892,7 +823,7 @@ private:
         long long words = 0;
         for (size_t j = 0; j < count; ++j) {
             packed_offset[j] = words;
-            words += rho[j] / 64 + 2;
+            words += rho[j] / 64 + 3;
         }
         d_packed.ensure(static_cast<size_t>(words));
         d_packed_offset.ensure(count);
@@ -917,6 +848,15 @@ private:
         p.del = d_w.del;
         p.match = d_w.match;
         p.mismatch = d_w.mismatch;
+        p.wmatch = real(d_wmatch);
+        p.wmismatch = real(d_wmismatch);
+        p.renorm_rows = d_renorm_rows;
+        p.renorm_factor = real(d_renorm_factor);
+        p.out_scale = real(d_out_scale);
+        for (int k = 0; k < 32; ++k) {
+            const int k0 = -d_limits.mn.lo;
+            p.row0[k] = k == k0 ? real(1) : k > k0 ? p.row0[k - 1] * d_w.ins : real(0);
+        }
         p.mtlo = d_limits.mtau.lo;
         p.mthi = d_limits.mtau.hi;
         p.dlo = d_limits.mn.lo;
@@ -929,14 +869,15 @@ private:
         p.priors = any_prior ? d_priors.get() : nullptr;
         p.has_prior = d_has_prior.get();
         p.W = int(W);
-        p.gamma = d_gamma.get();
+        p.nwarps = nwarps();
         p.G = d_G.get();
+        p.Lpart = d_Lpart.get();
         p.alpha = d_alpha.get();
         p.beta = d_beta.get();
         p.packed = d_packed.get();
         p.packed_offset = d_packed_offset.get();
         {
-            const long long most = *std::max_element(rho.begin(), rho.end()) / 64 + 2;
+            const long long most = *std::max_element(rho.begin(), rho.end()) / 64 + 3;
             const dim3 grid(unsigned(std::min<long long>((most + 127) / 128, 65535)), unsigned(F));
             pack_kernel<<<grid, 128>>>(d_bits.get(), d_offset.get(), d_rho.get(),
                                        d_packed_offset.get(), d_packed.get(), F);
@@ -946,44 +887,48 @@ private:
         p.status = d_status.get();
         p.status_index = d_status_index.get();
 
-        const size_t shared = sizeof(double) * size_t(d_ab_block);
-        const int L_block = 256;
+        const size_t ab_shared = sizeof(double) * 32 + sizeof(real) * size_t(d_ab_block);
+        const int fin_block = int(std::min<size_t>(256, (size_t(Q) + 31) / 32 * 32));
         // per-stage device time (bsid_bench), from events around each stage
         stage_clock clock(d_profiling);
-        auto compute_gamma = [&](int i0, int Wc) {
+        auto lattice = [&](int i0, int Wc, int pass) {
             p.i0 = i0;
             p.Wc = Wc;
             clock.begin();
-            launch_gamma(p);
-            clock.end(stage_clock::gamma);
-        };
-        // forward, window by window
-        for (int i0 = 0; i0 < Nn; i0 += int(W)) {
-            const int Wc = std::min(int(W), Nn - i0);
-            compute_gamma(i0, Wc);
-            clock.begin();
-            alpha_kernel<real><<<F, d_ab_block, shared>>>(p);
-            BSID_CUDA(cudaGetLastError());
-            clock.end(stage_clock::alpha);
-        }
-        // backward, windows in reverse (global storage: the one window is still there)
-        const int last0 = ((Nn - 1) / int(W)) * int(W);
-        for (int i0 = last0; i0 >= 0; i0 -= int(W)) {
-            const int Wc = std::min(int(W), Nn - i0);
-            if (recompute) {
-                compute_gamma(i0, Wc);
-            } else {
-                p.i0 = i0;
-                p.Wc = Wc;
+            launch_lattice(p, pass);
+            if (pass == pass_L) {
+                finish_kernel<real><<<unsigned(F * Wc), fin_block, sizeof(double) * 32>>>(p);
+                BSID_CUDA(cudaGetLastError());
             }
+            clock.end(pass == pass_G ? stage_clock::gamma : stage_clock::L);
+        };
+        auto recursion = [&](int which, stage_clock::stage st) {
             clock.begin();
-            beta_kernel<real><<<F, d_ab_block, shared>>>(p);
+            const dim3 grid(unsigned(F), which == 2 ? 2u : 1u);
+            ab_kernel<real><<<grid, d_ab_block, ab_shared>>>(p, which);
             BSID_CUDA(cudaGetLastError());
-            clock.end(stage_clock::beta);
-            clock.begin();
-            L_kernel<real><<<F * Wc, L_block, sizeof(double) * L_block>>>(p);
-            BSID_CUDA(cudaGetLastError());
-            clock.end(stage_clock::L);
+            clock.end(st);
+        };
+        if (!recompute) {
+            // global storage: G of the whole frame, then alpha and beta side
+            // by side, then the posteriors
+            lattice(0, Nn, pass_G);
+            recursion(2, stage_clock::alpha);
+            lattice(0, Nn, pass_L);
+        } else {
+            // local storage: forward window by window, then backward in
+            // reverse, G made again for each window
+            for (int i0 = 0; i0 < Nn; i0 += int(W)) {
+                lattice(i0, std::min(int(W), Nn - i0), pass_G);
+                recursion(0, stage_clock::alpha);
+            }
+            const int last0 = ((Nn - 1) / int(W)) * int(W);
+            for (int i0 = last0; i0 >= 0; i0 -= int(W)) {
+                const int Wc = std::min(int(W), Nn - i0);
+                lattice(i0, Wc, pass_G);
+                recursion(1, stage_clock::beta);
+                lattice(i0, Wc, pass_L);
+            }
         }
         BSID_CUDA(cudaDeviceSynchronize());
         if (d_profiling) {
@@ -1051,29 +996,19 @@ private:
         return *d_cpu;
     }
 
-    // gamma with the lattice row in registers when the corridor is short enough
-    void launch_gamma(const launch_params<real>& p)
+    // one pass of the lattice over the window: the register kernel when
+    // there is one for this (n, Mn) and channel, the general one otherwise
+    void launch_lattice(const launch_params<real>& p, int pass)
     {
-        const int Mn = p.Mn;
-        // registers when the corridor and the segment are short enough; the
-        // general kernel (row in global scratch) otherwise
-        const bool reg = Mn <= 32 && p.n + d_limits.mn.hi <= 64;
-        const bool pow2 = (p.q & (p.q - 1)) == 0;
-        const int fuse = reg && pow2 && p.q <= 32;
-        const int chunks = int((size_t(p.Mt) * size_t(p.q) + 255) / 256);
-        const unsigned grid = unsigned(size_t(p.F) * size_t(p.Wc) * size_t(chunks));
-        if (reg) {
-            gamma_reg_launchers<real>()[size_t(Mn - 1)](grid, p, chunks, fuse);
+        if (d_reg) {
+            const int chunks = (p.Mt + reg_block - 1) / reg_block;
+            const unsigned grid = unsigned(size_t(p.F) * size_t(p.Wc) * size_t(chunks));
+            d_reg(grid, p, chunks, pass);
         } else {
-            // lattice rows in global memory: one row of Mn values per resident thread
-            d_scratch.ensure(size_t(Mn) * size_t(d_gamma_block) * size_t(d_gamma_grid));
-            gamma_kernel<real><<<d_gamma_grid, d_gamma_block>>>(p, d_scratch.get());
+            d_scratch.ensure(2 * size_t(p.Mn) * size_t(d_general_block) * size_t(d_general_grid));
+            lattice_kernel_general<real><<<d_general_grid, d_general_block>>>(p, d_scratch.get(), pass);
         }
         BSID_CUDA(cudaGetLastError());
-        if (!fuse) {
-            gamma_sum_kernel<real><<<d_sum_grid, d_sum_block>>>(p);
-            BSID_CUDA(cudaGetLastError());
-        }
     }
 
     int d_device = 0;
@@ -1081,7 +1016,7 @@ private:
     cudaDeviceProp d_prop{};
     lattice_weights<real> d_w{};
     device_buffer<uint32_t> d_words;
-    device_buffer<real> d_gamma, d_G, d_alpha, d_beta, d_scratch, d_priors;
+    device_buffer<real> d_G, d_Lpart, d_alpha, d_beta, d_scratch, d_priors;
     device_buffer<double> d_post;
     device_buffer<uint8_t> d_bits;
     device_buffer<long long> d_offset, d_rho, d_packed_offset;
@@ -1091,19 +1026,23 @@ private:
     size_t d_staging_count = 0;
     size_t cached_bytes() const
     {
-        return d_gamma.bytes() + d_G.bytes() + d_alpha.bytes() + d_beta.bytes() + d_post.bytes() +
+        return d_G.bytes() + d_Lpart.bytes() + d_alpha.bytes() + d_beta.bytes() + d_post.bytes() +
                d_scratch.bytes();
     }
     void release_cache()
     {
-        d_gamma.release();
         d_G.release();
+        d_Lpart.release();
         d_alpha.release();
         d_beta.release();
         d_post.release();
         d_scratch.release();
     }
-    int d_gamma_block = 128, d_gamma_grid = 1, d_sum_block = 128, d_sum_grid = 1, d_ab_block = 128;
+    int d_general_block = 128, d_general_grid = 1, d_ab_block = 128;
+    lattice_launcher<real> d_reg = nullptr; // the register kernel, if any
+    bool d_reg_weights = false;             // the channel allows the scaled form
+    unsigned d_renorm_rows = 0;
+    double d_renorm_factor = 1, d_out_scale = 1, d_wmatch = 0, d_wmismatch = 0;
     storage_kind d_storage = storage_kind::global;
     bool d_warned_global = false;
     std::mutex d_mutex;

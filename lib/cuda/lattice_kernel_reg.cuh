@@ -1,0 +1,254 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The register lattice kernel (see lattice_kernels.cuh for the passes), and
+// the table of its instances for one precision and band: included by the
+// lattice_reg_*.cu files only.
+
+#ifndef INCLUDED_BSID_CUDA_LATTICE_KERNEL_REG_CUH
+#define INCLUDED_BSID_CUDA_LATTICE_KERNEL_REG_CUH
+
+#include "lattice_kernels.cuh"
+#include <array>
+#include <utility>
+
+namespace bsid {
+namespace cuda {
+
+// One row r < n of the scaled lattice, in place in registers: node k of row
+// r gets Wt[r + k] (diagonal) times node k of row r - 1, plus node k + 1 of
+// row r - 1 (the vertical step, weight 1 after scaling), plus ins
+// (horizontal) times node k - 1 of row r. Two multiply-adds per node.
+template <typename real, int MN, int J>
+__device__ __forceinline__ void lattice_row(real (&cur)[MN], const real (&Wt)[J], real ins, int r)
+{
+    real prev = real(0);
+#pragma unroll
+    for (int k = 0; k < MN; ++k) {
+        const real t = (k + 1 < MN) ? fma(Wt[r + k], cur[k], cur[k + 1 < MN ? k + 1 : k]) : Wt[r + k] * cur[k];
+        prev = k == 0 ? t : fma(ins, prev, t);
+        cur[k] = prev;
+    }
+}
+
+// Row n: no horizontal steps (eqn:F_lastrow).
+template <typename real, int MN, int J>
+__device__ __forceinline__ void lattice_last_row(real (&cur)[MN], const real (&Wt)[J], int r)
+{
+#pragma unroll
+    for (int k = 0; k < MN; ++k) {
+        cur[k] = (k + 1 < MN) ? fma(Wt[r + k], cur[k], cur[k + 1 < MN ? k + 1 : k]) : Wt[r + k] * cur[k];
+    }
+}
+
+// What a lattice kernel does with the last row of codeword D's lattice.
+template <typename real, int MN>
+__device__ __forceinline__ void lattice_out(real (&aux)[MN], const real (&cur)[MN], real wD, int pass, real* Lout, int D)
+{
+    if (pass == pass_G) {
+#pragma unroll
+        for (int e = 0; e < MN; ++e) aux[e] = fma(wD, cur[e], aux[e]);
+    } else {
+        real s = real(0);
+#pragma unroll
+        for (int e = 0; e < MN; ++e) s = fma(cur[e], aux[e], s);
+        s = warp_sum(s * wD);
+        if ((threadIdx.x & 31) == 0) Lout[D] = s;
+    }
+}
+
+/*
+ * The register lattice kernel, for a corridor of exactly MN <= 32 nodes and
+ * codewords of n <= NMAX bits; the received segment of a thread is one
+ * 64-bit word (NMAX + MN <= 64), bit j = r + k being the bit that a step into
+ * node (r, k) consumes.
+ *
+ * Warps whose segments all lie inside their frame (all but a few near the
+ * frame's ends) take the fast path: row r of the lattice divided by del^r
+ * (renormalized every few rows), so that the vertical step weighs 1 and a
+ * node costs two multiply-adds; the diagonal weights depend on the received
+ * bit only, so each thread makes them once, for both values of the
+ * transmitted bit (W0, W1), before it loops over the codewords, and the rows
+ * are unrolled so that every weight sits in a register. Other warps take the
+ * guarded path: the weights as they are, the frame's bounds tested per node.
+ */
+template <typename real, int MN, int NMAX>
+__global__ void __launch_bounds__(reg_block) lattice_kernel_reg(launch_params<real> p, int chunks, int pass)
+{
+    constexpr int J = NMAX + MN;
+    const int fi = blockIdx.x / chunks;
+    const int chunk = blockIdx.x - fi * chunks;
+    const int f = fi / p.Wc;
+    const int iw = fi - f * p.Wc;
+    const int i = p.i0 + iw;
+    const int a = chunk * int(blockDim.x) + int(threadIdx.x);
+    if ((a & ~31) >= p.Mt) return; // whole warps past the states
+    if (pass == pass_L && p.status[f] != st_ok) return; // the whole block
+    const int w = a >> 5;
+    const long long fw = (long long)f * p.W + iw;
+    const long long rho = p.rho[f];
+    const long long start = (long long)p.n * i + p.mtlo + a;
+    const bool inside = a < p.Mt && start >= 0 && start <= rho;
+    const long long B = start + p.dlo - 1; // the segment's first position
+    const bool interior = inside && B >= 0 && B + p.n + MN <= rho;
+    const bool guarded = __any_sync(0xffffffffu, inside && !interior);
+    const real scale = guarded ? real(1) : p.out_scale;
+    real* Lout = p.Lpart + (fw * p.nwarps + w) * p.q;
+
+    real aux[MN]; // pass_G: the sums over D; pass_L: alpha(a) beta(a + d)
+    if (pass == pass_L) {
+        const real al = inside ? p.alpha[((long long)f * (p.N + 1) + i) * p.Mt + a] : real(0);
+        const real* bn = p.beta + ((long long)f * (p.N + 1) + i + 1) * p.Mt;
+        bool any = false;
+#pragma unroll
+        for (int e = 0; e < MN; ++e) {
+            const int b = a + p.dlo + e;
+            aux[e] = (inside && b >= 0 && b < p.Mt) ? al * bn[b] * scale : real(0);
+            any = any || aux[e] != real(0);
+        }
+        if (!__any_sync(0xffffffffu, any)) {
+            for (int D = threadIdx.x & 31; D < p.q; D += 32) Lout[D] = real(0);
+            return;
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < MN; ++e) aux[e] = real(0);
+    }
+
+    unsigned long long win = 0;
+    if (inside) {
+        const long long pos = B + 64; // the packed bits start with 64 bits of padding
+        const long long wd = pos >> 6;
+        const int sh = int(pos & 63);
+        const unsigned long long* pk = p.packed + p.packed_offset[f];
+        win = pk[wd] >> sh;
+        if (sh) win |= pk[wd + 1] << (64 - sh);
+    }
+    const uint32_t* words = p.words + (long long)(i % p.P) * p.q;
+    const bool pr = p.priors && p.has_prior[f];
+    const real* prior = pr ? p.priors + ((long long)f * p.N + i) * p.q : nullptr;
+
+    if (!guarded) {
+        real W0[J], W1[J];
+#pragma unroll
+        for (int j = 0; j < J; ++j) {
+            const bool yb = ((win >> j) & 1ull) != 0;
+            W1[j] = yb ? p.wmatch : p.wmismatch;
+            W0[j] = yb ? p.wmismatch : p.wmatch;
+        }
+        for (int D = 0; D < p.q; ++D) {
+            const uint32_t word = words[D];
+            real cur[MN];
+#pragma unroll
+            for (int k = 0; k < MN; ++k) cur[k] = p.row0[k];
+#pragma unroll
+            for (int r = 1; r <= NMAX; ++r) {
+                const bool x = ((word >> (p.n - r)) & 1u) != 0;
+                if (r < p.n) {
+                    if (x) {
+                        lattice_row<real, MN, J>(cur, W1, p.ins, r);
+                    } else {
+                        lattice_row<real, MN, J>(cur, W0, p.ins, r);
+                    }
+                    if ((p.renorm_rows >> r) & 1u) {
+#pragma unroll
+                        for (int k = 0; k < MN; ++k) cur[k] *= p.renorm_factor;
+                    }
+                } else if (r == p.n) {
+                    if (x) {
+                        lattice_last_row<real, MN, J>(cur, W1, r);
+                    } else {
+                        lattice_last_row<real, MN, J>(cur, W0, r);
+                    }
+                }
+            }
+            lattice_out<real, MN>(aux, cur, pr ? prior[D] : real(1), pass, Lout, D);
+        }
+    } else {
+        const long long avail = inside ? rho - start : -1;
+        const int k0 = -p.dlo;
+        for (int D = 0; D < p.q; ++D) {
+            const uint32_t word = words[D];
+            real cur[MN];
+#pragma unroll
+            for (int k = 0; k < MN; ++k) {
+                cur[k] = !inside ? real(0)
+                         : k == k0 ? real(1)
+                         : (k > k0 && k + p.dlo <= avail) ? p.ins * cur[k > 0 ? k - 1 : 0]
+                                                          : real(0);
+            }
+            for (int r = 1; r <= p.n; ++r) {
+                const real ins = r < p.n ? p.ins : real(0);
+                const unsigned xb = (word >> (p.n - r)) & 1u;
+#pragma unroll
+                for (int k = 0; k < MN; ++k) {
+                    const int c = r + p.dlo + k;
+                    real v = real(0);
+                    if (c >= 0 && c <= avail) {
+                        if (c >= 1) {
+                            const unsigned yb = unsigned(win >> (r + k)) & 1u;
+                            v = (yb == xb ? p.match : p.mismatch) * cur[k];
+                        }
+                        if (k + 1 < MN) v += p.del * cur[k + 1 < MN ? k + 1 : k];
+                        if (k >= 1 && c >= 1) v += ins * cur[k > 0 ? k - 1 : 0];
+                    }
+                    cur[k] = v;
+                }
+            }
+            lattice_out<real, MN>(aux, cur, pr ? prior[D] : real(1), pass, Lout, D);
+        }
+    }
+    if (pass == pass_G && a < p.Mt) {
+        // node e of row n ends at drift d = dlo + e; keep the ends inside m_tau
+#pragma unroll
+        for (int e = 0; e < MN; ++e) {
+            const int b = a + p.dlo + e;
+            p.G[(fw * MN + e) * p.Mt + a] = (inside && b >= 0 && b < p.Mt) ? aux[e] * scale : real(0);
+        }
+    }
+}
+
+template <typename real, int MN, int NMAX>
+void launch_lattice_reg(unsigned grid, const launch_params<real>& p, int chunks, int pass)
+{
+    lattice_kernel_reg<real, MN, NMAX><<<grid, reg_block>>>(p, chunks, pass);
+}
+
+template <typename real, int NMAX, int MN>
+constexpr lattice_launcher<real> lattice_reg_entry()
+{
+    if constexpr (NMAX + MN <= reg_max_segment) {
+        return &launch_lattice_reg<real, MN, NMAX>;
+    } else {
+        return nullptr;
+    }
+}
+
+template <typename real, int NMAX, int... M>
+std::array<lattice_launcher<real>, sizeof...(M)> make_lattice_reg_table(std::integer_sequence<int, M...>)
+{
+    return { { lattice_reg_entry<real, NMAX, M + 1>()... } };
+}
+
+} // namespace cuda
+} // namespace bsid
+
+// One precision and band per translation unit.
+#define BSID_LATTICE_REG_TABLE(REAL, NMAX)                                                 \
+    namespace bsid {                                                                         \
+    namespace cuda {                                                                         \
+    template <>                                                                              \
+    const lattice_launcher<REAL>* lattice_reg_table<REAL, NMAX>()                            \
+    {                                                                                        \
+        static const auto table =                                                            \
+            make_lattice_reg_table<REAL, NMAX>(std::make_integer_sequence<int, 32>{});      \
+        return table.data();                                                                 \
+    }                                                                                        \
+    }                                                                                        \
+    }
+
+#endif /* INCLUDED_BSID_CUDA_LATTICE_KERNEL_REG_CUH */

@@ -1,0 +1,116 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// What the CUDA backend's translation units share: the kernels' parameters
+// and the table of register lattice kernels, which are instantiated in
+// lattice_reg_*.cu (one file per precision and codeword-length band, so that
+// they compile in parallel).
+
+#ifndef INCLUDED_BSID_CUDA_LATTICE_KERNELS_CUH
+#define INCLUDED_BSID_CUDA_LATTICE_KERNELS_CUH
+
+#include <cuda_runtime.h>
+#include <cstdint>
+
+namespace bsid {
+namespace cuda {
+
+// Frame status codes written by the kernels.
+enum : int { st_ok = 0, st_alpha = 1, st_end = 2, st_beta = 3 };
+
+// The two passes of the lattice kernels over a window.
+enum : int { pass_G = 1, pass_L = 2 };
+
+template <typename real>
+struct launch_params {
+    // the code and channel
+    int n, q, P, N;
+    const uint32_t* words; // P x q codewords
+    real ins, del, match, mismatch; // lattice_weights::scaled
+    // the register kernels divide row r of the lattice by del^r, which makes
+    // the vertical step's weight 1 (a cell is then two multiply-adds):
+    real wmatch, wmismatch;   // diagonal weights / del
+    unsigned renorm_rows;     // bit r: row r is multiplied by renorm_factor
+    real renorm_factor;       // del^R, keeps the scaled rows far from overflow
+    real out_scale;           // undoes the scaling left at row n
+    real row0[32];            // row 0 of the scaled lattice away from the frame's ends
+    // limits
+    int mtlo, mthi, dlo, Mt, Mn;
+    // the batch
+    int F;
+    const uint8_t* bits;      // all frames' received bits
+    const long long* offset;  // per frame: start of its bits
+    const long long* rho;     // per frame: received length
+    const real* priors;       // F x N x q, or null
+    const int* has_prior;     // per frame
+    // the window of symbol indices [i0, i0 + Wc) in buffers of W indices
+    int i0, Wc, W;
+    int nwarps;               // warps of 32 states per (frame, i): ceil(Mt / 32)
+    real* G;                  // F x W x Mn x Mt: G(f, i, e, a) = sum over D of gamma
+    real* Lpart;              // F x W x nwarps x q: partial sums of L over 32 states
+    real* alpha;              // F x (N + 1) x Mt
+    const unsigned long long* packed; // per frame: 64 bits of padding, then its bits
+    const long long* packed_offset;   // per frame: its first word
+    real* beta;               // F x (N + 1) x Mt
+    double* post;             // F x N x q
+    int* status;              // F
+    int* status_index;        // F
+};
+
+/*
+ * The lattice kernels: one thread per (frame, i, a) of the window, lanes of a
+ * warp on consecutive states a of one (frame, i), each thread looping over
+ * the q codewords (all lanes on the same D, so branches on codeword bits are
+ * uniform). Two passes use them:
+ *  pass_G: G(f, i, e, a) = sum over D of gamma_i(a, a + d, D) (with priors),
+ *          which is all that alpha and beta need;
+ *  pass_L: after alpha and beta, the sum
+ *          sum_a alpha_i(a) sum_e gamma_i(a, a + d, D) beta_{i+1}(a + d)
+ *          over each warp's 32 states, into Lpart (eqn:L before the sum over
+ *          the warps and the normalization, finish_kernel).
+ * gamma itself is never stored: it would be q times G, read back once.
+ */
+
+// Sum over the lanes of a warp; every lane gets it.
+template <typename real>
+__device__ __forceinline__ real warp_sum(real v)
+{
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+// The register kernels (lattice_kernel_reg.cuh): corridor widths 1..32 and
+// codeword lengths in bands of up to 8, 16 or 32 bits, with
+// NMAX + MN <= reg_max_segment.
+constexpr int reg_max_segment = 48;
+constexpr int reg_block = 128;
+
+template <typename real>
+using lattice_launcher = void (*)(unsigned grid, const launch_params<real>& p, int chunks, int pass);
+
+//! The launchers of one precision and band, indexed by MN - 1 (32 entries;
+//! null where NMAX + MN > reg_max_segment).
+template <typename real, int NMAX>
+const lattice_launcher<real>* lattice_reg_table();
+
+//! The register kernel for codewords of n bits and a corridor of Mn nodes, or null.
+template <typename real>
+lattice_launcher<real> lattice_reg_launcher(int n, int Mn)
+{
+    if (Mn < 1 || Mn > 32 || n < 1 || n > 32) return nullptr;
+    const int nmax = n <= 8 ? 8 : n <= 16 ? 16 : 32;
+    if (nmax + Mn > reg_max_segment) return nullptr;
+    const lattice_launcher<real>* t = nmax == 8    ? lattice_reg_table<real, 8>()
+                                      : nmax == 16 ? lattice_reg_table<real, 16>()
+                                                   : lattice_reg_table<real, 32>();
+    return t[Mn - 1];
+}
+
+} // namespace cuda
+} // namespace bsid
+
+#endif /* INCLUDED_BSID_CUDA_LATTICE_KERNELS_CUH */
