@@ -61,6 +61,51 @@ __device__ __forceinline__ void lattice_out(real (&aux)[MN], const real (&cur)[M
     }
 }
 
+// The fast path's loop over the codewords: each lattice from row 0 (p.row0)
+// to row n in registers, then handed to lattice_out. EXACT: n == NMAX and no
+// renormalization, so that no row tests anything but its codeword bit.
+template <typename real, int MN, int NMAX, bool EXACT>
+__device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
+                                                  const real (&W0)[NMAX + MN],
+                                                  const real (&W1)[NMAX + MN],
+                                                  const uint32_t* words,
+                                                  const real* prior,
+                                                  real (&aux)[MN],
+                                                  int pass,
+                                                  real* Lout)
+{
+    constexpr int J = NMAX + MN;
+    const int n = EXACT ? NMAX : p.n;
+    for (int D = 0; D < p.q; ++D) {
+        const uint32_t word = words[D];
+        real cur[MN];
+#pragma unroll
+        for (int k = 0; k < MN; ++k) cur[k] = p.row0[k];
+#pragma unroll
+        for (int r = 1; r <= NMAX; ++r) {
+            const bool x = ((word >> (n - r)) & 1u) != 0;
+            if (r < n) {
+                if (x) {
+                    lattice_row<real, MN, J>(cur, W1, p.ins, r);
+                } else {
+                    lattice_row<real, MN, J>(cur, W0, p.ins, r);
+                }
+                if (!EXACT && ((p.renorm_rows >> r) & 1u)) {
+#pragma unroll
+                    for (int k = 0; k < MN; ++k) cur[k] *= p.renorm_factor;
+                }
+            } else if (r == n) {
+                if (x) {
+                    lattice_last_row<real, MN, J>(cur, W1, r);
+                } else {
+                    lattice_last_row<real, MN, J>(cur, W0, r);
+                }
+            }
+        }
+        lattice_out<real, MN>(aux, cur, prior ? prior[D] : real(1), pass, Lout, D);
+    }
+}
+
 /*
  * The register lattice kernel, for a corridor of exactly MN <= 32 nodes and
  * codewords of n <= NMAX bits; the received segment of a thread is one
@@ -140,33 +185,12 @@ __global__ void __launch_bounds__(reg_block) lattice_kernel_reg(launch_params<re
             W1[j] = yb ? p.wmatch : p.wmismatch;
             W0[j] = yb ? p.wmismatch : p.wmatch;
         }
-        for (int D = 0; D < p.q; ++D) {
-            const uint32_t word = words[D];
-            real cur[MN];
-#pragma unroll
-            for (int k = 0; k < MN; ++k) cur[k] = p.row0[k];
-#pragma unroll
-            for (int r = 1; r <= NMAX; ++r) {
-                const bool x = ((word >> (p.n - r)) & 1u) != 0;
-                if (r < p.n) {
-                    if (x) {
-                        lattice_row<real, MN, J>(cur, W1, p.ins, r);
-                    } else {
-                        lattice_row<real, MN, J>(cur, W0, p.ins, r);
-                    }
-                    if ((p.renorm_rows >> r) & 1u) {
-#pragma unroll
-                        for (int k = 0; k < MN; ++k) cur[k] *= p.renorm_factor;
-                    }
-                } else if (r == p.n) {
-                    if (x) {
-                        lattice_last_row<real, MN, J>(cur, W1, r);
-                    } else {
-                        lattice_last_row<real, MN, J>(cur, W0, r);
-                    }
-                }
-            }
-            lattice_out<real, MN>(aux, cur, pr ? prior[D] : real(1), pass, Lout, D);
+        // codewords of exactly NMAX bits without renormalization (the
+        // common case) get a loop with no tests per row
+        if (p.n == NMAX && p.renorm_rows == 0) {
+            lattice_codewords<real, MN, NMAX, true>(p, W0, W1, words, prior, aux, pass, Lout);
+        } else {
+            lattice_codewords<real, MN, NMAX, false>(p, W0, W1, words, prior, aux, pass, Lout);
         }
     } else {
         const long long avail = inside ? rho - start : -1;

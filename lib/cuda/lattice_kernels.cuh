@@ -56,7 +56,7 @@ struct launch_params {
     const unsigned long long* packed; // per frame: 64 bits of padding, then its bits
     const long long* packed_offset;   // per frame: its first word
     real* beta;               // F x (N + 1) x Mt
-    double* post;             // F x N x q
+    real* post;               // F x N x q (normalized in double, stored in real)
     int* status;              // F
     int* status_index;        // F
 };

@@ -274,7 +274,7 @@ __device__ double block_sum(double v, double* shared)
 }
 
 constexpr int ab_max_block = 512; // states per block on the fast path
-constexpr int ab_max_mn = 32;
+// the fast path's G in registers: up to EMAX values (8, 16 or 32) per thread
 
 /*
  * Forward recursion over the window (eqn:alpha with eqn:alpha_norm):
@@ -282,23 +282,23 @@ constexpr int ab_max_mn = 32;
  * Fast path (Mt <= blockDim, Mn <= 32): one state per thread, the row in
  * shared memory, and the next index's G loaded while the sum is reduced.
  */
-template <typename real>
+template <typename real, int EMAX>
 __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, real* sh)
 {
     if (p.status[f] != st_ok) return;
     real* alpha = p.alpha + (long long)f * (p.N + 1) * p.Mt;
     const int Mt = p.Mt, Mn = p.Mn, dlo = p.dlo;
-    const bool fast = Mt <= int(blockDim.x) && Mn <= ab_max_mn;
+    const bool fast = Mt <= int(blockDim.x) && Mn <= EMAX;
     if (p.i0 == 0) {
         for (int b = threadIdx.x; b < Mt; b += blockDim.x) alpha[b] = b == -p.mtlo ? real(1) : real(0);
         __syncthreads();
     }
     const int b = threadIdx.x;
-    real g[ab_max_mn];
+    real g[EMAX];
     auto load_g = [&](int iw) {
         const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
 #pragma unroll
-        for (int e = 0; e < ab_max_mn; ++e) {
+        for (int e = 0; e < EMAX; ++e) {
             const int a = b - dlo - e;
             g[e] = (e < Mn && b < Mt && a >= 0 && a < Mt) ? G[(long long)e * Mt + a] : real(0);
         }
@@ -316,7 +316,7 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, rea
         if (fast) {
             if (b < Mt) {
 #pragma unroll
-                for (int e = 0; e < ab_max_mn; ++e) {
+                for (int e = 0; e < EMAX; ++e) {
                     const int a = b - dlo - e;
                     if (e < Mn && a >= 0 && a < Mt) s_fast += sh[a] * g[e];
                 }
@@ -370,13 +370,13 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, rea
  * beta_i(a) = sum_e G_i(e, a) beta_{i+1}(a + d), normalized, one block per
  * frame; the same fast path as alpha.
  */
-template <typename real>
+template <typename real, int EMAX>
 __device__ void beta_pass(const launch_params<real>& p, int f, double* red, real* sh)
 {
     if (p.status[f] != st_ok) return;
     real* beta = p.beta + (long long)f * (p.N + 1) * p.Mt;
     const int Mt = p.Mt, Mn = p.Mn, dlo = p.dlo;
-    const bool fast = Mt <= int(blockDim.x) && Mn <= ab_max_mn;
+    const bool fast = Mt <= int(blockDim.x) && Mn <= EMAX;
     if (p.i0 + p.Wc == p.N) {
         const long long end = p.rho[f] - (long long)p.n * p.N - p.mtlo;
         real* bN = beta + (long long)p.N * Mt;
@@ -384,11 +384,11 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, real
         __syncthreads();
     }
     const int a = threadIdx.x;
-    real g[ab_max_mn];
+    real g[EMAX];
     auto load_g = [&](int iw) {
         const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
 #pragma unroll
-        for (int e = 0; e < ab_max_mn; ++e) {
+        for (int e = 0; e < EMAX; ++e) {
             g[e] = (e < Mn && a < Mt) ? G[(long long)e * Mt + a] : real(0);
         }
     };
@@ -406,7 +406,7 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, real
         if (fast) {
             if (a < Mt) {
 #pragma unroll
-                for (int e = 0; e < ab_max_mn; ++e) {
+                for (int e = 0; e < EMAX; ++e) {
                     const int b = a + dlo + e;
                     if (e < Mn && b >= 0 && b < Mt) s_fast += g[e] * sh[b];
                 }
@@ -449,16 +449,16 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, real
 
 // alpha and beta of every frame: blockIdx.x is the frame; blockIdx.y picks
 // the direction when both run at once (global storage), else `which` does.
-template <typename real>
+template <typename real, int EMAX>
 __global__ void __launch_bounds__(ab_max_block) ab_kernel(launch_params<real> p, int which)
 {
     extern __shared__ double red[]; // 32 doubles, then the fast path's row
     real* sh = reinterpret_cast<real*>(red + 32);
     const int dir = gridDim.y == 2 ? int(blockIdx.y) : which;
     if (dir == 0) {
-        alpha_pass(p, int(blockIdx.x), red, sh);
+        alpha_pass<real, EMAX>(p, int(blockIdx.x), red, sh);
     } else {
-        beta_pass(p, int(blockIdx.x), red, sh);
+        beta_pass<real, EMAX>(p, int(blockIdx.x), red, sh);
     }
 }
 
@@ -476,14 +476,14 @@ __global__ void finish_kernel(launch_params<real> p)
     if (p.status[f] != st_ok) return;
     const int i = p.i0 + iw;
     const real* Lp = p.Lpart + ((long long)f * p.W + iw) * p.nwarps * p.q;
-    double* out = p.post + ((long long)f * p.N + i) * p.q;
-    double total = 0;
-    for (int D = threadIdx.x; D < p.q; D += blockDim.x) {
+    real* out = p.post + ((long long)f * p.N + i) * p.q;
+    auto L = [&](int D) {
         double s = 0;
         for (int w = 0; w < p.nwarps; ++w) s += double(Lp[(long long)w * p.q + D]);
-        out[D] = s;
-        total += s;
-    }
+        return s;
+    };
+    double total = 0;
+    for (int D = threadIdx.x; D < p.q; D += blockDim.x) total += L(D);
     const double ls = block_sum(total, red);
     if (!(ls > 0) || !isfinite(ls)) {
         if (threadIdx.x == 0) {
@@ -492,7 +492,8 @@ __global__ void finish_kernel(launch_params<real> p)
         }
         return;
     }
-    for (int D = threadIdx.x; D < p.q; D += blockDim.x) out[D] /= ls;
+    // normalized in double, then stored in the decoder's precision
+    for (int D = threadIdx.x; D < p.q; D += blockDim.x) out[D] = real(L(D) / ls);
 }
 
 // ------------------------------------------------------------------ host side
@@ -610,12 +611,18 @@ public:
         int min_grid = 0, block = 0;
         BSID_CUDA(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, lattice_kernel_general<real>, 0, 0));
         d_general_block = std::max(32, block / 32 * 32);
-        d_general_grid = std::max(1, min_grid);
+        // its rows take 2 Mn values per thread: at most 32 MiB of them
+        // (the grid-stride loop covers any number of items)
+        {
+            const size_t row_bytes = 2 * sizeof(real) * size_t(d_limits.mn.size()) * size_t(d_general_block);
+            const size_t most = std::max<size_t>(1, (size_t(32) << 20) / row_bytes);
+            d_general_grid = int(std::max<size_t>(1, std::min<size_t>(size_t(min_grid), most)));
+        }
         // alpha/beta blocks: one state per thread up to ab_max_block states
         // (the fast path), a multiple of 32 for the reductions
         {
             cudaFuncAttributes fa{};
-            BSID_CUDA(cudaFuncGetAttributes(&fa, ab_kernel<real>));
+            BSID_CUDA(cudaFuncGetAttributes(&fa, ab_kernel<real, 32>));
             const int limit = std::min({ fa.maxThreadsPerBlock, d_prop.maxThreadsPerBlock, ab_max_block });
             const int Mt = d_limits.mtau.size();
             d_ab_block = std::max(32, std::min((Mt + 31) / 32 * 32, limit / 32 * 32));
@@ -719,8 +726,8 @@ private:
     size_t per_frame_fixed_bytes(size_t rho) const
     {
         const size_t Mt = size_t(d_limits.mtau.size());
-        return sizeof(real) * (2 * size_t(N() + 1) * Mt + size_t(N()) * size_t(q())) +
-               sizeof(double) * size_t(N()) * size_t(q()) + rho + rho / 8 + 64;
+        return sizeof(real) * (2 * size_t(N() + 1) * Mt + 2 * size_t(N()) * size_t(q())) + rho +
+               rho / 8 + 64;
     }
     // the general lattice kernel's rows (two of Mn values per thread)
     size_t scratch_bytes() const
@@ -757,8 +764,9 @@ private:
             }
         }
         // local storage: windows of at most N - 1 indices, capped so that the
-        // gamma buffer stays modest (the recursions still run a window per launch)
-        size_t local_cap = std::max<size_t>(1, (size_t(256) << 20) / std::max<size_t>(per_index, 1));
+        // window's G and partial L stay within 64 MiB (the recursions run a
+        // window per launch)
+        size_t local_cap = std::max<size_t>(1, (size_t(64) << 20) / std::max<size_t>(per_index, 1));
         // BSID_CUDA_LOCAL_WINDOW caps the window further (tests use it to run
         // many windows on small problems)
         if (const char* env = std::getenv("BSID_CUDA_LOCAL_WINDOW")) {
@@ -835,7 +843,7 @@ private:
         d_has_prior.upload(has_prior.data(), count);
         BSID_CUDA(cudaMemset(d_status.get(), 0, sizeof(int) * count));
         // a refused frame's rows are never written: keep the copy back defined
-        BSID_CUDA(cudaMemset(d_post.get(), 0, sizeof(double) * size_t(F) * Nn * Q));
+        BSID_CUDA(cudaMemset(d_post.get(), 0, sizeof(real) * size_t(F) * Nn * Q));
         BSID_CUDA(cudaMemset(d_status_index.get(), 0, sizeof(int) * count));
 
         launch_params<real> p{};
@@ -905,7 +913,14 @@ private:
         auto recursion = [&](int which, stage_clock::stage st) {
             clock.begin();
             const dim3 grid(unsigned(F), which == 2 ? 2u : 1u);
-            ab_kernel<real><<<grid, d_ab_block, ab_shared>>>(p, which);
+            const int Mn_ = d_limits.mn.size();
+            if (Mn_ <= 8) {
+                ab_kernel<real, 8><<<grid, d_ab_block, ab_shared>>>(p, which);
+            } else if (Mn_ <= 16) {
+                ab_kernel<real, 16><<<grid, d_ab_block, ab_shared>>>(p, which);
+            } else {
+                ab_kernel<real, 32><<<grid, d_ab_block, ab_shared>>>(p, which);
+            }
             BSID_CUDA(cudaGetLastError());
             clock.end(st);
         };
@@ -952,17 +967,28 @@ private:
             if (d_staging) cudaFreeHost(d_staging);
             d_staging = nullptr;
             d_staging_count = 0;
-            BSID_CUDA(cudaMallocHost(reinterpret_cast<void**>(&d_staging), nout * sizeof(double)));
+            BSID_CUDA(cudaMallocHost(reinterpret_cast<void**>(&d_staging), nout * sizeof(real)));
             d_staging_count = nout;
         }
-        BSID_CUDA(cudaMemcpy(d_staging, d_post.get(), nout * sizeof(double), cudaMemcpyDeviceToHost));
-        const double* out = d_staging;
+        BSID_CUDA(cudaMemcpy(d_staging, d_post.get(), nout * sizeof(real), cudaMemcpyDeviceToHost));
+        const real* out = d_staging;
         // copy the posteriors out on all cores (tens of MB per batch)
 #pragma omp parallel for schedule(static)
         for (long long jj = 0; jj < (long long)count; ++jj) {
             const size_t j = size_t(jj), k = todo[pos + j];
-            if (status[j] == st_ok) {
-                std::copy(out + j * size_t(Nn) * Q, out + (j + 1) * size_t(Nn) * Q, post[k]);
+            if (status[j] != st_ok) continue;
+            const real* from = out + j * size_t(Nn) * Q;
+            double* to = post[k];
+            if (sizeof(real) == sizeof(double)) {
+                std::copy(from, from + size_t(Nn) * Q, to);
+                continue;
+            }
+            // single precision: each row normalized again in double, so that
+            // it sums to 1 to double precision like the other backends' rows
+            for (int i = 0; i < Nn; ++i, from += Q, to += Q) {
+                double sum = 0;
+                for (int D = 0; D < Q; ++D) sum += double(from[D]);
+                for (int D = 0; D < Q; ++D) to[D] = double(from[D]) / sum;
             }
         }
         for (size_t j = 0; j < count; ++j) {
@@ -1017,12 +1043,12 @@ private:
     lattice_weights<real> d_w{};
     device_buffer<uint32_t> d_words;
     device_buffer<real> d_G, d_Lpart, d_alpha, d_beta, d_scratch, d_priors;
-    device_buffer<double> d_post;
+    device_buffer<real> d_post; // the posteriors in the decoder's precision
     device_buffer<uint8_t> d_bits;
     device_buffer<long long> d_offset, d_rho, d_packed_offset;
     device_buffer<int> d_has_prior, d_status, d_status_index;
     device_buffer<unsigned long long> d_packed;
-    double* d_staging = nullptr; // pinned host copy of d_post
+    real* d_staging = nullptr; // pinned host copy of d_post
     size_t d_staging_count = 0;
     size_t cached_bytes() const
     {
