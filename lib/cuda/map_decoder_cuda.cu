@@ -40,6 +40,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace bsid {
@@ -554,13 +555,6 @@ int device_from_env()
     return env ? std::atoi(env) : 0;
 }
 
-size_t round_pow2_at_least(size_t v, size_t lo, size_t hi)
-{
-    size_t p = lo;
-    while (p < v && p < hi) p <<= 1;
-    return std::min(p, hi);
-}
-
 template <typename real>
 class cuda_decoder final : public map_decoder
 {
@@ -979,16 +973,16 @@ private:
             if (status[j] != st_ok) continue;
             const real* from = out + j * size_t(Nn) * Q;
             double* to = post[k];
-            if (sizeof(real) == sizeof(double)) {
+            if constexpr (std::is_same<real, double>::value) {
                 std::copy(from, from + size_t(Nn) * Q, to);
-                continue;
-            }
-            // single precision: each row normalized again in double, so that
-            // it sums to 1 to double precision like the other backends' rows
-            for (int i = 0; i < Nn; ++i, from += Q, to += Q) {
-                double sum = 0;
-                for (int D = 0; D < Q; ++D) sum += double(from[D]);
-                for (int D = 0; D < Q; ++D) to[D] = double(from[D]) / sum;
+            } else {
+                // single precision: each row normalized again in double, so that
+                // it sums to 1 to double precision like the other backends' rows
+                for (int i = 0; i < Nn; ++i, from += Q, to += Q) {
+                    double sum = 0;
+                    for (int D = 0; D < Q; ++D) sum += double(from[D]);
+                    for (int D = 0; D < Q; ++D) to[D] = double(from[D]) / sum;
+                }
             }
         }
         for (size_t j = 0; j < count; ++j) {
