@@ -8,20 +8,24 @@
 // The CUDA backend of the MAP decoder: the paper's decoder ("The MAP Decoder",
 // "Initial Parallel Implementation"), batched over frames.
 //
-// A batch of frames is decoded by three kinds of kernel:
-//  - gamma: every (frame, i, m', D) of a window of symbol indices in parallel,
-//    one corridor lattice per thread (eqn:F, eqn:F_lastrow), D innermost so
-//    that a warp reads one received segment and writes contiguous gamma;
-//    then the sums over D (G) that alpha and beta need;
-//  - alpha: one block per frame runs the forward recursion (eqn:alpha,
-//    eqn:alpha_norm) over the whole window, synchronized by barriers, its
-//    threads looping over the states (no limit on M_tau);
-//  - beta and L: one block per frame runs the backward recursion (eqn:beta)
-//    fused with the posteriors (eqn:L), window by window in reverse.
-// Global storage keeps gamma for the whole frame (one window of N indices);
-// local storage keeps windows of W < N indices and recomputes gamma for the
-// backward pass. W, the block sizes and the grid come from the device's
-// properties, the occupancy API and the free memory at run time.
+// A batch of frames is decoded by these kernels:
+//  - the lattice kernels (lattice_kernels.cuh): one thread per (frame, i, m')
+//    of a window of symbol indices, looping over the q codewords' corridor
+//    lattices (eqn:F, eqn:F_lastrow). gamma is never stored: pass G keeps
+//    only its sums over D (G), which is all alpha and beta need, and pass L
+//    makes the lattices again once alpha and beta are known and sums
+//    alpha gamma beta over each warp's states (eqn:L). The register kernels
+//    (lattice_kernel_reg.cuh) do a cell in two multiply-adds; the general one
+//    (below) takes any corridor and codeword length;
+//  - ab_kernel: one block per frame and direction runs the forward (eqn:alpha,
+//    eqn:alpha_norm) or backward (eqn:beta) recursion over the window,
+//    synchronized by barriers (no limit on M_tau); with global storage both
+//    directions run at once;
+//  - finish_kernel: the posteriors of each (frame, i), normalized (eqn:sigma).
+// Global storage keeps G for the whole frame (one window of N indices); local
+// storage keeps windows of W < N indices and makes G again for the backward
+// pass. W, the block sizes and the grid come from the device's properties,
+// the occupancy API and the free memory at run time.
 //
 // Indices as in map_decoder_cpu.cc: a = m - m_tau^- (Mt states), e = d - m_n^-
 // (Mn drift changes within a codeword), D (q symbols).
