@@ -279,6 +279,7 @@ __device__ double block_sum(double v, double* shared)
 }
 
 constexpr int ab_max_block = 512; // states per block on the fast path
+constexpr int ab_pad = 32;         // zeros on each side of the fast path's row (M_n <= 32)
 // the fast path's G in registers: up to EMAX values (8, 16 or 32) per thread
 
 /*
@@ -299,17 +300,25 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, rea
         __syncthreads();
     }
     const int b = threadIdx.x;
+    // the fast path: the row in shared memory between 32 zeros on each side
+    // (no bounds tests), and which e give a state a = b - d inside [0, Mt)
+    real* row = sh + ab_pad;
+    unsigned live = 0;
+    for (int e = 0; e < EMAX; ++e) {
+        const int a = b - dlo - e;
+        if (e < Mn && b < Mt && a >= 0 && a < Mt) live |= 1u << e;
+    }
     real g[EMAX];
     auto load_g = [&](int iw) {
-        const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
+        const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt + (b - dlo);
 #pragma unroll
-        for (int e = 0; e < EMAX; ++e) {
-            const int a = b - dlo - e;
-            g[e] = (e < Mn && b < Mt && a >= 0 && a < Mt) ? G[(long long)e * Mt + a] : real(0);
-        }
+        for (int e = 0; e < EMAX; ++e) g[e] = ((live >> e) & 1u) ? G[(long long)e * (Mt - 1)] : real(0);
     };
     if (fast) {
-        for (int s = threadIdx.x; s < Mt; s += blockDim.x) sh[s] = alpha[(long long)p.i0 * Mt + s];
+        for (int s = threadIdx.x; s < int(blockDim.x) + 2 * ab_pad; s += blockDim.x) {
+            const int t = s - ab_pad;
+            sh[s] = t >= 0 && t < Mt ? alpha[(long long)p.i0 * Mt + t] : real(0);
+        }
         load_g(0);
         __syncthreads();
     }
@@ -319,13 +328,8 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, rea
         double local = 0;
         real s_fast = real(0);
         if (fast) {
-            if (b < Mt) {
 #pragma unroll
-                for (int e = 0; e < EMAX; ++e) {
-                    const int a = b - dlo - e;
-                    if (e < Mn && a >= 0 && a < Mt) s_fast += sh[a] * g[e];
-                }
-            }
+            for (int e = 0; e < EMAX; ++e) s_fast += row[b - dlo - e] * g[e];
             local = double(s_fast);
             if (iw + 1 < p.Wc) load_g(iw + 1); // in flight during the reduction
         } else {
@@ -352,8 +356,8 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, rea
         if (fast) {
             // block_sum's barriers: every thread has read sh for this index
             if (b < Mt) {
-                const real v = real(double(s_fast) / sum);
-                sh[b] = v;
+                const real v = real(double(s_fast) * (1.0 / sum));
+                row[b] = v;
                 an[b] = v;
             }
         } else {
@@ -397,9 +401,13 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, real
             g[e] = (e < Mn && a < Mt) ? G[(long long)e * Mt + a] : real(0);
         }
     };
+    real* row = sh + ab_pad; // as in alpha_pass: zeros on both sides
     if (fast) {
         const int top = p.i0 + p.Wc;
-        for (int s = threadIdx.x; s < Mt; s += blockDim.x) sh[s] = beta[(long long)top * Mt + s];
+        for (int s = threadIdx.x; s < int(blockDim.x) + 2 * ab_pad; s += blockDim.x) {
+            const int t = s - ab_pad;
+            sh[s] = t >= 0 && t < Mt ? beta[(long long)top * Mt + t] : real(0);
+        }
         load_g(p.Wc - 1);
         __syncthreads();
     }
@@ -409,13 +417,8 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, real
         double local = 0;
         real s_fast = real(0);
         if (fast) {
-            if (a < Mt) {
 #pragma unroll
-                for (int e = 0; e < EMAX; ++e) {
-                    const int b = a + dlo + e;
-                    if (e < Mn && b >= 0 && b < Mt) s_fast += g[e] * sh[b];
-                }
-            }
+            for (int e = 0; e < EMAX; ++e) s_fast += g[e] * row[a + dlo + e];
             local = double(s_fast);
             if (iw > 0) load_g(iw - 1);
         } else {
@@ -441,8 +444,8 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, real
         }
         if (fast) {
             if (a < Mt) {
-                const real v = real(double(s_fast) / bs);
-                sh[a] = v;
+                const real v = real(double(s_fast) * (1.0 / bs));
+                row[a] = v;
                 bc[a] = v;
             }
         } else {
@@ -893,7 +896,7 @@ private:
         p.status = d_status.get();
         p.status_index = d_status_index.get();
 
-        const size_t ab_shared = sizeof(double) * 32 + sizeof(real) * size_t(d_ab_block);
+        const size_t ab_shared = sizeof(double) * 32 + sizeof(real) * (size_t(d_ab_block) + 2 * ab_pad);
         const int fin_block = int(std::min<size_t>(256, (size_t(Q) + 31) / 32 * 32));
         // per-stage device time (bsid_bench), from events around each stage
         stage_clock clock(d_profiling);
