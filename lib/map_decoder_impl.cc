@@ -7,6 +7,8 @@
 
 #include "map_decoder_impl.h"
 #include "llr.h"
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer_reader.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <sstream>
@@ -137,7 +139,20 @@ std::string map_decoder_impl::backend() const
 void map_decoder_impl::forecast(int noutput_items, gr_vector_int& ninput_items_required)
 {
     (void)noutput_items;
-    ninput_items_required[0] = d_queue.size() > 0 || !d_ready.empty() ? 0 : 1;
+    // A frame still open when the upstream is done needs one more call, with
+    // no input, to be put out as an erasure (general_work).
+    ninput_items_required[0] =
+        d_queue.size() > 0 || !d_ready.empty() || (d_in_frame && input_ended(-1)) ? 0 : 1;
+}
+
+bool map_decoder_impl::input_ended(long in_this_call) const
+{
+    const auto d = detail();
+    if (!d || d->ninputs() < 1) return false;
+    const auto in = d->input(0);
+    gr::thread::scoped_lock guard(*in->mutex());
+    // done first: once the upstream is done, items_available() is final
+    return in->done() && (in_this_call < 0 || in->items_available() <= in_this_call);
 }
 
 void map_decoder_impl::begin_frame(long length, std::vector<gr::tag_t> tags)
@@ -334,6 +349,16 @@ int map_decoder_impl::general_work(int noutput_items,
     }
     consume_each(int(nin));
 
+    if (d_in_frame && nin == ninput_items[0] && input_ended(nin)) {
+        // the stream ended inside a frame: it will never complete
+        const size_t got = d_cur_store ? d_cur.bits.size() : d_cur.rho;
+        GR_LOG_WARN(d_logger, "the stream ended inside a frame after " + std::to_string(got) +
+                                  " of its bits (" + std::to_string(d_cur_left) +
+                                  " missing); it is put out as a truncated erasure");
+        d_cur.erasure = "truncated";
+        end_frame();
+    }
+
     if (!d_ready.empty()) decode_ready();
 
     auto* out = static_cast<uint8_t*>(output_items[0]);
@@ -346,7 +371,9 @@ int map_decoder_impl::general_work(int noutput_items,
 bool map_decoder_impl::stop()
 {
     if (d_in_frame) {
-        GR_LOG_WARN(d_logger, "the stream ended inside a frame: " +
+        // only when the flowgraph is stopped mid-frame: at the end of the
+        // stream, general_work has already put the frame out as an erasure
+        GR_LOG_WARN(d_logger, "the flowgraph stopped inside a frame: " +
                                   std::to_string(d_cur.bits.size() + d_cur.rho) + " bits, " +
                                   std::to_string(d_cur_left) + " missing; it was not decoded");
     }

@@ -63,6 +63,9 @@ private:
     void begin_frame(long length, std::vector<gr::tag_t> tags);
     void end_frame();
     void decode_ready();
+    //! Whether the upstream is done and, if in_this_call >= 0, all its
+    //! remaining items are among the in_this_call items of this call.
+    bool input_ended(long in_this_call) const;
     //! Queues one output frame: the decoded posteriors, or (erasure not empty) an erasure.
     void emit(const frame& f, const double* post, const std::string& erasure);
 

@@ -11,6 +11,7 @@
 #include <gnuradio/bsid/core/errors.h>
 #include <gnuradio/bsid/core/philox.h>
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -218,6 +219,10 @@ codebook codebook::parse(const std::string& text, const std::string& origin)
 
 codebook codebook::load(const std::string& path)
 {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        throw io_error("codebook: '" + path + "' is a directory, not a codebook file");
+    }
     std::ifstream f(path, std::ios::binary);
     if (!f) {
         throw io_error("codebook: cannot open file '" + path + "'");

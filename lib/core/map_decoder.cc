@@ -16,6 +16,7 @@
 #include <gnuradio/bsid/core/log.h>
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <omp.h>
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -182,12 +183,20 @@ void map_decoder::normalized_priors(const double* priors, double* out) const
             }
             sum += p;
         }
+        double scale = 1.0;
+        if (std::isinf(sum)) {
+            // finite values whose sum overflows: normalize by the largest first
+            scale = *std::max_element(priors + size_t(i) * Q, priors + size_t(i + 1) * Q);
+            sum = 0;
+            for (int D = 0; D < Q; ++D) sum += priors[size_t(i) * Q + D] / scale;
+        }
         if (!(sum > 0) || !std::isfinite(sum)) {
             throw std::invalid_argument(detail::concat(
                 "priors row ", i, " sums to ", detail::fmt_double(sum),
                 "; every symbol position needs some positive prior"));
         }
-        for (int D = 0; D < Q; ++D) out[size_t(i) * Q + D] = priors[size_t(i) * Q + D] / sum;
+        for (int D = 0; D < Q; ++D)
+            out[size_t(i) * Q + D] = priors[size_t(i) * Q + D] / scale / sum;
     }
 }
 
