@@ -12,7 +12,9 @@
 #include <gnuradio/bsid/core/channel_params.h>
 #include <gnuradio/bsid/core/codebook.h>
 #include <gnuradio/bsid/core/drift_limits.h>
+#include <gnuradio/bsid/core/error_counter.h>
 #include <gnuradio/bsid/core/errors.h>
+#include <gnuradio/bsid/core/frame_source.h>
 #include <gnuradio/bsid/core/log.h>
 #include <gnuradio/bsid/core/map_decoder.h>
 
@@ -21,6 +23,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -322,10 +325,43 @@ public:
         return d;
     }
 
+    // Decodes a simulated batch and counts its errors (bsid::error_counter),
+    // all without the GIL; returns numpy arrays.
+    py::dict count_errors(const bsid::frame_batch& batch, int threads)
+    {
+        if (!d_counter || d_counter_threads != threads) {
+            d_counter = std::make_unique<bsid::error_counter>(*d_dec, threads);
+            d_counter_threads = threads;
+        }
+        const size_t K = batch.size();
+        py::array_t<uint8_t> status(K);
+        py::array_t<int32_t> symbol_errors(K), bit_errors(K);
+        py::array_t<int32_t> decisions({ py::ssize_t(K), py::ssize_t(d_dec->N()) });
+        {
+            py::gil_scoped_release nogil;
+            const auto& e = d_counter->run(batch);
+            for (size_t k = 0; k < K; ++k) {
+                status.mutable_data()[k] = uint8_t(e[k].status);
+                symbol_errors.mutable_data()[k] = e[k].symbol_errors;
+                bit_errors.mutable_data()[k] = e[k].bit_errors;
+            }
+            std::copy(d_counter->decisions().begin(), d_counter->decisions().end(),
+                      decisions.mutable_data());
+        }
+        py::dict d;
+        d["status"] = status;
+        d["symbol_errors"] = symbol_errors;
+        d["bit_errors"] = bit_errors;
+        d["decisions"] = decisions;
+        return d;
+    }
+
     const bsid::map_decoder& dec() const { return *d_dec; }
 
 private:
     std::unique_ptr<bsid::map_decoder> d_dec;
+    std::unique_ptr<bsid::error_counter> d_counter;
+    int d_counter_threads = -1;
 };
 
 } // namespace
@@ -575,6 +611,15 @@ Decodes many frames over `threads` threads. Returns a list with an (N, q)
 array per frame, None for a refused frame; with statuses=True, returns
 (posteriors, [(status, reason), ...]). priors: None, one (N, q) array for all
 frames, or a list with an array (or None) per frame.)doc")
+        .def("count_errors", &py_map_decoder::count_errors, "batch"_a, "threads"_a = 0,
+             R"doc(
+Decodes a frame_batch (frame_source.generate) and counts each frame's errors
+against the sent symbols, without the GIL. Returns a dict of numpy arrays:
+status (uint8, an index into frame_status_names), symbol_errors and
+bit_errors (int32, one per frame), decisions (int32, (frames, N): the MAP
+symbol decisions, ties to the lowest index, -1 for a refused frame). A
+refused frame counts all N symbols and N ceil(log2 q) bits as errors; bits
+follow the symbol-to-bit map (MSB first). threads: for the counting.)doc")
         .def_property_readonly("limits", &py_map_decoder::limits,
                                "{'mtau': (lo, hi), 'mn': (lo, hi)}: the drift limits in use.")
         .def_property_readonly("backend", [](const py_map_decoder& d) { return bsid::to_string(d.dec().backend()); })
@@ -598,6 +643,92 @@ frames, or a list with an array (or None) per frame.)doc")
                << "), mn=(" << L.mn.lo << ", " << L.mn.hi << "))";
             return os.str();
         });
+
+    // ---------------------------------------------------------------- simulation
+    m.attr("frame_status_names") =
+        py::make_tuple("ok", "empty", "invalid_input", "drift_out_of_range", "impossible");
+
+    py::class_<bsid::frame_batch, std::shared_ptr<bsid::frame_batch>>(m, "frame_batch", R"doc(
+A batch of simulated frames (frame_source.generate): the sent symbols and
+the received bits of frames first .. first + len - 1. Pass it back to
+generate(out=...) to refill it without new allocations.)doc")
+        .def(py::init<>())
+        .def("__len__", &bsid::frame_batch::size)
+        .def_readonly("first", &bsid::frame_batch::first)
+        .def_readonly("N", &bsid::frame_batch::N)
+        .def_property_readonly("symbols",
+                               [](const bsid::frame_batch& b) {
+                                   py::array_t<int32_t> a({ py::ssize_t(b.size()), py::ssize_t(b.N) });
+                                   std::copy(b.symbols.begin(), b.symbols.end(), a.mutable_data());
+                                   return a;
+                               },
+                               "The sent symbols, an (frames, N) int32 array (a copy).")
+        .def("rx",
+             [](const bsid::frame_batch& b, size_t k) {
+                 if (k >= b.size()) throw py::index_error("frame_batch.rx: no such frame");
+                 return to_numpy(std::vector<uint8_t>(b.rx[k]));
+             },
+             "k"_a, "The received bits of the batch's k-th frame (a uint8 copy).")
+        .def_property_readonly("rx_lengths", [](const bsid::frame_batch& b) {
+            std::vector<int64_t> v;
+            for (const auto& r : b.rx) v.push_back(int64_t(r.size()));
+            return to_numpy(std::move(v));
+        });
+
+    py::class_<bsid::frame_source>(m, "frame_source", R"doc(
+The simulator's frames: random messages, encoded, through the channel, made in
+C++ over threads. Frame k of seed s depends only on (codebook, channel, N, s, k):
+its symbols come from the Philox stream (s, 2^63 + 2^62 + k) and its channel is
+transmit(ch, bits, s, k) (docs/random-numbers.md).
+
+    src = frame_source(cb, ch, N, seed)
+    batch = src.generate(first, count, threads=0)   # frames first .. first+count-1
+    f = src.frame(k)     # dict: symbols, tx, rx, drift (tau + 1 values)
+)doc")
+        .def(py::init<const bsid::codebook&, const bsid::channel_params&, int, uint64_t>(),
+             "codebook"_a, "channel"_a, "N"_a, "seed"_a)
+        .def("generate",
+             [](const bsid::frame_source& src, uint64_t first, size_t count, int threads,
+                std::shared_ptr<bsid::frame_batch> out) {
+                 if (!out) out = std::make_shared<bsid::frame_batch>();
+                 {
+                     py::gil_scoped_release nogil;
+                     src.generate(first, count, *out, threads);
+                 }
+                 return out;
+             },
+             "first"_a, "count"_a, "threads"_a = 0, "out"_a = nullptr,
+             "Frames first .. first + count - 1 as a frame_batch (refills `out` if given), "
+             "made without the GIL over `threads` threads (0: all cores).")
+        .def("message",
+             [](const bsid::frame_source& src, uint64_t k) {
+                 std::vector<int32_t> v(size_t(src.N()));
+                 src.message(k, v.data());
+                 return to_numpy(std::move(v));
+             },
+             "k"_a, "The N message symbols of frame k (int32).")
+        .def("frame",
+             [](const bsid::frame_source& src, uint64_t k) {
+                 bsid::simulated_frame f;
+                 {
+                     py::gil_scoped_release nogil;
+                     f = src.frame(k);
+                 }
+                 py::dict d;
+                 d["frame"] = f.index;
+                 d["symbols"] = to_numpy(std::move(f.symbols));
+                 d["tx"] = to_numpy(std::move(f.tx));
+                 d["rx"] = to_numpy(std::move(f.rx));
+                 d["drift"] = to_numpy(std::move(f.drift));
+                 return d;
+             },
+             "k"_a,
+             "Frame k in full: a dict with symbols (N), tx (tau bits), rx (rho bits) and the "
+             "true drift path (tau + 1 values, rho - tau last), as transmit() gives it.")
+        .def_property_readonly("codebook", &bsid::frame_source::cb)
+        .def_property_readonly("channel", &bsid::frame_source::channel)
+        .def_property_readonly("N", &bsid::frame_source::N)
+        .def_property_readonly("seed", &bsid::frame_source::seed);
 
     m.def("hard_decisions",
           [](const py::object& post) {

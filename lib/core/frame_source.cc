@@ -1,0 +1,89 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "format.h"
+#include <gnuradio/bsid/core/channel.h>
+#include <gnuradio/bsid/core/frame_source.h>
+#include <gnuradio/bsid/core/philox.h>
+#include <stdexcept>
+
+namespace bsid {
+
+frame_source::frame_source(const codebook& cb, const channel_params& ch, int N, uint64_t seed)
+    : d_cb(cb), d_ch(ch), d_N(N), d_seed(seed)
+{
+    if (N < 1) {
+        throw std::invalid_argument(
+            detail::concat("frame_source: N = ", N, " must be at least 1 symbol"));
+    }
+}
+
+void frame_source::message(uint64_t k, int32_t* symbols) const
+{
+    philox_stream s(d_seed, message_stream_base + k);
+    const uint64_t q = uint64_t(d_cb.q());
+    // Lemire's multiply-and-reject: (x q) >> 32 is uniform on [0, q) once the
+    // 2^32 mod q values of x whose low product falls below that are redrawn.
+    const uint32_t reject_below = uint32_t((uint64_t(1) << 32) % q);
+    for (int i = 0; i < d_N; ++i) {
+        uint64_t m = uint64_t(s.next_u32()) * q;
+        while (uint32_t(m) < reject_below) {
+            m = uint64_t(s.next_u32()) * q;
+        }
+        symbols[i] = int32_t(m >> 32);
+    }
+}
+
+void frame_source::generate(uint64_t first, size_t count, frame_batch& out, int threads) const
+{
+    if (first >= max_frames || count > max_frames - first) {
+        throw std::invalid_argument(detail::concat("frame_source: frames ", first, " + ", count,
+                                                   " reach 2^62 (the limit of frame indices)"));
+    }
+    const int T = resolve_threads(threads);
+    const size_t N = size_t(d_N), tau = N * size_t(d_cb.n());
+    out.first = first;
+    out.N = d_N;
+    out.symbols.resize(count * N);
+    out.rx.resize(count); // kept vectors keep their capacity
+    const long long K = (long long)count;
+#pragma omp parallel num_threads(T)
+    {
+        std::vector<uint8_t> tx(tau);
+#pragma omp for schedule(dynamic, 4)
+        for (long long j = 0; j < K; ++j) {
+            const uint64_t k = first + uint64_t(j);
+            int32_t* sym = out.symbols.data() + size_t(j) * N;
+            message(k, sym);
+            d_cb.encode(sym, N, tx.data());
+            auto& rx = out.rx[size_t(j)];
+            rx.clear();
+            channel_emulator em(d_ch, d_seed, k);
+            em.process(tx.data(), tau, rx);
+        }
+    }
+}
+
+simulated_frame frame_source::frame(uint64_t k) const
+{
+    if (k >= max_frames) {
+        throw std::invalid_argument(
+            detail::concat("frame_source: frame ", k, " is not below 2^62"));
+    }
+    simulated_frame f;
+    f.index = k;
+    f.symbols.resize(size_t(d_N));
+    message(k, f.symbols.data());
+    f.tx.resize(size_t(d_N) * size_t(d_cb.n()));
+    d_cb.encode(f.symbols.data(), size_t(d_N), f.tx.data());
+    auto t = transmit(d_ch, f.tx.data(), f.tx.size(), d_seed, k);
+    f.rx = std::move(t.rx);
+    f.drift = std::move(t.drift);
+    return f;
+}
+
+} // namespace bsid

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+#
+# Copyright 2026 gr-bsid authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""The bad-input matrix at the flowgraph level (docs/testing.md): length tags
+missing, duplicated, of length 0 or not a number, a stream that ends inside a
+frame, frames far too long, and channel parameters set to invalid values while
+the flowgraph runs. Every received frame gives exactly one output frame, or a
+flagged erasure, and every bit outside a frame is counted: nothing is lost
+without saying so."""
+
+import math
+import threading
+import time
+
+import numpy as np
+import pmt
+from gnuradio import blocks, gr, gr_unittest
+
+from gnuradio import bsid
+from qa_tagged_streams import tagged_source, tags_of
+
+BAD_CHANNELS = ((-0.01, 0.01, 0.0), (math.nan, 0.01, 0.0), (0.01, math.inf, 0.0),
+                (0.5, 0.5, 0.0), (0.01, 0.01, 1.5), (0.01, 0.01, -math.inf))
+
+
+def length_tag(offset, value):
+    return gr.tag_utils.python_to_tag((offset, pmt.intern("packet_len"), value))
+
+
+class qa_bad_input_blocks(gr_unittest.TestCase):
+
+    def setUp(self):
+        self.tb = gr.top_block()
+        self.cb = bsid.codebook.builtin("ld3-modvec6")
+        self.N = 20
+        self.ch = bsid.channel_params(0.01, 0.01, 0.01)
+        rng = np.random.default_rng(21)
+        self.msgs = [rng.integers(0, 16, self.N) for _ in range(4)]
+        self.frames = [bsid.transmit(self.ch, self.cb.encode(m), 6, frame=k)[0]
+                       for k, m in enumerate(self.msgs)]
+        self.core = bsid.map_decoder_core(self.cb, self.ch, self.N, backend="cpu")
+
+    def hard(self, rx):
+        return bsid.hard_decisions(self.core.decode(rx))
+
+    def run_decoder(self, src, **kw):
+        """Runs src -> decoder (hard output) -> sink; returns (decoder, frames
+        as rows, erasure tags as (frame index, reason))."""
+        dec = bsid.map_decoder(self.cb, self.N, 0.01, 0.01, 0.01, output="hard", backend="cpu",
+                               **kw)
+        snk = blocks.vector_sink_i()
+        self.tb.connect(src, dec, snk)
+        done = threading.Event()
+
+        def run():
+            self.tb.run()
+            done.set()
+
+        threading.Thread(target=run, daemon=True).start()
+        self.assertTrue(done.wait(60), "the flowgraph hung")
+        got = np.array(snk.data(), dtype=np.int64)
+        self.assertEqual(len(got) % self.N, 0, "an output frame is incomplete")
+        rows = got.reshape(-1, self.N)
+        # one length tag per output frame, each on a frame boundary
+        self.assertEqual(tags_of(snk, "packet_len"), [(k * self.N, self.N) for k in range(len(rows))])
+        erasures = [(off // self.N, why) for off, why in tags_of(snk, "bsid_erasure")]
+        for k, _ in erasures:
+            self.assertTrue((rows[k] == -1).all())
+        self.assertEqual((dec.frames(), dec.erasures()), (len(rows), len(erasures)))
+        return dec, rows, erasures
+
+    def test_001_missing_tag_bits_are_counted(self):
+        # frame 1 has no length tag: its bits belong to no frame
+        f = self.frames
+        data = np.concatenate(f)
+        tags = [length_tag(0, pmt.from_long(len(f[0]))),
+                length_tag(len(f[0]) + len(f[1]), pmt.from_long(len(f[2])))]
+        dec, rows, erasures = self.run_decoder(blocks.vector_source_b(data.tolist(), False, 1, tags))
+        self.assertEqual(erasures, [])
+        self.assertEqual(len(rows), 2)
+        np.testing.assert_array_equal(rows[0], self.hard(f[0]))
+        np.testing.assert_array_equal(rows[1], self.hard(f[2]))
+        self.assertEqual(dec.bits_discarded(), len(f[1]) + len(f[3]))
+        # no tag at all: everything is counted, nothing is put out
+        self.tb = gr.top_block()
+        dec, rows, _ = self.run_decoder(blocks.vector_source_b(data.tolist(), False))
+        self.assertEqual(len(rows), 0)
+        self.assertEqual(dec.bits_discarded(), len(data))
+
+    def test_002_duplicated_tag(self):
+        # the same length tag twice on frame 1: the first copy starts a frame
+        # that receives nothing before the second copy, a flagged erasure
+        f = self.frames
+        off1 = len(f[0])
+        src = tagged_source(f[:3], [(off1, "packet_len", len(f[1]))])
+        _, rows, erasures = self.run_decoder(src)
+        self.assertEqual(len(rows), 4)
+        self.assertEqual([why for _, why in erasures], ["truncated"])
+        k0 = erasures[0][0]
+        decoded = [r for k, r in enumerate(rows) if k != k0]
+        for r, rx in zip(decoded, f[:3]):
+            np.testing.assert_array_equal(r, self.hard(rx))
+
+    def test_003_zero_negative_and_non_integer_lengths(self):
+        f = self.frames
+        off = len(f[0])
+        # frame 0, then three empty frames on one item, then frame 1
+        tags = [length_tag(0, pmt.from_long(len(f[0]))),
+                length_tag(off, pmt.from_long(0)),
+                length_tag(off, pmt.from_long(-5)),
+                length_tag(off, pmt.intern("many")),
+                length_tag(off, pmt.from_long(len(f[1])))]
+        data = np.concatenate(f[:2])
+        dec, rows, erasures = self.run_decoder(blocks.vector_source_b(data.tolist(), False, 1, tags))
+        self.assertEqual(len(rows), 5)
+        self.assertEqual(erasures, [(1, "empty"), (2, "empty"), (3, "empty")])
+        np.testing.assert_array_equal(rows[0], self.hard(f[0]))
+        np.testing.assert_array_equal(rows[4], self.hard(f[1]))
+        self.assertEqual(dec.bits_discarded(), 0)
+        # a zero length at the very end of the stream
+        self.tb = gr.top_block()
+        tags = [length_tag(0, pmt.from_long(len(f[0]))), length_tag(off - 1, pmt.from_long(0))]
+        _, rows, erasures = self.run_decoder(
+            blocks.vector_source_b(f[0].tolist(), False, 1, tags))
+        # the empty frame starts inside frame 0, which is cut short
+        self.assertEqual([why for _, why in erasures], ["truncated", "empty"])
+        self.assertEqual(len(rows), 2)
+
+    def test_004_stream_ends_inside_a_frame(self):
+        # the last frame promises more bits than the stream holds: it is put
+        # out as a truncated erasure, not lost
+        f = self.frames
+        for missing in (1, 50, len(f[2]) - 1):
+            with self.subTest(missing=missing):
+                self.tb = gr.top_block()
+                cut = f[2][:len(f[2]) - missing]
+                data = np.concatenate([f[0], f[1], cut])
+                tags = [length_tag(0, pmt.from_long(len(f[0]))),
+                        length_tag(len(f[0]), pmt.from_long(len(f[1]))),
+                        length_tag(len(f[0]) + len(f[1]), pmt.from_long(len(f[2])))]
+                dec, rows, erasures = self.run_decoder(
+                    blocks.vector_source_b(data.tolist(), False, 1, tags), max_batch=1)
+                self.assertEqual(len(rows), 3)
+                self.assertEqual(erasures, [(2, "truncated")])
+                np.testing.assert_array_equal(rows[0], self.hard(f[0]))
+                np.testing.assert_array_equal(rows[1], self.hard(f[1]))
+        # a length tag far larger than any frame (the bits are counted, not kept)
+        self.tb = gr.top_block()
+        tags = [length_tag(0, pmt.from_long(len(f[0]))),
+                length_tag(len(f[0]), pmt.from_long(10**12))]
+        data = np.concatenate([f[0], f[1]])
+        _, rows, erasures = self.run_decoder(blocks.vector_source_b(data.tolist(), False, 1, tags))
+        self.assertEqual(len(rows), 2)
+        self.assertEqual(erasures, [(1, "truncated")])
+
+    def test_005_frame_lengths(self):
+        # empty, a single bit, exactly tau, ten times tau, not bits
+        tau = self.N * self.cb.n
+        exact = self.cb.encode(self.msgs[0])
+        self.assertEqual(len(exact), tau)
+        bad = exact.copy()
+        bad[3] = 7
+        frames = [np.zeros(0, dtype=np.uint8), np.ones(1, dtype=np.uint8), exact,
+                  np.tile(exact, 10), bad, self.frames[1]]
+        _, rows, erasures = self.run_decoder(tagged_source(frames))
+        self.assertEqual(len(rows), 6)
+        self.assertEqual(erasures, [(0, "empty"), (1, "drift_out_of_range"),
+                                    (3, "drift_out_of_range"), (4, "invalid_input")])
+        np.testing.assert_array_equal(rows[2], self.msgs[0])
+        np.testing.assert_array_equal(rows[5], self.hard(self.frames[1]))
+
+    def test_006_invalid_channel_at_run_time(self):
+        # a slow source, so that the setter calls fall while frames flow
+        frames = self.frames * 5
+        dec = bsid.map_decoder(self.cb, self.N, 0.01, 0.01, 0.01, output="hard", backend="cpu",
+                               max_batch=1)
+        src = tagged_source(frames)
+        thr = blocks.throttle(gr.sizeof_char, 20000)
+        snk = blocks.vector_sink_i()
+        self.tb.connect(src, thr, dec, snk)
+        self.tb.start()
+        try:
+            for Pi, Pd, Ps in BAD_CHANNELS:
+                with self.subTest(ch=(Pi, Pd, Ps)):
+                    with self.assertRaises(ValueError):
+                        dec.set_channel(Pi, Pd, Ps)
+                time.sleep(0.01)
+        finally:
+            self.tb.wait()
+        got = np.array(snk.data()).reshape(-1, self.N)
+        self.assertEqual(len(got), len(frames))
+        self.assertEqual(tags_of(snk, "bsid_erasure"), [])
+        for k, rx in enumerate(frames):  # decoded with the channel it had
+            np.testing.assert_array_equal(got[k], self.hard(rx))
+
+    def test_007_channel_block_rejects_invalid_parameters(self):
+        for Pi, Pd, Ps in BAD_CHANNELS:
+            with self.subTest(ch=(Pi, Pd, Ps)):
+                with self.assertRaises(ValueError):
+                    bsid.channel(Pi, Pd, Ps, seed=1)
+                with self.assertRaises(ValueError):
+                    bsid.map_decoder(self.cb, self.N, Pi, Pd, Ps)
+        chan = bsid.channel(0.01, 0.02, 0.03, seed=1)
+        for Pi, Pd, Ps in BAD_CHANNELS:
+            with self.subTest(ch=(Pi, Pd, Ps)):
+                with self.assertRaises(ValueError):
+                    chan.set_channel(Pi, Pd, Ps)
+        for setter, value in ((chan.set_Pi, -1.0), (chan.set_Pd, math.nan), (chan.set_Ps, 2.0),
+                              (chan.set_Pi, 0.99)):
+            with self.subTest(setter=setter.__name__, value=value):
+                with self.assertRaises(ValueError):
+                    setter(value)
+        # left as it was
+        self.assertEqual((chan.Pi(), chan.Pd(), chan.Ps()), (0.01, 0.02, 0.03))
+
+
+if __name__ == '__main__':
+    gr_unittest.run(qa_bad_input_blocks)

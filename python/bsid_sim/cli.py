@@ -1,0 +1,301 @@
+#
+# Copyright 2026 gr-bsid authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""The bsid-sim command line (docs/simulating.md)."""
+
+import argparse
+import math
+import sys
+
+import bsid_core
+
+from . import dump, plot, results
+from .progress import make_progress, point_name
+from .sweep import SWEEPS, point_configs, run_configs
+from .values import parse_values
+
+__all__ = ["main", "build_parser"]
+
+EXAMPLES = """\
+examples:
+  bsid-sim --codebook builtin:ld3-modvec6 -N 500 --sweep p --values 0.001:0.05:x1.25 \\
+           --max-time 60 --csv s500.csv --json s500.json --plot s500.png
+  bsid-sim --codebook sparse:4:8 -N 50 --Pi 0.01 --Pd 0.01 --Ps 0.001 --max-errors 100
+  bsid-sim --plot both.png --results n50.json n500.json      (plot saved results)
+  bsid-sim --codebook builtin:ld3-modvec6 -N 50 --Pi 0.03 --Pd 0.03 --max-frames 200 \\
+           --dump-failures fails/
+  bsid-sim --replay fails/point000-frame000000012.json
+
+Every point stops at the first of: --rel-error at --confidence on both SER and FER,
+--max-errors frame errors, --max-frames, --max-time seconds. See docs/simulating.md.
+"""
+
+
+def _positive_int(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"{v} must be at least 1")
+    return v
+
+
+def _count(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"{v} must not be negative")
+    return v
+
+
+def _finite(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a finite number")
+    return v
+
+
+def _nonneg(text):
+    v = _finite(text)
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"{v:g} must not be negative")
+    return v
+
+
+def build_parser():
+    p = argparse.ArgumentParser(
+        prog="bsid-sim",
+        description="Error rates of a codebook over the BSID channel: random messages, "
+                    "encode, channel, MAP decoder, symbol decisions; SER, FER and BER with "
+                    "confidence intervals, per point of a parameter sweep.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    g = p.add_argument_group("code and channel")
+    g.add_argument("--codebook", metavar="SPEC",
+                   help="codebook spec (builtin:NAME, file:PATH, random:n:q:P:seed, "
+                        "sparse:n:q); it fixes n and q")
+    g.add_argument("-N", type=_positive_int, help="message symbols per frame")
+    g.add_argument("--sweep", choices=SWEEPS,
+                   help="the parameter that varies: p (Pi = Pd = p), Pi, Pd or Ps")
+    g.add_argument("--values", metavar="V",
+                   help="START:STOP:xFACTOR (geometric), START:STOP:+STEP (linear) or a "
+                        "comma list")
+    for name in ("Pi", "Pd", "Ps"):
+        g.add_argument("--" + name, type=_nonneg, default=None,
+                       help=f"fixed {name} (default 0)")
+    g = p.add_argument_group("decoder")
+    g.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="auto takes the GPU when there is one (default auto)")
+    g.add_argument("--precision", choices=("float", "double"), default="float")
+    g.add_argument("--storage", choices=("auto", "global", "local"), default="auto")
+    g.add_argument("--Pr", type=_finite, default=1e-10,
+                   help="drift exclusion probability of the decoder's limits (default 1e-10)")
+    g.add_argument("--threads", type=_count, default=0,
+                   help="threads for frame generation and the CPU decoder (default 0: all "
+                        "cores)")
+    g.add_argument("--batch", type=_count, default=0,
+                   help="most frames per decoder call (default 0: automatic, up to 1024 on "
+                        "the GPU and 4096 on the CPU)")
+    g = p.add_argument_group("stopping (per point, whichever comes first)")
+    g.add_argument("--confidence", type=_finite, default=0.95,
+                   help="confidence level of the intervals (default 0.95)")
+    g.add_argument("--rel-error", type=_nonneg, default=0.1,
+                   help="stop when the interval half-widths of SER and FER are both at most "
+                        "this fraction of the estimates (default 0.1; 0: off)")
+    g.add_argument("--max-errors", type=_count, default=0,
+                   help="stop after this many frame errors (default 0: no limit)")
+    g.add_argument("--max-frames", type=_positive_int, default=100000,
+                   help="stop after this many frames (default 100000)")
+    g.add_argument("--max-time", type=_nonneg, default=0.0,
+                   help="stop after this many seconds (default 0: no limit)")
+    g = p.add_argument_group("run and output")
+    g.add_argument("--seed", type=_count, default=1,
+                   help="frame k of every point is frame k of this seed (default 1)")
+    g.add_argument("--label", default="", help="the curve's name in result files and plots")
+    g.add_argument("--csv", metavar="FILE", help="results, one row per point ('-': stdout)")
+    g.add_argument("--json", metavar="FILE", help="results as JSON ('-': stdout)")
+    g.add_argument("--plot", metavar="PNG", help="SER and FER against the swept parameter")
+    g.add_argument("--results", metavar="FILE", nargs="+", default=[],
+                   help="more result files (CSV or JSON) to draw on the --plot")
+    g.add_argument("--title", help="the plot's title")
+    g.add_argument("--ber", action="store_true", help="draw the BER on the plot too")
+    g.add_argument("--dump-failures", metavar="DIR",
+                   help="write every frame in error to DIR (docs/simulating.md)")
+    g.add_argument("--dump-max", type=_count, default=1000,
+                   help="most frames dumped per point (default 1000)")
+    g.add_argument("--progress", choices=("auto", "bar", "lines", "none"), default="auto",
+                   help="live progress on stderr: a bar on a terminal (with tqdm), plain "
+                        "lines elsewhere (default auto)")
+    g.add_argument("--progress-every", type=_nonneg, default=10.0, metavar="S",
+                   help="seconds between plain progress lines (default 10)")
+    g.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress and no summary lines")
+    g = p.add_argument_group("replay")
+    g.add_argument("--replay", metavar="FILE",
+                   help="decode a dumped frame again and print the posteriors around its "
+                        "errors")
+    g.add_argument("--context", type=_count, default=2,
+                   help="symbols shown on each side of an error (default 2)")
+    p.add_argument("--version", action="version", version=f"bsid-sim {bsid_core.__version__}")
+    return p
+
+
+def _summary(res):
+    c = res.config
+    fer, ser, ber = res.fer(), res.ser(), res.ber()
+    lines = [
+        f"{point_name(c)}: {res.frames} frames in {res.seconds:.1f} s "
+        f"({res.frames_per_s():.4g} frames/s, {res.mbit_per_s():.4g} Mbit/s), "
+        f"stopped by {res.stopped_by}",
+        f"    FER {fer[0]:.4e}  [{fer[1]:.4e}, {fer[2]:.4e}]  ({res.frame_errors} frames)",
+        f"    SER {ser[0]:.4e}  [{ser[1]:.4e}, {ser[2]:.4e}]  ({res.symbol_errors} symbols)",
+        f"    BER {ber[0]:.4e}  [{ber[1]:.4e}, {ber[2]:.4e}]  ({res.bit_errors} bits)",
+    ]
+    if res.erasures_drift or res.erasures_other:
+        lines.append(f"    erasures: {res.erasures_drift} drift out of range, "
+                     f"{res.erasures_other} other")
+    if res.dumped:
+        lines.append(f"    {res.dumped} failing frames dumped to {c.dump_dir}")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    p = build_parser()
+    a = p.parse_args(argv)
+
+    if a.replay:
+        if a.codebook:
+            p.error("--replay takes no --codebook: the dump names its code")
+        try:
+            same, _ = dump.replay(a.replay, backend=None if a.backend == "auto" else a.backend,
+                                  context=a.context)
+        except (OSError, ValueError, RuntimeError) as e:
+            print(f"bsid-sim: error: {e}", file=sys.stderr)
+            return 1
+        return 0 if same else 1
+
+    if a.plot:
+        try:
+            plot.require_matplotlib()
+        except RuntimeError as e:
+            p.error(str(e))
+    if not a.codebook:
+        if a.plot and a.results:
+            return _plot(p, a, [])
+        p.error("--codebook is required (or --replay FILE, or --plot PNG --results FILE ...)")
+    if a.N is None:
+        p.error("-N is required with --codebook")
+    if (a.sweep is None) != (a.values is None):
+        p.error("--sweep and --values go together")
+    if not 0.0 < a.confidence < 1.0:
+        p.error(f"--confidence {a.confidence:g} must lie strictly between 0 and 1")
+    if not 0.0 < a.Pr < 1.0:
+        p.error(f"--Pr {a.Pr:g} must lie strictly between 0 and 1")
+    if a.seed >= 1 << 64:
+        p.error("--seed must be below 2^64")
+    if a.sweep:
+        fixed = {"p": ("Pi", "Pd"), "Pi": ("Pi",), "Pd": ("Pd",), "Ps": ("Ps",)}[a.sweep]
+        for name in fixed:
+            if getattr(a, name) is not None:
+                p.error(f"--{name} cannot be given with --sweep {a.sweep}: the sweep sets it")
+        try:
+            values = parse_values(a.values)
+        except ValueError as e:
+            p.error(str(e))
+    else:
+        values = None
+    try:
+        cb = bsid_core.codebook.from_spec(a.codebook)
+    except (ValueError, OSError) as e:
+        p.error(f"--codebook: {e}")
+    try:
+        configs = point_configs(
+            cb, a.N, a.sweep, values, a.Pi or 0.0, a.Pd or 0.0, a.Ps or 0.0,
+            backend=a.backend, precision=a.precision, storage=a.storage, Pr=a.Pr,
+            threads=a.threads, batch=a.batch, seed=a.seed, confidence=a.confidence,
+            rel_error=a.rel_error, max_errors=a.max_errors, max_frames=a.max_frames,
+            max_time=a.max_time, dump_dir=a.dump_failures or "", dump_max=a.dump_max,
+            label=a.label or f"{a.codebook} N={a.N}")
+    except ValueError as e:
+        p.error(str(e))
+
+    # human-readable lines go to stdout, unless a result file does
+    text = sys.stderr if "-" in (a.csv, a.json) else sys.stdout
+    progress = make_progress("none" if a.quiet else a.progress, sys.stderr, a.progress_every)
+    if not a.quiet:
+        what = f"{len(configs)} points of {a.sweep}" if a.sweep else "1 point"
+        print(f"bsid-sim: {a.codebook} (n={cb.n}, q={cb.q}, P={cb.P}), N={a.N}, {what}, "
+              f"seed {a.seed}, backend {a.backend}, {a.precision}", file=text, flush=True)
+
+    rows = []
+
+    def on_point(res):
+        rows.append(res.row())
+        progress.end(res)
+        if not a.quiet:
+            print(_summary(res), file=text, flush=True)
+        # written after every point: a long sweep keeps what it has done
+        if a.csv and a.csv != "-":
+            results.write_csv(a.csv, rows)
+        if a.json and a.json != "-":
+            results.write_json(a.json, rows)
+
+    state = {}
+
+    def on_batch(res, elapsed, eta):
+        if res.batches == 1 and state.get("started") is not res.config:
+            state["started"] = res.config
+            progress.start(res.config, res.config.point, len(configs))
+        progress(res, elapsed, eta)
+
+    interrupted = False
+    try:
+        done = run_configs(configs, on_batch, on_point)
+        interrupted = bool(done) and done[-1].stopped_by == "interrupted"
+    except KeyboardInterrupt:
+        interrupted = True
+    except (RuntimeError, ValueError) as e:
+        progress.close()
+        print(f"bsid-sim: error: {e}", file=sys.stderr)
+        return 1
+    finally:
+        progress.close()
+    if a.csv == "-":
+        results.write_csv("-", rows)
+    if a.json == "-":
+        results.write_json("-", rows)
+    if a.plot:
+        _plot(p, a, rows)
+    if interrupted:
+        print("bsid-sim: interrupted; the points so far are written", file=sys.stderr)
+        return 130
+    return 0
+
+
+def _plot(p, a, rows):
+    groups = [rows] if rows else []
+    for f in a.results:
+        try:
+            groups.append(results.read_results(f))
+        except (OSError, ValueError) as e:
+            print(f"bsid-sim: error: --results: {e}", file=sys.stderr)
+            return 1
+    if not any(groups):
+        print("bsid-sim: error: nothing to plot", file=sys.stderr)
+        return 1
+    plot.plot_results(a.plot, groups, title=a.title,
+                      metrics=("ser", "fer", "ber") if a.ber else ("ser", "fer"))
+    if not a.quiet:
+        print(f"bsid-sim: plot written to {a.plot}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,317 @@
+#
+# Copyright 2026 gr-bsid authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""One simulation point: frames made in C++ (bsid_core.frame_source) while the
+previous batch is decoded and counted (map_decoder_core.count_errors), until
+a stopping rule holds."""
+
+import math
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import bsid_core
+import numpy as np
+
+from . import stats
+
+__all__ = ["PointConfig", "PointResult", "run_point", "bits_per_symbol", "resolved_threads"]
+
+STATUS_OK = bsid_core.frame_status_names.index("ok")
+STATUS_DRIFT = bsid_core.frame_status_names.index("drift_out_of_range")
+
+# The --rel-error rule waits for this many frames and frame errors: the
+# intervals rest on a normal approximation over frames, which needs a few.
+REL_MIN_FRAMES = 30
+REL_MIN_ERRORS = 10
+
+# A batch aims at this many seconds: short enough for live progress and a
+# close --max-time, long enough that the per-batch cost vanishes.
+BATCH_SECONDS = 0.5
+
+
+def bits_per_symbol(q):
+    """ceil(log2 q): the bits of a symbol in the symbol-to-bit map."""
+    return max(1, (int(q) - 1).bit_length())
+
+
+def resolved_threads(threads):
+    """The thread count that 0 ('all cores') stands for, as OpenMP resolves it."""
+    if threads > 0:
+        return threads
+    env = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+@dataclass
+class PointConfig:
+    """Everything that defines one point of a sweep."""
+    codebook: object                 # bsid_core.codebook
+    N: int
+    Pi: float = 0.0
+    Pd: float = 0.0
+    Ps: float = 0.0
+    sweep: str = "none"              # p, Pi, Pd, Ps or none
+    backend: str = "auto"
+    precision: str = "float"
+    storage: str = "auto"
+    Pr: float = 1e-10
+    threads: int = 0
+    batch: int = 0                   # largest batch; 0: automatic
+    seed: int = 1
+    confidence: float = 0.95
+    rel_error: float = 0.1           # 0: off
+    max_errors: int = 0              # frame errors; 0: no limit
+    max_frames: int = 100000
+    max_time: float = 0.0            # seconds; 0: no limit
+    dump_dir: str = ""
+    dump_max: int = 1000
+    label: str = ""
+    point: int = 0                   # index in the sweep (for dump names)
+
+    @property
+    def spec(self):
+        return self.codebook.spec or "(lists)"
+
+    @property
+    def value(self):
+        """The swept value (Pi for 'p' and 'none')."""
+        return {"Pd": self.Pd, "Ps": self.Ps}.get(self.sweep, self.Pi)
+
+
+@dataclass
+class PointResult:
+    """Counts and intervals of one point; row() gives its CSV/JSON row."""
+    config: PointConfig
+    backend: str = ""
+    storage: str = ""
+    threads: int = 1
+    mtau: tuple = (0, 0)
+    mn: tuple = (0, 0)
+    frames: int = 0
+    frame_errors: int = 0
+    symbol_errors: int = 0
+    symbol_errors_sq: int = 0        # sum over frames of symbol_errors^2
+    bit_errors: int = 0
+    bit_errors_sq: int = 0
+    erasures_drift: int = 0
+    erasures_other: int = 0
+    seconds: float = 0.0
+    stopped_by: str = ""
+    dumped: int = 0
+    batches: int = 0
+    dump_files: list = field(default_factory=list)
+
+    @property
+    def m(self):
+        return bits_per_symbol(self.config.codebook.q)
+
+    def fer(self):
+        F = self.frames
+        lo, hi = stats.wilson_interval(self.frame_errors, F, self.config.confidence)
+        return self.frame_errors / F, lo, hi
+
+    def ser(self):
+        return stats.interval_from_sums(self.frames, self.symbol_errors, self.symbol_errors_sq,
+                                        self.config.N, self.config.confidence)
+
+    def ber(self):
+        return stats.interval_from_sums(self.frames, self.bit_errors, self.bit_errors_sq,
+                                        self.config.N * self.m, self.config.confidence)
+
+    def frames_per_s(self):
+        return self.frames / self.seconds if self.seconds > 0 else 0.0
+
+    def mbit_per_s(self):
+        return self.frames_per_s() * self.config.N * math.log2(self.config.codebook.q) / 1e6
+
+    def row(self):
+        c = self.config
+        cb = c.codebook
+        fer, ser, ber = self.fer(), self.ser(), self.ber()
+        return {
+            "label": c.label, "codebook": c.spec, "n": cb.n, "q": cb.q, "P": cb.P, "N": c.N,
+            "sweep": c.sweep, "Pi": c.Pi, "Pd": c.Pd, "Ps": c.Ps, "Pr": c.Pr, "seed": c.seed,
+            "backend": self.backend, "precision": c.precision, "storage": self.storage,
+            "threads": self.threads,
+            "mtau_lo": self.mtau[0], "mtau_hi": self.mtau[1],
+            "mn_lo": self.mn[0], "mn_hi": self.mn[1],
+            "frames": self.frames, "frame_errors": self.frame_errors,
+            "symbols": self.frames * c.N, "symbol_errors": self.symbol_errors,
+            "bits": self.frames * c.N * self.m, "bit_errors": self.bit_errors,
+            "erasures_drift": self.erasures_drift, "erasures_other": self.erasures_other,
+            "fer": fer[0], "fer_lo": fer[1], "fer_hi": fer[2],
+            "ser": ser[0], "ser_lo": ser[1], "ser_hi": ser[2],
+            "ber": ber[0], "ber_lo": ber[1], "ber_hi": ber[2],
+            "confidence": c.confidence, "rel_error": c.rel_error, "max_errors": c.max_errors,
+            "max_frames": c.max_frames, "max_time": c.max_time, "stopped_by": self.stopped_by,
+            "seconds": round(self.seconds, 6), "frames_per_s": round(self.frames_per_s(), 3),
+            "mbit_per_s": round(self.mbit_per_s(), 6), "version": bsid_core.__version__,
+        }
+
+
+def _eta(res, elapsed):
+    """Seconds until the first stopping rule is expected to hold (None: unknown)."""
+    c = res.config
+    F = res.frames
+    if F == 0 or elapsed <= 0:
+        return None
+    rate = F / elapsed
+    left = [c.max_frames - F]
+    if c.max_time > 0:
+        left.append((c.max_time - elapsed) * rate)
+    if c.max_errors > 0 and res.frame_errors > 0:
+        left.append((c.max_errors - res.frame_errors) * F / res.frame_errors)
+    if c.rel_error > 0 and res.frame_errors > 0:
+        # half-widths shrink as 1 / sqrt(frames)
+        need = max(stats.rel_half_width(*res.fer()), stats.rel_half_width(*res.ser()))
+        left.append(F * ((need / c.rel_error) ** 2 - 1.0))
+    return max(0.0, min(left)) / rate
+
+
+def _stop_in_batch(res, counts):
+    """The frames of this batch to keep and the rule that stops in it, if any.
+
+    --rel-error and --max-errors are checked after every frame, so a point
+    ends at the first frame where one holds, whatever the batching or the
+    threads: the same seed gives the same counts.
+    """
+    c = res.config
+    se = counts["symbol_errors"].astype(np.int64)
+    K = len(se)
+    stops = []
+    bad = se > 0
+    if c.max_errors > 0:
+        need = c.max_errors - res.frame_errors
+        hits = bad.nonzero()[0]
+        if len(hits) >= need:
+            stops.append((int(hits[need - 1]) + 1, "max-errors"))
+    if c.rel_error > 0 and K:
+        F = res.frames + np.arange(1, K + 1)
+        fe = res.frame_errors + np.cumsum(bad)
+        s1 = res.symbol_errors + np.cumsum(se)
+        s2 = res.symbol_errors_sq + np.cumsum(se * se)
+        flo, fhi = stats.wilson_arrays(fe, F, c.confidence)
+        ser, slo, shi = stats.interval_arrays(F, s1, s2, c.N, c.confidence)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ok = ((F >= REL_MIN_FRAMES) & (fe >= REL_MIN_ERRORS)
+                  & ((fhi - flo) / 2 <= c.rel_error * (fe / F))
+                  & ((shi - slo) / 2 <= c.rel_error * ser))
+        hits = ok.nonzero()[0]
+        if len(hits):
+            stops.append((int(hits[0]) + 1, "rel-error"))
+    if stops:
+        return min(stops)
+    return K, ""
+
+
+def _add(res, counts, upto):
+    """Adds the first `upto` frames of a count_errors() result."""
+    se = counts["symbol_errors"][:upto].astype("int64")
+    be = counts["bit_errors"][:upto].astype("int64")
+    st = counts["status"][:upto]
+    res.frames += int(upto)
+    res.frame_errors += int((se > 0).sum())
+    res.symbol_errors += int(se.sum())
+    res.symbol_errors_sq += int((se * se).sum())
+    res.bit_errors += int(be.sum())
+    res.bit_errors_sq += int((be * be).sum())
+    drift = int((st == STATUS_DRIFT).sum())
+    res.erasures_drift += drift
+    res.erasures_other += int((st != STATUS_OK).sum()) - drift
+
+
+def make_decoder(c):
+    ch = bsid_core.channel_params(c.Pi, c.Pd, c.Ps)
+    return bsid_core.map_decoder_core(c.codebook, ch, c.N, backend=c.backend,
+                                      precision=c.precision, storage=c.storage, Pr=c.Pr,
+                                      threads=c.threads)
+
+
+def run_point(c, progress=None):
+    """Simulates one point until a stopping rule holds; returns a PointResult.
+
+    progress, if given, is called as progress(result, elapsed_s, eta_s) after
+    every batch. A KeyboardInterrupt ends the point early: the result so far
+    is returned with stopped_by = "interrupted".
+    """
+    from . import dump  # noqa: avoid a cycle at import time
+
+    dec = make_decoder(c)
+    src = bsid_core.frame_source(c.codebook, dec.channel, c.N, c.seed)
+    res = PointResult(config=c, backend=dec.backend, storage=dec.storage,
+                      threads=resolved_threads(c.threads),
+                      mtau=tuple(dec.limits["mtau"]), mn=tuple(dec.limits["mn"]))
+    T = res.threads
+    gpu = dec.backend == "cuda"
+    max_batch = c.batch if c.batch > 0 else (1024 if gpu else 4096)
+    size = min(max_batch, 256 if gpu else 2 * T)
+    spare = [bsid_core.frame_batch(), bsid_core.frame_batch()]
+    next_first = 0
+
+    def plan(first, size):
+        return max(0, min(size, c.max_frames - first))
+
+    pool = ThreadPoolExecutor(max_workers=1)
+    t0 = time.perf_counter()
+    try:
+        count = plan(next_first, size)
+        pending = pool.submit(src.generate, next_first, count, c.threads, spare[0])
+        next_first += count
+        turn = 0
+        while True:
+            batch = pending.result()
+            # the next batch is made while this one is decoded
+            elapsed = time.perf_counter() - t0
+            per_frame = elapsed / res.frames if res.frames else None
+            if per_frame:
+                target = BATCH_SECONDS / per_frame
+                if c.max_time > 0:
+                    target = min(target, max(1.0, (c.max_time - elapsed) / per_frame))
+                size = int(min(max_batch, max(1, min(target, 8 * len(batch)))))
+                if not gpu and size > T:
+                    size -= size % T  # whole rounds of the decoder's threads
+            turn ^= 1
+            count = plan(next_first, size)
+            pending = pool.submit(src.generate, next_first, count, c.threads, spare[turn]) \
+                if count > 0 else None
+            next_first += count
+
+            counts = dec.count_errors(batch, c.threads)
+            upto, reason = _stop_in_batch(res, counts)
+            if c.dump_dir and res.dumped < c.dump_max:
+                for j in (counts["symbol_errors"][:upto] > 0).nonzero()[0]:
+                    if res.dumped >= c.dump_max:
+                        break
+                    res.dump_files.append(dump.write_failure(c, res, src, batch.first + int(j),
+                                                             counts, int(j)))
+                    res.dumped += 1
+            _add(res, counts, upto)
+            res.batches += 1
+            elapsed = time.perf_counter() - t0
+            res.seconds = elapsed
+            if not reason and res.frames >= c.max_frames:
+                reason = "max-frames"
+            if not reason and c.max_time > 0 and elapsed >= c.max_time:
+                reason = "max-time"
+            if not reason and pending is None:
+                reason = "max-frames"  # (not reached: a full batch ends at max_frames)
+            res.stopped_by = reason
+            if progress is not None:
+                progress(res, elapsed, _eta(res, elapsed))
+            if reason:
+                break
+    except KeyboardInterrupt:
+        res.seconds = time.perf_counter() - t0
+        res.stopped_by = "interrupted"
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return res

@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+#
+# Copyright 2026 gr-bsid authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""The bsid-sim command: a small sweep with its CSV, JSON and PNG, stopping
+rules, failure dumps and their replay, plots of several result files, clear
+errors, and life without tqdm or matplotlib."""
+
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import numpy as np
+
+import bsid_core as bsid
+from bsid_sim.results import COLUMNS
+
+EXE = os.environ.get("BSID_SIM")
+try:
+    import matplotlib  # noqa: F401
+    HAVE_MPL = True
+except ImportError:
+    HAVE_MPL = False
+
+
+def run(args, timeout=120, pre=None):
+    """Runs bsid-sim (the build tree's script, else python -m bsid_sim)."""
+    if pre is not None:
+        # a prelude before main(): e.g. hide an optional module
+        cmd = [sys.executable, "-c",
+               pre + "\nimport sys, bsid_sim\nsys.exit(bsid_sim.main(sys.argv[1:]))"] + args
+    elif EXE:
+        cmd = [EXE] + args
+    else:
+        cmd = [sys.executable, "-m", "bsid_sim"] + args
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+TINY = ["--codebook", "builtin:ld3-modvec6", "-N", "12", "--backend", "cpu", "--threads", "2"]
+
+
+class qa_sim_cli(unittest.TestCase):
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def test_001_sweep_of_three_points_writes_csv_json_png(self):
+        t0 = time.monotonic()
+        args = TINY + ["--sweep", "p", "--values", "0.01:0.04:x2", "--Ps", "0.001",
+                       "--max-frames", "400", "--max-time", "10", "--seed", "5",
+                       "--csv", self.path("r.csv"), "--json", self.path("r.json"),
+                       "--progress", "lines"]
+        if HAVE_MPL:
+            args += ["--plot", self.path("r.png")]
+        out = run(args)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertLess(time.monotonic() - t0, 60)
+        with open(self.path("r.csv")) as fh:
+            rows = list(csv.DictReader(fh))
+        with open(self.path("r.json")) as fh:
+            jrows = json.load(fh)
+        self.assertEqual(len(rows), 3)
+        self.assertEqual(len(jrows), 3)
+        self.assertEqual(list(rows[0].keys()), COLUMNS)
+        for r, j, p in zip(rows, jrows, (0.01, 0.02, 0.04)):
+            self.assertEqual(list(j.keys()), COLUMNS)
+            for k in COLUMNS:
+                self.assertNotIn(str(r[k]).lower(), ("nan", "inf", "-inf", ""), k)
+                if isinstance(j[k], float):
+                    self.assertTrue(math.isfinite(j[k]), k)
+                    self.assertEqual(float(r[k]), j[k], k)  # CSV keeps every digit
+            self.assertEqual((j["Pi"], j["Pd"], j["Ps"], j["sweep"]), (p, p, 0.001, "p"))
+            self.assertEqual((j["codebook"], j["n"], j["q"], j["P"], j["N"]),
+                             ("builtin:ld3-modvec6", 8, 16, 6, 12))
+            self.assertEqual((j["seed"], j["backend"]), (5, "cpu"))
+            lim = bsid.decoder_limits(12, 8, p, p)
+            self.assertEqual((j["mtau_lo"], j["mtau_hi"]), lim["mtau"])
+            self.assertEqual((j["mn_lo"], j["mn_hi"]), lim["mn"])
+            self.assertEqual(j["symbols"], 12 * j["frames"])
+            self.assertEqual(j["bits"], 48 * j["frames"])
+            for m in ("fer", "ser", "ber"):
+                self.assertLessEqual(j[m + "_lo"], j[m])
+                self.assertLessEqual(j[m], j[m + "_hi"])
+            self.assertAlmostEqual(j["ser"], j["symbol_errors"] / j["symbols"])
+            self.assertGreater(j["frames_per_s"], 0)
+            self.assertIn(j["stopped_by"], ("rel-error", "max-frames", "max-time"))
+            # every result is printed with its interval
+            self.assertIn(f"SER {j['ser']:.4e}  [{j['ser_lo']:.4e}, {j['ser_hi']:.4e}]",
+                          out.stdout)
+        # more errors at a worse channel
+        self.assertLess(jrows[0]["ser"], jrows[2]["ser"])
+        if HAVE_MPL:
+            with open(self.path("r.png"), "rb") as fh:
+                self.assertEqual(fh.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_002_stopping_rules(self):
+        out = run(TINY + ["--Pi", "0.03", "--Pd", "0.03", "--max-errors", "17",
+                          "--json", "-", "--progress", "none"])
+        self.assertEqual(out.returncode, 0, out.stderr)
+        j = json.loads(out.stdout)[0]
+        self.assertEqual((j["frame_errors"], j["stopped_by"]), (17, "max-errors"))
+        out = run(TINY + ["--Pi", "0.01", "--Pd", "0.01", "--max-frames", "123",
+                          "--rel-error", "0", "--json", "-"])
+        j = json.loads(out.stdout)[0]
+        self.assertEqual((j["frames"], j["stopped_by"]), (123, "max-frames"))
+        out = run(TINY + ["--Pi", "0.03", "--Pd", "0.03", "--rel-error", "0.2",
+                          "--json", "-"])
+        j = json.loads(out.stdout)[0]
+        self.assertEqual(j["stopped_by"], "rel-error")
+        self.assertGreaterEqual(j["frames"], 30)
+        self.assertGreaterEqual(j["frame_errors"], 10)
+        for m in ("fer", "ser"):
+            self.assertLessEqual((j[m + "_hi"] - j[m + "_lo"]) / 2, 0.2 * j[m])
+        out = run(TINY + ["--Pi", "0.001", "--Pd", "0.001", "--max-time", "1.5",
+                          "--max-frames", "100000000", "--json", "-"])
+        j = json.loads(out.stdout)[0]
+        self.assertEqual(j["stopped_by"], "max-time")
+        self.assertGreaterEqual(j["seconds"], 1.5)
+        self.assertLess(j["seconds"], 3.0)
+
+    def test_003_dumped_failures_replay_to_the_same_decisions(self):
+        dump = self.path("fails")
+        out = run(TINY + ["--Pi", "0.04", "--Pd", "0.04", "--Ps", "0.01", "--max-frames", "40",
+                          "--dump-failures", dump, "--dump-max", "5", "--json",
+                          self.path("d.json")])
+        self.assertEqual(out.returncode, 0, out.stderr)
+        files = sorted(os.listdir(dump))
+        self.assertEqual(len(files), 5)
+        cb = bsid.codebook.builtin("ld3-modvec6")
+        for name in files:
+            with open(os.path.join(dump, name)) as fh:
+                d = json.load(fh)
+            self.assertEqual(d["format"], "bsid-sim failure 1")
+            msg = np.array(d["message"])
+            tx = np.array([int(c) for c in d["tx"]], dtype=np.uint8)
+            rx = np.array([int(c) for c in d["rx"]], dtype=np.uint8)
+            self.assertEqual(list(tx), list(cb.encode(msg)))
+            # the frame is frame `frame` of the seed, with its true drift path
+            rx2, drift = bsid.transmit(bsid.channel_params(0.04, 0.04, 0.01), tx, d["seed"],
+                                       d["frame"])
+            self.assertEqual(list(rx), list(rx2))
+            self.assertEqual(d["drift"], list(drift))
+            self.assertEqual(d["drift"][-1], len(rx) - len(tx))
+            self.assertGreater(d["symbol_errors"], 0)
+            self.assertEqual(d["symbol_errors"], int(np.sum(np.array(d["decisions"]) != msg)))
+            self.assertEqual(name, f"point000-frame{d['frame']:09d}.json")
+        # replay reproduces the decisions and shows the posteriors at the errors
+        first = os.path.join(dump, files[0])
+        out = run(["--replay", first])
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        self.assertIn("decisions reproduced: yes", out.stdout)
+        self.assertIn("top 3 posteriors", out.stdout)
+        # a tampered dump does not replay to its decisions
+        with open(first) as fh:
+            d = json.load(fh)
+        d["decisions"][0] = (d["decisions"][0] + 1) % 16
+        with open(self.path("tampered.json"), "w") as fh:
+            json.dump(d, fh)
+        out = run(["--replay", self.path("tampered.json"), "--backend", "cpu"])
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("decisions reproduced: NO", out.stdout)
+        # not a dump
+        out = run(["--replay", self.path("d.json")])
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("not a failure dump", out.stderr)
+
+    @unittest.skipUnless(HAVE_MPL, "matplotlib is not installed")
+    def test_004_several_result_files_on_one_plot(self):
+        for N, fmt in ((8, "csv"), (16, "json")):
+            out = run(TINY[:2] + ["-N", str(N), "--backend", "cpu", "--sweep", "p",
+                                  "--values", "0.01,0.03", "--max-frames", "100",
+                                  "--" + fmt, self.path(f"n{N}.{fmt}")])
+            self.assertEqual(out.returncode, 0, out.stderr)
+        out = run(["--plot", self.path("both.png"), "--results", self.path("n8.csv"),
+                   self.path("n16.json"), "--title", "two lengths", "--ber"])
+        self.assertEqual(out.returncode, 0, out.stderr)
+        with open(self.path("both.png"), "rb") as fh:
+            self.assertEqual(fh.read(4), b"\x89PNG")
+        out = run(["--plot", self.path("x.png"), "--results", self.path("nothing.csv")])
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("nothing.csv", out.stderr)
+
+    def test_005_bad_arguments_are_clear_errors(self):
+        cases = [
+            (["--codebook", "nosuch:1", "-N", "5"], "--codebook"),
+            (["--codebook", "builtin:nosuch", "-N", "5"], "nosuch"),
+            (["--codebook", "builtin:ld3-modvec6"], "-N is required"),
+            (["--codebook", "builtin:ld3-modvec6", "-N", "0"], "at least 1"),
+            (TINY + ["--sweep", "p"], "--sweep and --values"),
+            (TINY + ["--sweep", "p", "--values", "0.2:0.8:x2"], "Pi + Pd"),
+            (TINY + ["--sweep", "p", "--values", "0.1:0.05:x2"], "below START"),
+            (TINY + ["--sweep", "Ps", "--values", "0.1,1.5"], "Ps"),
+            (TINY + ["--sweep", "p", "--values", "0.01", "--Pi", "0.01"], "--Pi cannot"),
+            (TINY + ["--sweep", "q", "--values", "0.01"], "invalid choice"),
+            (TINY + ["--Pi", "-0.1"], "must not be negative"),
+            (TINY + ["--Pi", "nan"], "finite"),
+            (TINY + ["--confidence", "1.5"], "--confidence"),
+            (TINY + ["--max-frames", "0"], "at least 1"),
+            ([], "--codebook is required"),
+            (["--replay", "/nonexistent/x.json"], "x.json"),
+        ]
+        for args, words in cases:
+            out = run(args)
+            self.assertIn(out.returncode, (1, 2), args)
+            self.assertIn(words, out.stderr, args)
+            self.assertNotIn("Traceback", out.stderr, args)
+
+    def test_006_without_tqdm_and_matplotlib(self):
+        hide = "import sys\nsys.modules['tqdm'] = None\nsys.modules['matplotlib'] = None"
+        out = run(TINY + ["--Pi", "0.02", "--Pd", "0.02", "--max-frames", "50",
+                          "--progress", "bar", "--progress-every", "0", "--csv",
+                          self.path("a.csv")], pre=hide)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("frames, FER", out.stderr)  # plain progress lines instead of a bar
+        out = run(TINY + ["--max-frames", "5", "--plot", self.path("a.png")], pre=hide)
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("--plot needs matplotlib", out.stderr)
+        self.assertFalse(os.path.exists(self.path("a.png")))
+
+    def test_007_json_on_stdout_reports_the_speed(self):
+        out = run(TINY + ["--Pi", "0.01", "--Pd", "0.01", "--max-frames", "64", "--json", "-"])
+        self.assertEqual(out.returncode, 0, out.stderr)
+        j = json.loads(out.stdout)
+        self.assertEqual(len(j), 1)
+        self.assertGreater(j[0]["frames_per_s"], 0)
+        self.assertGreater(j[0]["mbit_per_s"], 0)
+        self.assertIn("SER", out.stderr)  # the summary moved to stderr
+
+
+if __name__ == "__main__":
+    unittest.main()

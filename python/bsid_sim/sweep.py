@@ -1,0 +1,82 @@
+#
+# Copyright 2026 gr-bsid authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""A sweep: one point per value of the swept parameter."""
+
+import bsid_core
+
+from .engine import PointConfig, run_point
+
+__all__ = ["SWEEPS", "point_configs", "run_configs", "simulate"]
+
+SWEEPS = ("p", "Pi", "Pd", "Ps")
+
+
+def point_configs(codebook, N, sweep=None, values=None, Pi=0.0, Pd=0.0, Ps=0.0, **options):
+    """The PointConfig of every point, each checked (ValueError names the bad one).
+
+    sweep: None (one point), "p" (Pi = Pd = value), "Pi", "Pd" or "Ps"; the
+    other parameters keep Pi, Pd, Ps. options: the other PointConfig fields.
+    """
+    if isinstance(codebook, str):
+        codebook = bsid_core.codebook.from_spec(codebook)
+    if sweep is None or sweep == "none":
+        points = [(Pi, Pd, Ps)]
+        sweep = "none"
+    else:
+        if sweep not in SWEEPS:
+            raise ValueError(f"sweep '{sweep}' is not one of {', '.join(SWEEPS)}")
+        if not values:
+            raise ValueError("a sweep needs at least one value")
+        points = []
+        for v in values:
+            points.append({"p": (v, v, Ps), "Pi": (v, Pd, Ps), "Pd": (Pi, v, Ps),
+                           "Ps": (Pi, Pd, v)}[sweep])
+    configs = []
+    for k, (pi, pd, ps) in enumerate(points):
+        try:
+            bsid_core.channel_params(pi, pd, ps)
+        except ValueError as e:
+            name = f"{sweep} = {values[k]!r}" if sweep != "none" else "the channel"
+            raise ValueError(f"{name}: {e}") from None
+        configs.append(PointConfig(codebook=codebook, N=int(N), Pi=float(pi), Pd=float(pd),
+                                   Ps=float(ps), sweep=sweep, point=k, **options))
+    if configs[0].N < 1:
+        raise ValueError(f"N = {configs[0].N} must be at least 1")
+    return configs
+
+
+def simulate(codebook, N, sweep=None, values=None, Pi=0.0, Pd=0.0, Ps=0.0, progress=None,
+             on_point=None, **options):
+    """Runs a sweep; returns the PointResult of each point (rows: r.row()).
+
+    Example (docs/simulating.md):
+
+        from gnuradio.bsid import sim        # or: import bsid_sim as sim
+        res = sim.simulate("builtin:ld3-modvec6", 50, sweep="p",
+                           values=sim.parse_values("0.01:0.04:x2"), max_time=5)
+        for r in res:
+            print(r.row()["Pi"], r.ser())
+
+    progress(result, elapsed, eta) is called after every batch, on_point(result)
+    after every point. An interrupted point ends the sweep.
+    """
+    return run_configs(point_configs(codebook, N, sweep, values, Pi, Pd, Ps, **options),
+                       progress, on_point)
+
+
+def run_configs(configs, progress=None, on_point=None):
+    """Runs the points in turn; returns the PointResult of each point that has
+    frames. An interrupted point (stopped_by "interrupted") ends the sweep."""
+    results = []
+    for c in configs:
+        r = run_point(c, progress)
+        if r.frames:
+            results.append(r)
+            if on_point is not None:
+                on_point(r)
+        if r.stopped_by == "interrupted":
+            break
+    return results
