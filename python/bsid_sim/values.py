@@ -12,6 +12,24 @@ __all__ = ["parse_values"]
 MAX_POINTS = 10000
 
 
+
+def _walk(value, stop, tol, spec):
+    """value(0), value(1), ... up to STOP (STOP itself when a value lands on it
+    within tol)."""
+    out = []
+    k = 0
+    while True:
+        v = value(k)
+        if abs(v - stop) <= tol:
+            out.append(stop)
+            return out
+        if v > stop:
+            return out
+        out.append(v)
+        k += 1
+        if k > MAX_POINTS:
+            raise ValueError(f"--values '{spec}': more than {MAX_POINTS} points")
+
 def _number(text, what, spec):
     try:
         v = float(text)
@@ -50,41 +68,18 @@ def parse_values(spec):
     if stop < start:
         raise ValueError(f"--values '{spec}': STOP {stop:g} is below START {start:g}")
     tol = 1e-9 * abs(stop)
-    out = []
     if step[:1] in ("x", "X", "*"):
         factor = _number(step[1:], "FACTOR", spec)
         if factor <= 1.0:
             raise ValueError(f"--values '{spec}': FACTOR must be above 1, got {factor:g}")
         if start <= 0.0:
             raise ValueError(f"--values '{spec}': a geometric sweep needs START > 0")
-        k = 0
-        while True:
-            v = start * factor ** k
-            if abs(v - stop) <= tol:
-                out.append(stop)
-                break
-            if v > stop:
-                break
-            out.append(v)
-            k += 1
-            if k > MAX_POINTS:
-                raise ValueError(f"--values '{spec}': more than {MAX_POINTS} points")
+        out = _walk(lambda k: start * factor ** k, stop, tol, spec)
     elif step[:1] == "+":
         inc = _number(step[1:], "STEP", spec)
         if inc <= 0.0:
             raise ValueError(f"--values '{spec}': STEP must be positive, got {inc:g}")
-        k = 0
-        while True:
-            v = start + k * inc
-            if abs(v - stop) <= tol:
-                out.append(stop)
-                break
-            if v > stop:
-                break
-            out.append(v)
-            k += 1
-            if k > MAX_POINTS:
-                raise ValueError(f"--values '{spec}': more than {MAX_POINTS} points")
+        out = _walk(lambda k: start + k * inc, stop, tol, spec)
     else:
         raise ValueError(f"--values '{spec}': the step '{step}' must be xFACTOR "
                          "(geometric) or +STEP (linear)")
