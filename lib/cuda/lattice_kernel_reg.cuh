@@ -237,9 +237,9 @@ __global__ void __launch_bounds__(reg_block) lattice_kernel_reg(launch_params<re
 }
 
 template <typename real, int MN, int NMAX>
-void launch_lattice_reg(unsigned grid, const launch_params<real>& p, int chunks, int pass)
+void launch_lattice_reg(unsigned grid, unsigned block, const launch_params<real>& p, int chunks, int pass)
 {
-    lattice_kernel_reg<real, MN, NMAX><<<grid, reg_block>>>(p, chunks, pass);
+    lattice_kernel_reg<real, MN, NMAX><<<grid, block>>>(p, chunks, pass);
 }
 
 template <typename real, int NMAX, int MN>

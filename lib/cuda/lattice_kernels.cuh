@@ -87,10 +87,10 @@ __device__ __forceinline__ real warp_sum(real v)
 // codeword lengths in bands of up to 8, 16 or 32 bits, with
 // NMAX + MN <= reg_max_segment.
 constexpr int reg_max_segment = 48;
-constexpr int reg_block = 128;
+constexpr int reg_block = 128; // threads per block at most (32 or 64 when M_tau is that small)
 
 template <typename real>
-using lattice_launcher = void (*)(unsigned grid, const launch_params<real>& p, int chunks, int pass);
+using lattice_launcher = void (*)(unsigned grid, unsigned block, const launch_params<real>& p, int chunks, int pass);
 
 //! The launchers of one precision and band, indexed by MN - 1 (32 entries;
 //! null where NMAX + MN > reg_max_segment).

@@ -471,6 +471,110 @@ __global__ void __launch_bounds__(ab_max_block) ab_kernel(launch_params<real> p,
 }
 
 /*
+ * alpha and beta for M_tau <= 32 SPL states (SPL = 1 or 2, M_n <= EMAX): one warp per
+ * frame and direction, SPL states per lane, the row in shared memory
+ * between zeros. The warp synchronizes with __syncwarp alone, so a step has
+ * no block barrier: what bounds the one-frame latency (N steps in a row).
+ * The same recursions and normalization as alpha_pass and beta_pass.
+ */
+template <typename real, int EMAX, int SPL>
+__global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int which)
+{
+    __shared__ real rowbuf[2 * ab_pad + 32 * SPL];
+    const int f = blockIdx.x;
+    const bool fwd = (gridDim.y == 2 ? int(blockIdx.y) : which) == 0;
+    if (p.status[f] != st_ok) return;
+    const int Mt = p.Mt, Mn = p.Mn, dlo = p.dlo, lane = threadIdx.x;
+    real* rows = (fwd ? p.alpha : p.beta) + (long long)f * (p.N + 1) * Mt;
+    real* row = rowbuf + ab_pad;
+    for (int s = lane; s < 2 * ab_pad + 32 * SPL; s += 32) rowbuf[s] = real(0);
+    __syncwarp();
+    // the first row: 0 forward (a one-hot at drift 0 for the frame's start),
+    // i0 + Wc backward (a one-hot at the frame's end drift for index N)
+    const int first = fwd ? p.i0 : p.i0 + p.Wc;
+    const long long end = p.rho[f] - (long long)p.n * p.N - p.mtlo;
+    const bool init = fwd ? p.i0 == 0 : first == p.N;
+#pragma unroll
+    for (int j = 0; j < SPL; ++j) {
+        const int b = lane + 32 * j;
+        if (b >= Mt) continue;
+        real v;
+        if (init) {
+            v = (fwd ? b == -p.mtlo : b == end) ? real(1) : real(0);
+            rows[(long long)first * Mt + b] = v;
+        } else {
+            v = rows[(long long)first * Mt + b];
+        }
+        row[b] = v;
+    }
+    // which loads of G are inside the states, per state of this lane
+    unsigned live[SPL];
+#pragma unroll
+    for (int j = 0; j < SPL; ++j) {
+        const int b = lane + 32 * j;
+        live[j] = 0;
+        for (int e = 0; e < EMAX; ++e) {
+            const int a = fwd ? b - dlo - e : b;
+            if (e < Mn && b < Mt && a >= 0 && a < Mt) live[j] |= 1u << e;
+        }
+    }
+    real g[SPL][EMAX];
+    auto load_g = [&](int iw) {
+        const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
+#pragma unroll
+        for (int j = 0; j < SPL; ++j) {
+            const int b = lane + 32 * j;
+#pragma unroll
+            for (int e = 0; e < EMAX; ++e) {
+                g[j][e] = ((live[j] >> e) & 1u) ? G[(long long)e * Mt + (fwd ? b - dlo - e : b)] : real(0);
+            }
+        }
+    };
+    load_g(fwd ? 0 : p.Wc - 1);
+    __syncwarp();
+    for (int step = 0; step < p.Wc; ++step) {
+        const int iw = fwd ? step : p.Wc - 1 - step;
+        const int i = p.i0 + iw;
+        real s[SPL];
+        double local = 0;
+#pragma unroll
+        for (int j = 0; j < SPL; ++j) {
+            const int b = lane + 32 * j;
+            s[j] = real(0);
+#pragma unroll
+            for (int e = 0; e < EMAX; ++e) s[j] += (fwd ? row[b - dlo - e] : row[b + dlo + e]) * g[j][e];
+            local += double(s[j]);
+        }
+        if (step + 1 < p.Wc) load_g(fwd ? iw + 1 : iw - 1); // in flight from here on
+        const double sum = warp_sum(local); // the same in every lane
+        if (!(sum > 0) || !isfinite(sum)) {
+            if (lane == 0) {
+                p.status[f] = fwd ? st_alpha : st_beta;
+                p.status_index[f] = fwd ? i + 1 : i;
+            }
+            return;
+        }
+        const double inv = 1.0 / sum;
+        const int to = fwd ? i + 1 : i;
+        __syncwarp(); // every lane has read the row
+#pragma unroll
+        for (int j = 0; j < SPL; ++j) {
+            const int b = lane + 32 * j;
+            if (b < Mt) {
+                const real v = real(double(s[j]) * inv);
+                row[b] = v;
+                rows[(long long)to * Mt + b] = v;
+            }
+        }
+        __syncwarp(); // the new row is visible to every lane
+    }
+    if (fwd && p.i0 + p.Wc == p.N && lane == 0 && !(row[end] > real(0))) {
+        p.status[f] = st_end;
+        p.status_index[f] = p.N;
+    }
+}
+
+/*
  * The posteriors of one (frame, i) per block (eqn:L, eqn:sigma): the sums
  * of the warps' partial L in a fixed order, normalized.
  */
@@ -627,6 +731,10 @@ public:
             const int limit = std::min({ fa.maxThreadsPerBlock, d_prop.maxThreadsPerBlock, ab_max_block });
             const int Mt = d_limits.mtau.size();
             d_ab_block = std::max(32, std::min((Mt + 31) / 32 * 32, limit / 32 * 32));
+            // BSID_CUDA_AB=block keeps alpha and beta on the block kernels for
+            // every M_tau (tests compare the two)
+            const char* ab = std::getenv("BSID_CUDA_AB");
+            d_ab_warp = !(ab && std::string(ab) == "block");
         }
 
         const size_t fixed = per_frame_fixed_bytes(tau());
@@ -915,9 +1023,15 @@ private:
             clock.begin();
             const dim3 grid(unsigned(F), which == 2 ? 2u : 1u);
             const int Mn_ = d_limits.mn.size();
-            if (Mn_ <= 8) {
+            const int emax = Mn_ <= 8 ? 8 : Mn_ <= 16 ? 16 : 32;
+            // one warp per frame up to 64 states (1 or 2 per lane); beyond,
+            // the block kernels are as fast (S500: 2.6 against 2.7 us per frame)
+            const int spl = (Mt + 31) / 32; // states per lane
+            if (d_ab_warp && spl <= 2) {
+                launch_ab_warp(grid, p, which, emax, spl);
+            } else if (emax == 8) {
                 ab_kernel<real, 8><<<grid, d_ab_block, ab_shared>>>(p, which);
-            } else if (Mn_ <= 16) {
+            } else if (emax == 16) {
                 ab_kernel<real, 16><<<grid, d_ab_block, ab_shared>>>(p, which);
             } else {
                 ab_kernel<real, 32><<<grid, d_ab_block, ab_shared>>>(p, which);
@@ -1023,14 +1137,31 @@ private:
         return *d_cpu;
     }
 
+    // the warp recursions, one instance per (EMAX, states per lane)
+    void launch_ab_warp(dim3 grid, const launch_params<real>& p, int which, int emax, int spl)
+    {
+        switch (emax * 10 + spl) {
+        case 81: ab_warp_kernel<real, 8, 1><<<grid, 32>>>(p, which); break;
+        case 82: ab_warp_kernel<real, 8, 2><<<grid, 32>>>(p, which); break;
+        case 161: ab_warp_kernel<real, 16, 1><<<grid, 32>>>(p, which); break;
+        case 162: ab_warp_kernel<real, 16, 2><<<grid, 32>>>(p, which); break;
+        case 321: ab_warp_kernel<real, 32, 1><<<grid, 32>>>(p, which); break;
+        case 322: ab_warp_kernel<real, 32, 2><<<grid, 32>>>(p, which); break;
+        default: throw std::logic_error("map_decoder(cuda): no warp recursion for this shape");
+        }
+    }
+
     // one pass of the lattice over the window: the register kernel when
     // there is one for this (n, Mn) and channel, the general one otherwise
     void launch_lattice(const launch_params<real>& p, int pass)
     {
         if (d_reg) {
-            const int chunks = (p.Mt + reg_block - 1) / reg_block;
+            // no idle warps when M_tau is small: they would take a block's
+            // place on an SM while the working warps of small batches wait
+            const int block = p.Mt <= 32 ? 32 : p.Mt <= 64 ? 64 : reg_block;
+            const int chunks = (p.Mt + block - 1) / block;
             const unsigned grid = unsigned(size_t(p.F) * size_t(p.Wc) * size_t(chunks));
-            d_reg(grid, p, chunks, pass);
+            d_reg(grid, unsigned(block), p, chunks, pass);
         } else {
             d_scratch.ensure(2 * size_t(p.Mn) * size_t(d_general_block) * size_t(d_general_grid));
             lattice_kernel_general<real><<<d_general_grid, d_general_block>>>(p, d_scratch.get(), pass);
@@ -1066,6 +1197,7 @@ private:
         d_scratch.release();
     }
     int d_general_block = 128, d_general_grid = 1, d_ab_block = 128;
+    bool d_ab_warp = true; // warp recursions where M_tau allows (BSID_CUDA_AB=block: never)
     lattice_launcher<real> d_reg = nullptr; // the register kernel, if any
     bool d_reg_weights = false;             // the channel allows the scaled form
     unsigned d_renorm_rows = 0;

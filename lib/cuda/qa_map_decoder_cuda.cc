@@ -230,3 +230,36 @@ TEST_F(cuda_decoder, impossible_frames_and_auto_backend)
     cfg.backend = backend_kind::automatic;
     EXPECT_EQ(map_decoder::make(cfg)->backend(), backend_kind::cuda);
 }
+
+TEST_F(cuda_decoder, warp_and_block_recursions_agree)
+{
+    // alpha and beta run on one warp per frame up to 64 states (1 or 2 per
+    // lane) and on the block kernels otherwise, or always with
+    // BSID_CUDA_AB=block: both against the CPU backend, global and local
+    std::mt19937_64 rng(test_seed() + 11);
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.01);
+    for (int N : { 6, 60, 240, 500 }) {
+        const batch b = make_batch(cb, ch, N, N == 60, rng);
+        decoder_config cfg(cb, ch, N);
+        std::vector<frame_result> ref_res, res;
+        const auto ref = decode_all(*make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global), b, ref_res);
+        for (const char* path : { "warp", "block" }) {
+            if (std::string(path) == "block") setenv("BSID_CUDA_AB", "block", 1);
+            for (auto p : precisions)
+                for (auto s : storages) {
+                    auto dec = make(cfg, backend_kind::cuda, p, s);
+                    const auto got = decode_all(*dec, b, res);
+                    for (size_t k = 0; k < got.size(); ++k) {
+                        ASSERT_EQ(res[k].status, ref_res[k].status) << k << " " << res[k].reason;
+                        if (ref_res[k].ok()) {
+                            EXPECT_LT(max_abs_diff(got[k], ref[k]), p == precision_kind::dual ? 1e-9 : 1e-4)
+                                << "N=" << N << " M_tau=" << dec->limits().mtau.size() << " " << path
+                                << " " << to_string(p) << " " << to_string(s) << " frame " << k;
+                        }
+                    }
+                }
+            unsetenv("BSID_CUDA_AB");
+        }
+    }
+}
