@@ -61,6 +61,11 @@ void channel_impl::set_channel(double Pi, double Pd, double Ps)
 void channel_impl::set_Pi(double Pi) { set_channel(Pi, this->Pd(), this->Ps()); }
 void channel_impl::set_Pd(double Pd) { set_channel(this->Pi(), Pd, this->Ps()); }
 void channel_impl::set_Ps(double Ps) { set_channel(this->Pi(), this->Pd(), Ps); }
+std::string channel_impl::error() const
+{
+    std::lock_guard<std::mutex> lock(d_params_mutex);
+    return d_error;
+}
 double channel_impl::Pi() const { return current_params().Pi(); }
 double channel_impl::Pd() const { return current_params().Pd(); }
 double channel_impl::Ps() const { return current_params().Ps(); }
@@ -188,8 +193,12 @@ int channel_impl::general_work(int noutput_items,
         // Input that is not bits: a clear error, then the stream ends cleanly
         // after what was already produced (an exception would leave the
         // flowgraph waiting on this block).
-        d_error = std::string(e.what()) + " (input items from " + std::to_string(in0 + uint64_t(pos)) + ")";
-        GR_LOG_ERROR(d_logger, d_error);
+        // (only this thread writes d_error; the lock is for error() elsewhere)
+        std::string err =
+            std::string(e.what()) + " (input items from " + std::to_string(in0 + uint64_t(pos)) + ")";
+        GR_LOG_ERROR(d_logger, err);
+        std::lock_guard<std::mutex> lock(d_params_mutex);
+        d_error = std::move(err);
     }
     consume_each(int(nin));
 

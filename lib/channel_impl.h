@@ -11,6 +11,7 @@
 #include "output_queue.h"
 #include <gnuradio/bsid/channel.h>
 #include <gnuradio/bsid/core/channel.h>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -43,7 +44,7 @@ public:
     double Ps() const override;
     uint64_t frames() const override { return d_frames; }
     uint64_t frames_lost() const override { return d_frames_lost; }
-    std::string error() const override { return d_error; }
+    std::string error() const override;
 
 private:
     ::bsid::channel_params current_params() const;
@@ -66,9 +67,10 @@ private:
     std::unique_ptr<::bsid::channel_emulator> d_stream;
 
     output_queue<uint8_t> d_queue;
-    uint64_t d_frames = 0, d_frames_lost = 0;
+    // counters: written by the work thread, read from any thread
+    std::atomic<uint64_t> d_frames{ 0 }, d_frames_lost{ 0 };
     long d_lost_pending = 0; // frames lost since the last frame with output
-    std::string d_error;     // why the block stopped, if it did
+    std::string d_error;     // why the block stopped, if it did (guarded by d_params_mutex)
 };
 
 } // namespace bsid

@@ -109,7 +109,10 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
 
 std::unique_ptr<::bsid::map_decoder> map_decoder_impl::build(double Pi, double Pd, double Ps) const
 {
-    ::bsid::decoder_config cfg = d_cfg;
+    ::bsid::decoder_config cfg = [this] {
+        std::lock_guard<std::mutex> lock(d_dec_mutex); // set_channel writes d_cfg.ch
+        return d_cfg;
+    }();
     cfg.ch = ::bsid::channel_params(Pi, Pd, Ps);
     auto dec = ::bsid::map_decoder::make(cfg);
     const auto& L = dec->limits();

@@ -11,6 +11,7 @@
 #include "output_queue.h"
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <gnuradio/bsid/map_decoder.h>
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -88,7 +89,8 @@ private:
     std::vector<frame> d_ready;
 
     output_queue<uint8_t> d_queue;
-    uint64_t d_frames = 0, d_erasures = 0, d_bits_discarded = 0;
+    // counters: written by the work thread, read from any thread
+    std::atomic<uint64_t> d_frames{ 0 }, d_erasures{ 0 }, d_bits_discarded{ 0 };
 };
 
 } // namespace bsid

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <math.h> // lgammal_r
 #include <map>
 #include <stdexcept>
 
@@ -35,7 +36,20 @@ void check_T(long long T)
     }
 }
 
-real lchoose(real a, real b) { return std::lgamma(a + 1) - std::lgamma(b + 1) - std::lgamma(a - b + 1); }
+// std::lgamma stores the sign of Gamma in the global signgam, so decoders
+// built in several threads at once would race on it; glibc's reentrant form
+// keeps the sign local (it is +1 here: the arguments are >= 1).
+real log_gamma(real x)
+{
+#if defined(__GLIBC__)
+    int sign = 0;
+    return ::lgammal_r(x, &sign);
+#else
+    return std::lgamma(x);
+#endif
+}
+
+real lchoose(real a, real b) { return log_gamma(a + 1) - log_gamma(b + 1) - log_gamma(a - b + 1); }
 
 /*
  * phi_T(m) of docs/design.md section 4, for one (T, Pi, Pd), with memoization:

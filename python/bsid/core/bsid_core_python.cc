@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -326,19 +327,22 @@ public:
     }
 
     // Decodes a simulated batch and counts its errors (bsid::error_counter),
-    // all without the GIL; returns numpy arrays.
+    // all without the GIL; returns numpy arrays. The counter keeps its buffers
+    // between calls, so calls from several Python threads take turns on it
+    // (the mutex is taken without the GIL, so that the turns cannot deadlock).
     py::dict count_errors(const bsid::frame_batch& batch, int threads)
     {
-        if (!d_counter || d_counter_threads != threads) {
-            d_counter = std::make_unique<bsid::error_counter>(*d_dec, threads);
-            d_counter_threads = threads;
-        }
         const size_t K = batch.size();
         py::array_t<uint8_t> status(K);
         py::array_t<int32_t> symbol_errors(K), bit_errors(K);
         py::array_t<int32_t> decisions({ py::ssize_t(K), py::ssize_t(d_dec->N()) });
         {
             py::gil_scoped_release nogil;
+            std::lock_guard<std::mutex> lock(d_counter_mutex);
+            if (!d_counter || d_counter_threads != threads) {
+                d_counter = std::make_unique<bsid::error_counter>(*d_dec, threads);
+                d_counter_threads = threads;
+            }
             const auto& e = d_counter->run(batch);
             for (size_t k = 0; k < K; ++k) {
                 status.mutable_data()[k] = uint8_t(e[k].status);
@@ -360,6 +364,7 @@ public:
 
 private:
     std::unique_ptr<bsid::map_decoder> d_dec;
+    std::mutex d_counter_mutex; // guards d_counter and its buffers
     std::unique_ptr<bsid::error_counter> d_counter;
     int d_counter_threads = -1;
 };
