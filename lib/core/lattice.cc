@@ -78,8 +78,9 @@ __attribute__((always_inline)) inline void corridor_lattice_impl(const lattice_w
             const bool has_vert = k + 1 < Mn;
             const real* __restrict__ vert = prev + size_t(k + 1) * Q;
             // horizontal from (r, c-1): k - 1 in this row
+            // (at k = 0 there is no horizontal term: cur - Q would point before the array)
             const bool has_horz = k >= 1 && c >= 1 && ins != real(0);
-            const real* __restrict__ horz = cur + size_t(k - 1) * Q;
+            const real* __restrict__ horz = k >= 1 ? cur + size_t(k - 1) * Q : cur;
             if (has_diag && has_vert && has_horz) {
 #pragma omp simd
                 for (size_t D = 0; D < Q; ++D)
