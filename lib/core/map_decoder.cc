@@ -157,12 +157,19 @@ bool map_decoder::precheck(const frame_view& frame, frame_result& result) const
     if (!result.ok()) {
         return false;
     }
-    for (size_t t = 0; t < frame.rho; ++t) {
-        if (frame.bits[t] > 1) {
-            result = { frame_status::invalid_input,
-                       detail::concat("received byte ", int(frame.bits[t]), " at position ", t,
-                                      " is not a bit (expected 0 or 1)") };
-            return false;
+    // all bytes ORed together first (a loop without branches, vectorized:
+    // a frame of thousands of bits is checked in a fraction of a microsecond),
+    // then, only for a frame that has one, the first byte that is not a bit
+    uint8_t any = 0;
+    for (size_t t = 0; t < frame.rho; ++t) any |= frame.bits[t];
+    if (any > 1) {
+        for (size_t t = 0; t < frame.rho; ++t) {
+            if (frame.bits[t] > 1) {
+                result = { frame_status::invalid_input,
+                           detail::concat("received byte ", int(frame.bits[t]), " at position ", t,
+                                          " is not a bit (expected 0 or 1)") };
+                return false;
+            }
         }
     }
     result = {};
