@@ -41,6 +41,14 @@ def frames_of(sink, key="packet_len"):
     return [data[off:off + length] for off, length in tags]
 
 
+def run_in_threads(worker, count):
+    """worker(w) for w = 0 .. count - 1, each in its own thread, all at once."""
+    threads = [threading.Thread(target=worker, args=(w,)) for w in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
 class qa_concurrency(gr_unittest.TestCase):
 
     def setUp(self):
@@ -241,11 +249,7 @@ class qa_concurrency(gr_unittest.TestCase):
                     except Exception as e:
                         errors.append(e)
 
-                threads = [threading.Thread(target=worker, args=(w,)) for w in range(6)]
-                for t in threads:
-                    t.start()
-                for t in threads:
-                    t.join()
+                run_in_threads(worker, 6)
                 self.assertEqual(errors, [])
                 self.assertEqual(len(results), 6)
                 for w, out in results.items():
@@ -282,11 +286,7 @@ class qa_concurrency(gr_unittest.TestCase):
             except Exception as e:
                 errors.append(e)
 
-        threads = [threading.Thread(target=worker, args=(w,)) for w in range(6)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_in_threads(worker, 6)
         self.assertEqual(errors, [])
         for w, (got, rx, tx) in results.items():
             for i, d in got:
