@@ -350,9 +350,13 @@ int map_decoder_impl::general_work(int noutput_items,
         }
         pos += run;
     }
+    // Asked before consume_each: that moves the read pointer at once, after
+    // which items_available() no longer counts this call's items, and items
+    // the upstream wrote since ninput_items was taken would pass for them.
+    const bool ended_in_frame = d_in_frame && nin == ninput_items[0] && input_ended(nin);
     consume_each(int(nin));
 
-    if (d_in_frame && nin == ninput_items[0] && input_ended(nin)) {
+    if (ended_in_frame) {
         // the stream ended inside a frame: it will never complete
         const size_t got = d_cur_store ? d_cur.bits.size() : d_cur.rho;
         GR_LOG_WARN(d_logger, "the stream ended inside a frame after " + std::to_string(got) +

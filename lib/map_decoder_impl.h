@@ -65,7 +65,8 @@ private:
     void end_frame();
     void decode_ready();
     //! Whether the upstream is done and, if in_this_call >= 0, all its
-    //! remaining items are among the in_this_call items of this call.
+    //! remaining items are among the in_this_call items of this call (ask
+    //! before consume_each, which moves the read pointer at once).
     bool input_ended(long in_this_call) const;
     //! Queues one output frame: the decoded posteriors, or (erasure not empty) an erasure.
     void emit(const frame& f, const double* post, const std::string& erasure);
