@@ -39,7 +39,7 @@ struct launch_params {
     real out_scale;           // undoes the scaling left at row n
     real row0[32];            // row 0 of the scaled lattice away from the frame's ends
     // limits
-    int mtlo, mthi, dlo, Mt, Mn;
+    int mtlo, dlo, Mt, Mn; // (ends outside m_tau: states b outside [0, Mt))
     // the batch
     int F;
     const uint8_t* bits;      // all frames' received bits

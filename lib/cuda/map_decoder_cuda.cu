@@ -689,11 +689,12 @@ public:
         // The register kernels' form of the weights (see launch_params): row r
         // divided by Pd^r / Pt^r; rows renormalized every R rows so that no
         // scaled value exceeds 2^bound (the exact lattice values are <= 1).
+        bool reg_weights = false; // the channel allows the scaled form
         {
             const double Pd = cfg.ch.Pd(), Pt = cfg.ch.Pt();
             const double bound = sizeof(real) == 4 ? 60 : 500;
-            d_reg_weights = Pd > 0 && Pd <= 2 * Pt && Pt >= 0.25 && std::log2(1 / Pd) <= bound;
-            if (d_reg_weights) {
+            reg_weights = Pd > 0 && Pd <= 2 * Pt && Pt >= 0.25 && std::log2(1 / Pd) <= bound;
+            if (reg_weights) {
                 const double del = w.del; // Pd / Pt
                 const int R = std::max(1, int(std::floor(bound / std::log2(1 / Pd))));
                 unsigned rows = 0;
@@ -709,7 +710,7 @@ public:
                 d_wmismatch = double(w.mismatch) / del;
             }
         }
-        d_reg = d_reg_weights ? lattice_reg_launcher<real>(n(), d_limits.mn.size()) : nullptr;
+        d_reg = reg_weights ? lattice_reg_launcher<real>(n(), d_limits.mn.size()) : nullptr;
 
         // Launch shapes from the device and the occupancy API (paper,
         // "Handling Resource Limits" and "Improving Occupancy").
@@ -975,7 +976,6 @@ private:
             p.row0[k] = k == k0 ? real(1) : k > k0 ? p.row0[k - 1] * d_w.ins : real(0);
         }
         p.mtlo = d_limits.mtau.lo;
-        p.mthi = d_limits.mtau.hi;
         p.dlo = d_limits.mn.lo;
         p.Mt = Mt;
         p.Mn = Mn;
@@ -1199,7 +1199,6 @@ private:
     int d_general_block = 128, d_general_grid = 1, d_ab_block = 128;
     bool d_ab_warp = true; // warp recursions where M_tau allows (BSID_CUDA_AB=block: never)
     lattice_launcher<real> d_reg = nullptr; // the register kernel, if any
-    bool d_reg_weights = false;             // the channel allows the scaled form
     unsigned d_renorm_rows = 0;
     double d_renorm_factor = 1, d_out_scale = 1, d_wmatch = 0, d_wmismatch = 0;
     storage_kind d_storage = storage_kind::global;

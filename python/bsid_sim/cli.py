@@ -33,24 +33,22 @@ Every point stops at the first of: --rel-error at --confidence on both SER and F
 """
 
 
-def _positive_int(text):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"{v} must be at least 1")
-    return v
+def _int_at_least(lo):
+    """An argparse type: an integer >= lo."""
+    def parse(text):
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(
+                f"{v} must be at least 1" if lo == 1 else f"{v} must not be negative")
+        return v
+    return parse
 
 
-def _count(text):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"{v} must not be negative")
-    return v
+_positive_int = _int_at_least(1)
+_count = _int_at_least(0)
 
 
 def _finite(text):

@@ -56,24 +56,23 @@ def _json_text(rows):
     return json.dumps(rows, indent=1) + "\n"
 
 
-def write_csv(path, rows):
-    """Writes rows (dicts with the COLUMNS keys) as CSV; '-' is stdout."""
-    _check(rows)
-    text = _csv_text(rows)
+def _write(path, text):
     if path == "-":
         print(text, end="", flush=True)
     else:
         _atomic_write(path, text)
+
+
+def write_csv(path, rows):
+    """Writes rows (dicts with the COLUMNS keys) as CSV; '-' is stdout."""
+    _check(rows)
+    _write(path, _csv_text(rows))
 
 
 def write_json(path, rows):
     """Writes rows as a JSON array of objects; '-' is stdout."""
     _check(rows)
-    text = _json_text(rows)
-    if path == "-":
-        print(text, end="", flush=True)
-    else:
-        _atomic_write(path, text)
+    _write(path, _json_text(rows))
 
 
 def _convert(k, v):
