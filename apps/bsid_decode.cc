@@ -11,7 +11,7 @@
 //   bsid_decode --codebook SPEC -N 50 --Pi 0.01 --Pd 0.01 --Ps 0
 //               [--backend cpu|cuda|auto] [--precision float|double]
 //               [--storage global|local|auto] [--Pr 1e-10] [--mtau LO:HI]
-//               [--mn LO:HI] [--priors FILE] [--threads T]
+//               [--mn LO:HI] [--priors FILE | --log-priors FILE] [--threads T]
 //               < frames.txt > posteriors.txt
 //
 // In: one frame per line, the characters 0 and 1 (an empty line is an empty
@@ -52,6 +52,7 @@ Options:
   --mtau LO:HI      explicit limits for the drift at codeword boundaries
   --mn LO:HI        explicit limits for the drift within a codeword
   --priors FILE     one line of N*q prior probabilities per frame, or one line for all
+  --log-priors FILE the same as natural logs (any constant per symbol; -inf: a zero prior)
   --threads T       threads (default 0: all cores)
   --batch K         frames decoded together (default 256)
 
@@ -132,7 +133,7 @@ int main(int argc, char** argv)
                                                     "--Pd",       "--Ps",      "--backend",
                                                     "--precision", "--storage", "--Pr",
                                                     "--mtau",     "--mn",      "--priors",
-                                                    "--threads",  "--batch" };
+                                                    "--threads",  "--batch",   "--log-priors" };
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "-h" || a == "--help") {
@@ -151,6 +152,7 @@ int main(int argc, char** argv)
 
     std::unique_ptr<bsid::map_decoder> dec;
     std::vector<std::vector<double>> priors;
+    bool log_priors = false; // --log-priors: priors holds natural logs
     size_t batch = 256;
     try {
         const bsid::codebook cb = bsid::codebook::from_spec(opt["--codebook"]);
@@ -172,12 +174,19 @@ int main(int argc, char** argv)
             batch = size_t(b);
         }
         dec = bsid::map_decoder::make(cfg);
+        if (opt.count("--priors") && opt.count("--log-priors")) {
+            die("give --priors or --log-priors, not both");
+        }
+        if (opt.count("--log-priors")) {
+            log_priors = true;
+            opt["--priors"] = opt["--log-priors"];
+        }
         if (opt.count("--priors")) {
             priors = read_priors(opt["--priors"], size_t(N) * size_t(cb.q()));
             // validate every row now: bad priors make an invalid file
             for (size_t k = 0; k < priors.size(); ++k) {
                 try {
-                    dec->validate_priors(priors[k].data());
+                    dec->validate_priors(priors[k].data(), log_priors);
                 } catch (const std::invalid_argument& e) {
                     die("priors file '" + opt["--priors"] + "', line " + std::to_string(k + 1) +
                         ": " + e.what());
@@ -211,7 +220,8 @@ int main(int argc, char** argv)
                 }
                 pri = priors[idx].data();
             }
-            views.push_back({ reinterpret_cast<const uint8_t*>(lines[k].data()), lines[k].size(), pri });
+            views.push_back({ reinterpret_cast<const uint8_t*>(lines[k].data()), lines[k].size(), pri,
+                              log_priors });
             outs.push_back(posts[k].data());
             decoded.push_back(k);
         }

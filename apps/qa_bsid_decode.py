@@ -100,6 +100,32 @@ class qa_bsid_decode(unittest.TestCase):
             self.assertEqual(out.returncode, 2)
             self.assertIn("priors[0][0] = -1", out.stderr)
 
+    def test_003b_log_priors(self):
+        # natural logs at full range: -200 (a prior of 1e-87) and -inf (a zero prior)
+        lp = np.log(np.random.default_rng(10).uniform(0.1, 1.0, (self.N, 16)))
+        lp[:, 3] = -200.0
+        lp[0, 5] = -np.inf
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "log.txt")
+            with open(path, "w") as f:
+                f.write(" ".join("%.17g" % v for v in lp.ravel()) + "\n")
+            out = run(self.args + ["--log-priors", path], self.text(self.frames[:2]))
+            self.assertEqual(out.returncode, 0, out.stderr)
+            for rx, line in zip(self.frames, out.stdout.splitlines()):
+                got = np.array(line.split(), dtype=float).reshape(self.N, 16)
+                np.testing.assert_array_equal(got, self.dec.decode(rx, log_priors=lp))
+                self.assertTrue((got[:, 3] > 0).all())  # not a hard zero
+                self.assertEqual(got[0, 5], 0.0)
+            # both kinds at once, and a NaN, are errors
+            out = run(self.args + ["--log-priors", path, "--priors", path], self.text(self.frames[:1]))
+            self.assertEqual(out.returncode, 2)
+            self.assertIn("not both", out.stderr)
+            with open(path, "w") as f:
+                f.write(" ".join(["nan"] + ["0"] * (self.N * 16 - 1)) + "\n")
+            out = run(self.args + ["--log-priors", path], self.text(self.frames[:1]))
+            self.assertEqual(out.returncode, 2)
+            self.assertIn("log priors[0][0] = nan", out.stderr)
+
     def test_004_limits_and_bad_arguments(self):
         out = run(self.args + ["--mtau", "-40:40", "--mn", "-8:12"], self.text(self.frames[:1]))
         self.assertEqual(out.returncode, 0, out.stderr)

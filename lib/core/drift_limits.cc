@@ -12,6 +12,7 @@
 #include <climits>
 #include <cmath>
 #include <math.h> // lgammal_r
+#include <functional>
 #include <map>
 #include <stdexcept>
 
@@ -243,22 +244,295 @@ double codeword_exclusion(double Pr, long long N)
     return -std::expm1(std::log1p(-Pr) / double(N));
 }
 
-decoder_limits compute_decoder_limits(long long N, int n, double Pi, double Pd, double Pr)
+namespace {
+
+/*
+ * Direct convolution of two non-negative vectors: a over [alo, alo + |a|),
+ * b over [blo, ...); the result starts at alo + blo. Sums of products of
+ * non-negative numbers carry no cancellation, so every entry, tails
+ * included, keeps a relative accuracy near |a| eps.
+ */
+std::vector<double> convolve(const std::vector<double>& a, const std::vector<double>& b)
+{
+    if (a.empty() || b.empty()) return {};
+    std::vector<double> out(a.size() + b.size() - 1, 0.0);
+    for (size_t i = 0; i < a.size(); ++i) {
+        const double ai = a[i];
+        if (ai == 0.0) continue;
+        double* o = out.data() + i;
+        for (size_t j = 0; j < b.size(); ++j) o[j] += ai * b[j];
+    }
+    return out;
+}
+
+// A measure over drifts: values v[k] at drift lo + k.
+struct drift_measure {
+    long long lo = 0;
+    std::vector<double> v;
+};
+
+drift_measure convolve(const drift_measure& a, const drift_measure& b)
+{
+    return { a.lo + b.lo, convolve(a.v, b.v) };
+}
+
+drift_measure add(const drift_measure& a, const drift_measure& b)
+{
+    if (a.v.empty()) return b;
+    if (b.v.empty()) return a;
+    const long long lo = std::min(a.lo, b.lo);
+    const long long hi =
+        std::max(a.lo + (long long)a.v.size(), b.lo + (long long)b.v.size());
+    drift_measure r{ lo, std::vector<double>(size_t(hi - lo), 0.0) };
+    for (size_t k = 0; k < a.v.size(); ++k) r.v[size_t(a.lo - lo) + k] += a.v[k];
+    for (size_t k = 0; k < b.v.size(); ++k) r.v[size_t(b.lo - lo) + k] += b.v[k];
+    return r;
+}
+
+// Drops the entries below `floor` from both ends; what is dropped is added to `lost`.
+void trim(drift_measure& m, double floor, double& lost)
+{
+    size_t a = 0, b = m.v.size();
+    while (a < b && m.v[a] < floor) lost += m.v[a++];
+    while (b > a && m.v[b - 1] < floor) lost += m.v[--b];
+    m.v = std::vector<double>(m.v.begin() + long(a), m.v.begin() + long(b));
+    m.lo += (long long)a;
+}
+
+/*
+ * The occupancy measure mu(m) = sum_{i=0}^{N} phi_{i n}(m): the expected
+ * number of codeword boundaries at drift m (total mass N + 1). Computed by
+ * binary splitting, S(M) = sum_{i<M} k^{*i} with k = phi_n:
+ *   S(2M) = S(M) + k^{*M} * S(M),  S(M + 1) = S(M) + k^{*M},
+ * so O(log N) convolutions instead of N. Entries below `floor` are dropped
+ * at the ends of every intermediate; `lost` bounds the mass so dropped
+ * (each dropped unit of a power could have reached N + 1 boundaries).
+ */
+drift_measure occupancy(long long N, int n, double Pi, double Pd, double floor, double& lost)
+{
+    // k = phi_n over [-n, K], K past the mode where the terms fall below floor
+    drift_pdf_eval phi(n, Pi, Pd);
+    drift_measure k{ -n, {} };
+    double tail_lost = 0.0;
+    {
+        real prev = 0.0L;
+        for (long long m = -n;; ++m) {
+            const real v = phi(m);
+            if (m > 0 && v < real(floor) && v <= prev) {
+                // ratios of a log-concave pmf decrease: the rest is below a geometric tail
+                const real r = prev > 0 ? v / prev : 0.0L;
+                tail_lost += double(r < 1 ? v / (1 - r) : v * 1e6L);
+                break;
+            }
+            k.v.push_back(double(v));
+            prev = v;
+            if (m > 100000) break; // unreachable for valid channels
+        }
+    }
+    std::function<std::pair<drift_measure, drift_measure>(long long)> S =
+        [&](long long M) -> std::pair<drift_measure, drift_measure> {
+        if (M == 0) return { drift_measure{}, drift_measure{ 0, { 1.0 } } };
+        if (M % 2 == 1) {
+            auto r = S(M - 1);
+            drift_measure sum = add(r.first, r.second);
+            drift_measure pw = convolve(r.second, k);
+            double l = 0.0;
+            trim(sum, floor, l);
+            trim(pw, floor, l);
+            lost += l * double(N + 1);
+            return { std::move(sum), std::move(pw) };
+        }
+        auto r = S(M / 2);
+        drift_measure sum = add(r.first, convolve(r.second, r.first));
+        drift_measure pw = convolve(r.second, r.second);
+        double l = 0.0;
+        trim(sum, floor, l);
+        trim(pw, floor, l);
+        lost += l * double(N + 1);
+        return { std::move(sum), std::move(pw) };
+    };
+    drift_measure mu = S(N + 1).first;
+    lost += tail_lost * double(N + 1) * double(N + 1);
+    return mu;
+}
+
+/*
+ * The probability that a codeword's path through the lattice leaves the
+ * corridor [lo, hi] at some node: a dynamic program over the drift change d
+ * at the start of each row. Before bit t the channel inserts k bits
+ * (Pi^k), visiting d + 1, ..., d + k, then deletes the bit (Pd: d + k - 1)
+ * or sends it (Pt: d + k). Exits are summed as they happen (never as
+ * 1 - the mass kept), so tiny values stay accurate.
+ */
+void corridor_exit(int n, double Pi, double Pd, int lo, int hi, real& up, real& down)
+{
+    const real pi = Pi, pd = Pd, pt = 1.0L - real(Pi) - real(Pd);
+    const int M = hi - lo + 1;
+    std::vector<real> p(size_t(M), 0.0L), q(size_t(M), 0.0L);
+    std::vector<real> pik(size_t(M) + 1); // Pi^k
+    pik[0] = 1.0L;
+    for (int k = 1; k <= M; ++k) pik[size_t(k)] = pik[size_t(k - 1)] * pi;
+    p[size_t(-lo)] = 1.0L;
+    up = down = 0.0L;
+    for (int t = 0; t < n; ++t) {
+        std::fill(q.begin(), q.end(), 0.0L);
+        for (int x = 0; x < M; ++x) {
+            const real w = p[size_t(x)];
+            if (w == 0.0L) continue;
+            up += w * pik[size_t(M - x)]; // k = hi - d + 1 or more insertions
+            for (int k = 0; x + k < M; ++k) {
+                const real wk = w * pik[size_t(k)];
+                if (wk == 0.0L) break;
+                q[size_t(x + k)] += wk * pt;
+                if (x + k - 1 >= 0) {
+                    q[size_t(x + k - 1)] += wk * pd;
+                } else {
+                    down += wk * pd;
+                }
+            }
+        }
+        p.swap(q);
+    }
+}
+
+void check_limits_args(long long N, int n)
 {
     if (n < 1 || N < 1) {
         throw std::invalid_argument(detail::concat(
             "decoder limits: N = ", N, " and n = ", n, " must both be at least 1"));
     }
-    decoder_limits L;
-    L.mtau = drift_limits(N * n, Pi, Pd, Pr);
-    L.mn = drift_limits(n, Pi, Pd, codeword_exclusion(Pr, N));
-    // alpha_0 sits on drift 0, so both spaces must hold it, even when the
-    // limits rule started from a mode away from 0.
-    L.mtau.lo = std::min(L.mtau.lo, 0);
-    L.mtau.hi = std::max(L.mtau.hi, 0);
-    L.mn.lo = std::max(std::min(L.mn.lo, 0), L.mtau.lo);
-    L.mn.hi = std::min(std::max(L.mn.hi, 0), L.mtau.hi);
-    return L;
+    if ((long long)n * N > INT_MAX / 2) {
+        throw std::invalid_argument(detail::concat("decoder limits: the frame of N n = ", N * n,
+                                                   " bits is too long (at most ", INT_MAX / 2,
+                                                   ")"));
+    }
+}
+
+// compute_decoder_limits: the corridors' share of Pr tried, Pr / 2^k for
+// k = 1..limits_split_steps, and the state groups the work is counted in.
+constexpr int limits_split_steps = 8;
+constexpr double limits_state_group = 32;
+
+// Entries of the occupancy measure below this (relative to the budget per
+// side) are dropped; their mass is counted as excluded.
+constexpr double occupancy_floor = 1e-30;
+
+} // namespace
+
+drift_range boundary_limits(long long N, int n, double Pi, double Pd, double Pr)
+{
+    check_limits_args(N, n);
+    channel_params(Pi, Pd, 0.0);
+    check_Pr(Pr);
+    double lost = 0.0;
+    const drift_measure mu = occupancy(N, n, Pi, Pd, occupancy_floor * Pr / double(N + 1), lost);
+    auto at = [&](long long m) -> double {
+        const long long k = m - mu.lo;
+        return k >= 0 && k < (long long)mu.v.size() ? mu.v[size_t(k)] : 0.0;
+    };
+    const long long mlo = mu.lo, mhi = mu.lo + (long long)mu.v.size() - 1;
+    // Rule 1: from drift 0 (boundary 0 sits there), outwards while mu(m) >= Pr/2.
+    long long lo = 0, hi = 0;
+    while (hi < mhi && at(hi + 1) >= Pr / 2) ++hi;
+    while (lo > mlo && at(lo - 1) >= Pr / 2) --lo;
+    // Rule 2: widen while the excluded mass (plus what the trimming dropped) is >= Pr.
+    double upper = 0.0, lower = 0.0;
+    for (long long m = hi + 1; m <= mhi; ++m) upper += at(m);
+    for (long long m = mlo; m < lo; ++m) lower += at(m);
+    while (upper + lower + lost >= Pr) {
+        const double below = at(lo - 1), above = at(hi + 1);
+        if (below == 0.0 && above == 0.0) break; // only the dropped mass is left
+        if (below >= above) {
+            --lo;
+            lower = std::max(0.0, lower - below);
+        } else {
+            ++hi;
+            upper = std::max(0.0, upper - above);
+        }
+    }
+    return drift_range{ int(lo), int(hi) };
+}
+
+drift_range corridor_limits(long long N, int n, double Pi, double Pd, double Pr)
+{
+    check_limits_args(N, n);
+    channel_params(Pi, Pd, 0.0);
+    check_Pr(Pr);
+    const real budget = real(Pr) / real(N);
+    int lo = 0, hi = 0;
+    real up = 0, down = 0;
+    corridor_exit(n, Pi, Pd, lo, hi, up, down);
+    while (up + down >= budget) {
+        // widen the side that loses more (a tie widens the lower side); a
+        // corridor reaching -n cannot be left downwards
+        if (down >= up && lo > -n) {
+            --lo;
+        } else {
+            ++hi;
+        }
+        if (hi - lo > 1 << 20) break; // unreachable for a valid channel and Pr
+        corridor_exit(n, Pi, Pd, lo, hi, up, down);
+    }
+    return drift_range{ lo, hi };
+}
+
+limits_exclusion excluded_mass(long long N, int n, double Pi, double Pd, const drift_range& mtau,
+                               const drift_range& mn)
+{
+    check_limits_args(N, n);
+    channel_params(Pi, Pd, 0.0);
+    limits_exclusion r;
+    double lost = 0.0;
+    const drift_measure mu = occupancy(N, n, Pi, Pd, 1e-300, lost);
+    for (size_t k = 0; k < mu.v.size(); ++k) {
+        if (!mtau.contains(mu.lo + (long long)k)) r.boundaries += mu.v[k];
+    }
+    r.boundaries += lost;
+    real up = 0, down = 0;
+    if (mn.lo <= 0 && mn.hi >= 0) {
+        corridor_exit(n, Pi, Pd, mn.lo, mn.hi, up, down);
+    } else {
+        up = 1; // the corridor must hold drift change 0 (every path starts there)
+    }
+    r.corridors = double((up + down) * real(N));
+    return r;
+}
+
+decoder_limits compute_decoder_limits(long long N, int n, double Pi, double Pd, double Pr)
+{
+    check_limits_args(N, n);
+    channel_params(Pi, Pd, 0.0);
+    check_Pr(Pr);
+    /*
+     * How Pr is split (docs/design.md section 4): the corridors get Pr / 2^k
+     * for k = 1..limits_split_steps, each m_n = corridor_limits(N, n, Pi, Pd,
+     * Pr / 2^k), and the boundaries get what that m_n leaves,
+     * m_tau = boundary_limits(N, n, Pi, Pd, Pr - N P(leaving m_n)). The pair
+     * with the least decoder work wins (the first on a tie), the work counted
+     * as the paper's lattice cells per boundary state,
+     * n M_n - m_n^- (m_n^- - 1) / 2, times M_tau rounded up to whole groups
+     * of limits_state_group states (the CUDA backend computes states in
+     * warps of 32: one state past a multiple of 32 costs a whole warp).
+     */
+    decoder_limits best;
+    double best_work = 0;
+    for (int k = 1; k <= limits_split_steps; ++k) {
+        decoder_limits L;
+        L.mn = corridor_limits(N, n, Pi, Pd, std::ldexp(Pr, -k));
+        real up = 0, down = 0;
+        corridor_exit(n, Pi, Pd, L.mn.lo, L.mn.hi, up, down);
+        const double left = Pr - double((up + down) * real(N));
+        L.mtau = boundary_limits(N, n, Pi, Pd, left);
+        const double lo = L.mn.lo;
+        const double groups = std::ceil(double(L.mtau.size()) / limits_state_group);
+        const double work = groups * (double(n) * L.mn.size() - lo * (lo - 1) / 2);
+        if (k == 1 || work < best_work) {
+            best = L;
+            best_work = work;
+        }
+        if (L.mn.lo == -n && up == 0) break; // the corridor cannot shrink any further
+    }
+    return best;
 }
 
 } // namespace bsid

@@ -55,11 +55,12 @@ __attribute__((always_inline)) inline void corridor_lattice_impl(const lattice_w
             const real* __restrict__ src = prev + size_t(k - 1) * Q;
             const real ins = w.ins;
 #pragma omp simd
-            for (size_t D = 0; D < Q; ++D) dst[D] = ins * src[D];
+            for (size_t D = 0; D < Q; ++D) dst[D] = model::lattice_row0(1, 0, ins, src[D]);
         }
     }
 
-    // Rows 1..n (eqn:F; eqn:F_lastrow for r = n, without the insertion term).
+    // Rows 1..n (eqn:F; eqn:F_lastrow for r = n, without the insertion term:
+    // model::lattice_cell with ins = 0 is model::lattice_last_cell).
     for (int r = 1; r <= n; ++r) {
         const real ins = r < n ? w.ins : real(0);
         const real del = w.del;
@@ -84,7 +85,7 @@ __attribute__((always_inline)) inline void corridor_lattice_impl(const lattice_w
             if (has_diag && has_vert && has_horz) {
 #pragma omp simd
                 for (size_t D = 0; D < Q; ++D)
-                    dst[D] = qv[D] * diag[D] + del * vert[D] + ins * horz[D];
+                    dst[D] = model::lattice_cell(qv[D], diag[D], del, vert[D], ins, horz[D]);
             } else {
                 // corridor edges and the first columns: each term in its own pass
                 if (has_diag) {

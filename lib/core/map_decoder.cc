@@ -18,6 +18,7 @@
 #include <omp.h>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace bsid {
@@ -44,6 +45,15 @@ storage_kind parse_storage(const std::string& s)
     if (s == "auto") return storage_kind::automatic;
     throw std::invalid_argument("storage '" + s + "' is not one of global, local, auto");
 }
+
+recursion_kind parse_recursion(const std::string& s)
+{
+    if (s == "auto") return recursion_kind::automatic;
+    if (s == "block") return recursion_kind::block;
+    throw std::invalid_argument("recursion '" + s + "' is not one of auto, block");
+}
+
+std::string to_string(recursion_kind r) { return r == recursion_kind::block ? "block" : "auto"; }
 
 std::string to_string(backend_kind b)
 {
@@ -105,19 +115,16 @@ decoder_limits checked_limits(const decoder_config& cfg)
     }
     if (cfg.mtau) L.mtau = *cfg.mtau;
     if (cfg.mn) L.mn = *cfg.mn;
-    if (cfg.mtau && !cfg.mn) {
-        // a narrower explicit m_tau bounds the computed corridor
-        L.mn.lo = std::max(L.mn.lo, L.mtau.lo);
-        L.mn.hi = std::min(L.mn.hi, L.mtau.hi);
-    }
     const auto& t = L.mtau;
     const auto& m = L.mn;
-    if (!(t.lo <= m.lo && m.lo <= 0 && 0 <= m.hi && m.hi <= t.hi)) {
+    // each space holds 0: the frame starts at drift 0, and every codeword's
+    // lattice starts at drift change 0; the corridor is never clipped to m_tau
+    if (!(t.lo <= 0 && 0 <= t.hi && m.lo <= 0 && 0 <= m.hi)) {
         throw std::invalid_argument(detail::concat(
             "map_decoder: limits mtau = ", range_str(t), ", mn = ", range_str(m),
-            " must satisfy mtau_lo <= mn_lo <= 0 <= mn_hi <= mtau_hi"));
+            " must each hold 0 (lo <= 0 <= hi)"));
     }
-    if (t.size() > max_states || m.size() > max_states) {
+    if ((long long)t.hi - t.lo + 1 > max_states || (long long)m.hi - m.lo + 1 > max_states) {
         throw std::invalid_argument(detail::concat("map_decoder: limits mtau = ", range_str(t),
                                                    ", mn = ", range_str(m), " are too wide"));
     }
@@ -176,13 +183,37 @@ bool map_decoder::precheck(const frame_view& frame, frame_result& result) const
     return true;
 }
 
-void map_decoder::normalized_priors(const double* priors, double* out) const
+void map_decoder::normalized_priors(const double* priors, bool log_priors, double* out) const
 {
     const int Q = q();
     for (int i = 0; i < N(); ++i) {
+        const double* row = priors + size_t(i) * Q;
+        double* dst = out + size_t(i) * Q;
+        if (log_priors) {
+            // natural logs up to a constant: exp(l - max l) in double
+            double top = -std::numeric_limits<double>::infinity();
+            for (int D = 0; D < Q; ++D) {
+                const double l = row[D];
+                if (std::isnan(l) || l == std::numeric_limits<double>::infinity()) {
+                    throw std::invalid_argument(detail::concat(
+                        "log priors[", i, "][", D, "] = ", detail::fmt_double(l),
+                        " is not a log-probability (finite, or -inf for a zero prior)"));
+                }
+                top = std::max(top, l);
+            }
+            if (!std::isfinite(top)) {
+                throw std::invalid_argument(detail::concat(
+                    "log priors row ", i, " is -inf everywhere; every symbol position needs "
+                    "some positive prior"));
+            }
+            double sum = 0;
+            for (int D = 0; D < Q; ++D) sum += (dst[D] = std::exp(row[D] - top));
+            for (int D = 0; D < Q; ++D) dst[D] /= sum;
+            continue;
+        }
         double sum = 0;
         for (int D = 0; D < Q; ++D) {
-            const double p = priors[size_t(i) * Q + D];
+            const double p = row[D];
             if (!std::isfinite(p) || p < 0) {
                 throw std::invalid_argument(detail::concat(
                     "priors[", i, "][", D, "] = ", detail::fmt_double(p),
@@ -190,27 +221,36 @@ void map_decoder::normalized_priors(const double* priors, double* out) const
             }
             sum += p;
         }
-        double scale = 1.0;
-        if (std::isinf(sum)) {
-            // finite values whose sum overflows: normalize by the largest first
-            scale = *std::max_element(priors + size_t(i) * Q, priors + size_t(i + 1) * Q);
-            sum = 0;
-            for (int D = 0; D < Q; ++D) sum += priors[size_t(i) * Q + D] / scale;
-        }
-        if (!(sum > 0) || !std::isfinite(sum)) {
+        // by the largest first: finite values whose sum overflows, and
+        // subnormal ones whose sum would lose digits, are normalized alike
+        const double scale = *std::max_element(row, row + Q);
+        if (!(scale > 0)) {
             throw std::invalid_argument(detail::concat(
                 "priors row ", i, " sums to ", detail::fmt_double(sum),
                 "; every symbol position needs some positive prior"));
         }
-        for (int D = 0; D < Q; ++D)
-            out[size_t(i) * Q + D] = priors[size_t(i) * Q + D] / scale / sum;
+        sum = 0;
+        for (int D = 0; D < Q; ++D) sum += (dst[D] = row[D] / scale);
+        for (int D = 0; D < Q; ++D) dst[D] /= sum;
     }
 }
 
-void map_decoder::validate_priors(const double* priors) const
+void map_decoder::validate_priors(const double* priors, bool log_priors) const
 {
     std::vector<double> tmp(size_t(N()) * size_t(q()));
-    normalized_priors(priors, tmp.data());
+    normalized_priors(priors, log_priors, tmp.data());
+}
+
+frame_boundaries map_decoder::boundaries(const frame_view& frame) const
+{
+    const int Mt = d_limits.mtau.size();
+    frame_boundaries b;
+    b.start.assign(size_t(Mt), 0.0);
+    b.end.assign(size_t(Mt), 0.0);
+    b.start[size_t(-d_limits.mtau.lo)] = 1.0; // the frame starts at drift 0
+    const long long end = (long long)frame.rho - tau() - d_limits.mtau.lo;
+    if (end >= 0 && end < Mt) b.end[size_t(end)] = 1.0; // rho is known
+    return b;
 }
 
 void map_decoder::fill_uniform(double* post) const
@@ -231,7 +271,7 @@ std::unique_ptr<map_decoder> map_decoder::make(const decoder_config& cfg)
     case backend_kind::automatic: {
 #ifdef BSID_WITH_CUDA
         std::string why;
-        if (cuda_device_available(&why)) {
+        if (cuda_device_available(cfg, &why)) {
             try {
                 auto dec = make_cuda_decoder(cfg);
                 log(log_level::info, "map_decoder: backend auto -> cuda");

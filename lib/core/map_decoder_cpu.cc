@@ -11,8 +11,12 @@
 // Indices: symbol i = 0..N-1; state a = m - m_tau^- (a drift at a codeword
 // boundary, Mt states); corridor offset e = d - m_n^- for the drift change
 // d = m - m' within a codeword (Mn values); symbol D = 0..q-1, innermost and
-// vectorized. A gamma block is the Mn x q array gamma_i(m', m' + d, D) for one
-// (i, m'): one lattice pass gives all of it.
+// vectorized. A gamma block is the Mn x q array of receiver metrics
+// R(y | C_i(D)) for the segments from m' to every m' + d, for one (i, m'): one
+// lattice pass gives all of it. The lattice runs in the decoder's precision
+// (float or double); alpha, beta, the sums G over D, the priors and L are
+// kept in double in both, so that float differs from double by the
+// lattice's rounding alone (the recursions cost a small part of the time).
 //
 // Both storage modes run the same per-block arithmetic in the same order, so
 // they give identical posteriors: global keeps every block from the forward
@@ -23,6 +27,7 @@
 #include "map_decoder_cpu.h"
 #include <gnuradio/bsid/core/lattice.h>
 #include <gnuradio/bsid/core/log.h>
+#include <gnuradio/bsid/core/model.h>
 #include <omp.h>
 #include <unistd.h>
 #if defined(__SSE__)
@@ -78,7 +83,7 @@ class cpu_decoder final : public map_decoder
 {
 public:
     explicit cpu_decoder(const decoder_config& cfg)
-        : map_decoder(cfg), d_w(lattice_weights<real>::scaled(cfg.ch))
+        : map_decoder(cfg), d_w(lattice_weights<real>::ratio(cfg.ch))
     {
         const int n = this->n(), Q = q();
         // Diagonal weights per book, bit row and received bit: qsel[p][2r+b][D].
@@ -99,7 +104,8 @@ public:
         }
 
         const size_t block = size_t(d_limits.mn.size()) * size_t(Q);
-        const size_t global_bytes = sizeof(real) * block * size_t(d_limits.mtau.size()) * size_t(N());
+        const size_t global_bytes = (sizeof(real) * block + sizeof(double) * size_t(d_limits.mn.size())) *
+                                    size_t(d_limits.mtau.size()) * size_t(N());
         const int threads = resolve_threads(cfg.threads);
         if (cfg.storage == storage_kind::automatic) {
             const size_t budget = global_storage_budget(threads);
@@ -118,7 +124,7 @@ public:
 
     frame_result decode(const frame_view& frame, double* post) override
     {
-        if (frame.priors) validate_priors(frame.priors); // raises before any work
+        if (frame.priors) validate_priors(frame.priors, frame.log_priors); // raises before any work
         const auto ws = acquire();
         stage_times t;
         const frame_result r = decode_one(frame, post, *ws, t);
@@ -134,7 +140,7 @@ public:
             throw std::invalid_argument("decode_batch: one output buffer per frame is needed");
         }
         for (const auto& f : frames) {
-            if (f.priors) validate_priors(f.priors); // raises before any work
+            if (f.priors) validate_priors(f.priors, f.log_priors); // raises before any work
         }
         std::vector<frame_result> results(frames.size());
         const int threads = std::min<int>(resolve_threads(d_cfg.threads),
@@ -155,13 +161,13 @@ public:
 
 private:
     struct workspace {
-        std::vector<real> gamma;   // global: N Mt blocks; local: one block
-        std::vector<real> G;       // sum over D of each block: N Mt Mn (global) or Mn (local)
-        std::vector<real> alpha;   // (N + 1) Mt
-        std::vector<real> beta_next, beta_cur, L;
-        std::vector<real> scratch; // lattice rows
-        std::vector<real> prior;   // N q, normalized, or empty for uniform
-        std::vector<double> prior_d; // the same in double, as normalized
+        std::vector<real> gamma;     // global: N Mt blocks; local: one block
+        std::vector<double> G;       // sums over D of each block: N Mt Mn (global) or Mt Mn (local)
+        std::vector<double> alpha;   // (N + 1) Mt
+        std::vector<double> beta_next, beta_cur, L;
+        std::vector<real> scratch;   // lattice rows
+        std::vector<double> prior;   // N q, normalized, or empty for uniform
+        frame_boundaries bounds;
     };
 
     // Workspaces are kept between calls: a global-storage gamma array is tens
@@ -192,11 +198,14 @@ private:
     }
 
     /*
-     * gamma_i(m', m' + d, D) for all d and D (eqn:gamma): one corridor lattice
-     * pass, times the prior of D; end drifts outside m_tau are zeroed. Writes
-     * the block and its sums over D, G[e].
+     * R_i(m', m' + d | D) for all d and D: one corridor lattice pass (the
+     * receiver metric of eqn:gamma, in the decoder's precision, without the
+     * prior). Writes the block and G[e] = sum_D P(D) R, the sum over D of
+     * gamma_i(m', m' + d, D), in double; end drifts outside m_tau get 0.
+     * The prior is applied in double (here and in L), so that a prior far
+     * below the float range is not a hard zero.
      */
-    void gamma_block(const frame_view& f, int i, int a, real* block, real* G, workspace& ws) const
+    void gamma_block(const frame_view& f, int i, int a, real* block, double* G, workspace& ws) const
     {
         const int n = this->n(), Q = q();
         const int Mn = d_limits.mn.size();
@@ -206,37 +215,35 @@ private:
         corridor_lattice<real>(d_w, n, Q, d_qsel[size_t(p)].data(), f.bits + start,
                                (long long)f.rho - start, d_limits.mn.lo, d_limits.mn.hi,
                                ws.scratch.data(), block);
-        const real* prior = ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
+        const double* prior = ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
         for (int e = 0; e < Mn; ++e) {
-            real* row = block + size_t(e) * Q;
+            const real* row = block + size_t(e) * Q;
             const long long m = mprime + d_limits.mn.lo + e;
+            double sum = 0;
             if (!d_limits.mtau.contains(m)) {
-                std::fill(row, row + Q, real(0));
-                G[e] = 0;
-                continue;
-            }
-            if (prior) {
-#pragma omp simd
-                for (int D = 0; D < Q; ++D) row[D] *= prior[D];
-            }
-            real sum = 0;
+                // an end outside m_tau
+            } else if (prior) {
 #pragma omp simd reduction(+ : sum)
-            for (int D = 0; D < Q; ++D) sum += row[D];
+                for (int D = 0; D < Q; ++D) sum += prior[D] * double(row[D]);
+            } else {
+#pragma omp simd reduction(+ : sum)
+                for (int D = 0; D < Q; ++D) sum += double(row[D]);
+                sum /= Q; // the uniform prior
+            }
             G[e] = sum;
         }
     }
 
-    // A state that no path reaches (alpha 0) or whose received position lies
-    // outside the frame contributes nothing: its block is never computed.
-    bool live(const frame_view& f, int i, int a, const real* alpha_i) const
+    // Whether a state's block is needed: a state no path reaches (alpha 0),
+    // or whose received position lies outside the frame, contributes nothing.
+    bool live(const frame_view& f, int i, int a, const double* alpha_i) const
     {
         const long long start = (long long)n() * i + d_limits.mtau.lo + a;
-        return alpha_i[a] != real(0) && start >= 0 && start <= (long long)f.rho;
+        return alpha_i[a] != 0.0 && start >= 0 && start <= (long long)f.rho;
     }
 
     frame_result decode_one(const frame_view& f, double* post, workspace& ws, stage_times& t)
     {
-        const flush_denormals ftz;
         frame_result res;
         if (!precheck(f, res)) {
             fill_uniform(post);
@@ -244,19 +251,22 @@ private:
         }
         const int Nn = N(), Q = q();
         const int Mt = d_limits.mtau.size(), Mn = d_limits.mn.size();
-        const int lo = d_limits.mtau.lo, dlo = d_limits.mn.lo;
+        const int dlo = d_limits.mn.lo;
         const size_t block = size_t(Mn) * size_t(Q);
         const bool global = d_storage == storage_kind::global;
 
+        // priors normalized before flushing denormals (a subnormal prior is
+        // a valid one), in double
         ws.prior.clear();
         if (f.priors) {
-            ws.prior_d.resize(size_t(Nn) * Q);
-            normalized_priors(f.priors, ws.prior_d.data());
-            ws.prior.assign(ws.prior_d.begin(), ws.prior_d.end());
+            ws.prior.resize(size_t(Nn) * Q);
+            normalized_priors(f.priors, f.log_priors, ws.prior.data());
         }
+        ws.bounds = boundaries(f);
+        const flush_denormals ftz;
         ws.gamma.resize(global ? block * size_t(Mt) * size_t(Nn) : block);
-        ws.G.resize(global ? size_t(Mn) * size_t(Mt) * size_t(Nn) : size_t(Mn));
-        ws.alpha.assign(size_t(Nn + 1) * size_t(Mt), real(0));
+        ws.G.resize(global ? size_t(Mn) * size_t(Mt) * size_t(Nn) : size_t(Mn) * size_t(Mt));
+        ws.alpha.assign(size_t(Nn + 1) * size_t(Mt), 0.0);
         ws.beta_next.resize(size_t(Mt));
         ws.beta_cur.resize(size_t(Mt));
         ws.L.resize(size_t(Q));
@@ -265,8 +275,10 @@ private:
         auto block_at = [&](int i, int a) {
             return global ? ws.gamma.data() + (size_t(i) * Mt + size_t(a)) * block : ws.gamma.data();
         };
+        // G_i(e, a): global keeps every index, local the current one
         auto G_at = [&](int i, int a) {
-            return global ? ws.G.data() + (size_t(i) * Mt + size_t(a)) * size_t(Mn) : ws.G.data();
+            return (global ? ws.G.data() + size_t(i) * Mt * size_t(Mn) : ws.G.data()) +
+                   size_t(a) * size_t(Mn);
         };
         auto impossible = [&](const std::string& where) {
             fill_uniform(post);
@@ -275,83 +287,109 @@ private:
                                  "drift limits (" +
                                      where + ")" };
         };
+        double inv = 0;
 
-        // Forward pass (eqn:alpha, eqn:alpha_norm): alpha_0 sits on drift 0.
-        ws.alpha[size_t(-lo)] = 1;
+        // Forward pass (eqn:alpha, eqn:alpha_norm) from the start weights.
+        {
+            double s = 0;
+            for (int a = 0; a < Mt; ++a) s += ws.bounds.start[size_t(a)];
+            if (!model::normalizer(s, inv)) return impossible("no start weight");
+            for (int a = 0; a < Mt; ++a) ws.alpha[size_t(a)] = ws.bounds.start[size_t(a)] * inv;
+        }
         for (int i = 0; i < Nn; ++i) {
-            const real* alpha_i = ws.alpha.data() + size_t(i) * Mt;
-            real* alpha_next = ws.alpha.data() + size_t(i + 1) * Mt;
+            const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
+            double* alpha_next = ws.alpha.data() + size_t(i + 1) * Mt;
+            auto t0 = clock_type::now();
             for (int a = 0; a < Mt; ++a) {
-                if (!live(f, i, a, alpha_i)) continue;
-                auto t0 = clock_type::now();
-                real* G = G_at(i, a);
-                gamma_block(f, i, a, block_at(i, a), G, ws);
-                if (d_profiling) t.gamma += seconds_since(t0), t0 = clock_type::now();
-                // alpha_{i+1}(m' + d) += alpha_i(m') sum_D gamma_i(m', m' + d, D)
-                const real w = alpha_i[a];
-                const int b0 = a + dlo;
-                const int e0 = std::max(0, -b0), e1 = std::min(Mn, Mt - b0);
-                for (int e = e0; e < e1; ++e) alpha_next[b0 + e] += w * G[e];
-                if (d_profiling) t.alpha += seconds_since(t0);
+                double* G = G_at(i, a);
+                if (live(f, i, a, alpha_i)) {
+                    gamma_block(f, i, a, block_at(i, a), G, ws);
+                } else {
+                    std::fill(G, G + Mn, 0.0);
+                }
             }
-            real sum = 0;
-            for (int b = 0; b < Mt; ++b) sum += alpha_next[b];
-            if (!(sum > 0) || !std::isfinite(double(sum))) {
+            if (d_profiling) t.gamma += seconds_since(t0), t0 = clock_type::now();
+            double sum = 0;
+            for (int b = 0; b < Mt; ++b) {
+                alpha_next[b] = model::forward_sum<double>(
+                    b, dlo, Mn, Mt, [&](int a) { return alpha_i[a]; },
+                    [&](int e, int a) { return G_at(i, a)[e]; });
+                sum += alpha_next[b];
+            }
+            if (!model::normalizer(sum, inv)) {
                 return impossible(detail::concat("no path reaches symbol boundary ", i + 1));
             }
-            for (int b = 0; b < Mt; ++b) alpha_next[b] /= sum;
+            for (int b = 0; b < Mt; ++b) alpha_next[b] *= inv;
+            if (d_profiling) t.alpha += seconds_since(t0);
         }
-        const int end = int((long long)f.rho - tau() - lo);
-        if (!(ws.alpha[size_t(Nn) * Mt + size_t(end)] > 0)) {
-            return impossible(detail::concat("no path ends at drift rho - tau = ",
-                                             (long long)f.rho - tau()));
+        {
+            double s = 0;
+            const double* alpha_N = ws.alpha.data() + size_t(Nn) * Mt;
+            for (int b = 0; b < Mt; ++b) s += alpha_N[b] * ws.bounds.end[size_t(b)];
+            if (!(s > 0)) {
+                return impossible(detail::concat("no path ends at drift rho - tau = ",
+                                                 (long long)f.rho - tau()));
+            }
         }
 
-        // Backward pass (eqn:beta), fused with the posteriors (eqn:L, eqn:sigma):
-        // beta_N sits on drift rho - tau.
-        std::fill(ws.beta_next.begin(), ws.beta_next.end(), real(0));
-        ws.beta_next[size_t(end)] = 1;
+        // Backward pass (eqn:beta) from the end weights, fused with the
+        // posteriors (eqn:L, eqn:sigma).
+        {
+            double s = 0;
+            for (int b = 0; b < Mt; ++b) s += ws.bounds.end[size_t(b)];
+            if (!model::normalizer(s, inv)) return impossible("no end weight");
+            for (int b = 0; b < Mt; ++b) ws.beta_next[size_t(b)] = ws.bounds.end[size_t(b)] * inv;
+        }
         for (int i = Nn - 1; i >= 0; --i) {
-            const real* alpha_i = ws.alpha.data() + size_t(i) * Mt;
-            std::fill(ws.beta_cur.begin(), ws.beta_cur.end(), real(0));
-            std::fill(ws.L.begin(), ws.L.end(), real(0));
+            const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
+            const double* prior = ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
+            std::fill(ws.L.begin(), ws.L.end(), 0.0);
+            double bs = 0;
             for (int a = 0; a < Mt; ++a) {
-                if (!live(f, i, a, alpha_i)) continue;
+                double* G = G_at(i, a);
                 const int b0 = a + dlo;
                 const int e0 = std::max(0, -b0), e1 = std::min(Mn, Mt - b0);
                 bool any = false;
-                for (int e = e0; e < e1 && !any; ++e) any = ws.beta_next[size_t(b0 + e)] != real(0);
-                if (!any) continue; // no way on from m' to the frame's end
+                for (int e = e0; e < e1 && !any; ++e) any = ws.beta_next[size_t(b0 + e)] != 0.0;
+                if (!live(f, i, a, alpha_i) || !any) { // no way on from m' to the frame's end
+                    ws.beta_cur[size_t(a)] = 0;
+                    continue;
+                }
                 auto t0 = clock_type::now();
                 real* blk = block_at(i, a);
-                real* G = G_at(i, a);
                 if (!global) gamma_block(f, i, a, blk, G, ws);
                 if (d_profiling) t.gamma += seconds_since(t0), t0 = clock_type::now();
-                real bsum = 0;
-                for (int e = e0; e < e1; ++e) bsum += G[e] * ws.beta_next[size_t(b0 + e)];
+                const double bsum = model::backward_sum<double>(
+                    a, dlo, Mn, Mt, [&](int b) { return ws.beta_next[size_t(b)]; },
+                    [&](int e, int) { return G[e]; });
                 ws.beta_cur[size_t(a)] = bsum;
+                bs += bsum;
                 if (d_profiling) t.beta += seconds_since(t0), t0 = clock_type::now();
-                // L_i(D) += alpha_i(m') gamma_i(m', m, D) beta_{i+1}(m)
-                real* __restrict__ L = ws.L.data();
+                // L_i(D) += alpha_i(m') R_i(m', m | D) beta_{i+1}(m) (eqn:sigma
+                // without the prior, which multiplies L below)
+                double* __restrict__ L = ws.L.data();
                 for (int e = e0; e < e1; ++e) {
-                    const real wgt = alpha_i[a] * ws.beta_next[size_t(b0 + e)];
-                    if (wgt == real(0)) continue;
+                    const double wgt = alpha_i[a] * ws.beta_next[size_t(b0 + e)];
+                    if (wgt == 0.0) continue;
                     const real* __restrict__ row = blk + size_t(e) * Q;
 #pragma omp simd
-                    for (int D = 0; D < Q; ++D) L[D] += wgt * row[D];
+                    for (int D = 0; D < Q; ++D) L[D] += wgt * double(row[D]);
                 }
                 if (d_profiling) t.L += seconds_since(t0);
             }
-            real bs = 0;
-            for (int a = 0; a < Mt; ++a) bs += ws.beta_cur[size_t(a)];
             double ls = 0; // in double, so that every row sums to 1 to double precision
-            for (int D = 0; D < Q; ++D) ls += double(ws.L[size_t(D)]);
-            if (!(bs > 0) || !(ls > 0) || !std::isfinite(double(bs)) || !std::isfinite(ls)) {
+            if (prior) {
+                for (int D = 0; D < Q; ++D) ls += (ws.L[size_t(D)] *= prior[D]);
+            } else {
+                for (int D = 0; D < Q; ++D) ls += ws.L[size_t(D)];
+            }
+            double linv = 0;
+            if (!model::normalizer(bs, inv) || !model::normalizer(ls, linv)) {
                 return impossible(detail::concat("the backward pass vanished at symbol ", i));
             }
-            for (int a = 0; a < Mt; ++a) ws.beta_cur[size_t(a)] /= bs;
+            for (int a = 0; a < Mt; ++a) ws.beta_cur[size_t(a)] *= inv;
             double* out = post + size_t(i) * Q;
-            for (int D = 0; D < Q; ++D) out[D] = double(ws.L[size_t(D)]) / ls;
+            for (int D = 0; D < Q; ++D) out[D] = ws.L[size_t(D)] * linv;
             std::swap(ws.beta_next, ws.beta_cur);
         }
         return res;

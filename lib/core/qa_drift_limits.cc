@@ -152,12 +152,12 @@ TEST(drift_limits, mode_start_when_drift_zero_is_unlikely)
     EXPECT_GT(r.lo, 100);
     EXPECT_LT(r.hi, 400);
     EXPECT_TRUE(r.contains(222));
-    // The decoder's spaces still hold drift 0.
+    // The decoder's boundary space covers every boundary from drift 0 on.
     const auto L = bsid::compute_decoder_limits(250, 8, 0.1, 0.0, 1e-10);
     EXPECT_EQ(L.mtau.lo, 0);
     EXPECT_GE(L.mtau.hi, r.hi);
-    EXPECT_LE(L.mn.lo, 0);
-    EXPECT_GE(L.mn.hi, 0);
+    EXPECT_EQ(L.mn.lo, 0); // no deletions: no drift change below 0
+    EXPECT_GT(L.mn.hi, 0);
 }
 
 TEST(drift_limits, codeword_exclusion)
@@ -169,22 +169,136 @@ TEST(drift_limits, codeword_exclusion)
     EXPECT_THROW(bsid::codeword_exclusion(1e-10, 0), std::invalid_argument);
 }
 
-TEST(drift_limits, published_state_spaces)
+// P(drift after T bits lies outside r), from drift_pdf (independent of the
+// binary-splitting convolution of boundary_limits).
+double outside(long long T, double Pi, double Pd, const bsid::drift_range& r)
 {
-    // S500 (N=500, n=8, Pi=Pd=0.01, Pr=1e-10): M_tau = 119 and M_n = 15.
-    const auto L = bsid::compute_decoder_limits(500, 8, 0.01, 0.01, 1e-10);
-    EXPECT_EQ(L.mtau.size(), 119);
-    EXPECT_EQ(L.mn.size(), 15);
+    if (T == 0) return r.contains(0) ? 0.0 : 1.0;
+    double s = 0;
+    const auto lo = bsid::drift_pdf(T, Pi, Pd, -T, r.lo - 1);
+    for (double v : lo) s += v;
+    // the upper tail, until the terms stop mattering
+    for (long long m = r.hi + 1;; ++m) {
+        const double v = bsid::drift_pdf(T, Pi, Pd, m);
+        s += v;
+        if (m > r.hi + 5 && (v == 0 || v < 1e-30 * s)) break;
+    }
+    return s;
 }
 
-TEST(drift_limits, decoder_limits_are_nested)
+/*
+ * The probability that a codeword's path leaves [lo, hi] at some lattice
+ * node, event by event (an insertion stays on the bit, a deletion or a
+ * transmission moves to the next one): a different formulation from the
+ * per-bit one of corridor_limits.
+ */
+double corridor_exit_events(int n, double Pi, double Pd, const bsid::drift_range& r)
+{
+    const double Pt = 1 - Pi - Pd;
+    const int M = r.hi - r.lo + 1;
+    std::vector<double> at(size_t(M), 0.0); // the drift at the start of the current bit
+    at[size_t(-r.lo)] = 1;
+    double exit = 0;
+    for (int t = 0; t < n; ++t) {
+        std::vector<double> cur = at, next(size_t(M), 0.0);
+        // insertions repeat on the same bit: iterate until nothing is left
+        for (int k = 0; k <= M + 1; ++k) {
+            std::vector<double> ins(size_t(M), 0.0);
+            for (int x = 0; x < M; ++x) {
+                const double w = cur[size_t(x)];
+                if (w == 0) continue;
+                if (x + 1 < M) ins[size_t(x + 1)] += w * Pi; else exit += w * Pi;
+                next[size_t(x)] += w * Pt;
+                if (x - 1 >= 0) next[size_t(x - 1)] += w * Pd; else exit += w * Pd;
+            }
+            cur.swap(ins);
+        }
+        at.swap(next);
+    }
+    return exit;
+}
+
+TEST(drift_limits, union_bound_holds_on_asymmetric_channels)
+{
+    struct C { long long N; int n; double Pi, Pd; };
+    const double Pr = 1e-10;
+    for (C c : { C{ 500, 8, 0.02, 0.002 }, C{ 500, 8, 0.002, 0.02 }, C{ 300, 8, 0.2, 0.0 },
+                 C{ 300, 8, 0.0, 0.2 }, C{ 200, 8, 0.3, 0.01 }, C{ 200, 8, 0.01, 0.3 },
+                 C{ 500, 8, 0.01, 0.01 }, C{ 100, 16, 0.05, 0.1 }, C{ 40, 32, 0.1, 0.0 } }) {
+        const auto L = bsid::compute_decoder_limits(c.N, c.n, c.Pi, c.Pd, Pr);
+        SCOPED_TRACE(::testing::Message() << "N=" << c.N << " n=" << c.n << " Pi=" << c.Pi
+                                          << " Pd=" << c.Pd << " mtau=[" << L.mtau.lo << ","
+                                          << L.mtau.hi << "] mn=[" << L.mn.lo << "," << L.mn.hi
+                                          << "]");
+        // the boundaries: sum over i = 0..N of P(drift after i n bits outside m_tau)
+        double boundaries = 0;
+        for (long long i = 0; i <= c.N; ++i) boundaries += outside(i * c.n, c.Pi, c.Pd, L.mtau);
+        // the corridors: N P(leaving m_n at some node) >= N P(change over n bits outside m_n)
+        const double leave = double(c.N) * corridor_exit_events(c.n, c.Pi, c.Pd, L.mn);
+        const double change = double(c.N) * outside(c.n, c.Pi, c.Pd, L.mn);
+        EXPECT_LT(leave, Pr / 2); // the corridors get at most half of Pr
+        EXPECT_LE(change, leave * (1 + 1e-9));
+        EXPECT_LT(boundaries + leave, Pr);
+        // m_tau is the boundary rule for what the corridors leave
+        EXPECT_EQ(L.mtau, bsid::boundary_limits(c.N, c.n, c.Pi, c.Pd,
+                                                Pr - bsid::excluded_mass(c.N, c.n, c.Pi, c.Pd,
+                                                                         L.mtau, L.mn)
+                                                         .corridors));
+        // excluded_mass computes the same two numbers
+        const auto ex = bsid::excluded_mass(c.N, c.n, c.Pi, c.Pd, L.mtau, L.mn);
+        EXPECT_NEAR(ex.boundaries, boundaries, 1e-6 * boundaries + 1e-30);
+        EXPECT_NEAR(ex.corridors, leave, 1e-6 * leave + 1e-30);
+        // the corridor is never clipped: deletions are allowed wherever Pd > 0,
+        // and m_tau reaches below 0 when an early boundary can be negative
+        EXPECT_LE(L.mn.lo, 0);
+        EXPECT_GE(L.mn.hi, 0);
+        if (c.Pd > 0) {
+            EXPECT_LT(L.mn.lo, 0);
+            EXPECT_LT(L.mtau.lo, 0);
+        }
+        if (c.Pi > 0) {
+            EXPECT_GT(L.mn.hi, 0);
+            EXPECT_GT(L.mtau.hi, 0);
+        }
+        // and not wasteful: one state less on either side leaves out at least
+        // Pr/4 at the boundaries (rule 1 keeps every m with mu(m) >= half the budget)
+        const double wider_lo = bsid::excluded_mass(c.N, c.n, c.Pi, c.Pd,
+                                                    { L.mtau.lo + 1, L.mtau.hi }, L.mn).boundaries;
+        const double wider_hi = bsid::excluded_mass(c.N, c.n, c.Pi, c.Pd,
+                                                    { L.mtau.lo, L.mtau.hi - 1 }, L.mn).boundaries;
+        if (L.mtau.lo < 0) EXPECT_GE(wider_lo, Pr / 4);
+        if (L.mtau.hi > 0) EXPECT_GE(wider_hi, Pr / 4);
+    }
+}
+
+TEST(drift_limits, asymmetric_reproduction_is_not_clipped)
+{
+    // Pi = 0.02, Pd = 0.002 (mean drift +72 over 4000 bits): the corridor
+    // allows deletions and m_tau reaches the negative drifts of early boundaries
+    const auto L = bsid::compute_decoder_limits(500, 8, 0.02, 0.002, 1e-10);
+    EXPECT_LE(L.mn.lo, -5);
+    EXPECT_LE(L.mtau.lo, -5);
+    // and the final boundary's own limits (mean drift 72)
+    const auto last = bsid::drift_limits(4000, 0.02, 0.002, 1e-10);
+    EXPECT_GE(L.mtau.hi, last.hi);
+    const auto M = bsid::compute_decoder_limits(500, 8, 0.002, 0.02, 1e-10);
+    EXPECT_GE(M.mn.hi, 5);
+    EXPECT_GE(M.mtau.hi, 5);
+    EXPECT_LE(M.mtau.lo, bsid::drift_limits(4000, 0.002, 0.02, 1e-10).lo);
+}
+
+TEST(drift_limits, decoder_limits_hold_zero)
 {
     for (double p : { 0.0, 1e-3, 1e-2, 0.1, 0.2 }) {
         const auto L = bsid::compute_decoder_limits(500, 8, p, p, 1e-10);
-        EXPECT_LE(L.mtau.lo, L.mn.lo);
-        EXPECT_LE(L.mn.lo, 0);
-        EXPECT_LE(0, L.mn.hi);
-        EXPECT_LE(L.mn.hi, L.mtau.hi);
-        EXPECT_EQ(L.mtau, bsid::drift_limits(4000, p, p, 1e-10));
+        EXPECT_TRUE(L.mtau.contains(0));
+        EXPECT_TRUE(L.mn.contains(0));
+        // symmetric channel: symmetric-ish spaces, at least the final boundary's
+        const auto last = bsid::drift_limits(4000, p, p, 1e-10);
+        EXPECT_LE(L.mtau.lo, last.lo);
+        EXPECT_GE(L.mtau.hi, last.hi);
     }
+    EXPECT_THROW(bsid::compute_decoder_limits(0, 8, 0.01, 0.01, 1e-10), std::invalid_argument);
+    EXPECT_THROW(bsid::compute_decoder_limits(10, 8, 0.01, 0.01, 0.0), std::invalid_argument);
+    EXPECT_THROW(bsid::compute_decoder_limits(10, 8, 0.7, 0.4, 1e-10), std::invalid_argument);
 }

@@ -98,8 +98,8 @@ TEST(lattice, corridor_matches_full_and_constrained_references)
         std::vector<uint8_t> y(static_cast<size_t>(avail));
         for (auto& b : y) b = uint8_t(rng.next_u32() & 1u);
 
-        // the diagonal-weight table of corridor_lattice, for the scaled weights
-        const auto w = bsid::lattice_weights<double>::scaled(ch);
+        // the diagonal-weight table of corridor_lattice, for the decoders' weights
+        const auto w = bsid::lattice_weights<double>::ratio(ch);
         std::vector<std::vector<double>> tab(size_t(2 * n), std::vector<double>(size_t(q)));
         std::vector<const double*> qsel;
         for (int r = 0; r < n; ++r)
@@ -114,13 +114,14 @@ TEST(lattice, corridor_matches_full_and_constrained_references)
         std::vector<double> scratch(size_t(2 * Mn * q)), out(size_t(Mn * q));
         bsid::corridor_lattice<double>(w, n, q, qsel.data(), y.data(), avail, dlo, dhi,
                                        scratch.data(), out.data());
-        const double scale = std::pow(ch.Pt(), n); // scaled() divides by Pt per bit
         for (int D = 0; D < q; ++D) {
             const auto x = bits_of(cb.word(0, D), n);
             const auto full = bsid::full_lattice_last_row(ch, x.data(), x.size(), y.data(), y.size());
             for (int d = dlo; d <= dhi; ++d) {
-                const double got = out[size_t((d - dlo) * q + D)] * scale;
                 const int c = n + d;
+                // ratio() divides by Pt per transmitted bit and multiplies by 2 per received bit
+                const double scale = std::pow(ch.Pt(), n) / std::pow(2.0, c);
+                const double got = out[size_t((d - dlo) * q + D)] * scale;
                 if (c < 0 || c > avail) {
                     EXPECT_EQ(got, 0.0);
                     continue;

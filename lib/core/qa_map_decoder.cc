@@ -229,12 +229,17 @@ TEST(map_decoder, invalid_priors_and_limits_raise)
 
     decoder_config cfg(cb, ch, 2);
     cfg.mtau = drift_range{ -2, 2 };
-    cfg.mn = drift_range{ -3, 1 };
-    EXPECT_THROW(map_decoder::make(cfg), std::invalid_argument); // mn_lo < mtau_lo
     cfg.mn = drift_range{ 1, 2 };
     EXPECT_THROW(map_decoder::make(cfg), std::invalid_argument); // mn_lo > 0
-    cfg.mn = drift_range{ -1, 3 };
-    EXPECT_THROW(map_decoder::make(cfg), std::invalid_argument); // mn_hi > mtau_hi
+    cfg.mn = drift_range{ -2, -1 };
+    EXPECT_THROW(map_decoder::make(cfg), std::invalid_argument); // mn_hi < 0
+    cfg.mn = drift_range{ -1, 1 };
+    cfg.mtau = drift_range{ 1, 4 };
+    EXPECT_THROW(map_decoder::make(cfg), std::invalid_argument); // mtau misses drift 0
+    // a corridor wider than m_tau is a valid corridor: it bounds a drift change
+    cfg.mtau = drift_range{ -2, 2 };
+    cfg.mn = drift_range{ -3, 4 };
+    EXPECT_EQ(map_decoder::make(cfg)->limits().mn, (drift_range{ -3, 4 }));
     cfg.mn = drift_range{ -1, 1 };
     EXPECT_EQ(map_decoder::make(cfg)->limits().mn, (drift_range{ -1, 1 }));
     decoder_config bad(cb, ch, 0);
@@ -319,10 +324,12 @@ TEST(map_decoder, hard_decisions_break_ties_low)
 
 TEST(map_decoder, published_state_space_and_cells)
 {
-    // S500: N=500, n=8, q=16, Pi=Pd=0.01: M_tau = 119, M_n = 15, about 9.4e7 cells per frame.
+    // S500: N=500, n=8, q=16, Pi=Pd=0.01, Pr=1e-10: m_n = [-7, 8] (Pr/4 for the
+    // corridors) and m_tau = [-63, 64] (the union bound over 501 boundaries
+    // with the rest), so N q M_tau (n M_n - m_n^- (m_n^- - 1)/2) = 500 16 128 (128 - 28).
     decoder_config cfg(codebook::builtin("ld3-modvec6"), channel_params(0.01, 0.01, 0), 500);
     auto dec = map_decoder::make(cfg);
-    EXPECT_EQ(dec->limits().mtau.size(), 119);
-    EXPECT_EQ(dec->limits().mn.size(), 15);
-    EXPECT_NEAR(dec->cells_per_frame() / 9.4e7, 1.0, 0.01);
+    EXPECT_EQ(dec->limits().mtau, (drift_range{ -63, 64 }));
+    EXPECT_EQ(dec->limits().mn, (drift_range{ -7, 8 }));
+    EXPECT_DOUBLE_EQ(dec->cells_per_frame(), 500.0 * 16 * 128 * 100);
 }

@@ -19,18 +19,24 @@
 namespace bsid {
 namespace cuda {
 
-// One row r < n of the scaled lattice, in place in registers: node k of row
-// r gets Wt[r + k] (diagonal) times node k of row r - 1, plus node k + 1 of
-// row r - 1 (the vertical step, weight 1 after scaling), plus ins
-// (horizontal) times node k - 1 of row r. Two multiply-adds per node.
+// One row r < n of the scaled lattice, in place in registers
+// (model::lattice_cell_unit_del): node k of row r gets Wt[r + k] (diagonal)
+// times node k of row r - 1, plus node k + 1 of row r - 1 (the vertical step,
+// weight 1 after scaling), plus ins (horizontal) times node k - 1 of row r.
+// Two multiply-adds per node; the corridor's edges drop a term.
 template <typename real, int MN, int J>
 __device__ __forceinline__ void lattice_row(real (&cur)[MN], const real (&Wt)[J], real ins, int r)
 {
     real prev = real(0);
 #pragma unroll
     for (int k = 0; k < MN; ++k) {
-        const real t = (k + 1 < MN) ? fma(Wt[r + k], cur[k], cur[k + 1 < MN ? k + 1 : k]) : Wt[r + k] * cur[k];
-        prev = k == 0 ? t : fma(ins, prev, t);
+        if (k == 0) {
+            prev = (k + 1 < MN) ? model::lattice_last_cell_unit_del(Wt[r + k], cur[k], cur[k + 1 < MN ? k + 1 : k])
+                                : Wt[r + k] * cur[k];
+        } else {
+            prev = (k + 1 < MN) ? model::lattice_cell_unit_del(Wt[r + k], cur[k], cur[k + 1 < MN ? k + 1 : k], ins, prev)
+                                : model::lattice_cell_unit_del(Wt[r + k], cur[k], real(0), ins, prev);
+        }
         cur[k] = prev;
     }
 }
@@ -41,7 +47,8 @@ __device__ __forceinline__ void lattice_last_row(real (&cur)[MN], const real (&W
 {
 #pragma unroll
     for (int k = 0; k < MN; ++k) {
-        cur[k] = (k + 1 < MN) ? fma(Wt[r + k], cur[k], cur[k + 1 < MN ? k + 1 : k]) : Wt[r + k] * cur[k];
+        cur[k] = (k + 1 < MN) ? model::lattice_last_cell_unit_del(Wt[r + k], cur[k], cur[k + 1 < MN ? k + 1 : k])
+                              : Wt[r + k] * cur[k];
     }
 }
 
@@ -53,10 +60,11 @@ __device__ __forceinline__ void lattice_out(real (&aux)[MN], const real (&cur)[M
 #pragma unroll
         for (int e = 0; e < MN; ++e) aux[e] = fma(wD, cur[e], aux[e]);
     } else {
+        // without the prior: finish_kernel applies it in double
         real s = real(0);
 #pragma unroll
         for (int e = 0; e < MN; ++e) s = fma(cur[e], aux[e], s);
-        s = warp_sum(s * wD);
+        s = warp_sum(s);
         if ((threadIdx.x & 31) == 0) Lout[D] = s;
     }
 }
@@ -146,13 +154,15 @@ __global__ void __launch_bounds__(reg_block) lattice_kernel_reg(launch_params<re
 
     real aux[MN]; // pass_G: the sums over D; pass_L: alpha(a) beta(a + d)
     if (pass == pass_L) {
-        const real al = inside ? p.alpha[((long long)f * (p.N + 1) + i) * p.Mt + a] : real(0);
-        const real* bn = p.beta + ((long long)f * (p.N + 1) + i + 1) * p.Mt;
+        const double al = inside ? p.alpha[((long long)f * (p.N + 1) + i) * p.Mt + a] *
+                                       lattice_pass_L_scale(p, f, i)
+                                 : 0.0;
+        const double* bn = p.beta + ((long long)f * (p.N + 1) + i + 1) * p.Mt;
         bool any = false;
 #pragma unroll
         for (int e = 0; e < MN; ++e) {
             const int b = a + p.dlo + e;
-            aux[e] = (inside && b >= 0 && b < p.Mt) ? al * bn[b] * scale : real(0);
+            aux[e] = (inside && b >= 0 && b < p.Mt) ? real(al * bn[b] * double(scale)) : real(0);
             any = any || aux[e] != real(0);
         }
         if (!__any_sync(0xffffffffu, any)) {
@@ -195,15 +205,14 @@ __global__ void __launch_bounds__(reg_block) lattice_kernel_reg(launch_params<re
     } else {
         const long long avail = inside ? rho - start : -1;
         const int k0 = -p.dlo;
+        const lattice_weights<real> w{ p.ins, p.del, p.match, p.mismatch };
         for (int D = 0; D < p.q; ++D) {
             const uint32_t word = words[D];
             real cur[MN];
 #pragma unroll
             for (int k = 0; k < MN; ++k) {
-                cur[k] = !inside ? real(0)
-                         : k == k0 ? real(1)
-                         : (k > k0 && k + p.dlo <= avail) ? p.ins * cur[k > 0 ? k - 1 : 0]
-                                                          : real(0);
+                const bool in = inside && (k <= k0 || k + p.dlo <= avail);
+                cur[k] = in ? model::lattice_row0(k, k0, p.ins, k > 0 ? cur[k > 0 ? k - 1 : 0] : real(0)) : real(0);
             }
             for (int r = 1; r <= p.n; ++r) {
                 const real ins = r < p.n ? p.ins : real(0);
@@ -213,12 +222,13 @@ __global__ void __launch_bounds__(reg_block) lattice_kernel_reg(launch_params<re
                     const int c = r + p.dlo + k;
                     real v = real(0);
                     if (c >= 0 && c <= avail) {
-                        if (c >= 1) {
-                            const unsigned yb = unsigned(win >> (r + k)) & 1u;
-                            v = (yb == xb ? p.match : p.mismatch) * cur[k];
-                        }
-                        if (k + 1 < MN) v += p.del * cur[k + 1 < MN ? k + 1 : k];
-                        if (k >= 1 && c >= 1) v += ins * cur[k > 0 ? k - 1 : 0];
+                        // neighbours outside the corridor or before the segment are 0
+                        const unsigned yb = unsigned(win >> (r + k)) & 1u;
+                        const real wdiag = c >= 1 ? w.diag(xb, yb) : real(0);
+                        const real diag = c >= 1 ? cur[k] : real(0);
+                        const real vert = k + 1 < MN ? cur[k + 1 < MN ? k + 1 : k] : real(0);
+                        const real horz = k >= 1 && c >= 1 ? cur[k > 0 ? k - 1 : 0] : real(0);
+                        v = model::lattice_cell(wdiag, diag, p.del, vert, ins, horz);
                     }
                     cur[k] = v;
                 }

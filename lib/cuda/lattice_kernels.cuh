@@ -13,6 +13,7 @@
 #ifndef INCLUDED_BSID_CUDA_LATTICE_KERNELS_CUH
 #define INCLUDED_BSID_CUDA_LATTICE_KERNELS_CUH
 
+#include <gnuradio/bsid/core/model.h>
 #include <cuda_runtime.h>
 #include <cstdint>
 
@@ -30,7 +31,7 @@ struct launch_params {
     // the code and channel
     int n, q, P, N;
     const uint32_t* words; // P x q codewords
-    real ins, del, match, mismatch; // lattice_weights::scaled
+    real ins, del, match, mismatch; // lattice_weights::ratio
     // the register kernels divide row r of the lattice by del^r, which makes
     // the vertical step's weight 1 (a cell is then two multiply-adds):
     real wmatch, wmismatch;   // diagonal weights / del
@@ -45,18 +46,34 @@ struct launch_params {
     const uint8_t* bits;      // all frames' received bits
     const long long* offset;  // per frame: start of its bits
     const long long* rho;     // per frame: received length
-    const real* priors;       // F x N x q, or null
+    const real* priors;       // F x N x q, or null: normalized, floored at the smallest
+                              // normal real (for G only: no prior is a hard zero)
+    const double* prior_exact;// F x N x q in double, or null: the priors L is multiplied by
     const int* has_prior;     // per frame
+    const double* start;      // F x Mt: alpha_0, the frame's start weights (normalized)
+    const double* end;        // F x Mt: beta_N, the frame's end weights (normalized)
     // the window of symbol indices [i0, i0 + Wc) in buffers of W indices
     int i0, Wc, W;
     int nwarps;               // warps of 32 states per (frame, i): ceil(Mt / 32)
     real* G;                  // F x W x Mn x Mt: G(f, i, e, a) = sum over D of gamma
     real* Lpart;              // F x W x nwarps x q: partial sums of L over 32 states
-    real* alpha;              // F x (N + 1) x Mt
+    double* alpha;            // F x (N + 1) x Mt (double in both precisions)
     const unsigned long long* packed; // per frame: 64 bits of padding, then its bits
     const long long* packed_offset;   // per frame: its first word
-    real* beta;               // F x (N + 1) x Mt
+    double* beta;             // F x (N + 1) x Mt (double in both precisions)
+    // The normalizers of alpha and beta, as sums of logs: log_alpha_norm(f, i)
+    // = log C_i (C_i: the product of alpha's normalizers up to i),
+    // log_beta_norm(f, i) = log D_i (beta's from i to N - 1), and
+    // log_lambda_end(f) = log sum_m alpha_N(m) beta_N(m). Together they give
+    // the scale of index i's sum of alpha gamma beta (eqn:L),
+    //   Lambda_i = C_N lambda_N / (C_i D_{i+1}),
+    // which pass_L divides out, so that its products stay near 1 in float
+    // whatever the metrics' own scales (lattice_pass_L_scale).
+    double* log_alpha_norm;   // F x (N + 1)
+    double* log_beta_norm;    // F x (N + 1)
+    double* log_lambda_end;   // F
     real* post;               // F x N x q (normalized in double, stored in real)
+    double* post_d;           // F x N x q in double instead, or null (batches with priors)
     int* status;              // F
     int* status_index;        // F
 };
@@ -69,11 +86,20 @@ struct launch_params {
  *  pass_G: G(f, i, e, a) = sum over D of gamma_i(a, a + d, D) (with priors),
  *          which is all that alpha and beta need;
  *  pass_L: after alpha and beta, the sum
- *          sum_a alpha_i(a) sum_e gamma_i(a, a + d, D) beta_{i+1}(a + d)
- *          over each warp's 32 states, into Lpart (eqn:L before the sum over
- *          the warps and the normalization, finish_kernel).
+ *          sum_a alpha_i(a) sum_e R_i(a, a + d | D) beta_{i+1}(a + d)
+ *          over each warp's 32 states, into Lpart (eqn:L before the prior,
+ *          the sum over the warps and the normalization: finish_kernel).
  * gamma itself is never stored: it would be q times G, read back once.
  */
+
+//! 1 / Lambda_i of index i of frame f (see launch_params::log_alpha_norm).
+template <typename real>
+__device__ __forceinline__ double lattice_pass_L_scale(const launch_params<real>& p, int f, int i)
+{
+    const double* lc = p.log_alpha_norm + (long long)f * (p.N + 1);
+    const double* ld = p.log_beta_norm + (long long)f * (p.N + 1);
+    return exp(lc[i] + ld[i + 1] - lc[p.N] - p.log_lambda_end[f]);
+}
 
 // Sum over the lanes of a warp; every lane gets it.
 template <typename real>

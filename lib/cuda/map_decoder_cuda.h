@@ -23,10 +23,13 @@ namespace bsid {
 std::unique_ptr<map_decoder> make_cuda_decoder(const decoder_config& cfg);
 
 /*!
- * \brief Whether a CUDA device can be used; if not, `why` says what the
- * runtime answered. Never throws.
+ * \brief Whether CUDA device `device` can be used; if not, `why` says what
+ * the runtime answered. Never throws.
  */
-bool cuda_device_available(std::string* why = nullptr);
+bool cuda_device_available(int device, std::string* why = nullptr);
+
+//! Whether the device a decoder_config names (with BSID_CUDA_DEVICE) can be used. Never throws.
+bool cuda_device_available(const decoder_config& cfg, std::string* why = nullptr);
 
 } // namespace bsid
 

@@ -28,7 +28,7 @@ protected:
     void SetUp() override
     {
         std::string why;
-        if (!cuda_device_available(&why)) GTEST_SKIP() << "no GPU: " << why;
+        if (!cuda_device_available(0, &why)) GTEST_SKIP() << "no GPU: " << why;
     }
 };
 
@@ -57,7 +57,7 @@ std::vector<uint8_t> encode(const codebook& cb, int N)
 TEST(cuda_bad_input_no_device, no_device_is_a_clear_error)
 {
     std::string why;
-    if (cuda_device_available(&why)) GTEST_SKIP() << "a GPU is usable here";
+    if (cuda_device_available(0, &why)) GTEST_SKIP() << "a GPU is usable here";
     EXPECT_FALSE(why.empty());
     decoder_config cfg(codebook::sparse(4, 4), channel_params(0.01, 0.01, 0), 2);
     cfg.backend = backend_kind::cuda;

@@ -12,6 +12,7 @@
 #include "map_decoder_cuda.h"
 #include "qa_reference.h"
 #include <gnuradio/bsid/core/channel.h>
+#include <gnuradio/bsid/core/codebook.h>
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <gtest/gtest.h>
 #include <cstdlib>
@@ -28,7 +29,7 @@ protected:
     void SetUp() override
     {
         std::string why;
-        if (!cuda_device_available(&why)) GTEST_SKIP() << "no GPU: " << why;
+        if (!cuda_device_available(0, &why)) GTEST_SKIP() << "no GPU: " << why;
     }
 };
 
@@ -140,14 +141,15 @@ TEST_F(cuda_decoder, matches_cpu_double_on_random_configurations)
 
 TEST_F(cuda_decoder, local_storage_in_many_windows)
 {
-    // windows of 3 symbol indices: the backward pass recomputes gamma window by window
-    setenv("BSID_CUDA_LOCAL_WINDOW", "3", 1);
+    // windows of 3 symbol indices (decoder_config::local_window): the
+    // backward pass recomputes gamma window by window
     std::mt19937_64 rng(test_seed() + 7);
     const codebook cb = codebook::builtin("ld3-modvec6");
     const channel_params ch(0.03, 0.02, 0.01);
     const int N = 40;
     const batch b = make_batch(cb, ch, N, true, rng);
     decoder_config cfg(cb, ch, N);
+    cfg.local_window = 3;
     std::vector<frame_result> ref_res, res;
     const auto ref = decode_all(*make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global), b, ref_res);
     for (auto p : precisions) {
@@ -159,7 +161,6 @@ TEST_F(cuda_decoder, local_storage_in_many_windows)
             }
         }
     }
-    unsetenv("BSID_CUDA_LOCAL_WINDOW");
 }
 
 TEST_F(cuda_decoder, tiny_codes_match_brute_force)
@@ -234,8 +235,8 @@ TEST_F(cuda_decoder, impossible_frames_and_auto_backend)
 TEST_F(cuda_decoder, warp_and_block_recursions_agree)
 {
     // alpha and beta run on one warp per frame up to 64 states (1 or 2 per
-    // lane) and on the block kernels otherwise, or always with
-    // BSID_CUDA_AB=block: both against the CPU backend, global and local
+    // lane) and on the block kernels otherwise, or always with recursion
+    // "block": both against the CPU backend, global and local
     std::mt19937_64 rng(test_seed() + 11);
     const codebook cb = codebook::builtin("ld3-modvec6");
     const channel_params ch(0.01, 0.01, 0.01);
@@ -245,7 +246,7 @@ TEST_F(cuda_decoder, warp_and_block_recursions_agree)
         std::vector<frame_result> ref_res, res;
         const auto ref = decode_all(*make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global), b, ref_res);
         for (const char* path : { "warp", "block" }) {
-            if (std::string(path) == "block") setenv("BSID_CUDA_AB", "block", 1);
+            cfg.recursion = std::string(path) == "block" ? recursion_kind::block : recursion_kind::automatic;
             for (auto p : precisions)
                 for (auto s : storages) {
                     auto dec = make(cfg, backend_kind::cuda, p, s);
@@ -259,7 +260,94 @@ TEST_F(cuda_decoder, warp_and_block_recursions_agree)
                         }
                     }
                 }
-            unsetenv("BSID_CUDA_AB");
         }
     }
+}
+
+// One frame's message, encoded and sent: frame k of `seed`.
+std::vector<uint8_t> send(const codebook& cb, const channel_params& ch, int N, uint64_t seed,
+                          uint64_t k, std::vector<int64_t>* msg_out = nullptr)
+{
+    std::mt19937_64 rng(seed * 1000 + k);
+    std::uniform_int_distribution<int> sym(0, cb.q() - 1);
+    std::vector<int64_t> msg(static_cast<size_t>(N));
+    for (auto& m : msg) m = sym(rng);
+    if (msg_out) *msg_out = msg;
+    const auto bits = cb.encode(msg.data(), msg.size());
+    std::vector<uint8_t> rx;
+    channel_emulator(ch, seed, k).process(bits.data(), bits.size(), rx);
+    return rx;
+}
+
+TEST_F(cuda_decoder, every_channel_float_and_double_match_the_cpu)
+{
+    // the drift limits of asymmetric channels (never clipped) and float
+    // without underflow: every frame the CPU decodes in double, the GPU
+    // decodes in both precisions and storage modes, within 1e-9 / 1e-4
+    struct C { double Pi, Pd, Ps; int N; };
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    for (C c : { C{ 0.02, 0.002, 0.0, 500 }, C{ 0.002, 0.02, 0.0, 500 }, C{ 0.1, 0.1, 0.0, 500 },
+                 C{ 0.1, 0.1, 0.05, 300 }, C{ 0.2, 0.2, 0.0, 300 }, C{ 0.3, 0.01, 0.0, 200 },
+                 C{ 0.01, 0.3, 0.0, 200 }, C{ 0.2, 0.0, 0.0, 200 }, C{ 0.0, 0.2, 0.0, 200 },
+                 C{ 0.01, 0.01, 0.5, 200 } }) {
+        const channel_params ch(c.Pi, c.Pd, c.Ps);
+        decoder_config cfg(cb, ch, c.N);
+        batch b;
+        for (uint64_t k = 0; k < 3; ++k) b.rx.push_back(send(cb, ch, c.N, 7, k));
+        for (auto& r : b.rx) b.views.push_back({ r.data(), r.size(), nullptr });
+        std::vector<frame_result> ref_res, res;
+        const auto ref = decode_all(*make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global), b, ref_res);
+        for (auto p : precisions)
+            for (auto s : storages) {
+                const auto got = decode_all(*make(cfg, backend_kind::cuda, p, s), b, res);
+                for (size_t k = 0; k < got.size(); ++k) {
+                    ASSERT_TRUE(ref_res[k].ok()) << ch.repr() << " frame " << k << ": " << ref_res[k].reason;
+                    ASSERT_TRUE(res[k].ok()) << ch.repr() << " " << to_string(p) << " " << to_string(s)
+                                             << " frame " << k << ": " << res[k].reason;
+                    EXPECT_LT(max_abs_diff(got[k], ref[k]), p == precision_kind::dual ? 1e-9 : 1e-4)
+                        << ch.repr() << " " << to_string(p) << " " << to_string(s) << " frame " << k;
+                }
+            }
+    }
+}
+
+TEST_F(cuda_decoder, log_priors_keep_their_range)
+{
+    // log-prior ratios of 200 (priors of 1e-87, below float's range) against
+    // the sent symbol: not a hard zero in either precision
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.0);
+    const int N = 60, Q = cb.q();
+    std::vector<int64_t> msg;
+    const auto rx = send(cb, ch, N, 3, 0, &msg);
+    std::vector<double> lp(size_t(N) * Q, 0.0);
+    for (int i = 0; i < N; ++i) lp[size_t(i) * Q + size_t(msg[size_t(i)])] = -200.0;
+    decoder_config cfg(cb, ch, N);
+    std::vector<double> ref(size_t(N) * Q), post(size_t(N) * Q);
+    frame_view v{ rx.data(), rx.size(), lp.data(), true };
+    ASSERT_TRUE(make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global)->decode(v, ref.data()).ok());
+    for (auto p : precisions)
+        for (auto s : storages) {
+            ASSERT_TRUE(make(cfg, backend_kind::cuda, p, s)->decode(v, post.data()).ok());
+            EXPECT_LT(max_abs_diff(post, ref), p == precision_kind::dual ? 1e-9 : 1e-4);
+            for (int i = 0; i < N; ++i) {
+                const double got = post[size_t(i) * Q + size_t(msg[size_t(i)])];
+                const double want = ref[size_t(i) * Q + size_t(msg[size_t(i)])];
+                EXPECT_GT(got, 0.0) << to_string(p) << " symbol " << i;
+                EXPECT_NEAR(got / want, 1.0, p == precision_kind::dual ? 1e-9 : 1e-3) << i;
+            }
+        }
+}
+
+TEST_F(cuda_decoder, settings_are_config_fields)
+{
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    decoder_config cfg(cb, channel_params(0.01, 0.01, 0.0), 10);
+    cfg.backend = backend_kind::cuda;
+    cfg.device = 1000; // no such device: a clear error, and auto takes the CPU
+    EXPECT_THROW(map_decoder::make(cfg), std::runtime_error);
+    cfg.backend = backend_kind::automatic;
+    EXPECT_EQ(map_decoder::make(cfg)->backend(), backend_kind::cpu);
+    cfg.device = 0;
+    EXPECT_EQ(map_decoder::make(cfg)->backend(), backend_kind::cuda);
 }

@@ -224,7 +224,8 @@ public:
     py_map_decoder(const bsid::codebook& cb, const bsid::channel_params& ch, int N,
                    const std::string& backend, const std::string& precision,
                    const std::string& storage, double Pr, const py::object& mtau,
-                   const py::object& mn, int threads)
+                   const py::object& mn, int threads, int device, const std::string& recursion,
+                   int local_window)
     {
         bsid::decoder_config cfg(cb, ch, N);
         cfg.backend = bsid::parse_backend(backend);
@@ -234,11 +235,27 @@ public:
         cfg.mtau = range_from_python(mtau, "mtau");
         cfg.mn = range_from_python(mn, "mn");
         cfg.threads = threads;
+        cfg.device = device;
+        cfg.recursion = bsid::parse_recursion(recursion);
+        cfg.local_window = local_window;
         d_dec = bsid::map_decoder::make(cfg);
     }
 
-    py::array_t<double> decode(const py::object& rx, const py::object& priors)
+    // priors or log_priors (not both): which one, as an object, and whether it is logs
+    static std::pair<py::object, bool> pick_priors(const py::object& priors,
+                                                   const py::object& log_priors)
     {
+        if (!priors.is_none() && !log_priors.is_none()) {
+            throw py::value_error("give priors or log_priors, not both");
+        }
+        return log_priors.is_none() ? std::make_pair(priors, false)
+                                    : std::make_pair(log_priors, true);
+    }
+
+    py::array_t<double> decode(const py::object& rx, const py::object& priors_in,
+                               const py::object& log_priors)
+    {
+        const auto [priors, is_log] = pick_priors(priors_in, log_priors);
         const auto f = received_from_python(rx);
         std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>> pri;
         if (!priors.is_none()) pri = priors_from_python(priors, d_dec->N(), d_dec->q());
@@ -246,7 +263,7 @@ public:
             throw frame_refused({ bsid::frame_status::invalid_input, f.bad });
         }
         py::array_t<double> post({ d_dec->N(), d_dec->q() });
-        const bsid::frame_view view{ f.data(), f.size(), pri ? pri->data() : nullptr };
+        const bsid::frame_view view{ f.data(), f.size(), pri ? pri->data() : nullptr, is_log };
         double* out = post.mutable_data();
         bsid::frame_result r;
         {
@@ -257,8 +274,10 @@ public:
         return post;
     }
 
-    py::object decode_batch(const py::sequence& frames, const py::object& priors, bool statuses)
+    py::object decode_batch(const py::sequence& frames, const py::object& priors_in, bool statuses,
+                            const py::object& log_priors)
     {
+        const auto [priors, is_log] = pick_priors(priors_in, log_priors);
         const size_t K = size_t(py::len(frames));
         std::vector<received_frame> rx;
         rx.reserve(K);
@@ -295,7 +314,7 @@ public:
                 results[k] = { bsid::frame_status::invalid_input, rx[k].bad };
                 continue;
             }
-            views.push_back({ rx[k].data(), rx[k].size(), pri[k] ? pri[k]->data() : nullptr });
+            views.push_back({ rx[k].data(), rx[k].size(), pri[k] ? pri[k]->data() : nullptr, is_log });
             ptrs.push_back(outs[k].mutable_data());
             index.push_back(k);
         }
@@ -460,9 +479,43 @@ bits is m (docs/design.md section 4). Returns a float64 numpy array.)doc");
           },
           "N"_a, "n"_a, "Pi"_a, "Pd"_a, "Pr"_a = 1e-10,
           R"doc(
-The decoder's state spaces for N codewords of n bits:
-{"mtau": drift_limits(n N, Pr), "mn": drift_limits(n, Pr_n(Pr, N))}, each
-widened to hold drift 0 and mn clipped to mtau.)doc");
+The decoder's state spaces for N codewords of n bits (docs/design.md section 4),
+so that P(some boundary's drift lies outside mtau) + P(some codeword's lattice
+path leaves mn) < Pr, each by a union bound. Pr is split: for k = 1..8 the
+corridors get Pr / 2^k (mn = corridor_limits(N, n, Pi, Pd, Pr / 2^k)) and the
+boundaries what mn leaves (mtau = boundary_limits(N, n, Pi, Pd,
+Pr - excluded_mass(...)["corridors"])); the pair with the least work
+ceil(M_tau / 32) (n M_n - mn_lo (mn_lo - 1) / 2) wins, the first on a tie.
+Neither range is clipped to the other.)doc");
+    m.def("boundary_limits",
+          [](long long N, int n, double Pi, double Pd, double Pr) {
+              return range_tuple(bsid::boundary_limits(N, n, Pi, Pd, Pr));
+          },
+          "N"_a, "n"_a, "Pi"_a, "Pd"_a, "Pr"_a,
+          R"doc(
+(lo, hi) such that sum over the N + 1 codeword boundaries i of P(drift after i n bits
+lies outside [lo, hi]) < Pr: the limits rule applied to mu(m) = sum_i phi_{i n}(m).)doc");
+    m.def("corridor_limits",
+          [](long long N, int n, double Pi, double Pd, double Pr) {
+              return range_tuple(bsid::corridor_limits(N, n, Pi, Pd, Pr));
+          },
+          "N"_a, "n"_a, "Pi"_a, "Pd"_a, "Pr"_a,
+          R"doc(
+(lo, hi) such that N P(a codeword's lattice path leaves [lo, hi] at some node) < Pr.)doc");
+    m.def("excluded_mass",
+          [](long long N, int n, double Pi, double Pd, std::pair<int, int> mtau,
+             std::pair<int, int> mn) {
+              const auto e = bsid::excluded_mass(N, n, Pi, Pd, { mtau.first, mtau.second },
+                                                 { mn.first, mn.second });
+              py::dict d;
+              d["boundaries"] = e.boundaries;
+              d["corridors"] = e.corridors;
+              return d;
+          },
+          "N"_a, "n"_a, "Pi"_a, "Pd"_a, "mtau"_a, "mn"_a,
+          R"doc(
+What limits leave out, each a union bound: {"boundaries": sum over the N + 1 boundaries
+of P(drift outside mtau), "corridors": N P(a codeword's path leaves mn)}.)doc");
 
     // ---------------------------------------------------------------- codebook
     py::class_<bsid::codebook>(m, "codebook", R"doc(
@@ -593,29 +646,43 @@ any thread and device (Philox4x32-10 stream (seed, frame); frame < 2^63).)doc");
 The MAP decoder of the paper (forward-backward over the drift), without GNU Radio.
 
     dec = map_decoder_core(cb, ch, N, backend="auto", precision="float",
-                           storage="auto", Pr=1e-10, mtau=None, mn=None, threads=0)
+                           storage="auto", Pr=1e-10, mtau=None, mn=None, threads=0,
+                           device=0, recursion="auto", local_window=0)
     post = dec.decode(rx)              # uint8 0/1 array in, (N, q) float64 posteriors out
     post = dec.decode(rx, priors)      # priors: (N, q), rows normalized for you
+    post = dec.decode(rx, log_priors=lp)  # natural logs, any constant per row (-inf: 0)
     posts = dec.decode_batch([rx0, rx1, ...])   # None in place of a refused frame
 
 backend: "cpu", "cuda" or "auto"; precision: "float" or "double"; storage:
 "global", "local" or "auto". mtau / mn: (lo, hi) to replace the drift limits
-computed from Pr; they must satisfy mtau_lo <= mn_lo <= 0 <= mn_hi <= mtau_hi.
+computed from Pr; each must hold 0 (lo <= 0 <= hi); mn bounds a drift change
+and may be wider than mtau. The CUDA backend's settings: device (its index),
+recursion ("auto": one warp per frame for alpha and beta up to 64 states,
+blocks beyond; "block": blocks always) and local_window (the most symbol
+indices per local-storage window; 0: from the free memory). The environment
+variables BSID_CUDA_DEVICE, BSID_CUDA_AB=block and BSID_CUDA_LOCAL_WINDOW
+override them.
 decode raises FrameRefused (a ValueError) for an empty frame, a value other
 than 0/1, an end drift outside the limits, or a frame of probability 0.)doc")
         .def(py::init<const bsid::codebook&, const bsid::channel_params&, int, const std::string&,
                       const std::string&, const std::string&, double, const py::object&,
-                      const py::object&, int>(),
+                      const py::object&, int, int, const std::string&, int>(),
              "codebook"_a, "channel"_a, "N"_a, "backend"_a = "auto", "precision"_a = "float",
              "storage"_a = "auto", "Pr"_a = 1e-10, "mtau"_a = py::none(), "mn"_a = py::none(),
-             "threads"_a = 0)
-        .def("decode", &py_map_decoder::decode, "rx"_a, "priors"_a = py::none())
+             "threads"_a = 0, "device"_a = 0, "recursion"_a = "auto", "local_window"_a = 0)
+        .def("decode", &py_map_decoder::decode, "rx"_a, "priors"_a = py::none(), py::kw_only(),
+             "log_priors"_a = py::none(), R"doc(
+Decodes one frame: (N, q) posteriors. priors: (N, q) probabilities (rows
+normalized for you); or log_priors: (N, q) natural logs, any constant per row,
+-inf for a zero prior. Priors keep their full double range in every precision:
+a log-prior ratio of 200 (a prior of 1e-87) is not a hard zero.)doc")
         .def("decode_batch", &py_map_decoder::decode_batch, "frames"_a, "priors"_a = py::none(),
-             "statuses"_a = false, R"doc(
+             "statuses"_a = false, py::kw_only(), "log_priors"_a = py::none(), R"doc(
 Decodes many frames over `threads` threads. Returns a list with an (N, q)
 array per frame, None for a refused frame; with statuses=True, returns
-(posteriors, [(status, reason), ...]). priors: None, one (N, q) array for all
-frames, or a list with an array (or None) per frame.)doc")
+(posteriors, [(status, reason), ...]). priors (or log_priors, natural logs):
+None, one (N, q) array for all frames, or a list with an array (or None) per
+frame.)doc")
         .def("count_errors", &py_map_decoder::count_errors, "batch"_a, "threads"_a = 0,
              R"doc(
 Decodes a frame_batch (frame_source.generate) and counts each frame's errors

@@ -226,9 +226,13 @@ class qa_drift_limits(unittest.TestCase):
             with mp.workdps(400):
                 want = 1 - (1 - mp.mpf(Pr)) ** (mp.mpf(1) / N)
             self.assertLess(abs(bsid.Pr_n(Pr, N) / want - 1), 1e-14)
+        # decoder_limits splits Pr (docs/design.md section 4): here the corridors'
+        # share Pr / 4 needs the least work, and the boundaries get what it leaves
         lim = bsid.decoder_limits(500, 8, 0.01, 0.01)
-        self.assertEqual(lim["mtau"], bsid.drift_limits(4000, 0.01, 0.01, 1e-10))
-        self.assertEqual(lim["mn"], bsid.drift_limits(8, 0.01, 0.01, bsid.Pr_n(1e-10, 500)))
+        mn = bsid.corridor_limits(500, 8, 0.01, 0.01, 2.5e-11)
+        left = 1e-10 - bsid.excluded_mass(500, 8, 0.01, 0.01, (0, 0), mn)["corridors"]
+        self.assertEqual(lim, {"mtau": bsid.boundary_limits(500, 8, 0.01, 0.01, left), "mn": mn})
+        self.assertEqual(lim, {"mtau": (-63, 64), "mn": (-7, 8)})
 
 
 if __name__ == '__main__':

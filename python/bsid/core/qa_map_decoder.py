@@ -162,13 +162,15 @@ class qa_map_decoder(unittest.TestCase):
                     dec.decode_batch([self.rx], priors=[bad])
         post = dec.decode(self.rx, good * 3.0)  # not normalized: fine
         np.testing.assert_allclose(post, dec.decode(self.rx), atol=1e-6)
-        for kw, fragment in ((dict(mtau=(-5, 5), mn=(-6, 2)), "mtau_lo <= mn_lo"),
-                             (dict(mtau=(-50, 50), mn=(1, 4)), "mn_lo <= 0"),
-                             (dict(mtau=(-5, 5), mn=(-2, 9)), "mn_hi <= mtau_hi"),
-                             (dict(mtau=(3, -3)), "mtau_lo <= mn_lo")):
+        for kw in (dict(mtau=(-50, 50), mn=(1, 4)), dict(mtau=(-50, 50), mn=(-4, -1)),
+                   dict(mtau=(3, -3)), dict(mtau=(1, 30)), dict(mtau=(-30, -1))):
             with self.subTest(kw=kw):
-                with self.assertRaisesRegex(ValueError, fragment):
+                with self.assertRaisesRegex(ValueError, r"must each hold 0 \(lo <= 0 <= hi\)"):
                     bsid.map_decoder_core(self.cb, self.ch, self.N, **kw)
+        # m_n bounds a drift change, not a drift: it may be wider than m_tau
+        for mtau, mn in (((-5, 5), (-6, 2)), ((-5, 5), (-2, 9))):
+            dec = bsid.map_decoder_core(self.cb, self.ch, self.N, mtau=mtau, mn=mn)
+            self.assertEqual(dec.limits, {"mtau": mtau, "mn": mn})
         with self.assertRaises(TypeError):
             bsid.map_decoder_core(self.cb, self.ch, self.N, mtau=5)
         for kw in (dict(backend="gpu"), dict(precision="half"), dict(storage="disk"),

@@ -72,13 +72,66 @@ double codeword_exclusion(double Pr, long long N);
 
 //! The two state spaces of the decoder (paper, section "The MAP Decoder").
 struct decoder_limits {
-    drift_range mtau; //!< alpha/beta state space: limits(tau = nN, Pr)
-    drift_range mn;   //!< within-codeword corridor: limits(n, Pr_n)
+    drift_range mtau; //!< alpha/beta state space: the drift at a codeword boundary
+    drift_range mn;   //!< within-codeword corridor: the drift change inside a codeword
 };
 
 /*!
- * \brief m_tau = drift_limits(n N, Pr) and m_n = drift_limits(n, Pr_n).
- * m_n is then clipped to m_tau, so that m_tau^- <= m_n^- <= 0 <= m_n^+ <= m_tau^+.
+ * \brief The drift limits for codeword boundaries: the range m_tau such that
+ * the union bound over the N + 1 boundaries,
+ *
+ *   sum_{i=0}^{N} P(drift after i n bits lies outside m_tau) = sum_{m outside} mu(m),
+ *   mu(m) = sum_{i=0}^{N} phi_{i n}(m)   (the expected number of boundaries at m),
+ *
+ * is below Pr. The rule of drift_limits() applied to mu: from drift 0 (where
+ * boundary 0 sits), step outwards while mu(m) >= Pr/2; then, while the
+ * excluded mass is >= Pr, widen the side whose next value is larger (a tie
+ * widens the lower side). mu is computed exactly (long double pdf of one
+ * codeword, convolved in double by binary splitting); entries below
+ * 1e-30 Pr / (N + 1) are dropped and their mass counted as excluded.
+ *
+ * On an asymmetric channel the drift moves from 0 towards the mean
+ * tau (Pi - Pd) / (1 - Pi), and every boundary on the way is covered.
+ */
+drift_range boundary_limits(long long N, int n, double Pi, double Pd, double Pr);
+
+/*!
+ * \brief The within-codeword corridor m_n: the narrowest range (widened
+ * greedily from [0, 0], a step at a time on the side whose exit probability
+ * is larger, a tie on the lower side) such that
+ *
+ *   N P(a codeword's path leaves [m_n^-, m_n^+] at some lattice node) < Pr,
+ *
+ * a union bound over the N codewords. The corridor bounds the drift *change*
+ * since the codeword's start at every node of its lattice, so the exit
+ * probability is computed exactly by a dynamic program over the lattice
+ * rows; it bounds P(the drift change over the codeword lies outside m_n)
+ * from above. The corridor is never clipped to m_tau.
+ */
+drift_range corridor_limits(long long N, int n, double Pi, double Pd, double Pr);
+
+//! What a choice of limits leaves out (each a union bound; see above).
+struct limits_exclusion {
+    double boundaries = 0; //!< sum over the N + 1 boundaries of P(drift outside m_tau)
+    double corridors = 0;  //!< N P(a codeword's path leaves the corridor m_n)
+};
+
+//! The excluded probabilities of given limits (m_n must hold 0, else corridors = N).
+limits_exclusion excluded_mass(long long N, int n, double Pi, double Pd, const drift_range& mtau,
+                               const drift_range& mn);
+
+/*!
+ * \brief The decoder's limits for exclusion probability Pr (docs/design.md
+ * section 4), so that
+ *   P(some boundary's drift lies outside m_tau) + P(some codeword's path leaves m_n) < Pr,
+ * each term by a union bound. Pr is split between the two: for k = 1..8 the
+ * corridor gets Pr / 2^k, m_n = corridor_limits(N, n, Pi, Pd, Pr / 2^k), and
+ * the boundaries get the rest, m_tau = boundary_limits(N, n, Pi, Pd,
+ * Pr - excluded_mass(...).corridors); of these the pair with the least work
+ * wins (the first on a tie), the work being ceil(M_tau / 32)
+ * (n M_n - m_n^- (m_n^- - 1) / 2): the paper's lattice cells with M_tau in
+ * whole groups of 32 states (CUDA warps). Both hold 0; neither is clipped to
+ * the other.
  */
 decoder_limits compute_decoder_limits(long long N, int n, double Pi, double Pd, double Pr);
 

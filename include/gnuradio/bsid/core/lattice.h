@@ -9,42 +9,12 @@
 #define INCLUDED_BSID_CORE_LATTICE_H
 
 #include <gnuradio/bsid/core/channel_params.h>
+#include <gnuradio/bsid/core/model.h> // lattice_weights and the cells
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace bsid {
-
-/*!
- * \brief Weights of the lattice steps of the receiver metric R(y|x)
- * (paper, eqn:F and eqn:F_lastrow).
- *
- * A horizontal step (an insertion of a random bit) weighs Pi/2, a vertical
- * step (a deletion) Pd, and a diagonal step (a transmission) Pt (1 - Ps) if the
- * bits agree and Pt Ps if they differ.
- *
- * scaled() divides every step that consumes a transmitted bit by Pt. Every
- * path through an n-row lattice consumes n bits, so this multiplies R(y|x) by
- * the constant Pt^-n: the decoder's normalized alpha, beta and L do not change,
- * while the likeliest paths keep weights near 1 (no underflow in float).
- */
-template <typename real>
-struct lattice_weights {
-    real ins;      //!< horizontal step: Pi / 2
-    real del;      //!< vertical step: Pd (scaled: Pd / Pt)
-    real match;    //!< diagonal step, equal bits: Pt (1 - Ps) (scaled: 1 - Ps)
-    real mismatch; //!< diagonal step, different bits: Pt Ps (scaled: Ps)
-
-    static lattice_weights exact(const channel_params& ch)
-    {
-        return { real(ch.Pi() / 2), real(ch.Pd()), real(ch.Pt() * (1 - ch.Ps())),
-                 real(ch.Pt() * ch.Ps()) };
-    }
-    static lattice_weights scaled(const channel_params& ch)
-    {
-        return { real(ch.Pi() / 2), real(ch.Pd() / ch.Pt()), real(1 - ch.Ps()), real(ch.Ps()) };
-    }
-};
 
 /*!
  * \brief The corridor-constrained lattice for q codewords at once: one pass
@@ -56,7 +26,7 @@ struct lattice_weights {
  * (dlo <= 0 <= dhi). Row n has no horizontal steps: the channel never inserts
  * after the last bit (eqn:F_lastrow).
  *
- * \param w       step weights
+ * \param w       step weights (lattice_weights::ratio in the decoders)
  * \param n       codeword length (rows 0..n)
  * \param q       number of codewords, the innermost (vectorized) dimension
  * \param qsel    2 * n arrays of q weights: qsel[2r + b][D] is the diagonal

@@ -23,11 +23,17 @@ namespace bsid {
 enum class backend_kind { cpu, cuda, automatic };
 enum class precision_kind { single, dual };
 enum class storage_kind { global, local, automatic };
+//! How the CUDA backend runs alpha and beta: one warp per frame where M_tau <= 64
+//! and blocks beyond (automatic), or always blocks (tests compare the two).
+enum class recursion_kind { automatic, block };
 
 //! "cpu" | "cuda" | "auto", "float" | "double", "global" | "local" | "auto".
 backend_kind parse_backend(const std::string& s);
 precision_kind parse_precision(const std::string& s);
 storage_kind parse_storage(const std::string& s);
+//! "auto" | "block"
+recursion_kind parse_recursion(const std::string& s);
+std::string to_string(recursion_kind r);
 std::string to_string(backend_kind b);
 std::string to_string(precision_kind p);
 std::string to_string(storage_kind s);
@@ -36,8 +42,12 @@ std::string to_string(storage_kind s);
  * \brief Everything a decoder is built from.
  *
  * mtau and mn, when set, replace the limits computed from Pr
- * (compute_decoder_limits); they must satisfy
- * m_tau^- <= m_n^- <= 0 <= m_n^+ <= m_tau^+.
+ * (compute_decoder_limits); each must hold 0 (m^- <= 0 <= m^+). The corridor
+ * m_n bounds a drift change, so it may be wider than m_tau.
+ *
+ * The CUDA backend's settings are fields here too; the environment variables
+ * BSID_CUDA_DEVICE, BSID_CUDA_AB=block and BSID_CUDA_LOCAL_WINDOW override
+ * them when set (for tests and experiments without changing code).
  */
 struct decoder_config {
     codebook cb;
@@ -49,6 +59,9 @@ struct decoder_config {
     double Pr = 1e-10;                         //!< drift exclusion probability
     std::optional<drift_range> mtau, mn;       //!< explicit limits
     int threads = 0;                           //!< decode_batch threads; 0: all cores
+    int device = 0;                            //!< CUDA device index
+    recursion_kind recursion = recursion_kind::automatic; //!< CUDA alpha/beta kernels
+    int local_window = 0; //!< CUDA local storage: most symbol indices per window (0: from memory)
 
     decoder_config(codebook c, channel_params p, int N_) : cb(std::move(c)), ch(p), N(N_) {}
 };
@@ -77,6 +90,24 @@ struct frame_view {
     const uint8_t* bits = nullptr; //!< rho received bits, one 0/1 per byte
     size_t rho = 0;
     const double* priors = nullptr; //!< N x q prior probabilities, or null for uniform
+    /*!
+     * When true, `priors` holds natural logarithms of the prior
+     * probabilities, up to any constant per row (-infinity: a zero prior).
+     * They are taken to probabilities in double, relative to each row's
+     * largest, so a log-prior ratio of up to about 700 stays nonzero.
+     */
+    bool log_priors = false;
+};
+
+/*!
+ * \brief A frame's boundary conditions (paper: "Initial conditions are given
+ * by alpha_0(m) and beta_N(m), set as the prior probabilities of the frame
+ * boundaries"), over the Mt drift states of m_tau (state a is drift
+ * m_tau^- + a): start weighs the drift at boundary 0 (alpha_0), end the drift
+ * at boundary N (beta_N). Non-negative; each is normalized by the decoder.
+ */
+struct frame_boundaries {
+    std::vector<double> start, end;
 };
 
 /*!
@@ -128,7 +159,14 @@ public:
     frame_result check_length(size_t rho) const;
 
     //! Throws std::invalid_argument, naming the entry, if priors (N q values) are invalid.
-    void validate_priors(const double* priors) const;
+    void validate_priors(const double* priors, bool log_priors = false) const;
+
+    /*!
+     * The boundary conditions of a frame that passed check_length(): the
+     * frame starts at drift 0 and its received length rho is known, so start
+     * is one-hot at drift 0 and end one-hot at drift rho - tau.
+     */
+    frame_boundaries boundaries(const frame_view& frame) const;
 
     const decoder_config& config() const { return d_cfg; }
     const decoder_limits& limits() const { return d_limits; }
@@ -164,7 +202,7 @@ protected:
     bool precheck(const frame_view& frame, frame_result& result) const;
 
     //! Copies priors into `out` (N q values, rows normalized) after checking them.
-    void normalized_priors(const double* priors, double* out) const;
+    void normalized_priors(const double* priors, bool log_priors, double* out) const;
 
     //! Writes uniform posteriors (a refused frame's output).
     void fill_uniform(double* post) const;

@@ -1,0 +1,50 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_BSID_CUDA_KERNEL_LAUNCHERS_H
+#define INCLUDED_BSID_CUDA_KERNEL_LAUNCHERS_H
+
+// The host-side launchers of the CUDA backend's kernels, one translation
+// unit per concern: lattice_kernel_general.cu (the general lattice kernel and
+// the bit packing), lattice_reg_*.cu (the register lattice kernels, through
+// lattice_reg_launcher), recursion_kernels.cu (alpha, beta, posteriors).
+// Each launcher checks its launch (cuda_error on failure).
+
+#include "lattice_kernels.cuh"
+#include <cstdint>
+
+namespace bsid {
+namespace cuda {
+
+//! One pass (pass_G or pass_L) of the general lattice kernel; scratch: 2 Mn grid block values.
+template <typename real>
+void launch_lattice_general(int grid, int block, const launch_params<real>& p, real* scratch, int pass);
+
+//! The general kernel's block size from the occupancy API; min_grid receives the grid that fills the device.
+template <typename real>
+int general_block_size(int* min_grid);
+
+//! Packs each frame's received bits, 64 to a word after one word of padding.
+void launch_pack(const uint8_t* bits, const long long* offset, const long long* rho,
+                 const long long* packed_offset, unsigned long long* packed, int F, long long most_words);
+
+//! alpha (which = 0), beta (1) or both at once (2) over the window of p; warp: one warp per frame where M_tau allows.
+template <typename real>
+void launch_recursion(const launch_params<real>& p, int which, bool warp, int ab_block);
+
+//! The posteriors of every (frame, i) of the window, from the partial sums of pass_L.
+template <typename real>
+void launch_finish(const launch_params<real>& p);
+
+//! The most threads per block the block recursions can take on this device.
+template <typename real>
+int ab_block_limit();
+
+} // namespace cuda
+} // namespace bsid
+
+#endif /* INCLUDED_BSID_CUDA_KERNEL_LAUNCHERS_H */

@@ -1,0 +1,185 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The general lattice kernel (any corridor width and codeword length) and the
+// kernel that packs the received bits for the register kernels; see
+// lattice_kernels.cuh for the two passes.
+
+#include "cuda_check.h"
+#include "kernel_launchers.h"
+#include "lattice_kernels.cuh"
+#include <gnuradio/bsid/core/model.h>
+#include <algorithm>
+
+namespace bsid {
+namespace cuda {
+
+/*
+ * The general lattice kernel: any corridor width and codeword length, the
+ * step weights as they are (lattice_weights::ratio), the lattice row of each
+ * thread in global scratch (column k of thread t at scratch[k * nthreads + t]),
+ * with the bounds of the frame tested per cell. A grid-stride loop over the
+ * warp items (frame, i, 32 states).
+ */
+template <typename real>
+__global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int pass)
+{
+    const long long nthreads = (long long)gridDim.x * blockDim.x;
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long total_warps = nthreads >> 5;
+    const int lane = threadIdx.x & 31;
+    real* row = scratch + tid;
+    real* aux = scratch + (long long)p.Mn * nthreads + tid;
+    const long long items = (long long)p.F * p.Wc * p.nwarps;
+    for (long long it = tid >> 5; it < items; it += total_warps) {
+        const int w = int(it % p.nwarps);
+        const long long fi = it / p.nwarps;
+        const int f = int(fi / p.Wc);
+        const int iw = int(fi - (long long)f * p.Wc);
+        if (pass == pass_L && p.status[f] != st_ok) continue; // the whole warp
+        const int i = p.i0 + iw;
+        const int a = 32 * w + lane;
+        const long long fw = (long long)f * p.W + iw;
+        const long long mprime = p.mtlo + a;
+        const long long start = (long long)p.n * i + mprime;
+        const long long rho = p.rho[f];
+        const bool inside = a < p.Mt && start >= 0 && start <= rho;
+        bool any = false;
+        if (pass == pass_L) {
+            const double al = inside ? p.alpha[((long long)f * (p.N + 1) + i) * p.Mt + a] *
+                                           lattice_pass_L_scale(p, f, i)
+                                     : 0.0;
+            const double* bn = p.beta + ((long long)f * (p.N + 1) + i + 1) * p.Mt;
+            for (int e = 0; e < p.Mn; ++e) {
+                const int b = a + p.dlo + e;
+                const real v = (inside && b >= 0 && b < p.Mt) ? real(al * bn[b]) : real(0);
+                aux[(long long)e * nthreads] = v;
+                any = any || v != real(0);
+            }
+            if (!__any_sync(0xffffffffu, any)) {
+                real* out = p.Lpart + (fw * p.nwarps + w) * p.q;
+                for (int D = lane; D < p.q; D += 32) out[D] = real(0);
+                continue;
+            }
+        } else {
+            for (int e = 0; e < p.Mn; ++e) aux[(long long)e * nthreads] = real(0);
+        }
+        const long long avail = inside ? rho - start : -1;
+        const uint8_t* y = p.bits + p.offset[f] + (inside ? start : 0);
+        const uint32_t* words = p.words + (long long)(i % p.P) * p.q;
+        const bool pr = p.priors && p.has_prior[f];
+        const real* prior = pr ? p.priors + ((long long)f * p.N + i) * p.q : nullptr;
+        const int k0 = -p.dlo;
+        const lattice_weights<real> wts{ p.ins, p.del, p.match, p.mismatch };
+        for (int D = 0; D < p.q; ++D) {
+            const uint32_t word = words[D];
+            real s = real(0);
+            if (inside) {
+                // row 0: F(0,0) = 1, then insertions only
+                for (int k = 0; k < p.Mn; ++k) {
+                    const bool in = k <= k0 || (long long)(k + p.dlo) <= avail;
+                    const real left = k > 0 ? row[(long long)(k - 1) * nthreads] : real(0);
+                    row[(long long)k * nthreads] = in ? model::lattice_row0(k, k0, p.ins, left) : real(0);
+                }
+                // rows 1..n (eqn:F; eqn:F_lastrow without the insertion term), in
+                // place: going up in k, row[k] and row[k + 1] still hold row
+                // r - 1 when read, and row[k - 1] already holds row r.
+                for (int r = 1; r <= p.n; ++r) {
+                    const real ins = r < p.n ? p.ins : real(0);
+                    const unsigned xb = (word >> (p.n - r)) & 1u; // bit r - 1, MSB first
+                    for (int k = 0; k < p.Mn; ++k) {
+                        const long long c = (long long)r + p.dlo + k;
+                        real* cell = row + (long long)k * nthreads;
+                        if (c < 0 || c > avail) {
+                            *cell = real(0);
+                            continue;
+                        }
+                        // neighbours outside the corridor or before the segment are 0
+                        const real diag = c >= 1 ? *cell : real(0);
+                        const real wdiag = c >= 1 ? wts.diag(xb, y[c - 1]) : real(0);
+                        const real vert = k + 1 < p.Mn ? row[(long long)(k + 1) * nthreads] : real(0);
+                        const real horz = k >= 1 && c >= 1 ? row[(long long)(k - 1) * nthreads] : real(0);
+                        *cell = model::lattice_cell(wdiag, diag, p.del, vert, ins, horz);
+                    }
+                }
+                if (pass == pass_G) {
+                    const real wD = pr ? prior[D] : real(1);
+                    for (int e = 0; e < p.Mn; ++e) aux[(long long)e * nthreads] += wD * row[(long long)e * nthreads];
+                } else {
+                    // without the prior: finish_kernel applies it in double
+                    for (int e = 0; e < p.Mn; ++e) s += row[(long long)e * nthreads] * aux[(long long)e * nthreads];
+                }
+            }
+            if (pass == pass_L) {
+                s = warp_sum(s);
+                if (lane == 0) p.Lpart[(fw * p.nwarps + w) * p.q + D] = s;
+            }
+        }
+        if (pass == pass_G && a < p.Mt) {
+            // row n: node e ends at drift d = dlo + e; keep the ends inside m_tau
+            for (int e = 0; e < p.Mn; ++e) {
+                const int b = a + p.dlo + e;
+                p.G[(fw * p.Mn + e) * p.Mt + a] =
+                    (b >= 0 && b < p.Mt) ? aux[(long long)e * nthreads] : real(0);
+            }
+        }
+    }
+}
+
+// The received bits, 64 to a word after one word of padding (bit j of word
+// w is bit 64 (w - 1) + j), so that a lattice reads its segment with two loads.
+__global__ void pack_kernel(const uint8_t* bits,
+                            const long long* offset,
+                            const long long* rho,
+                            const long long* packed_offset,
+                            unsigned long long* packed,
+                            int F)
+{
+    const int f = blockIdx.y;
+    if (f >= F) return;
+    const long long words = rho[f] / 64 + 3;
+    for (long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x; w < words;
+         w += (long long)gridDim.x * blockDim.x) {
+        unsigned long long v = 0;
+        for (int j = 0; j < 64; ++j) {
+            const long long t = 64 * (w - 1) + j;
+            if (t >= 0 && t < rho[f] && bits[offset[f] + t]) v |= 1ull << j;
+        }
+        packed[packed_offset[f] + w] = v;
+    }
+}
+
+template <typename real>
+void launch_lattice_general(int grid, int block, const launch_params<real>& p, real* scratch, int pass)
+{
+    lattice_kernel_general<real><<<grid, block>>>(p, scratch, pass);
+    BSID_CUDA(cudaGetLastError());
+}
+
+template <typename real>
+int general_block_size(int* min_grid)
+{
+    int block = 0;
+    BSID_CUDA(cudaOccupancyMaxPotentialBlockSize(min_grid, &block, lattice_kernel_general<real>, 0, 0));
+    return block;
+}
+
+template void launch_lattice_general<float>(int, int, const launch_params<float>&, float*, int);
+template void launch_lattice_general<double>(int, int, const launch_params<double>&, double*, int);
+template int general_block_size<float>(int*);
+template int general_block_size<double>(int*);
+
+void launch_pack(const uint8_t* bits, const long long* offset, const long long* rho,
+                 const long long* packed_offset, unsigned long long* packed, int F, long long most_words)
+{
+    const dim3 grid(unsigned(std::min<long long>((most_words + 127) / 128, 65535)), unsigned(F));
+    pack_kernel<<<grid, 128>>>(bits, offset, rho, packed_offset, packed, F);
+    BSID_CUDA(cudaGetLastError());
+}
+
+} // namespace cuda
+} // namespace bsid

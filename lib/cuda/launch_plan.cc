@@ -1,0 +1,143 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "launch_plan.h"
+#include "format.h"
+#include <gnuradio/bsid/core/model.h>
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace bsid {
+namespace cuda {
+
+register_weights plan_register_weights(const channel_params& ch, int n, bool single)
+{
+    register_weights r;
+    const double Pd = ch.Pd(), Pt = ch.Pt();
+    // the scaled rows stay below 2^bound times the ratio lattice's values
+    // (at most 2^48: float keeps 2^(127 - 60 - 48) of headroom)
+    const double bound = single ? 60 : 500;
+    r.usable = n >= 1 && Pd > 0 && Pd <= 2 * Pt && Pt >= 0.25 && std::log2(1 / Pd) <= bound;
+    if (!r.usable) return r;
+    const auto w = lattice_weights<double>::ratio(ch);
+    const int R = std::max(1, int(std::floor(bound / std::log2(1 / Pd))));
+    int renorms = 0;
+    for (int row = R; row < n; row += R) {
+        r.renorm_rows |= 1u << row;
+        ++renorms;
+    }
+    r.renorm_factor = std::pow(Pd, R);
+    r.out_scale = std::pow(Pd, n - R * renorms) / std::pow(Pt, n);
+    r.wmatch = w.match / w.del;
+    r.wmismatch = w.mismatch / w.del;
+    return r;
+}
+
+size_t memory_model::per_index() const
+{
+    const size_t MtMn = size_t(Mt) * size_t(Mn);
+    return real_bytes * (MtMn + size_t(nwarps()) * size_t(q));
+}
+
+size_t memory_model::per_frame(size_t rho) const
+{
+    // alpha, beta, start, end, and the logs of alpha's and beta's normalizers
+    const size_t rows = 2 * size_t(N + 1) * size_t(Mt) + 2 * size_t(Mt) + 2 * size_t(N + 2);
+    const size_t Nq = size_t(N) * size_t(q);
+    // the state metrics in double; priors and posteriors in the decoder's
+    // precision and in double
+    return sizeof(double) * (rows + 2 * Nq) + real_bytes * 2 * Nq + rho + rho / 8 + 64;
+}
+
+size_t plan_window(const memory_model& m,
+                   const std::vector<size_t>& rho,
+                   size_t usable,
+                   storage_kind storage,
+                   int local_cap,
+                   bool* fell_back)
+{
+    if (fell_back) *fell_back = false;
+    const size_t budget = usable / 10 * 8;
+    size_t fixed = m.general_scratch;
+    for (size_t r : rho) fixed += m.per_frame(r);
+    if (fixed >= budget) return 0;
+    const size_t per_index = std::max<size_t>(1, m.per_index() * rho.size());
+    const size_t fit = (budget - fixed) / per_index;
+    if (storage == storage_kind::global) {
+        if (fit >= size_t(m.N)) return size_t(m.N);
+        if (fell_back) *fell_back = true;
+    }
+    // local storage: windows of at most N - 1 indices, within 64 MiB of G and
+    // partial L (the recursions run a window per launch)
+    size_t cap = std::max<size_t>(1, (size_t(64) << 20) / per_index);
+    if (local_cap > 0) cap = std::min(cap, size_t(local_cap));
+    return std::min({ fit, size_t(std::max(1, m.N - 1)), cap });
+}
+
+int plan_ab_block(int Mt, int limit)
+{
+    return std::max(32, std::min((Mt + 31) / 32 * 32, limit / 32 * 32));
+}
+
+int plan_reg_block(int Mt) { return Mt <= 32 ? 32 : Mt <= 64 ? 64 : 128; }
+
+bool plan_warp_recursion(recursion_kind r, int Mt)
+{
+    return r == recursion_kind::automatic && (Mt + 31) / 32 <= 2;
+}
+
+namespace {
+
+// A whole non-negative int from an environment variable, or `fallback` when unset.
+int env_int(const char* name, int fallback, bool positive)
+{
+    const char* v = std::getenv(name);
+    if (!v || !*v) return fallback;
+    errno = 0;
+    char* end = nullptr;
+    const long x = std::strtol(v, &end, 10);
+    if (errno != 0 || *end != '\0' || x < (positive ? 1 : 0) || x > INT_MAX) {
+        throw std::invalid_argument(detail::concat(name, " = '", v, "' is not a ",
+                                                   positive ? "positive" : "non-negative",
+                                                   " integer"));
+    }
+    return int(x);
+}
+
+} // namespace
+
+backend_settings settings_from(const decoder_config& cfg)
+{
+    if (cfg.device < 0) {
+        throw std::invalid_argument(
+            detail::concat("map_decoder: device = ", cfg.device, " must be >= 0"));
+    }
+    if (cfg.local_window < 0) {
+        throw std::invalid_argument(detail::concat("map_decoder: local_window = ",
+                                                   cfg.local_window, " must be >= 0 (0: auto)"));
+    }
+    backend_settings s;
+    s.device = env_int("BSID_CUDA_DEVICE", cfg.device, false);
+    s.recursion = cfg.recursion;
+    if (const char* ab = std::getenv("BSID_CUDA_AB")) {
+        if (std::string(ab) == "block") {
+            s.recursion = recursion_kind::block;
+        } else if (*ab) {
+            throw std::invalid_argument(
+                detail::concat("BSID_CUDA_AB = '", ab, "': only 'block' is understood"));
+        }
+    }
+    s.local_window = env_int("BSID_CUDA_LOCAL_WINDOW", cfg.local_window, true);
+    return s;
+}
+
+} // namespace cuda
+} // namespace bsid

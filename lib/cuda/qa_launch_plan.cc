@@ -1,0 +1,133 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The CUDA backend's planning (launch_plan.h), host code only: runs in every
+// build, with or without a GPU.
+
+#include "launch_plan.h"
+#include <gnuradio/bsid/core/model.h>
+#include <gtest/gtest.h>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+using namespace bsid;
+using namespace bsid::cuda;
+
+TEST(launch_plan, register_weights_reproduce_the_ratio_lattice)
+{
+    // S500's channel: no renormalization for n = 8 in float (R = 9 rows)
+    const channel_params ch(0.01, 0.01, 0.0);
+    const auto r = plan_register_weights(ch, 8, true);
+    ASSERT_TRUE(r.usable);
+    EXPECT_EQ(r.renorm_rows, 0u);
+    const auto w = lattice_weights<double>::ratio(ch);
+    EXPECT_DOUBLE_EQ(r.wmatch, w.match / w.del);
+    EXPECT_DOUBLE_EQ(r.wmismatch, w.mismatch / w.del);
+    // row n divided by del^n, renormalized: out_scale brings it back
+    EXPECT_NEAR(r.out_scale / (std::pow(w.del, 8)), 1.0, 1e-12);
+    // n = 32 in float: renormalized every 9 rows (Pd^9 = 1e-18 < 2^-60... 2^59.8)
+    const auto r32 = plan_register_weights(ch, 32, true);
+    EXPECT_EQ(r32.renorm_rows, (1u << 9) | (1u << 18) | (1u << 27));
+    EXPECT_NEAR(r32.renorm_factor, std::pow(0.01, 9), 1e-30);
+    EXPECT_NEAR(r32.out_scale * std::pow(r32.renorm_factor, 3) / std::pow(w.del, 32), 1.0, 1e-9);
+    // channels without the form: no deletions, or deletions as likely as sending
+    EXPECT_FALSE(plan_register_weights(channel_params(0.01, 0.0, 0.0), 8, true).usable);
+    EXPECT_FALSE(plan_register_weights(channel_params(0.1, 0.7, 0.0), 8, true).usable);
+    EXPECT_TRUE(plan_register_weights(channel_params(0.3, 0.3, 0.0), 8, true).usable);
+}
+
+TEST(launch_plan, window_global_local_and_caps)
+{
+    memory_model m;
+    m.N = 500;
+    m.q = 16;
+    m.Mt = 128;
+    m.Mn = 16;
+    m.real_bytes = 4;
+    EXPECT_EQ(m.nwarps(), 4);
+    EXPECT_EQ(m.per_index(), 4u * (128 * 16 + 4 * 16));
+    const std::vector<size_t> rho(256, 4000);
+    size_t need = 0;
+    for (size_t r : rho) need += m.per_frame(r) + 500 * m.per_index();
+    bool fell = true;
+    // enough memory: global storage holds the whole frame
+    EXPECT_EQ(plan_window(m, rho, need * 2, storage_kind::global, 0, &fell), 500u);
+    EXPECT_FALSE(fell);
+    // not enough: global falls back to a local window below N
+    const size_t w = plan_window(m, rho, need / 2, storage_kind::global, 0, &fell);
+    EXPECT_TRUE(fell);
+    EXPECT_GE(w, 1u);
+    EXPECT_LT(w, 500u);
+    // local storage never takes the whole frame, and a cap applies
+    EXPECT_EQ(plan_window(m, { 4000 }, need * 2, storage_kind::local, 0), 499u);
+    EXPECT_EQ(plan_window(m, rho, need * 2, storage_kind::local, 3), 3u);
+    // the 64 MiB cap on a window's G and partial L
+    EXPECT_LE(plan_window(m, rho, size_t(1) << 40, storage_kind::local, 0) * m.per_index() * 256,
+              size_t(64) << 20);
+    // nothing fits: 0, so that the caller halves the batch or uses the CPU
+    EXPECT_EQ(plan_window(m, rho, 1000, storage_kind::global, 0), 0u);
+    // one frame of N = 1: local windows still hold one index
+    m.N = 1;
+    EXPECT_EQ(plan_window(m, { 8 }, size_t(1) << 30, storage_kind::local, 0), 1u);
+}
+
+TEST(launch_plan, block_sizes_and_recursions)
+{
+    EXPECT_EQ(plan_ab_block(1, 512), 32);
+    EXPECT_EQ(plan_ab_block(128, 512), 128);
+    EXPECT_EQ(plan_ab_block(129, 512), 160);
+    EXPECT_EQ(plan_ab_block(5000, 512), 512);
+    EXPECT_EQ(plan_ab_block(5000, 1000), 992);
+    EXPECT_EQ(plan_reg_block(20), 32);
+    EXPECT_EQ(plan_reg_block(64), 64);
+    EXPECT_EQ(plan_reg_block(128), 128);
+    EXPECT_EQ(plan_reg_block(4097), 128);
+    EXPECT_TRUE(plan_warp_recursion(recursion_kind::automatic, 64));
+    EXPECT_FALSE(plan_warp_recursion(recursion_kind::automatic, 65));
+    EXPECT_FALSE(plan_warp_recursion(recursion_kind::block, 20));
+}
+
+TEST(launch_plan, settings_from_config_and_environment)
+{
+    decoder_config cfg(codebook::builtin("ld3-modvec6"), channel_params(0.01, 0.01, 0), 10);
+    unsetenv("BSID_CUDA_DEVICE");
+    unsetenv("BSID_CUDA_AB");
+    unsetenv("BSID_CUDA_LOCAL_WINDOW");
+    cfg.device = 1;
+    cfg.recursion = recursion_kind::automatic;
+    cfg.local_window = 7;
+    auto s = settings_from(cfg);
+    EXPECT_EQ(s.device, 1);
+    EXPECT_EQ(s.recursion, recursion_kind::automatic);
+    EXPECT_EQ(s.local_window, 7);
+    // the environment overrides the fields
+    setenv("BSID_CUDA_DEVICE", "0", 1);
+    setenv("BSID_CUDA_AB", "block", 1);
+    setenv("BSID_CUDA_LOCAL_WINDOW", "3", 1);
+    s = settings_from(cfg);
+    EXPECT_EQ(s.device, 0);
+    EXPECT_EQ(s.recursion, recursion_kind::block);
+    EXPECT_EQ(s.local_window, 3);
+    // malformed values are errors, not silently 0
+    setenv("BSID_CUDA_DEVICE", "one", 1);
+    EXPECT_THROW(settings_from(cfg), std::invalid_argument);
+    setenv("BSID_CUDA_DEVICE", "4294967297", 1);
+    EXPECT_THROW(settings_from(cfg), std::invalid_argument);
+    unsetenv("BSID_CUDA_DEVICE");
+    setenv("BSID_CUDA_AB", "warp", 1);
+    EXPECT_THROW(settings_from(cfg), std::invalid_argument);
+    unsetenv("BSID_CUDA_AB");
+    setenv("BSID_CUDA_LOCAL_WINDOW", "0", 1);
+    EXPECT_THROW(settings_from(cfg), std::invalid_argument);
+    unsetenv("BSID_CUDA_LOCAL_WINDOW");
+    cfg.device = -1;
+    EXPECT_THROW(settings_from(cfg), std::invalid_argument);
+    cfg.device = 0;
+    cfg.local_window = -2;
+    EXPECT_THROW(settings_from(cfg), std::invalid_argument);
+}

@@ -1,0 +1,468 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The recursions of the CUDA backend: alpha and beta (eqn:alpha, eqn:beta,
+// eqn:alpha_norm) from G, the sums over D of gamma, one block or one warp
+// per frame and direction, in double in both precisions (their range: a
+// state the model makes unlikely, e.g. by a prior far against the sent
+// symbols, must not underflow; they cost a small part of the time); and the posteriors of each (frame, i) from the
+// lattice pass's partial sums (eqn:L). Steps and normalization from
+// model.h; the boundary conditions are the frame's start and end weights.
+
+#include "cuda_check.h"
+#include "kernel_launchers.h"
+#include "lattice_kernels.cuh"
+#include <gnuradio/bsid/core/model.h>
+#include <algorithm>
+#include <stdexcept>
+
+namespace bsid {
+namespace cuda {
+
+// Sum of one value per thread over the block (double accumulation): within
+// each warp by shuffles, then across the warps' sums, two barriers in all.
+// Every thread adds the warps' sums in the same order, so all get the same
+// result (the kernels' early returns depend on it). blockDim: a multiple of 32.
+__device__ double block_sum(double v, double* shared)
+{
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int nwarps = int(blockDim.x + 31) >> 5;
+    __syncthreads(); // the previous call's readers are done with shared
+    if (lane == 0) shared[warp] = v;
+    __syncthreads();
+    double r = 0;
+    for (int w = 0; w < nwarps; ++w) r += shared[w];
+    return r;
+}
+
+constexpr int ab_max_block = 512; // states per block on the fast path
+constexpr int ab_pad = 32;         // zeros on each side of the fast path's row (M_n <= 32)
+// the fast path's G in registers: up to EMAX values (8, 16 or 32) per thread
+
+/*
+ * Forward recursion over the window (eqn:alpha with eqn:alpha_norm):
+ * alpha_{i+1}(b) = sum_e alpha_i(b - d) G_i(e, b - d), one block per frame.
+ * Fast path (Mt <= blockDim, Mn <= 32): one state per thread, the row in
+ * shared memory, and the next index's G loaded while the sum is reduced.
+ */
+template <typename real, int EMAX>
+__device__ void alpha_pass(const launch_params<real>& p, int f, double* red, double* sh)
+{
+    if (p.status[f] != st_ok) return;
+    double* alpha = p.alpha + (long long)f * (p.N + 1) * p.Mt;
+    const int Mt = p.Mt, Mn = p.Mn, dlo = p.dlo;
+    const bool fast = Mt <= int(blockDim.x) && Mn <= EMAX;
+    double* logc = p.log_alpha_norm + (long long)f * (p.N + 1);
+    if (p.i0 == 0) {
+        // alpha_0: the frame's start weights (map_decoder::boundaries)
+        for (int b = threadIdx.x; b < Mt; b += blockDim.x) alpha[b] = p.start[(long long)f * Mt + b];
+        if (threadIdx.x == 0) logc[0] = 0.0;
+        __syncthreads();
+    }
+    double logsum = logc[p.i0]; // log C_i: the normalizers so far, summed
+    const int b = threadIdx.x;
+    // the fast path: the row in shared memory between 32 zeros on each side
+    // (no bounds tests), and which e give a state a = b - d inside [0, Mt)
+    double* row = sh + ab_pad;
+    unsigned live = 0;
+    for (int e = 0; e < EMAX; ++e) {
+        const int a = b - dlo - e;
+        if (e < Mn && b < Mt && a >= 0 && a < Mt) live |= 1u << e;
+    }
+    real g[EMAX];
+    auto load_g = [&](int iw) {
+        const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt + (b - dlo);
+#pragma unroll
+        for (int e = 0; e < EMAX; ++e) g[e] = ((live >> e) & 1u) ? G[(long long)e * (Mt - 1)] : real(0);
+    };
+    if (fast) {
+        for (int s = threadIdx.x; s < int(blockDim.x) + 2 * ab_pad; s += blockDim.x) {
+            const int t = s - ab_pad;
+            sh[s] = t >= 0 && t < Mt ? alpha[(long long)p.i0 * Mt + t] : 0.0;
+        }
+        load_g(0);
+        __syncthreads();
+    }
+    for (int iw = 0; iw < p.Wc; ++iw) {
+        const int i = p.i0 + iw;
+        double* an = alpha + (long long)(i + 1) * Mt;
+        double local = 0;
+        double s_fast = 0;
+        if (fast) {
+#pragma unroll
+            for (int e = 0; e < EMAX; ++e) s_fast += row[b - dlo - e] * g[e];
+            local = s_fast;
+            if (iw + 1 < p.Wc) load_g(iw + 1); // in flight during the reduction
+        } else {
+            const double* ai = alpha + (long long)i * Mt;
+            const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
+            for (int bb = threadIdx.x; bb < Mt; bb += blockDim.x) {
+                const double s = model::forward_sum<double>(
+                    bb, dlo, Mn, Mt, [&](int a) { return ai[a]; },
+                    [&](int e, int a) { return G[(long long)e * Mt + a]; });
+                an[bb] = s;
+                local += s;
+            }
+        }
+        const double sum = block_sum(local, red);
+        double inv = 0;
+        if (!model::normalizer(sum, inv)) {
+            if (threadIdx.x == 0) {
+                p.status[f] = st_alpha;
+                p.status_index[f] = i + 1;
+            }
+            return; // every thread sees the same sum
+        }
+        logsum += log(sum);
+        if (threadIdx.x == 0) logc[i + 1] = logsum;
+        if (fast) {
+            // block_sum's barriers: every thread has read sh for this index
+            if (b < Mt) {
+                const double v = s_fast * inv;
+                row[b] = v;
+                an[b] = v;
+            }
+        } else {
+            for (int bb = threadIdx.x; bb < Mt; bb += blockDim.x) an[bb] *= inv;
+        }
+        __syncthreads();
+    }
+    if (p.i0 + p.Wc == p.N && threadIdx.x == 0) {
+        // some path must end where the end weights allow
+        double s = 0;
+        const double* en = p.end + (long long)f * Mt;
+        for (int b = 0; b < Mt; ++b) s += double(alpha[(long long)p.N * Mt + b]) * double(en[b]);
+        if (!(s > 0)) {
+            p.status[f] = st_end;
+            p.status_index[f] = p.N;
+        } else {
+            p.log_lambda_end[f] = log(s);
+        }
+    }
+}
+
+/*
+ * Backward recursion over the window in reverse (eqn:beta):
+ * beta_i(a) = sum_e G_i(e, a) beta_{i+1}(a + d), normalized, one block per
+ * frame; the same fast path as alpha.
+ */
+template <typename real, int EMAX>
+__device__ void beta_pass(const launch_params<real>& p, int f, double* red, double* sh)
+{
+    if (p.status[f] != st_ok) return;
+    double* beta = p.beta + (long long)f * (p.N + 1) * p.Mt;
+    const int Mt = p.Mt, Mn = p.Mn, dlo = p.dlo;
+    const bool fast = Mt <= int(blockDim.x) && Mn <= EMAX;
+    double* logd = p.log_beta_norm + (long long)f * (p.N + 1);
+    if (p.i0 + p.Wc == p.N) {
+        // beta_N: the frame's end weights (map_decoder::boundaries)
+        double* bN = beta + (long long)p.N * Mt;
+        for (int a = threadIdx.x; a < Mt; a += blockDim.x) bN[a] = p.end[(long long)f * Mt + a];
+        if (threadIdx.x == 0) logd[p.N] = 0.0;
+        __syncthreads();
+    }
+    double logsum = logd[p.i0 + p.Wc]; // log D_{i+1}
+    const int a = threadIdx.x;
+    real g[EMAX];
+    auto load_g = [&](int iw) {
+        const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
+#pragma unroll
+        for (int e = 0; e < EMAX; ++e) {
+            g[e] = (e < Mn && a < Mt) ? G[(long long)e * Mt + a] : real(0);
+        }
+    };
+    double* row = sh + ab_pad; // as in alpha_pass: zeros on both sides
+    if (fast) {
+        const int top = p.i0 + p.Wc;
+        for (int s = threadIdx.x; s < int(blockDim.x) + 2 * ab_pad; s += blockDim.x) {
+            const int t = s - ab_pad;
+            sh[s] = t >= 0 && t < Mt ? beta[(long long)top * Mt + t] : 0.0;
+        }
+        load_g(p.Wc - 1);
+        __syncthreads();
+    }
+    for (int iw = p.Wc - 1; iw >= 0; --iw) {
+        const int i = p.i0 + iw;
+        double* bc = beta + (long long)i * Mt;
+        double local = 0;
+        double s_fast = 0;
+        if (fast) {
+#pragma unroll
+            for (int e = 0; e < EMAX; ++e) s_fast += g[e] * row[a + dlo + e];
+            local = s_fast;
+            if (iw > 0) load_g(iw - 1);
+        } else {
+            const double* bn = beta + (long long)(i + 1) * Mt;
+            const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
+            for (int aa = threadIdx.x; aa < Mt; aa += blockDim.x) {
+                const double s = model::backward_sum<double>(
+                    aa, dlo, Mn, Mt, [&](int b) { return bn[b]; },
+                    [&](int e, int a) { return G[(long long)e * Mt + a]; });
+                bc[aa] = s;
+                local += s;
+            }
+        }
+        const double bs = block_sum(local, red);
+        double inv = 0;
+        if (!model::normalizer(bs, inv)) {
+            if (threadIdx.x == 0) {
+                p.status[f] = st_beta;
+                p.status_index[f] = i;
+            }
+            return;
+        }
+        logsum += log(bs);
+        if (threadIdx.x == 0) logd[i] = logsum;
+        if (fast) {
+            if (a < Mt) {
+                const double v = s_fast * inv;
+                row[a] = v;
+                bc[a] = v;
+            }
+        } else {
+            for (int aa = threadIdx.x; aa < Mt; aa += blockDim.x) bc[aa] *= inv;
+        }
+        __syncthreads();
+    }
+}
+
+// alpha and beta of every frame: blockIdx.x is the frame; blockIdx.y picks
+// the direction when both run at once (global storage), else `which` does.
+template <typename real, int EMAX>
+__global__ void __launch_bounds__(ab_max_block) ab_kernel(launch_params<real> p, int which)
+{
+    extern __shared__ double red[]; // 32 doubles, then the fast path's row
+    double* sh = red + 32;
+    const int dir = gridDim.y == 2 ? int(blockIdx.y) : which;
+    if (dir == 0) {
+        alpha_pass<real, EMAX>(p, int(blockIdx.x), red, sh);
+    } else {
+        beta_pass<real, EMAX>(p, int(blockIdx.x), red, sh);
+    }
+}
+
+/*
+ * alpha and beta for M_tau <= 32 SPL states (SPL = 1 or 2, M_n <= EMAX): one warp per
+ * frame and direction, SPL states per lane, the row in shared memory
+ * between zeros. The warp synchronizes with __syncwarp alone, so a step has
+ * no block barrier: what bounds the one-frame latency (N steps in a row).
+ * The same recursions and normalization as alpha_pass and beta_pass.
+ */
+template <typename real, int EMAX, int SPL>
+__global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int which)
+{
+    __shared__ double rowbuf[2 * ab_pad + 32 * SPL];
+    const int f = blockIdx.x;
+    const bool fwd = (gridDim.y == 2 ? int(blockIdx.y) : which) == 0;
+    if (p.status[f] != st_ok) return;
+    const int Mt = p.Mt, Mn = p.Mn, dlo = p.dlo, lane = threadIdx.x;
+    double* rows = (fwd ? p.alpha : p.beta) + (long long)f * (p.N + 1) * Mt;
+    double* row = rowbuf + ab_pad;
+    for (int s = lane; s < 2 * ab_pad + 32 * SPL; s += 32) rowbuf[s] = 0.0;
+    __syncwarp();
+    // the first row: 0 forward (a one-hot at drift 0 for the frame's start),
+    // i0 + Wc backward (a one-hot at the frame's end drift for index N)
+    const int first = fwd ? p.i0 : p.i0 + p.Wc;
+    const bool init = fwd ? p.i0 == 0 : first == p.N;
+    // the logs of the normalizers, summed (log C_i forward, log D_i backward)
+    double* lognorm = (fwd ? p.log_alpha_norm : p.log_beta_norm) + (long long)f * (p.N + 1);
+    if (init && lane == 0) lognorm[first] = 0.0;
+    __syncwarp();
+    double logsum = lognorm[first];
+    const double* bound = (fwd ? p.start : p.end) + (long long)f * Mt; // map_decoder::boundaries
+#pragma unroll
+    for (int j = 0; j < SPL; ++j) {
+        const int b = lane + 32 * j;
+        if (b >= Mt) continue;
+        double v;
+        if (init) {
+            v = bound[b];
+            rows[(long long)first * Mt + b] = v;
+        } else {
+            v = rows[(long long)first * Mt + b];
+        }
+        row[b] = v;
+    }
+    // which loads of G are inside the states, per state of this lane
+    unsigned live[SPL];
+#pragma unroll
+    for (int j = 0; j < SPL; ++j) {
+        const int b = lane + 32 * j;
+        live[j] = 0;
+        for (int e = 0; e < EMAX; ++e) {
+            const int a = fwd ? b - dlo - e : b;
+            if (e < Mn && b < Mt && a >= 0 && a < Mt) live[j] |= 1u << e;
+        }
+    }
+    real g[SPL][EMAX];
+    auto load_g = [&](int iw) {
+        const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
+#pragma unroll
+        for (int j = 0; j < SPL; ++j) {
+            const int b = lane + 32 * j;
+#pragma unroll
+            for (int e = 0; e < EMAX; ++e) {
+                g[j][e] = ((live[j] >> e) & 1u) ? G[(long long)e * Mt + (fwd ? b - dlo - e : b)] : real(0);
+            }
+        }
+    };
+    load_g(fwd ? 0 : p.Wc - 1);
+    __syncwarp();
+    for (int step = 0; step < p.Wc; ++step) {
+        const int iw = fwd ? step : p.Wc - 1 - step;
+        const int i = p.i0 + iw;
+        double s[SPL];
+        double local = 0;
+#pragma unroll
+        for (int j = 0; j < SPL; ++j) {
+            const int b = lane + 32 * j;
+            s[j] = 0.0;
+#pragma unroll
+            for (int e = 0; e < EMAX; ++e) s[j] += (fwd ? row[b - dlo - e] : row[b + dlo + e]) * g[j][e];
+            local += s[j];
+        }
+        if (step + 1 < p.Wc) load_g(fwd ? iw + 1 : iw - 1); // in flight from here on
+        const double sum = warp_sum(local); // the same in every lane
+        double inv = 0;
+        if (!model::normalizer(sum, inv)) {
+            if (lane == 0) {
+                p.status[f] = fwd ? st_alpha : st_beta;
+                p.status_index[f] = fwd ? i + 1 : i;
+            }
+            return;
+        }
+        const int to = fwd ? i + 1 : i;
+        logsum += log(sum);
+        if (lane == 0) lognorm[to] = logsum;
+        __syncwarp(); // every lane has read the row
+#pragma unroll
+        for (int j = 0; j < SPL; ++j) {
+            const int b = lane + 32 * j;
+            if (b < Mt) {
+                const double v = s[j] * inv;
+                row[b] = v;
+                rows[(long long)to * Mt + b] = v;
+            }
+        }
+        __syncwarp(); // the new row is visible to every lane
+    }
+    if (fwd && p.i0 + p.Wc == p.N) {
+        // some path must end where the end weights allow
+        const double* en = p.end + (long long)f * Mt;
+        double s = 0;
+        for (int b = lane; b < Mt; b += 32) s += double(row[b]) * double(en[b]);
+        s = warp_sum(s);
+        if (lane == 0 && !(s > 0)) {
+            p.status[f] = st_end;
+            p.status_index[f] = p.N;
+        } else if (lane == 0) {
+            p.log_lambda_end[f] = log(s);
+        }
+    }
+}
+
+/*
+ * The posteriors of one (frame, i) per block (eqn:L, eqn:sigma): the sums
+ * of the warps' partial L in a fixed order, normalized.
+ */
+template <typename real>
+__global__ void finish_kernel(launch_params<real> p)
+{
+    extern __shared__ double red[];
+    const int fi = blockIdx.x;
+    const int f = fi / p.Wc;
+    const int iw = fi - f * p.Wc;
+    if (p.status[f] != st_ok) return;
+    const int i = p.i0 + iw;
+    const real* Lp = p.Lpart + ((long long)f * p.W + iw) * p.nwarps * p.q;
+    real* out = p.post + ((long long)f * p.N + i) * p.q;
+    // the prior, left out of the lattice pass, multiplies L here in double:
+    // a prior far below the float range is not a hard zero
+    const double* prior = p.prior_exact && p.has_prior[f] ? p.prior_exact + ((long long)f * p.N + i) * p.q
+                                                          : nullptr;
+    auto L = [&](int D) {
+        double s = 0;
+        for (int w = 0; w < p.nwarps; ++w) s += double(Lp[(long long)w * p.q + D]);
+        return prior ? s * prior[D] : s;
+    };
+    double total = 0;
+    for (int D = threadIdx.x; D < p.q; D += blockDim.x) total += L(D);
+    const double ls = block_sum(total, red);
+    double inv = 0;
+    if (!model::normalizer(ls, inv)) {
+        if (threadIdx.x == 0) {
+            p.status[f] = st_beta;
+            p.status_index[f] = i;
+        }
+        return;
+    }
+    // normalized in double, then stored in the decoder's precision, or in
+    // double for a frame with priors (post_d): its range is the priors'; a
+    // frame without gets the same output in any batch
+    if (prior && p.post_d) {
+        double* od = p.post_d + ((long long)f * p.N + i) * p.q;
+        for (int D = threadIdx.x; D < p.q; D += blockDim.x) od[D] = L(D) * inv;
+    } else {
+        for (int D = threadIdx.x; D < p.q; D += blockDim.x) out[D] = real(L(D) * inv);
+    }
+}
+
+template <typename real>
+void launch_recursion(const launch_params<real>& p, int which, bool warp, int ab_block)
+{
+    const dim3 grid(unsigned(p.F), which == 2 ? 2u : 1u);
+    const int emax = p.Mn <= 8 ? 8 : p.Mn <= 16 ? 16 : 32;
+    const int spl = (p.Mt + 31) / 32; // states per lane
+    const size_t shared = sizeof(double) * (32 + size_t(ab_block) + 2 * ab_pad);
+    if (warp && spl <= 2) {
+        // one warp per frame up to 64 states (1 or 2 per lane); beyond, the
+        // block kernels are as fast (S500: 2.6 against 2.7 us per frame)
+        switch (emax * 10 + spl) {
+        case 81: ab_warp_kernel<real, 8, 1><<<grid, 32>>>(p, which); break;
+        case 82: ab_warp_kernel<real, 8, 2><<<grid, 32>>>(p, which); break;
+        case 161: ab_warp_kernel<real, 16, 1><<<grid, 32>>>(p, which); break;
+        case 162: ab_warp_kernel<real, 16, 2><<<grid, 32>>>(p, which); break;
+        case 321: ab_warp_kernel<real, 32, 1><<<grid, 32>>>(p, which); break;
+        case 322: ab_warp_kernel<real, 32, 2><<<grid, 32>>>(p, which); break;
+        default: throw std::logic_error("map_decoder(cuda): no warp recursion for this shape");
+        }
+    } else if (emax == 8) {
+        ab_kernel<real, 8><<<grid, ab_block, shared>>>(p, which);
+    } else if (emax == 16) {
+        ab_kernel<real, 16><<<grid, ab_block, shared>>>(p, which);
+    } else {
+        ab_kernel<real, 32><<<grid, ab_block, shared>>>(p, which);
+    }
+    BSID_CUDA(cudaGetLastError());
+}
+
+template <typename real>
+void launch_finish(const launch_params<real>& p)
+{
+    const int block = int(std::min<size_t>(256, (size_t(p.q) + 31) / 32 * 32));
+    finish_kernel<real><<<unsigned(p.F * p.Wc), block, sizeof(double) * 32>>>(p);
+    BSID_CUDA(cudaGetLastError());
+}
+
+template <typename real>
+int ab_block_limit()
+{
+    cudaFuncAttributes fa{};
+    BSID_CUDA(cudaFuncGetAttributes(&fa, ab_kernel<real, 32>));
+    return std::min(fa.maxThreadsPerBlock, ab_max_block);
+}
+
+template void launch_recursion<float>(const launch_params<float>&, int, bool, int);
+template void launch_recursion<double>(const launch_params<double>&, int, bool, int);
+template void launch_finish<float>(const launch_params<float>&);
+template void launch_finish<double>(const launch_params<double>&);
+template int ab_block_limit<float>();
+template int ab_block_limit<double>();
+
+} // namespace cuda
+} // namespace bsid
