@@ -419,13 +419,11 @@ constexpr double occupancy_floor = 1e-30;
 
 } // namespace
 
-drift_range boundary_limits(long long N, int n, double Pi, double Pd, double Pr)
+namespace {
+
+// The limits rule of boundary_limits on a computed occupancy measure.
+drift_range boundary_rule(const drift_measure& mu, double lost, double Pr)
 {
-    check_limits_args(N, n);
-    channel_params(Pi, Pd, 0.0);
-    check_Pr(Pr);
-    double lost = 0.0;
-    const drift_measure mu = occupancy(N, n, Pi, Pd, occupancy_floor * Pr / double(N + 1), lost);
     auto at = [&](long long m) -> double {
         const long long k = m - mu.lo;
         return k >= 0 && k < (long long)mu.v.size() ? mu.v[size_t(k)] : 0.0;
@@ -453,16 +451,26 @@ drift_range boundary_limits(long long N, int n, double Pi, double Pd, double Pr)
     return drift_range{ int(lo), int(hi) };
 }
 
-drift_range corridor_limits(long long N, int n, double Pi, double Pd, double Pr)
+// One step of the corridor's greedy widening: the corridor, and N times its exit probability.
+struct corridor_step {
+    drift_range r;
+    real excluded;
+};
+
+/*
+ * The corridor's greedy widening from [0, 0] (corridor_limits), every step
+ * kept, until N P(exit) < Pr: the rule's sequence does not depend on Pr, so
+ * one walk serves every budget down to Pr.
+ */
+std::vector<corridor_step> corridor_walk(long long N, int n, double Pi, double Pd, double Pr)
 {
-    check_limits_args(N, n);
-    channel_params(Pi, Pd, 0.0);
-    check_Pr(Pr);
-    const real budget = real(Pr) / real(N);
+    std::vector<corridor_step> steps;
+    const real budget = real(Pr);
     int lo = 0, hi = 0;
     real up = 0, down = 0;
     corridor_exit(n, Pi, Pd, lo, hi, up, down);
-    while (up + down >= budget) {
+    steps.push_back({ { lo, hi }, (up + down) * real(N) });
+    while (steps.back().excluded >= budget) {
         // widen the side that loses more (a tie widens the lower side); a
         // corridor reaching -n cannot be left downwards
         if (down >= up && lo > -n) {
@@ -472,8 +480,38 @@ drift_range corridor_limits(long long N, int n, double Pi, double Pd, double Pr)
         }
         if (hi - lo > 1 << 20) break; // unreachable for a valid channel and Pr
         corridor_exit(n, Pi, Pd, lo, hi, up, down);
+        steps.push_back({ { lo, hi }, (up + down) * real(N) });
     }
-    return drift_range{ lo, hi };
+    return steps;
+}
+
+// The first step of a walk that leaves out less than Pr (the last one if none does).
+const corridor_step& first_below(const std::vector<corridor_step>& walk, double Pr)
+{
+    for (const auto& st : walk) {
+        if (st.excluded < real(Pr)) return st;
+    }
+    return walk.back();
+}
+
+} // namespace
+
+drift_range boundary_limits(long long N, int n, double Pi, double Pd, double Pr)
+{
+    check_limits_args(N, n);
+    channel_params(Pi, Pd, 0.0);
+    check_Pr(Pr);
+    double lost = 0.0;
+    const drift_measure mu = occupancy(N, n, Pi, Pd, occupancy_floor * Pr / double(N + 1), lost);
+    return boundary_rule(mu, lost, Pr);
+}
+
+drift_range corridor_limits(long long N, int n, double Pi, double Pd, double Pr)
+{
+    check_limits_args(N, n);
+    channel_params(Pi, Pd, 0.0);
+    check_Pr(Pr);
+    return first_below(corridor_walk(N, n, Pi, Pd, Pr), Pr).r;
 }
 
 limits_exclusion excluded_mass(long long N, int n, double Pi, double Pd, const drift_range& mtau,
@@ -513,16 +551,20 @@ decoder_limits compute_decoder_limits(long long N, int n, double Pi, double Pd, 
      * n M_n - m_n^- (m_n^- - 1) / 2, times M_tau rounded up to whole groups
      * of limits_state_group states (the CUDA backend computes states in
      * warps of 32: one state past a multiple of 32 costs a whole warp).
+     * The corridor's greedy walk and the occupancy measure do not depend on
+     * the budget: each is computed once (the measure with the floor of the
+     * smallest budget the boundaries can get, Pr/2).
      */
+    const auto walk = corridor_walk(N, n, Pi, Pd, std::ldexp(Pr, -limits_split_steps));
+    double lost = 0.0;
+    const drift_measure mu = occupancy(N, n, Pi, Pd, occupancy_floor * (Pr / 2) / double(N + 1), lost);
     decoder_limits best;
     double best_work = 0;
     for (int k = 1; k <= limits_split_steps; ++k) {
+        const corridor_step& c = first_below(walk, std::ldexp(Pr, -k));
         decoder_limits L;
-        L.mn = corridor_limits(N, n, Pi, Pd, std::ldexp(Pr, -k));
-        real up = 0, down = 0;
-        corridor_exit(n, Pi, Pd, L.mn.lo, L.mn.hi, up, down);
-        const double left = Pr - double((up + down) * real(N));
-        L.mtau = boundary_limits(N, n, Pi, Pd, left);
+        L.mn = c.r;
+        L.mtau = boundary_rule(mu, lost, Pr - double(c.excluded));
         const double lo = L.mn.lo;
         const double groups = std::ceil(double(L.mtau.size()) / limits_state_group);
         const double work = groups * (double(n) * L.mn.size() - lo * (lo - 1) / 2);
@@ -530,7 +572,6 @@ decoder_limits compute_decoder_limits(long long N, int n, double Pi, double Pd, 
             best = L;
             best_work = work;
         }
-        if (L.mn.lo == -n && up == 0) break; // the corridor cannot shrink any further
     }
     return best;
 }

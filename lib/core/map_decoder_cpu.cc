@@ -389,7 +389,7 @@ private:
             }
             for (int a = 0; a < Mt; ++a) ws.beta_cur[size_t(a)] *= inv;
             double* out = post + size_t(i) * Q;
-            for (int D = 0; D < Q; ++D) out[D] = ws.L[size_t(D)] * linv;
+            for (int D = 0; D < Q; ++D) out[D] = ws.L[size_t(D)] / ls; // a certain symbol gets exactly 1
             std::swap(ws.beta_next, ws.beta_cur);
         }
         return res;

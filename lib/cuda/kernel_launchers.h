@@ -36,6 +36,10 @@ void launch_pack(const uint8_t* bits, const long long* offset, const long long* 
 template <typename real>
 void launch_recursion(const launch_params<real>& p, int which, bool warp, int ab_block);
 
+//! The normalizers' logs, summed: alpha's (which = 0, after the forward pass) or beta's over the window (1).
+template <typename real>
+void launch_norm_scan(const launch_params<real>& p, int which);
+
 //! The posteriors of every (frame, i) of the window, from the partial sums of pass_L.
 template <typename real>
 void launch_finish(const launch_params<real>& p);

@@ -61,10 +61,11 @@ struct launch_params {
     const unsigned long long* packed; // per frame: 64 bits of padding, then its bits
     const long long* packed_offset;   // per frame: its first word
     double* beta;             // F x (N + 1) x Mt (double in both precisions)
-    // The normalizers of alpha and beta, as sums of logs: log_alpha_norm(f, i)
+    // The normalizers of alpha and beta, as sums of base-2 logs (the
+    // recursions store them raw, norm_scan_kernel sums them): log_alpha_norm(f, i)
     // = log C_i (C_i: the product of alpha's normalizers up to i),
     // log_beta_norm(f, i) = log D_i (beta's from i to N - 1), and
-    // log_lambda_end(f) = log sum_m alpha_N(m) beta_N(m). Together they give
+    // log_lambda_end(f) = log2 sum_m alpha_N(m) beta_N(m). Together they give
     // the scale of index i's sum of alpha gamma beta (eqn:L),
     //   Lambda_i = C_N lambda_N / (C_i D_{i+1}),
     // which pass_L divides out, so that its products stay near 1 in float
@@ -98,7 +99,7 @@ __device__ __forceinline__ double lattice_pass_L_scale(const launch_params<real>
 {
     const double* lc = p.log_alpha_norm + (long long)f * (p.N + 1);
     const double* ld = p.log_beta_norm + (long long)f * (p.N + 1);
-    return exp(lc[i] + ld[i + 1] - lc[p.N] - p.log_lambda_end[f]);
+    return exp2(lc[i] + ld[i + 1] - lc[p.N] - p.log_lambda_end[f]);
 }
 
 // Sum over the lanes of a warp; every lane gets it.

@@ -400,6 +400,10 @@ private:
         auto recursion = [&](int which, stage_clock::stage st) {
             clock.begin();
             launch_recursion(p, which, d_ab_warp, d_ab_block);
+            // the normalizers' logs for pass L: alpha's once the forward pass
+            // is complete, beta's for the window just done
+            if (which == 2 || (which == 0 && p.i0 + p.Wc == Nn)) launch_norm_scan(p, 0);
+            if (which != 0) launch_norm_scan(p, 1);
             clock.end(st);
         };
         if (!recompute) {

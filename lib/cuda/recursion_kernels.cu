@@ -57,14 +57,12 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, dou
     double* alpha = p.alpha + (long long)f * (p.N + 1) * p.Mt;
     const int Mt = p.Mt, Mn = p.Mn, dlo = p.dlo;
     const bool fast = Mt <= int(blockDim.x) && Mn <= EMAX;
-    double* logc = p.log_alpha_norm + (long long)f * (p.N + 1);
+    double* norm = p.log_alpha_norm + (long long)f * (p.N + 1); // raw until norm_scan_kernel
     if (p.i0 == 0) {
         // alpha_0: the frame's start weights (map_decoder::boundaries)
         for (int b = threadIdx.x; b < Mt; b += blockDim.x) alpha[b] = p.start[(long long)f * Mt + b];
-        if (threadIdx.x == 0) logc[0] = 0.0;
         __syncthreads();
     }
-    double logsum = logc[p.i0]; // log C_i: the normalizers so far, summed
     const int b = threadIdx.x;
     // the fast path: the row in shared memory between 32 zeros on each side
     // (no bounds tests), and which e give a state a = b - d inside [0, Mt)
@@ -118,8 +116,7 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, dou
             }
             return; // every thread sees the same sum
         }
-        logsum += log(sum);
-        if (threadIdx.x == 0) logc[i + 1] = logsum;
+        if (threadIdx.x == 0) norm[i + 1] = sum;
         if (fast) {
             // block_sum's barriers: every thread has read sh for this index
             if (b < Mt) {
@@ -141,7 +138,7 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, dou
             p.status[f] = st_end;
             p.status_index[f] = p.N;
         } else {
-            p.log_lambda_end[f] = log(s);
+            p.log_lambda_end[f] = log2(s);
         }
     }
 }
@@ -158,15 +155,13 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, doub
     double* beta = p.beta + (long long)f * (p.N + 1) * p.Mt;
     const int Mt = p.Mt, Mn = p.Mn, dlo = p.dlo;
     const bool fast = Mt <= int(blockDim.x) && Mn <= EMAX;
-    double* logd = p.log_beta_norm + (long long)f * (p.N + 1);
+    double* norm = p.log_beta_norm + (long long)f * (p.N + 1); // raw until norm_scan_kernel
     if (p.i0 + p.Wc == p.N) {
         // beta_N: the frame's end weights (map_decoder::boundaries)
         double* bN = beta + (long long)p.N * Mt;
         for (int a = threadIdx.x; a < Mt; a += blockDim.x) bN[a] = p.end[(long long)f * Mt + a];
-        if (threadIdx.x == 0) logd[p.N] = 0.0;
         __syncthreads();
     }
-    double logsum = logd[p.i0 + p.Wc]; // log D_{i+1}
     const int a = threadIdx.x;
     real g[EMAX];
     auto load_g = [&](int iw) {
@@ -216,8 +211,7 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, doub
             }
             return;
         }
-        logsum += log(bs);
-        if (threadIdx.x == 0) logd[i] = logsum;
+        if (threadIdx.x == 0) norm[i] = bs;
         if (fast) {
             if (a < Mt) {
                 const double v = s_fast * inv;
@@ -269,11 +263,8 @@ __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int 
     // i0 + Wc backward (a one-hot at the frame's end drift for index N)
     const int first = fwd ? p.i0 : p.i0 + p.Wc;
     const bool init = fwd ? p.i0 == 0 : first == p.N;
-    // the logs of the normalizers, summed (log C_i forward, log D_i backward)
-    double* lognorm = (fwd ? p.log_alpha_norm : p.log_beta_norm) + (long long)f * (p.N + 1);
-    if (init && lane == 0) lognorm[first] = 0.0;
-    __syncwarp();
-    double logsum = lognorm[first];
+    // each step's normalizer, raw until norm_scan_kernel
+    double* norm = (fwd ? p.log_alpha_norm : p.log_beta_norm) + (long long)f * (p.N + 1);
     const double* bound = (fwd ? p.start : p.end) + (long long)f * Mt; // map_decoder::boundaries
 #pragma unroll
     for (int j = 0; j < SPL; ++j) {
@@ -337,8 +328,7 @@ __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int 
             return;
         }
         const int to = fwd ? i + 1 : i;
-        logsum += log(sum);
-        if (lane == 0) lognorm[to] = logsum;
+        if (lane == 0) norm[to] = sum;
         __syncwarp(); // every lane has read the row
 #pragma unroll
         for (int j = 0; j < SPL; ++j) {
@@ -361,9 +351,44 @@ __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int 
             p.status[f] = st_end;
             p.status_index[f] = p.N;
         } else if (lane == 0) {
-            p.log_lambda_end[f] = log(s);
+            p.log_lambda_end[f] = log2(s);
         }
     }
+}
+
+/*
+ * The recursions store each step's normalizer as it is (one store: no log
+ * on their critical path); this turns them into the sums of base-2 logs of
+ * launch_params::log_alpha_norm, one warp per frame. which = 0: alpha's, prefix sums over all N steps (after the forward
+ * pass); which = 1: beta's over the window [i0, i0 + Wc), suffix sums
+ * continuing from index i0 + Wc (after each backward window).
+ */
+template <typename real>
+__global__ void __launch_bounds__(32) norm_scan_kernel(launch_params<real> p, int which)
+{
+    const int f = blockIdx.x, lane = threadIdx.x;
+    if (p.status[f] != st_ok) return;
+    double* v = (which == 0 ? p.log_alpha_norm : p.log_beta_norm) + (long long)f * (p.N + 1);
+    const bool fwd = which == 0;
+    const int count = fwd ? p.N : p.Wc;
+    const int top = p.i0 + p.Wc;
+    // k-th term in the order of summation: alpha from index 1 up, beta from top - 1 down
+    auto at = [&](int k) { return fwd ? 1 + k : top - 1 - k; };
+    const double base = fwd || top == p.N ? 0.0 : v[top]; // C_0 = 1, D_N = 1
+    // the logs in parallel, then summed by one lane in a fixed order (from
+    // index 1 up, from N - 1 down), so that the sums do not depend on how the
+    // windows cut the frame: global and local storage stay bit-identical
+    for (int k = lane; k < count; k += 32) v[at(k)] = log2(v[at(k)]);
+    __syncwarp();
+    if (lane == 0) {
+        double run = base;
+        for (int k = 0; k < count; ++k) {
+            run += v[at(k)];
+            v[at(k)] = run;
+        }
+    }
+    if (lane == 0 && fwd) v[0] = 0.0;
+    if (lane == 0 && !fwd && top == p.N) v[p.N] = 0.0;
 }
 
 /*
@@ -406,9 +431,9 @@ __global__ void finish_kernel(launch_params<real> p)
     // frame without gets the same output in any batch
     if (prior && p.post_d) {
         double* od = p.post_d + ((long long)f * p.N + i) * p.q;
-        for (int D = threadIdx.x; D < p.q; D += blockDim.x) od[D] = L(D) * inv;
+        for (int D = threadIdx.x; D < p.q; D += blockDim.x) od[D] = L(D) / ls;
     } else {
-        for (int D = threadIdx.x; D < p.q; D += blockDim.x) out[D] = real(L(D) * inv);
+        for (int D = threadIdx.x; D < p.q; D += blockDim.x) out[D] = real(L(D) / ls);
     }
 }
 
@@ -442,6 +467,13 @@ void launch_recursion(const launch_params<real>& p, int which, bool warp, int ab
 }
 
 template <typename real>
+void launch_norm_scan(const launch_params<real>& p, int which)
+{
+    norm_scan_kernel<real><<<unsigned(p.F), 32>>>(p, which);
+    BSID_CUDA(cudaGetLastError());
+}
+
+template <typename real>
 void launch_finish(const launch_params<real>& p)
 {
     const int block = int(std::min<size_t>(256, (size_t(p.q) + 31) / 32 * 32));
@@ -459,6 +491,8 @@ int ab_block_limit()
 
 template void launch_recursion<float>(const launch_params<float>&, int, bool, int);
 template void launch_recursion<double>(const launch_params<double>&, int, bool, int);
+template void launch_norm_scan<float>(const launch_params<float>&, int);
+template void launch_norm_scan<double>(const launch_params<double>&, int);
 template void launch_finish<float>(const launch_params<float>&);
 template void launch_finish<double>(const launch_params<double>&);
 template int ab_block_limit<float>();
