@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <random>
 
 using namespace bsid;
@@ -332,4 +333,68 @@ TEST(map_decoder, published_state_space_and_cells)
     EXPECT_EQ(dec->limits().mtau, (drift_range{ -63, 64 }));
     EXPECT_EQ(dec->limits().mn, (drift_range{ -7, 8 }));
     EXPECT_DOUBLE_EQ(dec->cells_per_frame(), 500.0 * 16 * 128 * 100);
+}
+
+TEST(map_decoder, log_priors_at_full_range)
+{
+    // log-domain priors: the same posteriors as the probabilities they stand
+    // for (any constant per row), against the brute force on tiny codes, and
+    // a log-prior ratio of 200 (1e-87, below float's range) not a hard zero
+    std::mt19937_64 rng(test_seed() + 21);
+    for (int trial = 0; trial < 20; ++trial) {
+        tiny_case tc = random_case(rng, true);
+        const int q = tc.cb.q();
+        std::vector<double> lp(tc.priors.size());
+        for (size_t k = 0; k < lp.size(); ++k) lp[k] = std::log(tc.priors[k]) + double(k / size_t(q)) * 7.0;
+        // one symbol per row 200 below the others, in both forms
+        for (int i = 0; i < tc.N; ++i) {
+            lp[size_t(i) * q] -= 200.0;
+            tc.priors[size_t(i) * q] *= std::exp(-200.0);
+        }
+        const auto ref = brute_force_app(tc, nullptr);
+        decoder_config cfg(tc.cb, tc.ch, tc.N);
+        cfg.backend = backend_kind::cpu;
+        const int rho = int(tc.y.size()), tau = tc.N * tc.cb.n();
+        cfg.mtau = drift_range{ -tau, rho };
+        cfg.mn = drift_range{ -tc.cb.n(), rho };
+        for (auto p : { precision_kind::dual, precision_kind::single }) {
+            cfg.precision = p;
+            auto dec = map_decoder::make(cfg);
+            std::vector<double> post(ref.size());
+            const auto r = dec->decode({ tc.y.data(), tc.y.size(), lp.data(), true }, post.data());
+            ASSERT_TRUE(r.ok()) << r.reason;
+            EXPECT_LT(max_abs_diff(post, ref), p == precision_kind::dual ? 1e-9 : 1e-4) << trial;
+            for (int i = 0; i < tc.N; ++i) {
+                const double want = ref[size_t(i) * q];
+                if (want > 0) {
+                    // relative, far below 1e-38 in float too
+                    EXPECT_NEAR(post[size_t(i) * q] / want, 1.0, p == precision_kind::dual ? 1e-9 : 1e-4)
+                        << trial << " " << i;
+                }
+            }
+        }
+    }
+    // -inf is a zero prior; NaN, +inf and a row of -inf are refused with the entry named
+    const codebook cb(3, { { 0, 7 } });
+    decoder_config cfg(cb, channel_params(0.01, 0.01, 0), 2);
+    cfg.backend = backend_kind::cpu;
+    auto dec = map_decoder::make(cfg);
+    const std::vector<uint8_t> y = { 1, 1, 1, 0, 0, 0 };
+    std::vector<double> post(4);
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<double> lp = { 0, -inf, -3, 2 };
+    ASSERT_TRUE(dec->decode({ y.data(), y.size(), lp.data(), true }, post.data()).ok());
+    EXPECT_EQ(post[1], 0.0);
+    EXPECT_EQ(post[0], 1.0);
+    auto refused = [&](std::vector<double> v, const char* fragment) {
+        try {
+            dec->decode({ y.data(), y.size(), v.data(), true }, post.data());
+            ADD_FAILURE() << "no exception for " << fragment;
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+        }
+    };
+    refused({ 0, NAN, 0, 0 }, "log priors[0][1] = nan");
+    refused({ 0, 0, inf, 0 }, "log priors[1][0] = inf");
+    refused({ 0, 0, -inf, -inf }, "log priors row 1 is -inf everywhere");
 }

@@ -17,10 +17,12 @@
 //    alpha gamma beta over each warp's states (eqn:L). The register kernels
 //    (lattice_kernel_reg.cuh) do a cell in two multiply-adds; the general one
 //    (below) takes any corridor and codeword length;
-//  - ab_kernel: one block per frame and direction runs the forward (eqn:alpha,
-//    eqn:alpha_norm) or backward (eqn:beta) recursion over the window,
-//    synchronized by barriers (no limit on M_tau); with global storage both
-//    directions run at once;
+//  - ab_kernel (ab_warp_kernel up to 64 states): one block (warp) per frame
+//    and direction runs the forward (eqn:alpha, eqn:alpha_norm) or backward
+//    (eqn:beta) recursion over the window in double, synchronized by barriers
+//    (no limit on M_tau); with global storage both directions run at once;
+//    norm_scan_kernel then sums the logs of their normalizers, which set the
+//    scale of pass L's products;
 //  - finish_kernel: the posteriors of each (frame, i), normalized (eqn:sigma).
 // Global storage keeps G for the whole frame (one window of N indices); local
 // storage keeps windows of W < N indices and makes G again for the backward
