@@ -24,6 +24,11 @@
 
 #if defined(__CUDACC__)
 #define BSID_HD __host__ __device__ __forceinline__
+#elif defined(__GNUC__)
+// always inlined: the CPU lattice calls the cells inside vectorized loops of
+// functions compiled once per instruction set (target_clones), where a call
+// would stop the vectorization
+#define BSID_HD inline __attribute__((always_inline))
 #else
 #define BSID_HD inline
 #endif
