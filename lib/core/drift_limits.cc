@@ -164,6 +164,47 @@ void check_Pr(double Pr)
     }
 }
 
+/*
+ * The limits rule of docs/design.md section 4, on a measure at(m) that is 0
+ * outside its support and decreases outwards beyond rule 1's range:
+ *  1. from `start`, step outwards on each side while at(m) >= Pr/2;
+ *  2. while the excluded mass (the tails summed outwards, plus `lost`) is
+ *     >= Pr, widen the side whose next value is larger (a tie widens the
+ *     lower side).
+ * The tails are summed directly, not as 1 - the mass kept, so that they stay
+ * accurate for Pr far below the epsilon; a tail stops at a zero term or one
+ * below `negligible` of its sum.
+ */
+template <typename V, typename At>
+drift_range limits_rule(const At& at, long long start, V Pr, V lost)
+{
+    const V half = Pr / 2;
+    long long lo = start, hi = start;
+    while (at(hi + 1) >= half) ++hi;
+    while (at(lo - 1) >= half) --lo;
+    auto tail = [&](long long from, int step) {
+        V sum = 0;
+        for (long long m = from;; m += step) {
+            const V v = at(m);
+            sum += v;
+            if (v == V(0) || v < V(negligible) * sum) return sum;
+        }
+    };
+    V upper = tail(hi + 1, +1), lower = tail(lo - 1, -1);
+    while (upper + lower + lost >= Pr) {
+        const V below = at(lo - 1), above = at(hi + 1);
+        if (below == V(0) && above == V(0)) break; // only rounding (or dropped mass) is left
+        if (below >= above) {
+            --lo;
+            lower = std::max(V(0), lower - below);
+        } else {
+            ++hi;
+            upper = std::max(V(0), upper - above);
+        }
+    }
+    return drift_range{ int(lo), int(hi) };
+}
+
 } // namespace
 
 double drift_pdf(long long T, double Pi, double Pd, long long m)
@@ -189,49 +230,16 @@ drift_range drift_limits(long long T, double Pi, double Pd, double Pr)
 {
     drift_pdf_eval phi(T, Pi, Pd);
     check_Pr(Pr);
-    const real half = real(Pr) / 2;
-
-    // Rule 1: start at drift 0, or at the mode when phi(0) < Pr/2.
+    // Rule 1 starts at drift 0, or at the mode when phi(0) < Pr/2.
     long long start = 0;
-    if (phi(0) < half) {
+    if (phi(0) < real(Pr) / 2) {
         start = std::llround(double(phi.mean()));
         start = std::max(start, -T);
         while (phi(start + 1) > phi(start)) ++start;
         while (start > -T && phi(start - 1) > phi(start)) --start;
     }
-    long long lo = start, hi = start;
-    while (phi(hi + 1) >= half) ++hi;
-    while (lo > -T && phi(lo - 1) >= half) --lo;
-
-    // Rule 2: widen while the excluded mass is >= Pr. The tails are summed
-    // directly; beyond [lo, hi] phi decreases outwards.
-    real upper = 0.0L;
-    for (long long m = hi + 1;; ++m) {
-        const real v = phi(m);
-        upper += v;
-        if (v == 0.0L || v < negligible * upper) break;
-    }
-    real lower = 0.0L;
-    for (long long m = lo - 1; m >= -T; --m) {
-        const real v = phi(m);
-        lower += v;
-        if (v == 0.0L || v < negligible * lower) break;
-    }
-    while (upper + lower >= real(Pr)) {
-        const real below = lo > -T ? phi(lo - 1) : 0.0L;
-        const real above = phi(hi + 1);
-        if (below == 0.0L && above == 0.0L) {
-            break; // nothing left to include: the tails were all rounding
-        }
-        if (below >= above) {
-            --lo;
-            lower = std::max(0.0L, lower - below);
-        } else {
-            ++hi;
-            upper = std::max(0.0L, upper - above);
-        }
-    }
-    return drift_range{ int(lo), int(hi) };
+    // phi is 0 below -T (no more deletions than bits): the rule stops there
+    return limits_rule<real>([&](long long m) { return phi(m); }, start, real(Pr), 0.0L);
 }
 
 double codeword_exclusion(double Pr, long long N)
@@ -329,27 +337,23 @@ drift_measure occupancy(long long N, int n, double Pi, double Pd, double floor, 
             if (m > 100000) break; // unreachable for valid channels
         }
     }
-    std::function<std::pair<drift_measure, drift_measure>(long long)> S =
-        [&](long long M) -> std::pair<drift_measure, drift_measure> {
-        if (M == 0) return { drift_measure{}, drift_measure{ 0, { 1.0 } } };
-        if (M % 2 == 1) {
-            auto r = S(M - 1);
-            drift_measure sum = add(r.first, r.second);
-            drift_measure pw = convolve(r.second, k);
-            double l = 0.0;
-            trim(sum, floor, l);
-            trim(pw, floor, l);
-            lost += l * double(N + 1);
-            return { std::move(sum), std::move(pw) };
-        }
-        auto r = S(M / 2);
-        drift_measure sum = add(r.first, convolve(r.second, r.first));
-        drift_measure pw = convolve(r.second, r.second);
+    // a (sum, power) pair with the ends of both trimmed
+    auto trimmed = [&](drift_measure sum, drift_measure pw) {
         double l = 0.0;
         trim(sum, floor, l);
         trim(pw, floor, l);
         lost += l * double(N + 1);
-        return { std::move(sum), std::move(pw) };
+        return std::make_pair(std::move(sum), std::move(pw));
+    };
+    std::function<std::pair<drift_measure, drift_measure>(long long)> S =
+        [&](long long M) -> std::pair<drift_measure, drift_measure> {
+        if (M == 0) return { drift_measure{}, drift_measure{ 0, { 1.0 } } };
+        if (M % 2 == 1) {
+            const auto r = S(M - 1);
+            return trimmed(add(r.first, r.second), convolve(r.second, k));
+        }
+        const auto r = S(M / 2);
+        return trimmed(add(r.first, convolve(r.second, r.first)), convolve(r.second, r.second));
     };
     drift_measure mu = S(N + 1).first;
     lost += tail_lost * double(N + 1) * double(N + 1);
@@ -421,34 +425,14 @@ constexpr double occupancy_floor = 1e-30;
 
 namespace {
 
-// The limits rule of boundary_limits on a computed occupancy measure.
+// The limits rule on a computed occupancy measure (boundary_limits), from drift 0.
 drift_range boundary_rule(const drift_measure& mu, double lost, double Pr)
 {
     auto at = [&](long long m) -> double {
         const long long k = m - mu.lo;
         return k >= 0 && k < (long long)mu.v.size() ? mu.v[size_t(k)] : 0.0;
     };
-    const long long mlo = mu.lo, mhi = mu.lo + (long long)mu.v.size() - 1;
-    // Rule 1: from drift 0 (boundary 0 sits there), outwards while mu(m) >= Pr/2.
-    long long lo = 0, hi = 0;
-    while (hi < mhi && at(hi + 1) >= Pr / 2) ++hi;
-    while (lo > mlo && at(lo - 1) >= Pr / 2) --lo;
-    // Rule 2: widen while the excluded mass (plus what the trimming dropped) is >= Pr.
-    double upper = 0.0, lower = 0.0;
-    for (long long m = hi + 1; m <= mhi; ++m) upper += at(m);
-    for (long long m = mlo; m < lo; ++m) lower += at(m);
-    while (upper + lower + lost >= Pr) {
-        const double below = at(lo - 1), above = at(hi + 1);
-        if (below == 0.0 && above == 0.0) break; // only the dropped mass is left
-        if (below >= above) {
-            --lo;
-            lower = std::max(0.0, lower - below);
-        } else {
-            ++hi;
-            upper = std::max(0.0, upper - above);
-        }
-    }
-    return drift_range{ int(lo), int(hi) };
+    return limits_rule<double>(at, 0, Pr, lost);
 }
 
 // One step of the corridor's greedy widening: the corridor, and N times its exit probability.

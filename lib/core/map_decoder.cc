@@ -250,6 +250,14 @@ frame_boundaries map_decoder::boundaries(const frame_view& frame) const
     b.start[size_t(-d_limits.mtau.lo)] = 1.0; // the frame starts at drift 0
     const long long end = (long long)frame.rho - tau() - d_limits.mtau.lo;
     if (end >= 0 && end < Mt) b.end[size_t(end)] = 1.0; // rho is known
+    // weights that are not one-hot (start priors, free ends) are normalized here, once
+    for (auto* w : { &b.start, &b.end }) {
+        double sum = 0;
+        for (double v : *w) sum += v;
+        if (sum > 0 && sum != 1.0) {
+            for (double& v : *w) v /= sum;
+        }
+    }
     return b;
 }
 

@@ -289,13 +289,9 @@ private:
         };
         double inv = 0;
 
-        // Forward pass (eqn:alpha, eqn:alpha_norm) from the start weights.
-        {
-            double s = 0;
-            for (int a = 0; a < Mt; ++a) s += ws.bounds.start[size_t(a)];
-            if (!model::normalizer(s, inv)) return impossible("no start weight");
-            for (int a = 0; a < Mt; ++a) ws.alpha[size_t(a)] = ws.bounds.start[size_t(a)] * inv;
-        }
+        // Forward pass (eqn:alpha, eqn:alpha_norm) from the start weights
+        // (normalized; all 0 leaves no path to boundary 1).
+        std::copy(ws.bounds.start.begin(), ws.bounds.start.end(), ws.alpha.begin());
         for (int i = 0; i < Nn; ++i) {
             const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
             double* alpha_next = ws.alpha.data() + size_t(i + 1) * Mt;
@@ -334,12 +330,7 @@ private:
 
         // Backward pass (eqn:beta) from the end weights, fused with the
         // posteriors (eqn:L, eqn:sigma).
-        {
-            double s = 0;
-            for (int b = 0; b < Mt; ++b) s += ws.bounds.end[size_t(b)];
-            if (!model::normalizer(s, inv)) return impossible("no end weight");
-            for (int b = 0; b < Mt; ++b) ws.beta_next[size_t(b)] = ws.bounds.end[size_t(b)] * inv;
-        }
+        std::copy(ws.bounds.end.begin(), ws.bounds.end.end(), ws.beta_next.begin());
         for (int i = Nn - 1; i >= 0; --i) {
             const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
             const double* prior = ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;

@@ -285,16 +285,12 @@ private:
                 }
             }
         }
-        // the boundary conditions (map_decoder::boundaries), normalized
+        // the boundary conditions (map_decoder::boundaries, normalized there)
         std::vector<double> start(size_t(F) * Mt), end(size_t(F) * Mt);
         for (size_t j = 0; j < count; ++j) {
             const frame_boundaries fb = boundaries(frames[todo[pos + j]]);
-            double s0 = 0, s1 = 0;
-            for (int a = 0; a < Mt; ++a) s0 += fb.start[size_t(a)], s1 += fb.end[size_t(a)];
-            for (int a = 0; a < Mt; ++a) {
-                start[j * Mt + size_t(a)] = fb.start[size_t(a)] / s0;
-                end[j * Mt + size_t(a)] = fb.end[size_t(a)] / s1;
-            }
+            std::copy(fb.start.begin(), fb.start.end(), start.begin() + long(j * Mt));
+            std::copy(fb.end.begin(), fb.end.end(), end.begin() + long(j * Mt));
         }
 
         // all device buffers are kept between batches (grown when needed)

@@ -104,7 +104,8 @@ struct frame_view {
  * by alpha_0(m) and beta_N(m), set as the prior probabilities of the frame
  * boundaries"), over the Mt drift states of m_tau (state a is drift
  * m_tau^- + a): start weighs the drift at boundary 0 (alpha_0), end the drift
- * at boundary N (beta_N). Non-negative; each is normalized by the decoder.
+ * at boundary N (beta_N). Non-negative, each summing to 1 (or all 0: a frame
+ * no boundary allows, which the decoders refuse as impossible).
  */
 struct frame_boundaries {
     std::vector<double> start, end;
