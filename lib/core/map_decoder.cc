@@ -20,6 +20,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <tuple>
 
 namespace bsid {
 
@@ -65,23 +66,6 @@ std::string to_string(storage_kind s)
     return s == storage_kind::global ? "global" : s == storage_kind::local ? "local" : "auto";
 }
 
-const char* to_string(frame_status s)
-{
-    switch (s) {
-    case frame_status::ok:
-        return "ok";
-    case frame_status::empty:
-        return "empty";
-    case frame_status::invalid_input:
-        return "invalid_input";
-    case frame_status::drift_out_of_range:
-        return "drift_out_of_range";
-    case frame_status::impossible:
-        return "impossible";
-    }
-    return "unknown";
-}
-
 int resolve_threads(int threads)
 {
     if (threads < 0) {
@@ -115,18 +99,22 @@ decoder_limits checked_limits(const decoder_config& cfg)
     }
     if (cfg.mtau) L.mtau = *cfg.mtau;
     if (cfg.mn) L.mn = *cfg.mn;
-    const auto& t = L.mtau;
-    const auto& m = L.mn;
     // each space holds 0: the frame starts at drift 0, and every codeword's
-    // lattice starts at drift change 0; the corridor is never clipped to m_tau
-    if (!(t.lo <= 0 && 0 <= t.hi && m.lo <= 0 && 0 <= m.hi)) {
-        throw std::invalid_argument(detail::concat(
-            "map_decoder: limits mtau = ", range_str(t), ", mn = ", range_str(m),
-            " must each hold 0 (lo <= 0 <= hi)"));
-    }
-    if ((long long)t.hi - t.lo + 1 > max_states || (long long)m.hi - m.lo + 1 > max_states) {
-        throw std::invalid_argument(detail::concat("map_decoder: limits mtau = ", range_str(t),
-                                                   ", mn = ", range_str(m), " are too wide"));
+    // lattice starts at drift change 0; the corridor is never clipped to m_tau.
+    // Widths in long long: an int range size can overflow.
+    for (const auto& [name, r, given] : { std::make_tuple("mtau", L.mtau, bool(cfg.mtau)),
+                                          std::make_tuple("mn", L.mn, bool(cfg.mn)) }) {
+        const char* whose = given ? "" : " (computed from Pr)";
+        if (!(r.lo <= 0 && 0 <= r.hi)) {
+            throw std::invalid_argument(detail::concat("map_decoder: limits ", name, " = ",
+                                                       range_str(r), whose,
+                                                       " must hold 0 (lo <= 0 <= hi)"));
+        }
+        if ((long long)r.hi - (long long)r.lo + 1 > max_states) {
+            throw std::invalid_argument(detail::concat(
+                "map_decoder: limits ", name, " = ", range_str(r), whose, " are too wide (",
+                (long long)r.hi - (long long)r.lo + 1, " states; at most ", max_states, ")"));
+        }
     }
     return L;
 }

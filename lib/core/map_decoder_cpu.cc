@@ -125,11 +125,11 @@ public:
     frame_result decode(const frame_view& frame, double* post) override
     {
         if (frame.priors) validate_priors(frame.priors, frame.log_priors); // raises before any work
-        const auto ws = acquire();
+        const auto ws = try_acquire();
         stage_times t;
-        const frame_result r = decode_one(frame, post, *ws, t);
+        const frame_result r = decode_guarded(frame, post, ws.get(), t);
         add_times(t);
-        release(ws);
+        if (ws) release(ws);
         return r;
     }
 
@@ -145,16 +145,19 @@ public:
         std::vector<frame_result> results(frames.size());
         const int threads = std::min<int>(resolve_threads(d_cfg.threads),
                                           std::max<int>(1, int(frames.size())));
+        // Nothing inside the parallel region throws (an exception leaving it
+        // would end the process): a frame that fails gets a decoder_error
+        // status, and every thread reaches the worksharing loop.
 #pragma omp parallel num_threads(threads)
         {
-            const auto ws = acquire();
+            const auto ws = try_acquire();
             stage_times t;
 #pragma omp for schedule(dynamic, 1)
             for (long long k = 0; k < (long long)frames.size(); ++k) {
-                results[size_t(k)] = decode_one(frames[size_t(k)], post[size_t(k)], *ws, t);
+                results[size_t(k)] = decode_guarded(frames[size_t(k)], post[size_t(k)], ws.get(), t);
             }
             add_times(t);
-            release(ws);
+            if (ws) release(ws);
         }
         return results;
     }
@@ -173,24 +176,33 @@ private:
     // Workspaces are kept between calls: a global-storage gamma array is tens
     // of MB, and allocating and zeroing it for every frame would cost a good
     // part of a decode. A pool, so that concurrent callers each get their own.
-    std::shared_ptr<workspace> acquire()
+    // A workspace, or null when there is no memory even for that (or the lock failed).
+    std::shared_ptr<workspace> try_acquire() noexcept
     {
-        std::lock_guard<std::mutex> lock(d_pool_mutex);
-        if (d_pool.empty()) return std::make_shared<workspace>();
-        auto ws = d_pool.back();
-        d_pool.pop_back();
-        return ws;
+        try {
+            std::lock_guard<std::mutex> lock(d_pool_mutex);
+            if (d_pool.empty()) return std::make_shared<workspace>();
+            auto ws = d_pool.back();
+            d_pool.pop_back();
+            return ws;
+        } catch (...) {
+            return nullptr;
+        }
     }
-    void release(const std::shared_ptr<workspace>& ws)
+    void release(const std::shared_ptr<workspace>& ws) noexcept
     {
-        std::lock_guard<std::mutex> lock(d_pool_mutex);
-        d_pool.push_back(ws);
+        try {
+            std::lock_guard<std::mutex> lock(d_pool_mutex);
+            d_pool.push_back(ws);
+        } catch (...) {
+            // the workspace is freed instead of kept
+        }
     }
 
-    void add_times(const stage_times& t)
+    void add_times(const stage_times& t) noexcept
     {
         if (!d_profiling) return;
-        std::lock_guard<std::mutex> lock(d_times_mutex);
+        std::lock_guard<std::mutex> lock(d_times_mutex); // (std::terminate if locking fails)
         d_times.gamma += t.gamma;
         d_times.alpha += t.alpha;
         d_times.beta += t.beta;
@@ -242,7 +254,53 @@ private:
         return alpha_i[a] != 0.0 && start >= 0 && start <= (long long)f.rho;
     }
 
-    frame_result decode_one(const frame_view& f, double* post, workspace& ws, stage_times& t)
+    /*
+     * decode_one, with every failure made a status: out of memory for global
+     * storage falls back to local storage when storage is "auto" (local
+     * needs one block per frame instead of N Mt), and any other failure
+     * gives the frame a decoder_error status with uniform posteriors.
+     */
+    frame_result decode_guarded(const frame_view& f, double* post, workspace* ws,
+                                stage_times& t) noexcept
+    {
+        const bool global = d_storage == storage_kind::global;
+        if (!ws) {
+            fill_uniform(post);
+            return { frame_status::decoder_error,
+                     "out of host memory for the decoder's workspace" };
+        }
+        try {
+            try {
+                return decode_one(f, post, *ws, t, global);
+            } catch (const std::bad_alloc&) {
+                *ws = workspace{}; // give back what the attempt holds
+                if (!(global && d_cfg.storage == storage_kind::automatic)) throw;
+                log(log_level::warning,
+                    "map_decoder(cpu): out of host memory for global storage; the frame is "
+                    "decoded with local storage");
+                return decode_one(f, post, *ws, t, false);
+            }
+        } catch (const std::bad_alloc&) {
+            *ws = workspace{};
+            fill_uniform(post);
+            return { frame_status::decoder_error,
+                     detail::concat("out of host memory while decoding the frame (",
+                                    to_string(global ? storage_kind::global : storage_kind::local),
+                                    " storage",
+                                    global ? "; storage 'local' needs N M_tau times less" : "",
+                                    ")") };
+        } catch (const std::exception& e) {
+            fill_uniform(post);
+            return { frame_status::decoder_error,
+                     std::string("the decoder failed on the frame: ") + e.what() };
+        } catch (...) {
+            fill_uniform(post);
+            return { frame_status::decoder_error, "the decoder failed on the frame" };
+        }
+    }
+
+    frame_result decode_one(const frame_view& f, double* post, workspace& ws, stage_times& t,
+                            bool global)
     {
         frame_result res;
         if (!precheck(f, res)) {
@@ -253,7 +311,6 @@ private:
         const int Mt = d_limits.mtau.size(), Mn = d_limits.mn.size();
         const int dlo = d_limits.mn.lo;
         const size_t block = size_t(Mn) * size_t(Q);
-        const bool global = d_storage == storage_kind::global;
 
         // priors normalized before flushing denormals (a subnormal prior is
         // a valid one), in double

@@ -44,6 +44,7 @@
 #include <gnuradio/bsid/core/log.h>
 #include <gnuradio/bsid/core/model.h>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -166,31 +167,39 @@ public:
         while (pos < todo.size()) {
             // as many frames as fit (at least one window index each)
             size_t count = todo.size() - pos;
-            size_t W = 0;
-            while (true) {
-                W = window_for(frames, todo, pos, count);
-                if (W >= 1 || count == 1) break;
-                count = (count + 1) / 2;
-            }
-            if (W < 1) {
-                // one frame does not fit: decode it on the CPU rather than fail
-                log(log_level::warning, "map_decoder(cuda): a frame does not fit in device "
-                                        "memory; decoding it on the CPU");
-                results[todo[pos]] = cpu_fallback().decode(frames[todo[pos]], post[todo[pos]]);
-                ++pos;
-                continue;
-            }
             try {
-                run(frames, post, todo, pos, count, W, results);
-            } catch (const cuda_error& e) {
-                if (e.code != cudaErrorMemoryAllocation) throw;
-                // out of device memory after all (another user?): the CPU takes over
-                release_cache();
-                log(log_level::warning,
-                    std::string("map_decoder(cuda): ") + e.what() + "; decoding on the CPU");
-                for (size_t j = pos; j < pos + count; ++j) {
-                    results[todo[j]] = cpu_fallback().decode(frames[todo[j]], post[todo[j]]);
+                size_t W = 0;
+                while (true) {
+                    W = window_for(frames, todo, pos, count);
+                    if (W >= 1 || count == 1) break;
+                    count = (count + 1) / 2;
                 }
+                if (W < 1) {
+                    // one frame does not fit: decode it on the CPU rather than fail
+                    log(log_level::warning, "map_decoder(cuda): a frame does not fit in device "
+                                            "memory; decoding it on the CPU");
+                    results[todo[pos]] = cpu_fallback().decode(frames[todo[pos]], post[todo[pos]]);
+                    ++pos;
+                    continue;
+                }
+                try {
+                    run(frames, post, todo, pos, count, W, results);
+                } catch (const cuda_error& e) {
+                    if (e.code != cudaErrorMemoryAllocation) throw;
+                    // out of device memory after all (another user?): the CPU takes over
+                    release_cache();
+                    log(log_level::warning,
+                        std::string("map_decoder(cuda): ") + e.what() + "; decoding on the CPU");
+                    for (size_t j = pos; j < pos + count; ++j) {
+                        results[todo[j]] = cpu_fallback().decode(frames[todo[j]], post[todo[j]]);
+                    }
+                }
+            } catch (const std::exception& e) {
+                // a device error, or host memory running out: these frames
+                // fail, the batch and the process go on
+                fail(post, todo, pos, count, results, e.what());
+            } catch (...) {
+                fail(post, todo, pos, count, results, "unknown error");
             }
             pos += count;
         }
@@ -198,6 +207,26 @@ public:
     }
 
 private:
+    // Frames todo[pos .. pos + count) failed on the device: decoder_error, uniform posteriors.
+    void fail(const std::vector<double*>& post,
+              const std::vector<size_t>& todo,
+              size_t pos,
+              size_t count,
+              std::vector<frame_result>& results,
+              const std::string& what) noexcept
+    {
+        try {
+            log(log_level::error, detail::concat("map_decoder(cuda): ", count,
+                                                 " frames failed: ", what));
+            for (size_t j = pos; j < pos + count; ++j) {
+                fill_uniform(post[todo[j]]);
+                results[todo[j]] = { frame_status::decoder_error,
+                                     "the CUDA decoder failed on the frame: " + what };
+            }
+        } catch (...) {
+        }
+    }
+
     int nwarps() const { return (d_limits.mtau.size() + 31) / 32; }
     memory_model memory() const
     {
@@ -582,7 +611,24 @@ bool cuda_device_available(int dev, std::string* why)
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
         cudaGetLastError();
-        if (why) *why = std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+        const std::string runtime = std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+        if (!why) return false;
+        if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice) {
+            // without a driver the runtime reports an "insufficient" one: say what it means
+            void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+            if (!driver) {
+                *why = "this machine has no GPU driver (libcuda.so.1 is not installed), so no GPU "
+                       "can be used";
+            } else {
+                dlclose(driver);
+                *why = e == cudaErrorNoDevice
+                           ? "the NVIDIA driver finds no GPU (" + runtime + ")"
+                           : "the NVIDIA driver is older than this build's CUDA runtime needs (" +
+                                 runtime + ")";
+            }
+        } else {
+            *why = runtime;
+        }
         return false;
     }
     if (count <= 0) {

@@ -27,6 +27,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -183,9 +184,20 @@ received_frame received_from_python(const py::handle& obj)
 py::array_t<double, py::array::c_style | py::array::forcecast>
 priors_from_python(const py::handle& obj, int N, int q)
 {
-    auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(obj);
+    // real numbers only: forcecast would take complex values' real parts
+    // (and strings or objects their conversions) without a word
+    const py::array any = py::array::ensure(obj);
+    if (!any) {
+        throw py::type_error("priors must be an (N, q) array of real numbers");
+    }
+    const char kind = any.dtype().kind();
+    if (kind != 'f' && kind != 'i' && kind != 'u') {
+        throw py::type_error("priors must be an (N, q) array of real numbers, got dtype " +
+                             std::string(py::str(any.dtype())));
+    }
+    auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(any);
     if (!a) {
-        throw py::type_error("priors must be an (N, q) array of numbers");
+        throw py::type_error("priors must be an (N, q) array of real numbers");
     }
     if (a.ndim() != 2 || a.shape(0) != N || a.shape(1) != q) {
         std::ostringstream os;
@@ -209,12 +221,19 @@ struct frame_refused : std::runtime_error {
 std::optional<bsid::drift_range> range_from_python(const py::object& obj, const char* name)
 {
     if (obj.is_none()) return std::nullopt;
+    std::pair<long long, long long> t;
     try {
-        auto t = obj.cast<std::pair<int, int>>();
-        return bsid::drift_range{ t.first, t.second };
+        t = obj.cast<std::pair<long long, long long>>();
     } catch (const py::cast_error&) {
         throw py::type_error(std::string(name) + " must be None or a pair (lo, hi) of integers");
     }
+    constexpr long long lo = std::numeric_limits<int>::min(), hi = std::numeric_limits<int>::max();
+    if (t.first < lo || t.first > hi || t.second < lo || t.second > hi) {
+        throw py::value_error(std::string(name) + " = (" + std::to_string(t.first) + ", " +
+                              std::to_string(t.second) + ") is too wide: each bound must lie in [" +
+                              std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    }
+    return bsid::drift_range{ int(t.first), int(t.second) };
 }
 
 // The Python-facing decoder: a bsid::map_decoder plus numpy conversions.
@@ -270,6 +289,7 @@ public:
             py::gil_scoped_release nogil;
             r = d_dec->decode(view, out);
         }
+        if (r.status == bsid::frame_status::decoder_error) throw std::runtime_error(r.reason);
         if (!r.ok()) throw frame_refused(r);
         return post;
     }
@@ -396,8 +416,9 @@ PYBIND11_MODULE(bsid_core, m)
     m.attr("__version__") = BSID_VERSION;
 
     // bsid.FrameRefused: the decoder refused a frame; a ValueError whose
-    // .status names why ("empty", "invalid_input", "drift_out_of_range",
-    // "impossible").
+    // .status names why (a name in frame_status_names). A frame the decoder
+    // failed on (decoder_error: out of memory, a device error) raises
+    // RuntimeError instead.
     static py::handle refused(PyErr_NewExceptionWithDoc(
         "bsid_core.FrameRefused",
         "A frame the decoder refused; a ValueError with the reason as message and the status "
@@ -663,7 +684,10 @@ indices per local-storage window; 0: from the free memory). The environment
 variables BSID_CUDA_DEVICE, BSID_CUDA_AB=block and BSID_CUDA_LOCAL_WINDOW
 override them.
 decode raises FrameRefused (a ValueError) for an empty frame, a value other
-than 0/1, an end drift outside the limits, or a frame of probability 0.)doc")
+than 0/1, an end drift outside the limits, or a frame of probability 0, and
+RuntimeError for a frame the decoder failed on (out of memory, a device
+error); decode_batch never raises for one frame: it gives that frame None and
+its status.)doc")
         .def(py::init<const bsid::codebook&, const bsid::channel_params&, int, const std::string&,
                       const std::string&, const std::string&, double, const py::object&,
                       const py::object&, int, int, const std::string&, int>(),
@@ -717,8 +741,12 @@ follow the symbol-to-bit map (MSB first). threads: for the counting.)doc")
         });
 
     // ---------------------------------------------------------------- simulation
-    m.attr("frame_status_names") =
-        py::make_tuple("ok", "empty", "invalid_input", "drift_out_of_range", "impossible");
+    {
+        // bsid::frame_status, in the order of its values (count_errors' codes)
+        py::list names;
+        for (const auto s : bsid::all_frame_statuses) names.append(bsid::to_string(s));
+        m.attr("frame_status_names") = py::tuple(names);
+    }
 
     py::class_<bsid::frame_batch, std::shared_ptr<bsid::frame_batch>>(m, "frame_batch", R"doc(
 A batch of simulated frames (frame_source.generate): the sent symbols and

@@ -11,6 +11,7 @@
 #include <gnuradio/bsid/core/channel_params.h>
 #include <gnuradio/bsid/core/codebook.h>
 #include <gnuradio/bsid/core/drift_limits.h>
+#include <gnuradio/bsid/core/frame_status.h>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -66,25 +67,6 @@ struct decoder_config {
     decoder_config(codebook c, channel_params p, int N_) : cb(std::move(c)), ch(p), N(N_) {}
 };
 
-//! Why a frame was refused (docs/design.md section 2, "Erasures").
-enum class frame_status {
-    ok = 0,
-    empty,              //!< rho = 0: nothing was received
-    invalid_input,      //!< a received byte is not 0 or 1
-    drift_out_of_range, //!< rho - tau lies outside [m_tau^-, m_tau^+]
-    impossible,         //!< the frame has probability 0 under the model (and limits)
-};
-
-//! A short stable name: "ok", "empty", "invalid_input", "drift_out_of_range", "impossible".
-const char* to_string(frame_status s);
-
-//! The outcome for one frame: a status and, unless ok, a sentence saying why.
-struct frame_result {
-    frame_status status = frame_status::ok;
-    std::string reason;
-    bool ok() const { return status == frame_status::ok; }
-};
-
 //! One received frame and its optional priors, as pointers into caller memory.
 struct frame_view {
     const uint8_t* bits = nullptr; //!< rho received bits, one 0/1 per byte
@@ -129,7 +111,11 @@ struct stage_times {
  * within their precision.
  *
  * Posteriors: N x q doubles, row i sums to 1. A refused frame gets a status
- * and reason, never an exception, and its posteriors are set uniform (1/q).
+ * and reason, never an exception, and its posteriors are set uniform (1/q);
+ * so does a frame the decoder fails on (decoder_error: out of memory, a
+ * device error), so that one frame's failure never ends a batch, a block or
+ * the process. Only invalid arguments (priors, buffer counts) throw, from
+ * the calling thread, before any frame is decoded.
  * Priors: N x q non-negative finite values, each row with a positive sum (rows
  * are normalized); invalid priors throw std::invalid_argument.
  */
