@@ -6,6 +6,7 @@
  */
 
 #include "channel_impl.h"
+#include "core_log_handler.h"
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 
@@ -15,6 +16,8 @@ namespace bsid {
 namespace {
 const pmt::pmt_t drift_key = pmt::intern("bsid_drift");
 const pmt::pmt_t lost_key = pmt::intern("bsid_frames_lost");
+const pmt::pmt_t truncated_key = pmt::intern("bsid_truncated");
+const pmt::pmt_t channel_key = pmt::intern("bsid_channel");
 } // namespace
 
 channel::sptr channel::make(double Pi,
@@ -39,8 +42,10 @@ channel_impl::channel_impl(double Pi,
       d_params(Pi, Pd, Ps),
       d_seed(seed),
       d_len_key(pmt::intern(len_tag_key)),
-      d_drift_tags(drift_tags)
+      d_drift_tags(drift_tags),
+      d_asm(pmt::intern(len_tag_key), pmt::PMT_NIL) // frames-lost counts pass as other tags
 {
+    install_core_log_handler();
     // Frames change length, so tags are moved by hand (a relative rate would
     // scale them to the wrong items).
     set_tag_propagation_policy(TPP_DONT);
@@ -72,23 +77,81 @@ double channel_impl::Ps() const { return current_params().Ps(); }
 
 void channel_impl::forecast(int noutput_items, gr_vector_int& ninput_items_required)
 {
-    // Queued output needs no input; otherwise any input makes progress.
-    ninput_items_required[0] = d_queue.size() > 0 ? 0 : 1;
     (void)noutput_items;
+    // Queued output needs no input, nor does a frame still open when the
+    // upstream is done (one more call puts it out, truncated); otherwise any
+    // input makes progress.
+    ninput_items_required[0] =
+        d_queue.size() > 0 || ((d_asm.in_frame() || d_lost_pending > 0) && upstream_done(*this, -1))
+            ? 0
+            : 1;
 }
 
-void channel_impl::start_frame(long length)
+// ---- the input's frames (frame_assembler::events)
+
+void channel_impl::begin(uint64_t length, std::vector<gr::tag_t> tags)
 {
-    d_frame.emplace(current_params(), d_seed, d_frames); // frame k: stream (seed, k)
-    d_frame_left = std::max(0L, length);
-    d_frame_len = d_frame_left;
+    const auto p = current_params(); // a frame is sent with the settings at its start
+    d_frame.emplace(p, d_seed, d_frames); // frame k: stream (seed, k)
+    d_frame_len = length;
     d_frame_out.clear();
     d_frame_tags.clear();
+    for (const auto& t : tags) d_frame_tags.push_back({ 0, t.key, t.value, t.srcid });
     ++d_frames;
-    if (d_frame_left == 0) finish_frame();
 }
 
-void channel_impl::finish_frame()
+void channel_impl::invalid(const gr::tag_t& tag, const std::string& why,
+                           std::vector<gr::tag_t> tags)
+{
+    if (!d_warned_invalid) {
+        d_warned_invalid = true;
+        GR_LOG_WARN(d_logger, "the '" + pmt::symbol_to_string(d_len_key) + "' tag on input item " +
+                                  std::to_string(tag.offset) + " is not a frame length: " + why +
+                                  "; such tags are passed on, and the bits after them go "
+                                  "through as an untagged stream");
+    }
+    d_queue.tag(d_queue.end(), tag.key, tag.value, tag.srcid);
+    for (const auto& t : tags) d_queue.tag(d_queue.end(), t.key, t.value, t.srcid);
+}
+
+void channel_impl::items(const uint8_t* in, size_t count)
+{
+    d_frame->process(in, count, d_frame_out);
+}
+
+void channel_impl::end() { finish_frame(0); }
+
+void channel_impl::cut(uint64_t missing, bool stream_ended)
+{
+    GR_LOG_WARN(d_logger, "frame " + std::to_string(d_frames - 1) + " ends " +
+                              std::to_string(missing) + " of its " + std::to_string(d_frame_len) +
+                              " bits short (" +
+                              (stream_ended ? "the stream ended" : "the next frame started") +
+                              "); it is put out tagged bsid_truncated");
+    finish_frame(missing);
+}
+
+void channel_impl::inner_tag(const gr::tag_t& tag, uint64_t offset)
+{
+    (void)offset; // carried to the output position of the same input bit
+    d_frame_tags.push_back({ d_frame_out.size(), tag.key, tag.value, tag.srcid });
+}
+
+void channel_impl::outside(const uint8_t* in, size_t count, std::vector<gr::tag_t> tags)
+{
+    for (const auto& t : tags) d_queue.tag(d_queue.end(), t.key, t.value, t.srcid);
+    const auto p = current_params();
+    if (!d_stream) {
+        d_stream = std::make_unique<::bsid::channel_emulator>(p, d_seed, 0);
+    } else if (d_stream->params() != p) {
+        d_stream->set_params(p);
+    }
+    std::vector<uint8_t> rx;
+    d_stream->process(in, count, rx);
+    d_queue.push(rx.data(), rx.size());
+}
+
+void channel_impl::finish_frame(uint64_t missing)
 {
     const uint64_t start = d_queue.end();
     const long rho = long(d_frame_out.size());
@@ -99,9 +162,18 @@ void channel_impl::finish_frame()
         for (const auto& t : d_frame_tags) d_queue.tag(start, t.key, t.value, t.srcid);
     } else {
         d_queue.tag(start, d_len_key, pmt::from_long(rho));
-        if (d_drift_tags) {
-            d_queue.tag(start, drift_key, pmt::from_long(rho - (d_frame_len - d_frame_left)));
+        const auto p = d_frame->params();
+        if (!d_tagged_params || *d_tagged_params != p) {
+            // the settings this frame was sent with, when they change
+            d_queue.tag(start, channel_key,
+                        pmt::init_f64vector(3, std::vector<double>{ p.Pi(), p.Pd(), p.Ps() }));
+            d_tagged_params = p;
         }
+        if (d_drift_tags) {
+            d_queue.tag(start, drift_key,
+                        pmt::from_long(rho - long(d_frame_len - missing)));
+        }
+        if (missing > 0) d_queue.tag(start, truncated_key, pmt::from_uint64(missing));
         if (d_lost_pending > 0) {
             d_queue.tag(start, lost_key, pmt::from_long(d_lost_pending));
             d_lost_pending = 0;
@@ -110,7 +182,6 @@ void channel_impl::finish_frame()
         d_queue.push(d_frame_out.data(), d_frame_out.size());
     }
     d_frame.reset();
-    d_frame_left = 0;
 }
 
 int channel_impl::general_work(int noutput_items,
@@ -128,79 +199,38 @@ int channel_impl::general_work(int noutput_items,
     // Consume input while the queue is short (frames in progress always
     // continue, so that a frame longer than any buffer still completes).
     const uint64_t queue_cap = std::max<uint64_t>(uint64_t(noutput_items) * 4, 1 << 16);
-    long nin = d_queue.size() < queue_cap || d_frame ? ninput_items[0] : 0;
+    const long nin =
+        !d_error.empty() ? 0 : d_queue.size() < queue_cap || d_frame ? ninput_items[0] : 0;
     std::vector<gr::tag_t> tags;
     get_tags_in_range(tags, 0, in0, in0 + uint64_t(nin));
-    std::stable_sort(tags.begin(), tags.end(), gr::tag_t::offset_compare);
-
-    long pos = 0;
-    size_t ti = 0;
+    bool ended = false;
     try {
-    while (pos < nin && d_error.empty()) {
-        const uint64_t abs = in0 + uint64_t(pos);
-        // tags on this item: each length tag starts a frame (all but the last
-        // of several on one item start frames with no bits), others are carried
-        std::vector<long> lengths;
-        std::vector<gr::tag_t> here;
-        while (ti < tags.size() && tags[ti].offset == abs) {
-            if (pmt::eqv(tags[ti].key, d_len_key)) {
-                lengths.push_back(pmt::is_integer(tags[ti].value) ? pmt::to_long(tags[ti].value) : 0);
-            } else {
-                here.push_back(tags[ti]);
-            }
-            ++ti;
-        }
-        for (long frame_len : lengths) {
-            if (d_frame) {
-                GR_LOG_WARN(d_logger,
-                            "a frame starts at input item " + std::to_string(abs) + " with " +
-                                std::to_string(d_frame_left) +
-                                " bits of the previous frame missing; it ends short");
-                finish_frame();
-            }
-            start_frame(frame_len);
-        }
-        for (const auto& t : here) {
-            if (d_frame) {
-                d_frame_tags.push_back({ d_frame_out.size(), t.key, t.value, t.srcid });
-            } else {
-                d_queue.tag(d_queue.end(), t.key, t.value, t.srcid);
-            }
-        }
-        // the run of bits up to the next tag (or the end of the frame/input)
-        long run = nin - pos;
-        if (ti < tags.size()) run = std::min<long>(run, long(tags[ti].offset - abs));
-        if (d_frame) {
-            run = std::min(run, d_frame_left);
-            d_frame->process(in + pos, size_t(run), d_frame_out);
-            d_frame_left -= run;
-            pos += run;
-            if (d_frame_left == 0) finish_frame();
-        } else if (run > 0) {
-            const auto p = current_params();
-            if (!d_stream) {
-                d_stream = std::make_unique<::bsid::channel_emulator>(p, d_seed, 0);
-            } else if (d_stream->params() != p) {
-                d_stream->set_params(p);
-            }
-            std::vector<uint8_t> rx;
-            d_stream->process(in + pos, size_t(run), rx);
-            d_queue.push(rx.data(), rx.size());
-            pos += run;
-        }
-    }
+        d_asm.feed(in, size_t(nin), in0, std::move(tags), *this);
+        // asked before consume_each (frame_assembler.h, upstream_done)
+        ended = (d_asm.in_frame() || d_lost_pending > 0) && nin == ninput_items[0] &&
+                upstream_done(*this, nin);
     } catch (const std::invalid_argument& e) {
         // Input that is not bits: a clear error, then the stream ends cleanly
         // after what was already produced (an exception would leave the
         // flowgraph waiting on this block).
         // (only this thread writes d_error; the lock is for error() elsewhere)
-        std::string err =
-            std::string(e.what()) + " (input items from " + std::to_string(in0 + uint64_t(pos)) + ")";
+        std::string err = std::string(e.what()) + " (input items from " + std::to_string(in0) +
+                          " to " + std::to_string(in0 + uint64_t(nin)) + ")";
         GR_LOG_ERROR(d_logger, err);
         std::lock_guard<std::mutex> lock(d_params_mutex);
         d_error = std::move(err);
     }
     consume_each(int(nin));
+    if (ended) {
+        d_asm.finish(*this); // the open frame never completes: put out, truncated
+        if (d_lost_pending > 0) {
+            GR_LOG_WARN(d_logger, std::to_string(d_lost_pending) +
+                                      " frames were lost at the end of the stream; no item is "
+                                      "left to carry their bsid_frames_lost count (frames_lost() "
+                                      "counts them)");
+            d_lost_pending = 0;
+        }
+    }
 
     const size_t n = d_queue.pop(out, size_t(noutput_items), [&](const queued_tag& t) {
         add_item_tag(0, t.offset, t.key, t.value, t.srcid);

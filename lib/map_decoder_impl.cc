@@ -6,9 +6,8 @@
  */
 
 #include "map_decoder_impl.h"
+#include "core_log_handler.h"
 #include "llr.h"
-#include <gnuradio/block_detail.h>
-#include <gnuradio/buffer_reader.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <sstream>
@@ -21,6 +20,10 @@ namespace {
 
 const pmt::pmt_t erasure_key = pmt::intern("bsid_erasure");
 const pmt::pmt_t lost_key = pmt::intern("bsid_frames_lost");
+const pmt::pmt_t truncated_key = pmt::intern("bsid_truncated");
+const pmt::pmt_t channel_key = pmt::intern("bsid_channel");
+
+std::string status_name(::bsid::frame_status s) { return ::bsid::to_string(s); }
 
 map_decoder_impl::mode parse_mode(const std::string& s)
 {
@@ -88,6 +91,8 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
       d_llr_scale(llr_scale),
       d_llr_clip(llr_clip),
       d_len_key(pmt::intern(len_tag_key)),
+      d_follow_channel(true),
+      d_asm(pmt::intern(len_tag_key), lost_key),
       d_queue(item_size(parse_mode(output), codebook.q()))
 {
     if (max_batch < 1) {
@@ -103,18 +108,19 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
     d_cfg.Pr = Pr;
     d_items_per_frame =
         d_mode == mode::llr ? size_t(N) * size_t(llr_bits_per_symbol(codebook.q())) : size_t(N);
-    d_dec = build(Pi, Pd, Ps);
+    install_core_log_handler();
+    d_dec = build(d_cfg.ch);
     set_tag_propagation_policy(TPP_DONT); // frames change length: tags are placed by hand
 }
 
-std::unique_ptr<::bsid::map_decoder> map_decoder_impl::build(double Pi, double Pd, double Ps) const
+map_decoder_impl::decoder_ptr map_decoder_impl::build(const ::bsid::channel_params& ch) const
 {
     ::bsid::decoder_config cfg = [this] {
         std::lock_guard<std::mutex> lock(d_dec_mutex); // set_channel writes d_cfg.ch
         return d_cfg;
     }();
-    cfg.ch = ::bsid::channel_params(Pi, Pd, Ps);
-    auto dec = ::bsid::map_decoder::make(cfg);
+    cfg.ch = ch;
+    decoder_ptr dec = ::bsid::map_decoder::make(cfg);
     const auto& L = dec->limits();
     std::ostringstream os;
     os << "backend " << ::bsid::to_string(dec->backend()) << ", "
@@ -125,69 +131,166 @@ std::unique_ptr<::bsid::map_decoder> map_decoder_impl::build(double Pi, double P
     return dec;
 }
 
-void map_decoder_impl::set_channel(double Pi, double Pd, double Ps)
+map_decoder_impl::decoder_ptr map_decoder_impl::current_decoder() const
 {
-    auto dec = build(Pi, Pd, Ps); // throws on bad values, leaving the decoder as it was
     std::lock_guard<std::mutex> lock(d_dec_mutex);
-    d_dec = std::move(dec);
-    d_cfg.ch = ::bsid::channel_params(Pi, Pd, Ps);
+    return d_dec;
 }
 
-std::string map_decoder_impl::backend() const
+void map_decoder_impl::set_channel(double Pi, double Pd, double Ps)
 {
+    const ::bsid::channel_params ch(Pi, Pd, Ps); // throws on bad values, leaving all as it was
+    auto dec = build(ch);
     std::lock_guard<std::mutex> lock(d_dec_mutex);
-    return ::bsid::to_string(d_dec->backend());
+    d_dec = std::move(dec); // for frames that start from now on
+    d_cfg.ch = ch;
 }
+
+std::string map_decoder_impl::backend() const { return ::bsid::to_string(current_decoder()->backend()); }
 
 void map_decoder_impl::forecast(int noutput_items, gr_vector_int& ninput_items_required)
 {
     (void)noutput_items;
-    // A frame still open when the upstream is done needs one more call, with
-    // no input, to be put out as an erasure (general_work).
+    // A frame still open (or a lost count pending) when the upstream is done
+    // needs one more call, with no input, to be put out (general_work).
     ninput_items_required[0] =
-        d_queue.size() > 0 || !d_ready.empty() || (d_in_frame && input_ended(-1)) ? 0 : 1;
+        d_queue.size() > 0 || !d_ready.empty() || (d_asm.pending() && upstream_done(*this, -1)) ? 0 : 1;
 }
 
-bool map_decoder_impl::input_ended(long in_this_call) const
-{
-    const auto d = detail();
-    if (!d || d->ninputs() < 1) return false;
-    const auto in = d->input(0);
-    gr::thread::scoped_lock guard(*in->mutex());
-    // done first: once the upstream is done, items_available() is final
-    return in->done() && (in_this_call < 0 || in->items_available() <= in_this_call);
-}
+// ---- the input's frames (frame_assembler::events)
 
-void map_decoder_impl::begin_frame(long length, std::vector<gr::tag_t> tags)
+void map_decoder_impl::begin(uint64_t length, std::vector<gr::tag_t> tags)
 {
     d_cur = frame{};
+    for (const auto& t : tags) {
+        if (d_follow_channel && pmt::eqv(t.key, channel_key)) follow_channel(t);
+    }
+    d_cur.dec = current_decoder();
+    for (const auto& t : tags) {
+        if (pmt::eqv(t.key, truncated_key)) {
+            // the channel cut this frame short: it cannot be decoded
+            d_cur.erasure = status_name(::bsid::frame_status::truncated);
+        }
+    }
     d_cur.tags = std::move(tags);
-    d_cur_left = std::max(0L, length);
-    d_in_frame = true;
     // A frame that will be refused for its length is counted, not stored:
     // a bogus length tag cannot make the block hold gigabytes.
-    std::lock_guard<std::mutex> lock(d_dec_mutex);
-    const auto pre = d_dec->check_length(size_t(d_cur_left));
-    d_cur_store = pre.ok();
-    if (d_cur_store) d_cur.bits.reserve(size_t(d_cur_left));
-    if (d_cur_left == 0) end_frame();
+    const auto pre = d_cur.dec->check_length(size_t(std::min<uint64_t>(length, SIZE_MAX)));
+    if (d_cur.erasure.empty() && !pre.ok()) {
+        d_cur.erasure = status_name(pre.status);
+        GR_LOG_DEBUG(d_logger, "erasure: " + pre.reason);
+    }
+    d_cur.store = d_cur.erasure.empty();
+    if (d_cur.store) d_cur.bits.reserve(size_t(length));
 }
 
-void map_decoder_impl::end_frame()
+void map_decoder_impl::follow_channel(const gr::tag_t& t)
 {
-    d_cur.rho = d_cur_store ? d_cur.bits.size() : d_cur.rho;
-    d_ready.push_back(std::move(d_cur));
-    d_cur = frame{};
-    d_in_frame = false;
-    d_cur_left = 0;
+    // the channel block's settings for this frame and those after it
+    std::string why;
+    if (pmt::is_f64vector(t.value) && pmt::length(t.value) == 3) {
+        const auto v = pmt::f64vector_elements(t.value);
+        try {
+            const ::bsid::channel_params ch(v[0], v[1], v[2]);
+            {
+                std::lock_guard<std::mutex> lock(d_dec_mutex);
+                if (ch == d_cfg.ch) return;
+            }
+            auto dec = build(ch);
+            std::lock_guard<std::mutex> lock(d_dec_mutex);
+            d_dec = std::move(dec);
+            d_cfg.ch = ch;
+            return;
+        } catch (const std::invalid_argument& e) {
+            why = e.what();
+        }
+    } else {
+        why = "the value " + pmt::write_string(t.value) + " is not three doubles (Pi, Pd, Ps)";
+    }
+    GR_LOG_WARN(d_logger, "the bsid_channel tag on input item " + std::to_string(t.offset) +
+                              " is ignored: " + why);
 }
 
-void map_decoder_impl::emit(const frame& f, const double* post, const std::string& erasure)
+void map_decoder_impl::invalid(const gr::tag_t& tag, const std::string& why,
+                               std::vector<gr::tag_t> tags)
+{
+    GR_LOG_WARN(d_logger, "the '" + pmt::symbol_to_string(d_len_key) + "' tag on input item " +
+                              std::to_string(tag.offset) + " is not a frame length: " + why +
+                              "; the frame is put out as an invalid_tag erasure and its bits "
+                              "discarded");
+    frame f;
+    f.erasure = status_name(::bsid::frame_status::invalid_tag);
+    f.tags = std::move(tags);
+    f.store = false;
+    d_ready.push_back(std::move(f));
+}
+
+void map_decoder_impl::items(const uint8_t* in, size_t count)
+{
+    if (d_cur.store) {
+        d_cur.bits.insert(d_cur.bits.end(), in, in + count);
+    }
+    d_cur.rho += count;
+}
+
+void map_decoder_impl::end() { d_ready.push_back(std::move(d_cur)); }
+
+void map_decoder_impl::cut(uint64_t missing, bool stream_ended)
+{
+    GR_LOG_WARN(d_logger, "a frame ends after " + std::to_string(d_cur.rho) + " of its bits (" +
+                              std::to_string(missing) + " missing): " +
+                              (stream_ended ? "the stream ended" : "the next frame started") +
+                              "; it is put out as a truncated erasure");
+    d_cur.erasure = status_name(::bsid::frame_status::truncated);
+    d_cur.store = false;
+    d_cur.bits.clear();
+    d_cur.bits.shrink_to_fit();
+    end();
+}
+
+void map_decoder_impl::lost(uint64_t count)
+{
+    frame f;
+    f.store = false;
+    if (count > max_frames_lost) {
+        GR_LOG_ERROR(d_logger, "a bsid_frames_lost count of " + std::to_string(count) +
+                                   " is more than the " + std::to_string(max_frames_lost) +
+                                   " a count may report; it is put out as one invalid_tag "
+                                   "erasure");
+        f.erasure = status_name(::bsid::frame_status::invalid_tag);
+    } else {
+        f.lost = count; // put out one erasure at a time, as the output drains
+        f.erasure = status_name(::bsid::frame_status::frame_lost);
+    }
+    d_ready.push_back(std::move(f));
+}
+
+void map_decoder_impl::invalid_lost(const gr::tag_t& tag, const std::string& why)
+{
+    GR_LOG_WARN(d_logger, "the bsid_frames_lost tag on input item " + std::to_string(tag.offset) +
+                              " is not a count: " + why + "; it is ignored");
+}
+
+void map_decoder_impl::outside(const uint8_t* in, size_t count, std::vector<gr::tag_t> tags)
+{
+    (void)in;
+    (void)tags;
+    if (d_bits_discarded == 0) {
+        GR_LOG_WARN(d_logger, "input bits outside any tagged frame are discarded (no valid '" +
+                                  pmt::symbol_to_string(d_len_key) + "' tag)");
+    }
+    d_bits_discarded += uint64_t(count);
+}
+
+// ---- output
+
+void map_decoder_impl::emit(const std::vector<gr::tag_t>& tags, const double* post,
+                            const std::string& erasure)
 {
     const int N = d_cfg.N, q = d_cfg.cb.q();
     const uint64_t start = d_queue.end();
     d_queue.tag(start, d_len_key, pmt::from_long(long(d_items_per_frame)));
-    for (const auto& t : f.tags) d_queue.tag(start, t.key, t.value, t.srcid);
+    for (const auto& t : tags) d_queue.tag(start, t.key, t.value, t.srcid);
     ++d_frames;
     const bool erased = !erasure.empty();
     if (erased) {
@@ -216,55 +319,62 @@ void map_decoder_impl::emit(const frame& f, const double* post, const std::strin
     }
 }
 
-void map_decoder_impl::decode_ready()
+void map_decoder_impl::produce(uint64_t cap)
 {
     const size_t NQ = size_t(d_cfg.N) * size_t(d_cfg.cb.q());
-    size_t k = 0;
-    while (k < d_ready.size()) {
-        // the next batch: up to max_batch frames, in order
-        const size_t end = std::min(d_ready.size(), k + size_t(d_max_batch));
+    while (!d_ready.empty() && d_queue.size() < cap) {
+        frame& front = d_ready.front();
+        if (front.lost > 0) {
+            // lost frames, one at a time: a huge count never fills memory
+            while (front.lost > 0 && d_queue.size() < cap) {
+                emit({}, nullptr, front.erasure);
+                --front.lost;
+            }
+            if (front.lost == 0) d_ready.pop_front();
+            continue;
+        }
+        // the next batch: up to max_batch frames in order, one decoder, no lost run
+        size_t count = 0;
+        while (count < d_ready.size() && count < size_t(d_max_batch) && d_ready[count].lost == 0 &&
+               (d_ready[count].dec == front.dec || !d_ready[count].store)) {
+            ++count;
+        }
         std::vector<::bsid::frame_view> views;
-        std::vector<std::vector<double>> posts;
         std::vector<size_t> which;
-        for (size_t j = k; j < end; ++j) {
+        for (size_t j = 0; j < count; ++j) {
             const frame& f = d_ready[j];
-            if (!f.erasure.empty() || !(f.rho == f.bits.size())) continue;
+            if (!f.store) continue;
             which.push_back(j);
             views.push_back({ f.bits.data(), f.bits.size(), nullptr });
         }
-        posts.assign(views.size(), std::vector<double>(NQ));
+        std::vector<std::vector<double>> posts(views.size(), std::vector<double>(NQ));
         std::vector<double*> outs;
         for (auto& p : posts) outs.push_back(p.data());
         std::vector<::bsid::frame_result> results;
-        {
-            std::lock_guard<std::mutex> lock(d_dec_mutex);
-            results = d_dec->decode_batch(views, outs);
-            size_t w = 0;
-            for (size_t j = k; j < end; ++j) {
-                const frame& f = d_ready[j];
-                std::string erasure = f.erasure;
-                const double* post = nullptr;
-                if (w < which.size() && which[w] == j) {
-                    const auto& r = results[w];
-                    if (r.ok()) {
-                        post = posts[w].data();
+        if (!views.empty()) results = front.dec->decode_batch(views, outs);
+        size_t w = 0;
+        for (size_t j = 0; j < count; ++j) {
+            const frame& f = d_ready[j];
+            std::string erasure = f.erasure;
+            const double* post = nullptr;
+            if (w < which.size() && which[w] == j) {
+                const auto& r = results[w];
+                if (r.ok()) {
+                    post = posts[w].data();
+                } else {
+                    erasure = status_name(r.status);
+                    if (r.status == ::bsid::frame_status::decoder_error) {
+                        GR_LOG_ERROR(d_logger, "erasure: " + r.reason);
                     } else {
-                        erasure = ::bsid::to_string(r.status);
                         GR_LOG_DEBUG(d_logger, "erasure: " + r.reason);
                     }
-                    ++w;
-                } else if (erasure.empty()) {
-                    // not stored: refused for its length when its tag arrived
-                    const auto r = d_dec->check_length(f.rho);
-                    erasure = r.ok() ? "truncated" : ::bsid::to_string(r.status);
-                    GR_LOG_DEBUG(d_logger, "erasure: " + (r.ok() ? erasure : r.reason));
                 }
-                emit(f, post, erasure);
+                ++w;
             }
+            emit(f.tags, post, erasure);
         }
-        k = end;
+        d_ready.erase(d_ready.begin(), d_ready.begin() + long(count));
     }
-    d_ready.clear();
 }
 
 int map_decoder_impl::general_work(int noutput_items,
@@ -279,94 +389,21 @@ int map_decoder_impl::general_work(int noutput_items,
     // continues, so a frame longer than any buffer still completes.
     const uint64_t cap = std::max<uint64_t>(uint64_t(noutput_items) * 2,
                                             d_items_per_frame * uint64_t(d_max_batch));
-    const long nin = (d_queue.size() < cap || d_in_frame) ? ninput_items[0] : 0;
+    const long nin =
+        ((d_queue.size() < cap && d_ready.size() < size_t(d_max_batch)) || d_asm.in_frame())
+            ? ninput_items[0]
+            : 0;
     std::vector<gr::tag_t> tags;
     get_tags_in_range(tags, 0, in0, in0 + uint64_t(nin));
-    std::stable_sort(tags.begin(), tags.end(), gr::tag_t::offset_compare);
-
-    long pos = 0;
-    size_t ti = 0;
-    while (pos < nin) {
-        const uint64_t abs = in0 + uint64_t(pos);
-        // Several length tags on one item: all but the last start frames that
-        // received nothing (their successor starts on the same item); a
-        // frames-lost count belongs to the last one, the frame with bits.
-        std::vector<long> lengths;
-        long lost = 0;
-        std::vector<gr::tag_t> others;
-        while (ti < tags.size() && tags[ti].offset == abs) {
-            const auto& t = tags[ti++];
-            if (pmt::eqv(t.key, d_len_key)) {
-                lengths.push_back(pmt::is_integer(t.value) ? pmt::to_long(t.value) : 0);
-            } else if (pmt::eqv(t.key, lost_key)) {
-                lost = pmt::is_integer(t.value) ? std::max(0L, pmt::to_long(t.value)) : 0;
-            } else {
-                others.push_back(t);
-            }
-        }
-        for (size_t k = 0; k < lengths.size(); ++k) {
-            if (d_in_frame) {
-                // the previous frame was cut short by this one
-                const size_t got = d_cur_store ? d_cur.bits.size() : d_cur.rho;
-                GR_LOG_WARN(d_logger, "a frame ends after " + std::to_string(got) + " of its bits: "
-                                      "the next frame starts at input item " + std::to_string(abs));
-                d_cur.erasure = "truncated";
-                end_frame();
-            }
-            const bool last = k + 1 == lengths.size();
-            if (last) {
-                for (long j = 0; j < lost; ++j) {
-                    frame f;
-                    f.erasure = "frame_lost";
-                    d_ready.push_back(std::move(f));
-                }
-                lost = 0;
-            }
-            begin_frame(lengths[k], last ? std::move(others) : std::vector<gr::tag_t>{});
-        }
-        for (long j = 0; j < lost; ++j) { // a count with no frame starting here
-            frame f;
-            f.erasure = "frame_lost";
-            d_ready.push_back(std::move(f));
-        }
-
-        long run = nin - pos;
-        if (ti < tags.size()) run = std::min<long>(run, long(tags[ti].offset - abs));
-        if (d_in_frame) {
-            run = std::min(run, d_cur_left);
-            if (d_cur_store) {
-                d_cur.bits.insert(d_cur.bits.end(), in + pos, in + pos + run);
-            } else {
-                d_cur.rho += size_t(run);
-            }
-            d_cur_left -= run;
-            if (d_cur_left == 0) end_frame();
-        } else if (run > 0) {
-            if (d_bits_discarded == 0) {
-                GR_LOG_WARN(d_logger, "input bits outside any tagged frame are discarded (no '" +
-                                          pmt::symbol_to_string(d_len_key) + "' tag)");
-            }
-            d_bits_discarded += uint64_t(run);
-        }
-        pos += run;
-    }
+    d_asm.feed(in, size_t(nin), in0, std::move(tags), *this);
     // Asked before consume_each: that moves the read pointer at once, after
     // which items_available() no longer counts this call's items, and items
     // the upstream wrote since ninput_items was taken would pass for them.
-    const bool ended_in_frame = d_in_frame && nin == ninput_items[0] && input_ended(nin);
+    const bool ended = d_asm.pending() && nin == ninput_items[0] && upstream_done(*this, nin);
     consume_each(int(nin));
+    if (ended) d_asm.finish(*this); // an open frame never completes: truncated
 
-    if (ended_in_frame) {
-        // the stream ended inside a frame: it will never complete
-        const size_t got = d_cur_store ? d_cur.bits.size() : d_cur.rho;
-        GR_LOG_WARN(d_logger, "the stream ended inside a frame after " + std::to_string(got) +
-                                  " of its bits (" + std::to_string(d_cur_left) +
-                                  " missing); it is put out as a truncated erasure");
-        d_cur.erasure = "truncated";
-        end_frame();
-    }
-
-    if (!d_ready.empty()) decode_ready();
+    produce(cap);
 
     auto* out = static_cast<uint8_t*>(output_items[0]);
     const size_t n = d_queue.pop(out, size_t(noutput_items), [&](const queued_tag& t) {
@@ -377,12 +414,12 @@ int map_decoder_impl::general_work(int noutput_items,
 
 bool map_decoder_impl::stop()
 {
-    if (d_in_frame) {
+    if (d_asm.in_frame()) {
         // only when the flowgraph is stopped mid-frame: at the end of the
         // stream, general_work has already put the frame out as an erasure
         GR_LOG_WARN(d_logger, "the flowgraph stopped inside a frame: " +
-                                  std::to_string(d_cur.bits.size() + d_cur.rho) + " bits, " +
-                                  std::to_string(d_cur_left) + " missing; it was not decoded");
+                                  std::to_string(d_cur.rho) + " bits, " +
+                                  std::to_string(d_asm.left()) + " missing; it was not decoded");
     }
     return true;
 }

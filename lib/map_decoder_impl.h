@@ -8,17 +8,19 @@
 #ifndef INCLUDED_BSID_MAP_DECODER_IMPL_H
 #define INCLUDED_BSID_MAP_DECODER_IMPL_H
 
+#include "frame_assembler.h"
 #include "output_queue.h"
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <gnuradio/bsid/map_decoder.h>
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <mutex>
 
 namespace gr {
 namespace bsid {
 
-class map_decoder_impl : public map_decoder
+class map_decoder_impl : public map_decoder, private frame_assembler::events
 {
 public:
     enum class mode { posteriors, llr, hard };
@@ -51,25 +53,43 @@ public:
     uint64_t bits_discarded() const override { return d_bits_discarded; }
     std::string backend() const override;
 
+    //! Most frames one bsid_frames_lost count may report (a larger count is an invalid tag).
+    static constexpr uint64_t max_frames_lost = uint64_t(1) << 20;
+
 private:
-    //! A received frame waiting to be decoded, or an erasure decided already.
+    using decoder_ptr = std::shared_ptr<::bsid::map_decoder>;
+
+    //! A received frame waiting to be decoded, an erasure decided already,
+    //! or (lost > 0) a run of frames the channel lost.
     struct frame {
         std::vector<uint8_t> bits;
-        size_t rho = 0;             // bits received (bits holds them unless refused early)
-        std::string erasure;        // status name, if already refused
+        size_t rho = 0;              // bits received (bits holds them unless refused early)
+        std::string erasure;         // status name, if already refused
         std::vector<gr::tag_t> tags; // other tags on the frame's first bit
+        decoder_ptr dec;             // the decoder (channel) the frame is decoded with
+        bool store = true;           // false: refused already, its bits are not kept
+        uint64_t lost = 0;           // > 0: this many lost frames, put out as erasures
     };
 
-    std::unique_ptr<::bsid::map_decoder> build(double Pi, double Pd, double Ps) const;
-    void begin_frame(long length, std::vector<gr::tag_t> tags);
-    void end_frame();
-    void decode_ready();
-    //! Whether the upstream is done and, if in_this_call >= 0, all its
-    //! remaining items are among the in_this_call items of this call (ask
-    //! before consume_each, which moves the read pointer at once).
-    bool input_ended(long in_this_call) const;
+    decoder_ptr build(const ::bsid::channel_params& ch) const;
+    //! Switches to the channel a bsid_channel tag announces (if it differs).
+    void follow_channel(const gr::tag_t& t);
+    decoder_ptr current_decoder() const;
+    //! Moves frames from d_ready to the output queue, decoding them, until
+    //! the queue holds `cap` items or nothing is ready.
+    void produce(uint64_t cap);
     //! Queues one output frame: the decoded posteriors, or (erasure not empty) an erasure.
-    void emit(const frame& f, const double* post, const std::string& erasure);
+    void emit(const std::vector<gr::tag_t>& tags, const double* post, const std::string& erasure);
+
+    // frame_assembler::events: the input's frames as they arrive
+    void begin(uint64_t length, std::vector<gr::tag_t> tags) override;
+    void invalid(const gr::tag_t& tag, const std::string& why, std::vector<gr::tag_t> tags) override;
+    void items(const uint8_t* in, size_t count) override;
+    void end() override;
+    void cut(uint64_t missing, bool stream_ended) override;
+    void lost(uint64_t count) override;
+    void invalid_lost(const gr::tag_t& tag, const std::string& why) override;
+    void outside(const uint8_t* in, size_t count, std::vector<gr::tag_t> tags) override;
 
     // configuration
     ::bsid::decoder_config d_cfg;
@@ -77,17 +97,16 @@ private:
     const int d_max_batch;
     const float d_llr_scale, d_llr_clip;
     const pmt::pmt_t d_len_key;
+    const bool d_follow_channel;
     size_t d_items_per_frame;
 
-    mutable std::mutex d_dec_mutex; // guards d_dec against set_channel
-    std::unique_ptr<::bsid::map_decoder> d_dec;
+    mutable std::mutex d_dec_mutex; // guards d_dec and d_cfg.ch against set_channel
+    decoder_ptr d_dec;              // the decoder for frames that start from now on
 
     // input assembly
-    bool d_in_frame = false;
-    frame d_cur;
-    long d_cur_left = 0;
-    bool d_cur_store = true; // false: the frame will be refused, do not keep its bits
-    std::vector<frame> d_ready;
+    frame_assembler d_asm;
+    frame d_cur; // the frame being received
+    std::deque<frame> d_ready;
 
     output_queue<uint8_t> d_queue;
     // counters: written by the work thread, read from any thread

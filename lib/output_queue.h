@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <vector>
 
 namespace gr {
@@ -51,10 +52,22 @@ public:
     {
         d_data.insert(d_data.end(), items, items + count * d_width);
     }
+    //! Tags are kept sorted by offset as they come (in order of arrival among
+    //! equal offsets); they mostly come in order, so this is an append.
     void tag(uint64_t offset, pmt::pmt_t key, pmt::pmt_t value, pmt::pmt_t srcid = pmt::PMT_F)
     {
-        d_tags.push_back({ offset, key, value, srcid });
+        queued_tag t{ offset, std::move(key), std::move(value), std::move(srcid) };
+        if (d_tags.empty() || d_tags.back().offset <= offset) {
+            d_tags.push_back(std::move(t));
+            return;
+        }
+        const auto at = std::upper_bound(
+            d_tags.begin(), d_tags.end(), offset,
+            [](uint64_t o, const queued_tag& x) { return o < x.offset; });
+        d_tags.insert(at, std::move(t));
     }
+    //! Tags waiting.
+    size_t tags_waiting() const { return d_tags.size(); }
 
     /*!
      * Moves up to max_items to out. Calls emit(tag) for every tag whose
@@ -74,13 +87,11 @@ public:
             d_head = 0;
         }
         const uint64_t stop = d_begin + n;
-        // tags may arrive out of order (a frame's tags after its items)
-        std::stable_sort(d_tags.begin(), d_tags.end(), [](const queued_tag& a, const queued_tag& b) {
-            return a.offset < b.offset;
-        });
-        size_t k = 0;
-        while (k < d_tags.size() && d_tags[k].offset < stop) emit(d_tags[k++]);
-        d_tags.erase(d_tags.begin(), d_tags.begin() + long(k));
+        // sorted already: the tags of the items moved are at the front
+        while (!d_tags.empty() && d_tags.front().offset < stop) {
+            emit(d_tags.front());
+            d_tags.pop_front();
+        }
         d_begin = stop;
         return n;
     }
@@ -90,7 +101,7 @@ private:
     uint64_t d_begin = 0;
     std::vector<T> d_data; // items from d_head on are waiting
     size_t d_head = 0;
-    std::vector<queued_tag> d_tags;
+    std::deque<queued_tag> d_tags; // sorted by offset
 };
 
 } // namespace bsid

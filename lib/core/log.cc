@@ -82,6 +82,12 @@ void set_log_handler(log_handler handler)
     handler_ref() = std::move(handler);
 }
 
+bool has_log_handler()
+{
+    std::lock_guard<std::mutex> lock(handler_mutex());
+    return bool(handler_ref());
+}
+
 void log(log_level level, const std::string& message)
 {
     if (int(level) < level_ref().load() || level == log_level::off) return;

@@ -116,7 +116,9 @@ class qa_bad_input_blocks(gr_unittest.TestCase):
         data = np.concatenate(f[:2])
         dec, rows, erasures = self.run_decoder(blocks.vector_source_b(data.tolist(), False, 1, tags))
         self.assertEqual(len(rows), 5)
-        self.assertEqual(erasures, [(1, "empty"), (2, "empty"), (3, "empty")])
+        # zero is a length (an empty frame); -5 and a symbol are not lengths:
+        # each is put out as an invalid_tag erasure (no bits follow them here)
+        self.assertEqual(erasures, [(1, "empty"), (2, "invalid_tag"), (3, "invalid_tag")])
         np.testing.assert_array_equal(rows[0], self.hard(f[0]))
         np.testing.assert_array_equal(rows[4], self.hard(f[1]))
         self.assertEqual(dec.bits_discarded(), 0)
@@ -215,6 +217,64 @@ class qa_bad_input_blocks(gr_unittest.TestCase):
                     setter(value)
         # left as it was
         self.assertEqual((chan.Pi(), chan.Pd(), chan.Ps()), (0.01, 0.02, 0.03))
+
+    def test_008_length_tags_of_every_integer_type(self):
+        # a uint64 length is a length; a double (even 300.0) is not: a clear
+        # invalid_tag erasure, its bits discarded and counted, never "empty"
+        f = self.frames
+        off1, off2 = len(f[0]), len(f[0]) + len(f[1])
+        tags = [length_tag(0, pmt.from_uint64(len(f[0]))),
+                length_tag(off1, pmt.from_double(float(len(f[1])))),
+                length_tag(off2, pmt.from_long(len(f[2])))]
+        data = np.concatenate(f[:3])
+        dec, rows, erasures = self.run_decoder(blocks.vector_source_b(data.tolist(), False, 1, tags))
+        self.assertEqual(len(rows), 3)
+        self.assertEqual(erasures, [(1, "invalid_tag")])
+        np.testing.assert_array_equal(rows[0], self.hard(f[0]))
+        np.testing.assert_array_equal(rows[2], self.hard(f[2]))
+        self.assertEqual(dec.bits_discarded(), len(f[1]))
+
+    def lost_run(self, count):
+        f = self.frames
+        tags = [length_tag(0, pmt.from_long(len(f[0]))),
+                gr.tag_utils.python_to_tag((0, pmt.intern("bsid_frames_lost"), pmt.from_long(count)))]
+        return self.run_decoder(blocks.vector_source_b(f[0].tolist(), False, 1, tags))
+
+    def test_009_huge_lost_counts_stream_out_or_are_refused(self):
+        # 200000 lost frames are put out as they drain (memory bounded), in
+        # order, before the frame that carries the count
+        count = 200000
+        dec, rows, erasures = self.lost_run(count)
+        self.assertEqual(len(rows), count + 1)
+        self.assertEqual(len(erasures), count)
+        self.assertEqual(erasures[0], (0, "frame_lost"))
+        self.assertEqual(erasures[-1], (count - 1, "frame_lost"))
+        np.testing.assert_array_equal(rows[count], self.hard(self.frames[0]))
+        # a count beyond what one tag may report is one invalid_tag erasure,
+        # not a flowgraph that never ends
+        self.tb = gr.top_block()
+        dec, rows, erasures = self.lost_run(2**62)
+        self.assertEqual(erasures, [(0, "invalid_tag")])
+        self.assertEqual(len(rows), 2)
+
+    def test_010_channel_puts_out_a_short_final_frame(self):
+        # an encoder input that is not a multiple of N: the last frame is
+        # shorter than its length tag. The channel puts out what it received,
+        # tagged bsid_truncated, and the decoder flags it: nothing is dropped
+        tau = self.N * self.cb.n
+        bits = np.concatenate([self.cb.encode(self.msgs[0]), self.cb.encode(self.msgs[1])[:tau // 3]])
+        tags = [length_tag(0, pmt.from_long(tau)), length_tag(tau, pmt.from_long(tau))]
+        src = blocks.vector_source_b(bits.tolist(), False, 1, tags)
+        chan = bsid.channel(0.0, 0.0, 0.0, seed=3)
+        mid = blocks.vector_sink_b()
+        self.tb.connect(src, chan, mid)
+        dec, rows, erasures = self.run_decoder(chan)
+        self.assertEqual(len(rows), 2)
+        self.assertEqual(erasures, [(1, "truncated")])
+        np.testing.assert_array_equal(rows[0], self.msgs[0])
+        self.assertEqual(tags_of(mid, "packet_len"), [(0, tau), (tau, tau // 3)])
+        self.assertEqual(tags_of(mid, "bsid_truncated"), [(tau, tau - tau // 3)])
+        self.assertEqual(len(mid.data()), tau + tau // 3)
 
 
 if __name__ == '__main__':

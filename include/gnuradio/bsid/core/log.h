@@ -29,6 +29,8 @@ void set_log_level(log_level level);
 log_level get_log_level();
 //! Replaces the handler (null restores the stderr default). Thread-safe.
 void set_log_handler(log_handler handler);
+//! Whether a handler is installed (the stderr default is not one).
+bool has_log_handler();
 void log(log_level level, const std::string& message);
 
 log_level parse_log_level(const std::string& s);
