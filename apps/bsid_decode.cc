@@ -23,12 +23,18 @@
 #include <gnuradio/bsid/core/errors.h>
 #include <gnuradio/bsid/core/map_decoder.h>
 
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
+#include <new>
+#include <optional>
 #include <sstream>
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -76,19 +82,30 @@ double number(const std::string& opt, const std::string& s)
     return v;
 }
 
-long long integer(const std::string& opt, const std::string& s)
+// An integer in [lo, hi]: anything else, out-of-range values included, is an
+// error (never truncated to a smaller type).
+long long integer(const std::string& opt, const std::string& s, long long lo, long long hi)
 {
     char* end = nullptr;
+    errno = 0;
     const long long v = std::strtoll(s.c_str(), &end, 10);
     if (s.empty() || *end != '\0') die("option " + opt + ": '" + s + "' is not an integer");
+    if (errno == ERANGE || v < lo || v > hi) {
+        die("option " + opt + ": " + s + " is out of range [" + std::to_string(lo) + ", " +
+            std::to_string(hi) + "]");
+    }
     return v;
 }
+
+constexpr long long int_min = std::numeric_limits<int>::min();
+constexpr long long int_max = std::numeric_limits<int>::max();
 
 bsid::drift_range range(const std::string& opt, const std::string& s)
 {
     const auto colon = s.find(':', s.find_first_not_of('-') == 0 ? 0 : 1);
     if (colon == std::string::npos) die("option " + opt + ": '" + s + "' is not LO:HI");
-    return { int(integer(opt, s.substr(0, colon))), int(integer(opt, s.substr(colon + 1))) };
+    return { int(integer(opt, s.substr(0, colon), int_min, int_max)),
+             int(integer(opt, s.substr(colon + 1), int_min, int_max)) };
 }
 
 // Priors: each line N*q numbers.
@@ -124,9 +141,7 @@ std::vector<std::vector<double>> read_priors(const std::string& path, size_t cou
     return rows;
 }
 
-} // namespace
-
-int main(int argc, char** argv)
+int run(int argc, char** argv)
 {
     std::map<std::string, std::string> opt;
     static const std::vector<std::string> known = { "--codebook", "-N",        "--Pi",
@@ -135,16 +150,27 @@ int main(int argc, char** argv)
                                                     "--mtau",     "--mn",      "--priors",
                                                     "--threads",  "--batch",   "--log-priors" };
     for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
+        std::string a = argv[i];
         if (a == "-h" || a == "--help") {
             std::cout << usage;
             return 0;
         }
+        // --opt=value, as well as --opt value
+        std::optional<std::string> value;
+        const auto eq = a.find('=');
+        if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
+            value = a.substr(eq + 1);
+            a = a.substr(0, eq);
+        }
         bool ok = false;
         for (const auto& k : known) ok = ok || a == k;
         if (!ok) die("unknown argument '" + a + "' (see --help)");
-        if (i + 1 >= argc) die("option " + a + " needs a value");
-        opt[a] = argv[++i];
+        if (opt.count(a)) die("option " + a + " is given twice");
+        if (!value) {
+            if (i + 1 >= argc) die("option " + a + " needs a value");
+            value = argv[++i];
+        }
+        opt[a] = *value;
     }
     for (const char* req : { "--codebook", "-N", "--Pi", "--Pd", "--Ps" }) {
         if (!opt.count(req)) die(std::string("missing ") + req + " (see --help)");
@@ -158,8 +184,7 @@ int main(int argc, char** argv)
         const bsid::codebook cb = bsid::codebook::from_spec(opt["--codebook"]);
         const bsid::channel_params ch(number("--Pi", opt["--Pi"]), number("--Pd", opt["--Pd"]),
                                       number("--Ps", opt["--Ps"]));
-        const long long N = integer("-N", opt["-N"]);
-        if (N < 1 || N > (1 << 30)) die("-N must be a positive number of symbols");
+        const long long N = integer("-N", opt["-N"], 1, 1 << 30);
         bsid::decoder_config cfg(cb, ch, int(N));
         if (opt.count("--backend")) cfg.backend = bsid::parse_backend(opt["--backend"]);
         if (opt.count("--precision")) cfg.precision = bsid::parse_precision(opt["--precision"]);
@@ -167,12 +192,10 @@ int main(int argc, char** argv)
         if (opt.count("--Pr")) cfg.Pr = number("--Pr", opt["--Pr"]);
         if (opt.count("--mtau")) cfg.mtau = range("--mtau", opt["--mtau"]);
         if (opt.count("--mn")) cfg.mn = range("--mn", opt["--mn"]);
-        if (opt.count("--threads")) cfg.threads = int(integer("--threads", opt["--threads"]));
-        if (opt.count("--batch")) {
-            const long long b = integer("--batch", opt["--batch"]);
-            if (b < 1) die("--batch must be at least 1");
-            batch = size_t(b);
+        if (opt.count("--threads")) {
+            cfg.threads = int(integer("--threads", opt["--threads"], 0, 4096));
         }
+        if (opt.count("--batch")) batch = size_t(integer("--batch", opt["--batch"], 1, 1 << 20));
         dec = bsid::map_decoder::make(cfg);
         if (opt.count("--priors") && opt.count("--log-priors")) {
             die("give --priors or --log-priors, not both");
@@ -200,17 +223,25 @@ int main(int argc, char** argv)
     }
 
     const size_t NQ = size_t(dec->N()) * size_t(dec->q());
+    // Posteriors are held for the frames of one batch that will be decoded
+    // (not for erasures), and a batch holds at most 256 MiB of them.
+    const size_t max_held = std::max<size_t>(1, (size_t(256) << 20) / (sizeof(double) * NQ));
     std::vector<std::string> lines;
     std::vector<std::string> bad; // per line: why its characters are not a frame, or ""
+    size_t decodable = 0;         // lines of this batch that pass the length check
 
     size_t frame_index = 0;
     auto flush = [&]() {
+        std::vector<bsid::frame_result> results(lines.size());
         std::vector<bsid::frame_view> views;
-        std::vector<std::vector<double>> posts(lines.size(), std::vector<double>(NQ));
-        std::vector<double*> outs;
         std::vector<size_t> decoded;
         for (size_t k = 0; k < lines.size(); ++k) {
-            if (!bad[k].empty()) continue;
+            if (!bad[k].empty()) {
+                results[k] = { bsid::frame_status::invalid_input, bad[k] };
+                continue;
+            }
+            results[k] = dec->check_length(lines[k].size());
+            if (!results[k].ok()) continue; // refused before any memory is spent on it
             const double* pri = nullptr;
             if (!priors.empty()) {
                 const size_t idx = priors.size() == 1 ? 0 : frame_index + k;
@@ -222,33 +253,41 @@ int main(int argc, char** argv)
             }
             views.push_back({ reinterpret_cast<const uint8_t*>(lines[k].data()), lines[k].size(), pri,
                               log_priors });
-            outs.push_back(posts[k].data());
             decoded.push_back(k);
         }
+        std::vector<std::vector<double>> posts(views.size(), std::vector<double>(NQ));
+        std::vector<double*> outs;
+        for (auto& p : posts) outs.push_back(p.data());
         const auto got = dec->decode_batch(views, outs);
-        std::vector<bsid::frame_result> results(lines.size());
-        for (size_t j = 0; j < decoded.size(); ++j) results[decoded[j]] = got[j];
-        for (size_t k = 0; k < lines.size(); ++k) {
-            if (!bad[k].empty()) results[k] = { bsid::frame_status::invalid_input, bad[k] };
+        std::vector<size_t> post_of(lines.size(), SIZE_MAX);
+        for (size_t j = 0; j < decoded.size(); ++j) {
+            results[decoded[j]] = got[j];
+            post_of[decoded[j]] = j;
         }
         std::string out;
         char buf[32];
         for (size_t k = 0; k < lines.size(); ++k) {
             if (!results[k].ok()) {
                 out += "erasure " + results[k].reason + "\n";
-                continue;
+            } else {
+                const double* p = posts[post_of[k]].data();
+                for (size_t j = 0; j < NQ; ++j) {
+                    std::snprintf(buf, sizeof buf, "%.17g", p[j]);
+                    if (j) out += ' ';
+                    out += buf;
+                    if (out.size() >= (1 << 20)) { // written as it grows, not held whole
+                        std::fwrite(out.data(), 1, out.size(), stdout);
+                        out.clear();
+                    }
+                }
+                out += '\n';
             }
-            for (size_t j = 0; j < NQ; ++j) {
-                std::snprintf(buf, sizeof buf, "%.17g", posts[k][j]);
-                if (j) out += ' ';
-                out += buf;
-            }
-            out += '\n';
         }
         std::fwrite(out.data(), 1, out.size(), stdout);
         frame_index += lines.size();
         lines.clear();
         bad.clear();
+        decodable = 0;
     };
 
     std::string line;
@@ -271,11 +310,26 @@ int main(int argc, char** argv)
             }
             line[t] = char(c - '0');
         }
+        if (why.empty() && dec->check_length(line.size()).ok()) ++decodable;
         lines.push_back(std::move(line));
         bad.push_back(std::move(why));
-        if (lines.size() == batch) flush();
+        if (lines.size() == batch || decodable == max_held) flush();
     }
     if (!lines.empty()) flush();
     std::fflush(stdout);
     return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    try {
+        return run(argc, argv);
+    } catch (const std::bad_alloc&) {
+        die("out of memory: a frame's N q posteriors and the decoder's working memory do not "
+            "fit; try a smaller --batch, --storage local, or a smaller N");
+    } catch (const std::exception& e) {
+        die(e.what());
+    }
 }

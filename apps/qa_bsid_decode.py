@@ -133,14 +133,81 @@ class qa_bsid_decode(unittest.TestCase):
                                      mtau=(-40, 40), mn=(-8, 12)).decode(self.frames[0])
         np.testing.assert_array_equal(np.array(out.stdout.split(), dtype=float).reshape(self.N, 16),
                                       want)
-        for extra in (["--mtau", "5"], ["--mn", "3:4"], ["--precision", "half"], ["--Pi", "x"],
-                      ["--codebook", "nosuch:spec"], ["--bogus", "1"], ["-N", "0"], ["--Pi", "0.7",
-                      "--Pd", "0.4"]):
+        # each bad value, in place of the good one, with the words the error must hold
+        for extra, words in (
+                (["--mtau", "5"], "not LO:HI"), (["--mn", "3:4"], "mn = [3, 4]"),
+                (["--precision", "half"], "half"), (["--Pi", "x"], "not a number"),
+                (["--codebook", "nosuch:spec"], "nosuch"), (["--bogus", "1"], "unknown"),
+                (["-N", "0"], "-N"), (["--Pi", "0.7", "--Pd", "0.4"], "Pi"),
+                # out of range: refused, never truncated to a smaller type
+                (["--mtau", "2147483648:5"], "out of range"),
+                (["--mtau", "-2147483648:2147483647"], "too wide"),
+                (["--threads", "4294967297"], "out of range"),
+                (["--batch", "-1"], "out of range"),
+                (["-N", "99999999999999999999"], "out of range"),
+                # the range at fault is named: mtau, not mn
+                (["--mtau", "5:-5"], "mtau = [5, -5]")):
             with self.subTest(extra=extra):
-                out = run(self.args + extra, "")
+                out = run(self.with_options(extra), "")
                 self.assertEqual(out.returncode, 2, out.stderr)
                 self.assertTrue(out.stderr.startswith("bsid_decode: "), out.stderr)
+                self.assertIn(words, out.stderr)
+        out = run(self.args + ["--Pi", "0.02"], "")
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("given twice", out.stderr)
         self.assertEqual(run(["--help"], "").returncode, 0)
+
+    def with_options(self, extra):
+        """self.args with the options in extra replacing (or adding to) its own."""
+        args, given = list(self.args), dict(zip(extra[::2], extra[1::2]))
+        for k in range(0, len(args), 2):
+            if args[k] in given:
+                args[k + 1] = given.pop(args[k])
+        for k, v in given.items():
+            args += [k, v]
+        return args
+
+    def test_005_option_equals_value(self):
+        # --opt=value reads like --opt value
+        joined = [a + "=" + b if a.startswith("--") else None
+                  for a, b in zip(self.args[::2], self.args[1::2])]
+        args = []
+        for k, j in enumerate(joined):
+            args += [j] if j else self.args[2 * k:2 * k + 2]
+        a = run(args, self.text(self.frames[:2]))
+        b = run(self.args, self.text(self.frames[:2]))
+        self.assertEqual(a.returncode, 0, a.stderr)
+        self.assertEqual(a.stdout, b.stdout)
+        self.assertIn("--Pi=0.02", args)
+
+    def test_006_memory(self):
+        # erasures cost no posterior memory: a million-symbol frame's
+        # posteriors (128 MiB) are never allocated for frames refused by
+        # length, even with a batch of them, under a 400 MiB address space
+        import resource
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (400 << 20, 400 << 20))
+
+        args = self.with_options(["-N", "1000000", "--precision", "float", "--batch", "64"])
+        out = subprocess.run([EXE] + args, input="0101\n" * 64 + "\n" * 64, capture_output=True,
+                             text=True, timeout=300, preexec_fn=limit)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        lines = out.stdout.splitlines()
+        self.assertEqual(len(lines), 128)
+        self.assertTrue(all(line.startswith("erasure ") for line in lines))
+        # a frame that is decoded but whose posteriors cannot fit: a clear
+        # error (exit 2), not an abort
+        rx = "01" * 4000000  # tau = 8e6 bits: N q = 16e6 posteriors, 128 MiB, in 100 MiB
+        args = self.with_options(["-N", "1000000", "--precision", "float", "--storage", "local"])
+
+        def small():
+            resource.setrlimit(resource.RLIMIT_AS, (100 << 20, 100 << 20))
+
+        out = subprocess.run([EXE] + args, input=rx + "\n", capture_output=True, text=True,
+                             timeout=300, preexec_fn=small)
+        self.assertEqual(out.returncode, 2, out.stderr)
+        self.assertIn("out of memory", out.stderr)
 
 
 if __name__ == '__main__':
