@@ -173,7 +173,7 @@ codebook codebook::parse(const std::string& text, const std::string& origin)
                 fail(where + detail::concat("n = ", vals[0], " must be between 1 and ", max_n));
             }
             if (vals[2] < 1 || vals[2] > 100000000ULL) {
-                fail(where + detail::concat("P = ", vals[2], " must be at least 1"));
+                fail(where + detail::concat("P = ", vals[2], " must be between 1 and 100000000"));
             }
             n = int(vals[0]);
             q = (long long)std::min<unsigned long long>(vals[1], 1ULL << 40);
@@ -227,12 +227,21 @@ codebook codebook::load(const std::string& path)
     if (!f) {
         throw io_error("codebook: cannot open file '" + path + "'");
     }
-    std::ostringstream ss;
-    ss << f.rdbuf();
+    // read with a bound: a device such as /dev/zero never ends
+    constexpr size_t max_bytes = size_t(64) << 20;
+    std::string text;
+    char buf[1 << 16];
+    while (f.read(buf, sizeof buf) || f.gcount() > 0) {
+        text.append(buf, size_t(f.gcount()));
+        if (text.size() > max_bytes) {
+            throw io_error(detail::concat("codebook: file '", path, "' is larger than ",
+                                          max_bytes >> 20, " MiB; it is not a codebook file"));
+        }
+    }
     if (f.bad()) {
         throw io_error("codebook: error reading file '" + path + "'");
     }
-    codebook cb = parse(ss.str(), path);
+    codebook cb = parse(text, path);
     cb.d_spec = "file:" + path;
     return cb;
 }
