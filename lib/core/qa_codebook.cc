@@ -187,15 +187,15 @@ TEST(codebook, unbounded_sources_and_huge_headers)
     // a device that never ends is read up to a bound, then refused
     for (const char* spec : { "/dev/zero", "file:/dev/zero" }) {
         try {
-            codebook::from_spec(spec);
+            bsid::codebook::from_spec(spec);
             ADD_FAILURE() << spec << " was accepted";
-        } catch (const io_error& e) {
+        } catch (const bsid::io_error& e) {
             EXPECT_NE(std::string(e.what()).find("larger than"), std::string::npos) << e.what();
         }
     }
     // P out of range says what the range is
     try {
-        codebook::parse("4 4 99999999999\n", "header");
+        bsid::codebook::parse("4 4 99999999999\n", "header");
         ADD_FAILURE() << "P = 99999999999 was accepted";
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("between 1 and 100000000"), std::string::npos)
