@@ -7,6 +7,8 @@
 
 import argparse
 import math
+import os
+import re
 import sys
 
 import bsid_core
@@ -47,6 +49,22 @@ def _int_at_least(lo):
     return parse
 
 
+class _Once(argparse.Action):
+    """Stores an option's value and refuses the option a second time (argparse
+    would let the last one win without a word)."""
+
+    def __init__(self, *args, hint="", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.hint = hint
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        old = getattr(namespace, self.dest, None)
+        if old is not None:
+            raise argparse.ArgumentError(
+                self, f"given twice ('{old}', then '{values}'): {self.hint}")
+        setattr(namespace, self.dest, values)
+
+
 _positive_int = _int_at_least(1)
 _count = _int_at_least(0)
 
@@ -80,9 +98,11 @@ def build_parser():
                    help="codebook spec (builtin:NAME, file:PATH, random:n:q:P:seed, "
                         "sparse:n:q); it fixes n and q")
     g.add_argument("-N", type=_positive_int, help="message symbols per frame")
-    g.add_argument("--sweep", choices=SWEEPS,
+    g.add_argument("--sweep", choices=SWEEPS, action=_Once,
+                   hint="a run sweeps one parameter",
                    help="the parameter that varies: p (Pi = Pd = p), Pi, Pd or Ps")
-    g.add_argument("--values", metavar="V",
+    g.add_argument("--values", metavar="V", action=_Once,
+                   hint="give every value in one --values (a comma list)",
                    help="START:STOP:xFACTOR (geometric), START:STOP:+STEP (linear) or a "
                         "comma list")
     for name in ("Pi", "Pd", "Ps"):
@@ -145,6 +165,60 @@ def build_parser():
     return p
 
 
+def _output_file_problem(option, path, replaced):
+    """Why `option` cannot write the file `path`, or None. replaced: the file is
+    written to a temporary file beside it and renamed over it (results.py), so
+    its directory must be writable and it must not be a device or a pipe."""
+    if os.path.isdir(path):
+        return f"{option} {path}: is a directory"
+    d = os.path.dirname(path) or "."
+    if not os.path.isdir(d):
+        why = "is not a directory" if os.path.lexists(d) else "does not exist"
+        return f"{option} {path}: the directory {d} {why}"
+    if os.path.lexists(path) and replaced and not os.path.isfile(path):
+        return (f"{option} {path}: exists and is not a regular file (result files are "
+                f"written anew and renamed over it; '-' writes to stdout)")
+    if os.path.lexists(path) and not replaced:
+        if not os.access(path, os.W_OK):
+            return f"{option} {path}: the file is not writable"
+    elif not os.access(d, os.W_OK | os.X_OK):
+        return f"{option} {path}: the directory {d} is not writable"
+    return None
+
+
+def _dump_dir_problem(path):
+    """Why --dump-failures cannot write to the folder `path`, or None. The folder
+    is made (with its parents) at the first failing frame."""
+    option = "--dump-failures"
+    if os.path.lexists(path):
+        if not os.path.isdir(path):
+            return f"{option} {path}: exists and is not a directory"
+        if not os.access(path, os.W_OK | os.X_OK):
+            return f"{option} {path}: the directory is not writable"
+        return None
+    parent = os.path.dirname(path.rstrip(os.sep))
+    while parent and not os.path.lexists(parent):
+        parent = os.path.dirname(parent)
+    parent = parent or "."
+    if not os.path.isdir(parent):
+        return f"{option} {path}: cannot be made: {parent} is not a directory"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"{option} {path}: cannot be made: the directory {parent} is not writable"
+    return None
+
+
+# the names dump.write_failure gives its files
+_DUMP_NAME = re.compile(r"point[0-9]{3,}-frame[0-9]{9,}\.json\Z")
+
+
+def _earlier_dumps(path):
+    """How many failure dumps the folder `path` holds already."""
+    try:
+        return sum(1 for name in os.listdir(path) if _DUMP_NAME.match(name))
+    except OSError:
+        return 0
+
+
 def _summary(res):
     c = res.config
     fer, ser, ber = res.fer(), res.ser(), res.ber()
@@ -165,6 +239,24 @@ def _summary(res):
 
 
 def main(argv=None):
+    """Runs the command line (sys.argv[1:] by default); returns the exit status."""
+    try:
+        status = _main(argv)
+        sys.stdout.flush()  # here, where a closed pipe can still be caught
+        return status
+    except BrokenPipeError:
+        # the reader of stdout has gone (bsid-sim ... | head -1): not an error. stdout
+        # goes to /dev/null so that the flush at exit does not fail again.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):
+            pass
+        return 0
+
+
+def _main(argv):
     p = build_parser()
     a = p.parse_args(argv)
 
@@ -184,9 +276,13 @@ def main(argv=None):
             plot.require_matplotlib()
         except RuntimeError as e:
             p.error(str(e))
+        problem = _output_file_problem("--plot", a.plot, replaced=False)
+        if problem:
+            p.error(problem)
     if not a.codebook:
         if a.plot and a.results:
-            return _plot(p, a, [])
+            groups = _read_results(a)
+            return 1 if groups is None else _plot(a, [], groups)
         p.error("--codebook is required (or --replay FILE, or --plot PNG --results FILE ...)")
     if a.N is None:
         p.error("-N is required with --codebook")
@@ -224,11 +320,34 @@ def main(argv=None):
     except ValueError as e:
         p.error(str(e))
 
+    # every output is checked now, not after the simulation
+    for option, path in (("--csv", a.csv), ("--json", a.json)):
+        if path and path != "-":
+            problem = _output_file_problem(option, path, replaced=True)
+            if problem:
+                p.error(problem)
+    if a.dump_failures:
+        problem = _dump_dir_problem(a.dump_failures)
+        if problem:
+            p.error(problem)
+        old = _earlier_dumps(a.dump_failures)
+        if old:
+            print(f"bsid-sim: warning: --dump-failures {a.dump_failures} already holds "
+                  f"{old} failure dump{'s' if old != 1 else ''} from an earlier run; new "
+                  f"dumps are added beside the old ones, and one of the same point and "
+                  f"frame overwrites the old file", file=sys.stderr, flush=True)
+    groups = []
+    if a.plot and a.results:
+        groups = _read_results(a)
+        if groups is None:
+            return 1
+
     # human-readable lines go to stdout, unless a result file does
     text = sys.stderr if "-" in (a.csv, a.json) else sys.stdout
     progress = make_progress("none" if a.quiet else a.progress, sys.stderr, a.progress_every)
     if not a.quiet:
-        what = f"{len(configs)} points of {a.sweep}" if a.sweep else "1 point"
+        what = (f"{len(configs)} point{'s' if len(configs) != 1 else ''} of {a.sweep}"
+                if a.sweep else "1 point")
         print(f"bsid-sim: {a.codebook} (n={cb.n}, q={cb.q}, P={cb.P}), N={a.N}, {what}, "
               f"seed {a.seed}, backend {a.backend}, {a.precision}", file=text, flush=True)
 
@@ -259,7 +378,9 @@ def main(argv=None):
         interrupted = bool(done) and done[-1].stopped_by == "interrupted"
     except KeyboardInterrupt:
         interrupted = True
-    except (RuntimeError, ValueError) as e:
+    except BrokenPipeError:
+        raise
+    except (RuntimeError, ValueError, OSError) as e:
         progress.close()
         print(f"bsid-sim: error: {e}", file=sys.stderr)
         return 1
@@ -269,22 +390,28 @@ def main(argv=None):
         results.write_csv("-", rows)
     if a.json == "-":
         results.write_json("-", rows)
-    if a.plot:
-        _plot(p, a, rows)
+    status = _plot(a, rows, groups) if a.plot else 0
     if interrupted:
         print("bsid-sim: interrupted; the points so far are written", file=sys.stderr)
         return 130
-    return 0
+    return status
 
 
-def _plot(p, a, rows):
-    groups = [rows] if rows else []
+def _read_results(a):
+    """The rows of every --results file; None (with the error printed) if one
+    cannot be read."""
+    groups = []
     for f in a.results:
         try:
             groups.append(results.read_results(f))
         except (OSError, ValueError) as e:
             print(f"bsid-sim: error: --results: {e}", file=sys.stderr)
-            return 1
+            return None
+    return groups
+
+
+def _plot(a, rows, more):
+    groups = ([rows] if rows else []) + more
     if not any(groups):
         print("bsid-sim: error: nothing to plot", file=sys.stderr)
         return 1

@@ -31,17 +31,20 @@ except ImportError:
     HAVE_MPL = False
 
 
-def run(args, timeout=120, pre=None):
-    """Runs bsid-sim (the build tree's script, else python -m bsid_sim)."""
+def command(args, pre=None):
+    """The command line of bsid-sim (the build tree's script, else python -m bsid_sim)."""
     if pre is not None:
         # a prelude before main(): e.g. hide an optional module
-        cmd = [sys.executable, "-c",
-               pre + "\nimport sys, bsid_sim\nsys.exit(bsid_sim.main(sys.argv[1:]))"] + args
-    elif EXE:
-        cmd = [EXE] + args
-    else:
-        cmd = [sys.executable, "-m", "bsid_sim"] + args
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        return [sys.executable, "-c",
+                pre + "\nimport sys, bsid_sim\nsys.exit(bsid_sim.main(sys.argv[1:]))"] + args
+    if EXE:
+        return [EXE] + args
+    return [sys.executable, "-m", "bsid_sim"] + args
+
+
+def run(args, timeout=120, pre=None):
+    """Runs bsid-sim; returns the CompletedProcess, stdout and stderr as text."""
+    return subprocess.run(command(args, pre), capture_output=True, text=True, timeout=timeout)
 
 
 TINY = ["--codebook", "builtin:ld3-modvec6", "-N", "12", "--backend", "cpu", "--threads", "2"]
@@ -240,6 +243,104 @@ class qa_sim_cli(unittest.TestCase):
         self.assertGreater(j[0]["frames_per_s"], 0)
         self.assertGreater(j[0]["mbit_per_s"], 0)
         self.assertIn("SER", out.stderr)  # the summary moved to stderr
+
+    def test_008_bad_output_paths_fail_before_simulating(self):
+        with open(self.path("file"), "w") as fh:
+            fh.write("a regular file\n")
+        missing = self.path("no/such/dir")
+        cases = [
+            (["--csv", os.path.join(missing, "r.csv")], "--csv", "does not exist"),
+            (["--json", self.dir], "--json", "is a directory"),
+            (["--csv", self.path("file/r.csv")], "--csv", "is not a directory"),
+            (["--json", "/dev/null"], "--json", "not a regular file"),
+            (["--dump-failures", self.path("file")], "--dump-failures",
+             "is not a directory"),
+            (["--dump-failures", self.path("file/fails")], "--dump-failures",
+             "is not a directory"),
+        ]
+        if HAVE_MPL:
+            cases.append((["--plot", os.path.join(missing, "r.png")], "--plot",
+                          "does not exist"))
+        if os.geteuid() != 0:  # root may write anywhere
+            os.mkdir(self.path("ro"))
+            os.chmod(self.path("ro"), 0o555)
+            cases += [(["--csv", self.path("ro/r.csv")], "--csv", "not writable"),
+                      (["--dump-failures", self.path("ro")], "--dump-failures",
+                       "not writable"),
+                      (["--dump-failures", self.path("ro/fails")], "--dump-failures",
+                       "not writable")]
+        before = sorted(os.listdir(self.dir))
+        for extra, option, words in cases:
+            # a long point: had it started, the run would take minutes
+            out = run(TINY + ["--Pi", "0.01", "--Pd", "0.01", "--rel-error", "0",
+                              "--max-frames", "100000000", "--max-time", "300",
+                              "--progress", "lines", "--progress-every", "0"] + extra,
+                      timeout=60)
+            self.assertEqual(out.returncode, 2, (extra, out.stderr))
+            self.assertIn(f"bsid-sim: error: {option} {extra[1]}", out.stderr, extra)
+            self.assertIn(words, out.stderr, extra)
+            self.assertNotIn("Traceback", out.stderr, extra)
+            # nothing ran: no banner, no progress, no summary
+            self.assertEqual(out.stdout, "", extra)
+            self.assertNotIn("FER", out.stderr, extra)
+            self.assertEqual(sorted(os.listdir(self.dir)), before, extra)  # nothing left
+
+    def test_009_dump_folder_of_an_earlier_run_is_reported(self):
+        fails = self.path("fails")
+        args = TINY + ["--Pi", "0.04", "--Pd", "0.04", "--max-frames", "20", "--dump-max",
+                       "3", "--dump-failures", fails, "--progress", "none"]
+        out = run(args)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertNotIn("warning", out.stderr)  # a new folder: nothing to say
+        first = sorted(os.listdir(fails))
+        self.assertEqual(len(first), 3)
+        with open(os.path.join(fails, "notes.txt"), "w") as fh:
+            fh.write("not a dump\n")
+        # the same run again: the same frames fail and replace their files
+        out = run(args)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        warnings = [ln for ln in out.stderr.splitlines() if "warning" in ln]
+        self.assertEqual(len(warnings), 1, out.stderr)
+        self.assertIn(f"bsid-sim: warning: --dump-failures {fails} already holds 3 failure "
+                      "dumps from an earlier run", warnings[0])
+        self.assertIn("overwrit", warnings[0])
+        self.assertEqual(sorted(os.listdir(fails)), sorted(first + ["notes.txt"]))
+        # another seed: other frames fail, and their dumps go beside the old ones
+        out = run(args + ["--seed", "2"])
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("already holds 3 failure dumps", out.stderr)
+        self.assertGreater(len(os.listdir(fails)), 4)
+        # an empty folder is no warning
+        os.mkdir(self.path("empty"))
+        out = run(TINY + ["--max-frames", "5", "--dump-failures", self.path("empty")])
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertNotIn("warning", out.stderr)
+
+    def test_010_a_closed_pipe_ends_the_run_quietly(self):
+        for extra in (["--Pi", "0.01"], ["--Pi", "0.01", "--json", "-"],
+                      ["--sweep", "p", "--values", "0.01,0.02", "--csv", "-"]):
+            # as `bsid-sim ... | head -1` where head has gone: the reader closes at once
+            proc = subprocess.Popen(command(TINY + ["--max-frames", "10"] + extra),
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            proc.stdout.close()
+            _, err = proc.communicate(timeout=120)
+            self.assertEqual(proc.returncode, 0, (extra, err))
+            self.assertNotIn("Traceback", err, extra)
+            self.assertNotIn("BrokenPipeError", err, extra)
+            self.assertNotIn("Exception ignored", err, extra)
+            self.assertNotIn("error", err, extra)
+
+    def test_011_sweep_and_values_only_once(self):
+        base = TINY + ["--max-frames", "20"]
+        for extra, option in (
+                (["--sweep", "p", "--values", "0.01", "--sweep", "Pi"], "--sweep"),
+                (["--sweep", "p", "--sweep", "p", "--values", "0.01"], "--sweep"),
+                (["--sweep", "p", "--values", "0.01", "--values", "0.02,0.03"], "--values")):
+            out = run(base + extra)
+            self.assertEqual(out.returncode, 2, (extra, out.stdout, out.stderr))
+            self.assertIn(f"bsid-sim: error: argument {option}: given twice", out.stderr)
+            self.assertEqual(out.stdout, "", extra)
+            self.assertNotIn("Traceback", out.stderr, extra)
 
 
 if __name__ == "__main__":
