@@ -43,6 +43,29 @@ import bsid_live_drift as drift  # embedded python block
 import bsid_live_ser as ser  # embedded python block
 
 
+def snipfcn_ser_axis(self):
+    # SER axis from 0 to a little above the largest SER shown, at least 0.01
+    # (autoscaling leaves a window of error-free frames without a scale)
+    def rescale(self=self):
+        top = max(float(self.ser.history.max()), 0.01)
+        self.ser_plot.set_y_axis(0, 1.1 * top)
+    self._ser_axis_timer = Qt.QTimer(self)
+    self._ser_axis_timer.timeout.connect(rescale)
+    self._ser_axis_timer.start(100)
+
+def snipfcn_window_size(self):
+    # open at a readable size: at least 1000 x 800, or the larger size saved when
+    # the window was last closed; the plots take the height the sliders do not
+    # need, and on smaller screens shrink to 250 pixels each rather than scroll
+    self.top_grid_layout.setRowStretch(0, 0)
+    for plot in (self._ser_plot_win, self._drift_plot_win):
+        plot.setMinimumHeight(250)
+    self.resize(self.size().expandedTo(Qt.QSize(1000, 800)))
+
+
+def snippets_main_after_init(tb):
+    snipfcn_ser_axis(tb)
+    snipfcn_window_size(tb)
 
 from gnuradio import qtgui
 
@@ -82,12 +105,14 @@ class bsid_live(gr.top_block, Qt.QWidget):
         ##################################################
         # Variables
         ##################################################
-        self.symbol_rate = symbol_rate = 5000
         self.codebook = codebook = 'builtin:ld3-modvec6'
-        self.Ps = Ps = 0.0
         self.Pi = Pi = 0.01
         self.Pd = Pd = 0.01
         self.N = N = 500
+        self.symbol_rate = symbol_rate = 5000
+        self.frames_shown = frames_shown = 200
+        self.drift_limits = drift_limits = bsid.decoder_limits(N, bsid.codebook.from_spec(codebook).n, Pi, Pd)["mtau"]
+        self.Ps = Ps = 0.0
 
         ##################################################
         # Blocks
@@ -114,15 +139,16 @@ class bsid_live(gr.top_block, Qt.QWidget):
             self.top_grid_layout.setRowStretch(r, 1)
         for c in range(1, 2):
             self.top_grid_layout.setColumnStretch(c, 1)
+        self.ser_window = blocks.vector_to_stream(gr.sizeof_float*1, frames_shown)
         self.ser_plot = qtgui.time_sink_f(
-            200, #size
-            1, #samp_rate
-            "symbol error rate per frame", #name
+            frames_shown, #size
+            symbol_rate / N, #samp_rate
+            "symbol error rate per frame, last %g s (newest on the right)" % (frames_shown * N / symbol_rate), #name
             1, #number of inputs
             None # parent
         )
         self.ser_plot.set_update_time(0.10)
-        self.ser_plot.set_y_axis(0, 0.1)
+        self.ser_plot.set_y_axis(0, 0.01)
 
         self.ser_plot.set_y_label('SER', "")
 
@@ -167,16 +193,17 @@ class bsid_live(gr.top_block, Qt.QWidget):
             self.top_grid_layout.setRowStretch(r, 1)
         for c in range(0, 3):
             self.top_grid_layout.setColumnStretch(c, 1)
-        self.ser = ser.frame_ser(N=N)
+        self.ser = ser.frame_ser(N=N, window=frames_shown)
+        self.drift_window = blocks.vector_to_stream(gr.sizeof_float*1, frames_shown)
         self.drift_plot = qtgui.time_sink_f(
-            200, #size
-            1, #samp_rate
-            "end drift per frame", #name
+            frames_shown, #size
+            symbol_rate / N, #samp_rate
+            "end drift per frame, last %g s (newest on the right)" % (frames_shown * N / symbol_rate), #name
             1, #number of inputs
             None # parent
         )
         self.drift_plot.set_update_time(0.10)
-        self.drift_plot.set_y_axis(-40, 40)
+        self.drift_plot.set_y_axis(min(drift_limits[0], -1), max(drift_limits[1], 1))
 
         self.drift_plot.set_y_label('drift rho - tau', "")
 
@@ -221,7 +248,7 @@ class bsid_live(gr.top_block, Qt.QWidget):
             self.top_grid_layout.setRowStretch(r, 1)
         for c in range(0, 3):
             self.top_grid_layout.setColumnStretch(c, 1)
-        self.drift = drift.drift_probe()
+        self.drift = drift.drift_probe(window=frames_shown)
         self.bsid_map_decoder_0 = bsid.map_decoder(bsid.codebook.from_spec(codebook), N, Pi, Pd, Ps, 'hard', 'auto', 'float', 'auto', (1e-10), 64, 1.0, 0.0, "packet_len")
         self.bsid_codebook_encoder_0 = bsid.codebook_encoder(bsid.codebook.from_spec(codebook), N, "packet_len")
         self.bsid_channel_0 = bsid.channel(Pi, Pd, Ps, 1, "packet_len", True)
@@ -239,8 +266,10 @@ class bsid_live(gr.top_block, Qt.QWidget):
         self.connect((self.bsid_channel_0, 0), (self.drift, 0))
         self.connect((self.bsid_codebook_encoder_0, 0), (self.bsid_channel_0, 0))
         self.connect((self.bsid_map_decoder_0, 0), (self.ser, 1))
-        self.connect((self.drift, 0), (self.drift_plot, 0))
-        self.connect((self.ser, 0), (self.ser_plot, 0))
+        self.connect((self.drift, 0), (self.drift_window, 0))
+        self.connect((self.drift_window, 0), (self.drift_plot, 0))
+        self.connect((self.ser, 0), (self.ser_window, 0))
+        self.connect((self.ser_window, 0), (self.ser_plot, 0))
 
 
     def closeEvent(self, event):
@@ -251,32 +280,19 @@ class bsid_live(gr.top_block, Qt.QWidget):
 
         event.accept()
 
-    def get_symbol_rate(self):
-        return self.symbol_rate
-
-    def set_symbol_rate(self, symbol_rate):
-        self.symbol_rate = symbol_rate
-        self.blocks_throttle_0.set_sample_rate(self.symbol_rate)
-
     def get_codebook(self):
         return self.codebook
 
     def set_codebook(self, codebook):
         self.codebook = codebook
-
-    def get_Ps(self):
-        return self.Ps
-
-    def set_Ps(self, Ps):
-        self.Ps = Ps
-        self.bsid_channel_0.set_Ps(self.Ps)
-        self.bsid_map_decoder_0.set_channel(self.Pi, self.Pd, self.Ps)
+        self.set_drift_limits(bsid.decoder_limits(self.N, bsid.codebook.from_spec(self.codebook).n, self.Pi, self.Pd)["mtau"])
 
     def get_Pi(self):
         return self.Pi
 
     def set_Pi(self, Pi):
         self.Pi = Pi
+        self.set_drift_limits(bsid.decoder_limits(self.N, bsid.codebook.from_spec(self.codebook).n, self.Pi, self.Pd)["mtau"])
         self.bsid_channel_0.set_Pi(self.Pi)
         self.bsid_map_decoder_0.set_channel(self.Pi, self.Pd, self.Ps)
 
@@ -285,6 +301,7 @@ class bsid_live(gr.top_block, Qt.QWidget):
 
     def set_Pd(self, Pd):
         self.Pd = Pd
+        self.set_drift_limits(bsid.decoder_limits(self.N, bsid.codebook.from_spec(self.codebook).n, self.Pi, self.Pd)["mtau"])
         self.bsid_channel_0.set_Pd(self.Pd)
         self.bsid_map_decoder_0.set_channel(self.Pi, self.Pd, self.Ps)
 
@@ -293,7 +310,40 @@ class bsid_live(gr.top_block, Qt.QWidget):
 
     def set_N(self, N):
         self.N = N
+        self.set_drift_limits(bsid.decoder_limits(self.N, bsid.codebook.from_spec(self.codebook).n, self.Pi, self.Pd)["mtau"])
         self.ser.N = self.N
+        self.ser_plot.set_samp_rate(self.symbol_rate / self.N)
+        self.drift_plot.set_samp_rate(self.symbol_rate / self.N)
+
+    def get_symbol_rate(self):
+        return self.symbol_rate
+
+    def set_symbol_rate(self, symbol_rate):
+        self.symbol_rate = symbol_rate
+        self.blocks_throttle_0.set_sample_rate(self.symbol_rate)
+        self.ser_plot.set_samp_rate(self.symbol_rate / self.N)
+        self.drift_plot.set_samp_rate(self.symbol_rate / self.N)
+
+    def get_frames_shown(self):
+        return self.frames_shown
+
+    def set_frames_shown(self, frames_shown):
+        self.frames_shown = frames_shown
+
+    def get_drift_limits(self):
+        return self.drift_limits
+
+    def set_drift_limits(self, drift_limits):
+        self.drift_limits = drift_limits
+        self.drift_plot.set_y_axis(min(self.drift_limits[0], -1), max(self.drift_limits[1], 1))
+
+    def get_Ps(self):
+        return self.Ps
+
+    def set_Ps(self, Ps):
+        self.Ps = Ps
+        self.bsid_channel_0.set_Ps(self.Ps)
+        self.bsid_map_decoder_0.set_channel(self.Pi, self.Pd, self.Ps)
 
 
 
@@ -306,7 +356,7 @@ def main(top_block_cls=bsid_live, options=None):
     qapp = Qt.QApplication(sys.argv)
 
     tb = top_block_cls()
-
+    snippets_main_after_init(tb)
     tb.start()
 
     tb.show()

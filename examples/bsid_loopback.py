@@ -30,7 +30,7 @@ import numpy
 
 class bsid_loopback(gr.top_block):
 
-    def __init__(self, frames=200, Pi=0.01, Pd=0.01, Ps=0.0, seed=1):
+    def __init__(self, frames=200, Pi='0.01', Pd='0.01', Ps='0.0', seed=1):
         gr.top_block.__init__(self, "gr-bsid loopback", catch_exceptions=True)
 
         ##################################################
@@ -54,9 +54,9 @@ class bsid_loopback(gr.top_block):
         ##################################################
 
         self.ser = ser.ser_counter(N=N, bits_per_symbol=numpy.log2(q))
-        self.bsid_map_decoder_0 = bsid.map_decoder(bsid.codebook.from_spec(codebook), N, Pi, Pd, Ps, 'hard', 'auto', 'float', 'auto', (1e-10), 64, 1.0, 0.0, "packet_len")
+        self.bsid_map_decoder_0 = bsid.map_decoder(bsid.codebook.from_spec(codebook), N, float(Pi), float(Pd), float(Ps), 'hard', 'auto', 'float', 'auto', (1e-10), 64, 1.0, 0.0, "packet_len")
         self.bsid_codebook_encoder_0 = bsid.codebook_encoder(bsid.codebook.from_spec(codebook), N, "packet_len")
-        self.bsid_channel_0 = bsid.channel(Pi, Pd, Ps, seed, "packet_len", False)
+        self.bsid_channel_0 = bsid.channel(float(Pi), float(Pd), float(Ps), seed, "packet_len", False)
         self.blocks_head_0 = blocks.head(gr.sizeof_int*1, (frames * N))
         self.analog_random_uniform_source_x_0 = analog.random_uniform_source_i(0, q, seed)
 
@@ -84,24 +84,24 @@ class bsid_loopback(gr.top_block):
 
     def set_Pi(self, Pi):
         self.Pi = Pi
-        self.bsid_channel_0.set_Pi(self.Pi)
-        self.bsid_map_decoder_0.set_channel(self.Pi, self.Pd, self.Ps)
+        self.bsid_channel_0.set_Pi(float(self.Pi))
+        self.bsid_map_decoder_0.set_channel(float(self.Pi), float(self.Pd), float(self.Ps))
 
     def get_Pd(self):
         return self.Pd
 
     def set_Pd(self, Pd):
         self.Pd = Pd
-        self.bsid_channel_0.set_Pd(self.Pd)
-        self.bsid_map_decoder_0.set_channel(self.Pi, self.Pd, self.Ps)
+        self.bsid_channel_0.set_Pd(float(self.Pd))
+        self.bsid_map_decoder_0.set_channel(float(self.Pi), float(self.Pd), float(self.Ps))
 
     def get_Ps(self):
         return self.Ps
 
     def set_Ps(self, Ps):
         self.Ps = Ps
-        self.bsid_channel_0.set_Ps(self.Ps)
-        self.bsid_map_decoder_0.set_channel(self.Pi, self.Pd, self.Ps)
+        self.bsid_channel_0.set_Ps(float(self.Ps))
+        self.bsid_map_decoder_0.set_channel(float(self.Pi), float(self.Pd), float(self.Ps))
 
     def get_seed(self):
         return self.seed
@@ -137,19 +137,19 @@ def argument_parser():
     parser = ArgumentParser(description=description)
     parser.add_argument(
         "--frames", dest="frames", type=intx, default=200,
-        help="Set Frames [default=%(default)r]")
+        help="Set Frames to send [default=%(default)r]")
     parser.add_argument(
-        "--Pi", dest="Pi", type=eng_float, default=eng_notation.num_to_str(float(0.01)),
+        "--Pi", dest="Pi", type=str, default='0.01',
         help="Set Insertion probability [default=%(default)r]")
     parser.add_argument(
-        "--Pd", dest="Pd", type=eng_float, default=eng_notation.num_to_str(float(0.01)),
+        "--Pd", dest="Pd", type=str, default='0.01',
         help="Set Deletion probability [default=%(default)r]")
     parser.add_argument(
-        "--Ps", dest="Ps", type=eng_float, default=eng_notation.num_to_str(float(0.0)),
+        "--Ps", dest="Ps", type=str, default='0.0',
         help="Set Substitution probability [default=%(default)r]")
     parser.add_argument(
         "--seed", dest="seed", type=intx, default=1,
-        help="Set Seed [default=%(default)r]")
+        help="Set Seed of the symbols and the channel [default=%(default)r]")
     return parser
 
 

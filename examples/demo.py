@@ -7,8 +7,8 @@
 """
 gr-bsid demo: encode random messages with a codebook, send the frames through
 the BSID channel emulator, compare the measured event rates and drifts with
-the channel model, then MAP-decode frames and report the symbol and frame
-error rates and the decoder's throughput.
+the channel model, then MAP-decode frames and report the symbol, frame and
+bit error rates and the decoder's throughput.
 
     /usr/bin/python3 examples/demo.py [--codebook SPEC] [-N 500]
         [--frames 2000] [--decode-frames 200] [--Pi 0.01] [--Pd 0.01]
@@ -32,21 +32,33 @@ except ImportError:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    paragraphs = [" ".join(p.split()) for p in __doc__.strip().split("\n\n")]
+    ap = argparse.ArgumentParser(description=paragraphs[0], epilog=paragraphs[-1])
     ap.add_argument("--codebook", default="builtin:ld3-modvec6",
-                    help="codebook spec (builtin:NAME, file:PATH, random:n:q:P:seed, sparse:n:q)")
-    ap.add_argument("-N", type=int, default=500, help="message symbols per frame")
-    ap.add_argument("--frames", type=int, default=2000)
-    ap.add_argument("--Pi", type=float, default=0.01)
-    ap.add_argument("--Pd", type=float, default=0.01)
-    ap.add_argument("--Ps", type=float, default=0.01)
-    ap.add_argument("--seed", type=int, default=1)
+                    help="codebook spec: builtin:NAME, file:PATH, random:n:q:P:seed or "
+                         "sparse:n:q (default: %(default)s)")
+    ap.add_argument("-N", type=int, default=500,
+                    help="message symbols per frame (default: %(default)s)")
+    ap.add_argument("--frames", type=int, default=2000,
+                    help="frames sent through the channel emulator (default: %(default)s)")
+    ap.add_argument("--Pi", type=float, default=0.01,
+                    help="insertion probability (default: %(default)s)")
+    ap.add_argument("--Pd", type=float, default=0.01,
+                    help="deletion probability (default: %(default)s)")
+    ap.add_argument("--Ps", type=float, default=0.01,
+                    help="substitution probability (default: %(default)s)")
+    ap.add_argument("--seed", type=int, default=1,
+                    help="seed of the messages and of the channel (default: %(default)s)")
     ap.add_argument("--decode-frames", type=int, default=200,
-                    help="how many of the frames to decode (0: none)")
-    ap.add_argument("--backend", default="auto", help="cpu, cuda or auto")
-    ap.add_argument("--precision", default="float", help="float or double")
-    ap.add_argument("--storage", default="auto", help="global, local or auto")
-    ap.add_argument("--threads", type=int, default=0, help="decoder threads (0: all cores)")
+                    help="how many of the frames to decode, 0 for none (default: %(default)s)")
+    ap.add_argument("--backend", default="auto",
+                    help="decoder backend: cpu, cuda or auto (default: %(default)s)")
+    ap.add_argument("--precision", default="float",
+                    help="decoder arithmetic: float or double (default: %(default)s)")
+    ap.add_argument("--storage", default="auto",
+                    help="decoder storage: global, local or auto (default: %(default)s)")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="decoder threads, 0 for all cores (default: %(default)s)")
     args = ap.parse_args(argv)
 
     try:
