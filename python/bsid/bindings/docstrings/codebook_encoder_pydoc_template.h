@@ -9,13 +9,36 @@
 #include "pydoc_macros.h"
 #define D(...) DOC(gr, bsid, __VA_ARGS__)
 /*
-  This file contains placeholders for docstrings for the Python bindings.
-  Do not edit! These were automatically extracted during the binding process
-  and will be overwritten during the build process
+  Docstrings of the Python bindings of gr::bsid::codebook_encoder, written
+  from the Doxygen comments of include/gnuradio/bsid/codebook_encoder.h (see
+  README.md here). The build copies this file to codebook_encoder_pydoc.h in
+  the build tree whether or not Doxygen is enabled. Keep it in step with the
+  header.
  */
 
 
-static const char* __doc_gr_bsid_codebook_encoder = R"doc()doc";
+static const char* __doc_gr_bsid_codebook_encoder = R"doc(Codebook encoder: q-ary message symbols to n-bit codewords.
+
+Input: int32 message symbols in [0, q). Output: unpacked bits (one 0/1 per
+byte), n per symbol, the most significant bit of each codeword first.
+Symbol i of a frame uses book i mod P of the codebook.
+
+Frames hold N symbols. On a tagged stream a frame starts at each len_tag_key
+tag (whose value must be N); on an untagged stream frames are cut every N
+symbols from the start. Each output frame of tau = n N bits starts with a
+len_tag_key tag of value tau. Other tags move to the first bit of their
+symbol.
+
+A symbol outside [0, q), or a tag whose value is not N, is an error: the
+block logs it, naming the stream position, writes the items before it, and
+ends its stream (the flowgraph then finishes); error() returns the message.
+
+Constructor Specific Documentation:
+
+Args:
+    codebook : the inner code (bsid.codebook)
+    N : message symbols per frame
+    len_tag_key : the tagged-stream length key (default "packet_len"))doc";
 
 
 static const char* __doc_gr_bsid_codebook_encoder_codebook_encoder_0 = R"doc()doc";
@@ -24,10 +47,20 @@ static const char* __doc_gr_bsid_codebook_encoder_codebook_encoder_0 = R"doc()do
 static const char* __doc_gr_bsid_codebook_encoder_codebook_encoder_1 = R"doc()doc";
 
 
-static const char* __doc_gr_bsid_codebook_encoder_make = R"doc()doc";
+static const char* __doc_gr_bsid_codebook_encoder_make = R"doc(Make a codebook encoder: q-ary message symbols (int32 in [0, q)) to n-bit
+codewords, as unpacked bits, most significant bit first.
+
+Frames hold N symbols; each output frame of tau = n N bits starts with a
+len_tag_key tag of value tau. On a tagged stream the input len_tag_key tags
+must have the value N.
+
+Args:
+    codebook : the inner code (bsid.codebook)
+    N : message symbols per frame
+    len_tag_key : the tagged-stream length key (default "packet_len"))doc";
 
 
-static const char* __doc_gr_bsid_codebook_encoder_frames = R"doc()doc";
+static const char* __doc_gr_bsid_codebook_encoder_frames = R"doc(Frames started so far.)doc";
 
 
-static const char* __doc_gr_bsid_codebook_encoder_error = R"doc()doc";
+static const char* __doc_gr_bsid_codebook_encoder_error = R"doc(Why the block stopped on bad input ("" while all is well).)doc";

@@ -9,13 +9,60 @@
 #include "pydoc_macros.h"
 #define D(...) DOC(gr, bsid, __VA_ARGS__)
 /*
-  This file contains placeholders for docstrings for the Python bindings.
-  Do not edit! These were automatically extracted during the binding process
-  and will be overwritten during the build process
+  Docstrings of the Python bindings of gr::bsid::map_decoder, written from
+  the Doxygen comments of include/gnuradio/bsid/map_decoder.h (see README.md
+  here). The build copies this file to map_decoder_pydoc.h in the build tree
+  whether or not Doxygen is enabled. Keep it in step with the header.
  */
 
 
-static const char* __doc_gr_bsid_map_decoder = R"doc()doc";
+static const char* __doc_gr_bsid_map_decoder = R"doc(MAP synchronization decoder: received frames of bits in, soft symbol outputs
+for an outer decoder out.
+
+Input: unpacked bits, a len_tag_key tag on the first bit of each received
+frame (value rho). The block collects each frame internally, whatever its
+length, and decodes the frames it holds together (up to max_batch per call)
+with the core decoder's decode_batch.
+
+Output per frame, by output, with a len_tag_key tag on its first item:
+ - "posteriors": N items, each a vector of q floats summing to 1;
+ - "llr": N ceil(log2 q) floats, bit LLRs ln P(b=1) - ln P(b=0) (GNU Radio's
+   sign: positive means 1), each probability floored at 1e-300, symbol bits
+   MSB first, then times llr_scale and clipped to +-llr_clip (0: no clip);
+ - "hard": N int32 symbols, the most likely (ties to the lowest index).
+
+Erasures: a frame the decoder refuses (empty, not bits, end drift outside the
+limits, probability 0, cut short by the next tag), and each frame that an
+upstream "bsid_frames_lost" tag reports, still produces a full output frame:
+uniform posteriors, zero LLRs or symbols -1, with a "bsid_erasure" tag (a PMT
+symbol: the reason) on its first item. erasures() counts them. Bits outside
+any tagged frame are discarded and counted (bits_discarded()).
+
+Tags: the len_tag_key tags are rewritten to the output frame length and the
+"bsid_frames_lost" tags are consumed. Any other tag on the first bit of a
+received frame is passed, unchanged, to the first item of that frame's
+output; tags elsewhere are dropped.
+
+set_channel is safe to call while the flowgraph runs; it applies to frames
+decoded afterwards. The backend and the drift limits are logged at start.
+
+Constructor Specific Documentation:
+
+Args:
+    codebook : the inner code (bsid.codebook)
+    N : message symbols per frame
+    Pi : insertion probability of the channel the decoder assumes
+    Pd : deletion probability of the channel the decoder assumes
+    Ps : substitution probability of the channel the decoder assumes
+    output : "posteriors", "llr" or "hard" (default "posteriors")
+    backend : "cpu", "cuda" or "auto" (default "auto")
+    precision : "float" or "double" (default "float")
+    storage : "global", "local" or "auto" (default "auto")
+    Pr : drift exclusion probability of the limits (default 1e-10)
+    max_batch : most frames decoded together (default 64)
+    llr_scale : LLR multiplier ("llr" output; default 1.0)
+    llr_clip : LLR magnitude limit, 0 for none ("llr" output; default 0.0)
+    len_tag_key : the tagged-stream length key (default "packet_len"))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_map_decoder_0 = R"doc()doc";
@@ -24,19 +71,48 @@ static const char* __doc_gr_bsid_map_decoder_map_decoder_0 = R"doc()doc";
 static const char* __doc_gr_bsid_map_decoder_map_decoder_1 = R"doc()doc";
 
 
-static const char* __doc_gr_bsid_map_decoder_make = R"doc()doc";
+static const char* __doc_gr_bsid_map_decoder_make = R"doc(Make a MAP synchronization decoder: received frames of bits (a len_tag_key
+tag on the first bit of each, value rho) in; per frame, with a len_tag_key
+tag on its first item, N posterior vectors of q floats ("posteriors"),
+N ceil(log2 q) bit LLRs ("llr") or N int32 symbols ("hard") out. Refused and
+lost frames come out as erasures tagged "bsid_erasure".
+
+Args:
+    codebook : the inner code (bsid.codebook)
+    N : message symbols per frame
+    Pi : insertion probability of the channel the decoder assumes
+    Pd : deletion probability of the channel the decoder assumes
+    Ps : substitution probability of the channel the decoder assumes
+    output : "posteriors", "llr" or "hard" (default "posteriors")
+    backend : "cpu", "cuda" or "auto" (default "auto")
+    precision : "float" or "double" (default "float")
+    storage : "global", "local" or "auto" (default "auto")
+    Pr : drift exclusion probability of the limits (default 1e-10)
+    max_batch : most frames decoded together (default 64)
+    llr_scale : LLR multiplier ("llr" output; default 1.0)
+    llr_clip : LLR magnitude limit, 0 for none ("llr" output; default 0.0)
+    len_tag_key : the tagged-stream length key (default "packet_len"))doc";
 
 
-static const char* __doc_gr_bsid_map_decoder_set_channel = R"doc()doc";
+static const char* __doc_gr_bsid_map_decoder_set_channel = R"doc(Set the channel the decoder assumes.
+
+Safe to call while the flowgraph runs; it applies to frames decoded
+afterwards. Invalid values throw std::invalid_argument (ValueError in Python)
+and leave the decoder as it was.
+
+Args:
+    Pi : insertion probability
+    Pd : deletion probability
+    Ps : substitution probability)doc";
 
 
-static const char* __doc_gr_bsid_map_decoder_frames = R"doc()doc";
+static const char* __doc_gr_bsid_map_decoder_frames = R"doc(Output frames produced, erasures included.)doc";
 
 
-static const char* __doc_gr_bsid_map_decoder_erasures = R"doc()doc";
+static const char* __doc_gr_bsid_map_decoder_erasures = R"doc(Output frames that are erasures (each tagged "bsid_erasure").)doc";
 
 
-static const char* __doc_gr_bsid_map_decoder_bits_discarded = R"doc()doc";
+static const char* __doc_gr_bsid_map_decoder_bits_discarded = R"doc(Input bits that belonged to no tagged frame.)doc";
 
 
-static const char* __doc_gr_bsid_map_decoder_backend = R"doc()doc";
+static const char* __doc_gr_bsid_map_decoder_backend = R"doc(The backend in use ("cpu" or "cuda").)doc";
