@@ -61,11 +61,13 @@ map_decoder::sptr map_decoder::make(const ::bsid::codebook& codebook,
                                     int max_batch,
                                     float llr_scale,
                                     float llr_clip,
-                                    const std::string& len_tag_key)
+                                    const std::string& len_tag_key,
+                                    bool follow_channel_tags)
 {
     return gnuradio::make_block_sptr<map_decoder_impl>(codebook, N, Pi, Pd, Ps, output, backend,
                                                        precision, storage, Pr, max_batch,
-                                                       llr_scale, llr_clip, len_tag_key);
+                                                       llr_scale, llr_clip, len_tag_key,
+                                                       follow_channel_tags);
 }
 
 map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
@@ -81,7 +83,8 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                                    int max_batch,
                                    float llr_scale,
                                    float llr_clip,
-                                   const std::string& len_tag_key)
+                                   const std::string& len_tag_key,
+                                   bool follow_channel_tags)
     : gr::block("map_decoder",
                 gr::io_signature::make(1, 1, sizeof(uint8_t)),
                 gr::io_signature::make(1, 1, item_size(parse_mode(output), codebook.q()))),
@@ -91,7 +94,7 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
       d_llr_scale(llr_scale),
       d_llr_clip(llr_clip),
       d_len_key(pmt::intern(len_tag_key)),
-      d_follow_channel(true),
+      d_follow_channel(follow_channel_tags),
       d_asm(pmt::intern(len_tag_key), lost_key),
       d_queue(item_size(parse_mode(output), codebook.q()))
 {
@@ -140,6 +143,11 @@ map_decoder_impl::decoder_ptr map_decoder_impl::current_decoder() const
 void map_decoder_impl::set_channel(double Pi, double Pd, double Ps)
 {
     const ::bsid::channel_params ch(Pi, Pd, Ps); // throws on bad values, leaving all as it was
+    if (d_channel_tagged) {
+        GR_LOG_DEBUG(d_logger, "set_channel(" + ch.repr() +
+                                   "): the input's bsid_channel tags set the channel");
+        return;
+    }
     auto dec = build(ch);
     std::lock_guard<std::mutex> lock(d_dec_mutex);
     d_dec = std::move(dec); // for frames that start from now on
@@ -192,6 +200,7 @@ void map_decoder_impl::follow_channel(const gr::tag_t& t)
         const auto v = pmt::f64vector_elements(t.value);
         try {
             const ::bsid::channel_params ch(v[0], v[1], v[2]);
+            d_channel_tagged = true;
             {
                 std::lock_guard<std::mutex> lock(d_dec_mutex);
                 if (ch == d_cfg.ch) return;

@@ -38,7 +38,8 @@ public:
                      int max_batch,
                      float llr_scale,
                      float llr_clip,
-                     const std::string& len_tag_key);
+                     const std::string& len_tag_key,
+                     bool follow_channel_tags);
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
@@ -102,6 +103,7 @@ private:
 
     mutable std::mutex d_dec_mutex; // guards d_dec and d_cfg.ch against set_channel
     decoder_ptr d_dec;              // the decoder for frames that start from now on
+    std::atomic<bool> d_channel_tagged{ false }; // a bsid_channel tag has set the channel
 
     // input assembly
     frame_assembler d_asm;

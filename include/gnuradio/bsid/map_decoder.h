@@ -37,14 +37,27 @@ namespace bsid {
  *  - "hard": N int32 symbols, the most likely (ties to the lowest index).
  *
  * Erasures: a frame the decoder refuses (empty, not bits, end drift outside
- * the limits, probability 0, cut short by the next tag), and each frame that
- * an upstream "bsid_frames_lost" tag reports, still produces a full output
- * frame: uniform posteriors, zero LLRs or symbols -1, with a "bsid_erasure"
- * tag (a PMT symbol: the reason) on its first item. erasures() counts them.
- * Bits outside any tagged frame are discarded and counted (bits_discarded()).
+ * the limits, probability 0, a decoder failure), a frame cut short (by the
+ * next length tag, the end of the stream, or a "bsid_truncated" tag from the
+ * channel), a length tag that is not a non-negative integer, and each frame
+ * that an upstream "bsid_frames_lost" tag reports, still produces a full
+ * output frame: uniform posteriors, zero LLRs or symbols -1, with a
+ * "bsid_erasure" tag (a PMT symbol: the status name, bsid::frame_status) on
+ * its first item. erasures() counts them. Bits outside any tagged frame are
+ * discarded and counted (bits_discarded()). Other tags on a frame's first
+ * bit are put on its first output item; tags elsewhere are not passed on.
  *
- * set_channel is safe to call while the flowgraph runs; it applies to frames
- * decoded afterwards. The backend and the drift limits are logged at start.
+ * The channel: with \p follow_channel_tags (the default), a "bsid_channel"
+ * tag (f64vector Pi, Pd, Ps, which bsid.channel puts on its first frame and
+ * whenever its settings change) makes the decoder decode that frame and the
+ * following ones with that channel, so that each frame is decoded with the
+ * channel it was sent through, whatever the delay between the blocks. Once
+ * such a tag has arrived, the tags set the channel and set_channel changes
+ * nothing more. Without those tags (or with follow_channel_tags false, for a
+ * mismatched decoder), set_channel applies to frames that begin after the
+ * call; frames already received keep the channel they began with. It is safe
+ * to call while the flowgraph runs. The backend and the drift limits are
+ * logged at start and at each change.
  */
 class BSID_API map_decoder : virtual public gr::block
 {
@@ -64,6 +77,8 @@ public:
      * \param llr_scale   LLR multiplier ("llr" output)
      * \param llr_clip    LLR magnitude limit, 0 for none ("llr" output)
      * \param len_tag_key the tagged-stream length key
+     * \param follow_channel_tags decode with the channel of upstream
+     *        "bsid_channel" tags (from bsid.channel)
      */
     static sptr make(const ::bsid::codebook& codebook,
                      int N,
@@ -78,8 +93,10 @@ public:
                      int max_batch = 64,
                      float llr_scale = 1.0f,
                      float llr_clip = 0.0f,
-                     const std::string& len_tag_key = "packet_len");
+                     const std::string& len_tag_key = "packet_len",
+                     bool follow_channel_tags = true);
 
+    //! The channel for frames that begin after the call (unless bsid_channel tags set it).
     virtual void set_channel(double Pi, double Pd, double Ps) = 0;
 
     //! Output frames produced, and how many of them are erasures.

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(channel.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(3d940537996e2bac8f83e725d0155941)                     */
+/* BINDTOOL_HEADER_FILE_HASH(5f912483f82a5579fc14353491839da5)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(map_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(99ea4e67ce56385698624ec77b8a413d)                     */
+/* BINDTOOL_HEADER_FILE_HASH(a4728f30ba0978c2bcb73531c48a8f76)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -51,6 +51,7 @@ void bind_map_decoder(py::module& m)
              py::arg("llr_scale") = 1.F,
              py::arg("llr_clip") = 0.F,
              py::arg("len_tag_key") = "packet_len",
+             py::arg("follow_channel_tags") = true,
              D(map_decoder, make))
 
 

@@ -33,7 +33,18 @@ bit it was on (the next received bit if that one was deleted). With
 drift_tags, a "bsid_drift" tag (long, rho - tau) marks the first item of each
 output frame. A frame whose bits are all deleted cannot carry a tag: it is
 counted, and a "bsid_frames_lost" tag (long: frames lost just before this
-one) marks the first item of the next frame.
+one) marks the first item of the next frame (a loss at the very end of the
+stream has no item left: it is counted and logged). A "bsid_channel" tag
+(f64vector: Pi, Pd, Ps) marks the first frame and each frame whose settings
+differ from the previous tag's, so that bsid.map_decoder can decode every
+frame with the channel it went through.
+
+A frame that receives fewer bits than its length tag says (the next length
+tag comes early, or the stream ends: an encoder input that is not a multiple
+of N) is put out with what it received, logged, and tagged "bsid_truncated"
+(uint64: the input bits that never came); the decoder makes it a "truncated"
+erasure. A length tag that is not a non-negative integer is passed on
+unchanged, and the bits after it go through as an untagged stream.
 
 An untagged stream is one endless frame 0. Input bytes other than 0 and 1 are
 an error: the block logs it, emits what it produced before, and ends its

@@ -32,19 +32,31 @@ Output per frame, by output, with a len_tag_key tag on its first item:
  - "hard": N int32 symbols, the most likely (ties to the lowest index).
 
 Erasures: a frame the decoder refuses (empty, not bits, end drift outside the
-limits, probability 0, cut short by the next tag), and each frame that an
-upstream "bsid_frames_lost" tag reports, still produces a full output frame:
-uniform posteriors, zero LLRs or symbols -1, with a "bsid_erasure" tag (a PMT
-symbol: the reason) on its first item. erasures() counts them. Bits outside
-any tagged frame are discarded and counted (bits_discarded()).
+limits, probability 0, a decoder failure), a frame cut short (by the next
+length tag, the end of the stream, or a "bsid_truncated" tag from the
+channel), a length tag that is not a non-negative integer, and each frame
+that an upstream "bsid_frames_lost" tag reports, still produces a full output
+frame: uniform posteriors, zero LLRs or symbols -1, with a "bsid_erasure" tag
+(a PMT symbol: the status name, bsid.frame_status_names) on its first item.
+erasures() counts them. Bits outside any tagged frame are discarded and
+counted (bits_discarded()).
 
 Tags: the len_tag_key tags are rewritten to the output frame length and the
 "bsid_frames_lost" tags are consumed. Any other tag on the first bit of a
 received frame is passed, unchanged, to the first item of that frame's
 output; tags elsewhere are dropped.
 
-set_channel is safe to call while the flowgraph runs; it applies to frames
-decoded afterwards. The backend and the drift limits are logged at start.
+The channel: with follow_channel_tags (the default), a "bsid_channel" tag
+(Pi, Pd, Ps, which bsid.channel puts on its first frame and whenever its
+settings change) makes the decoder decode that frame and the following ones
+with that channel, so that each frame is decoded with the channel it was sent
+through, whatever the delay between the blocks. Once such a tag has arrived,
+the tags set the channel and set_channel changes nothing more. Without those
+tags (or with follow_channel_tags False, for a mismatched decoder),
+set_channel applies to frames that begin after the call; frames already
+received keep the channel they began with. It is safe to call while the
+flowgraph runs. The backend and the drift limits are logged at start and at
+each change.
 
 Constructor Specific Documentation:
 
@@ -62,7 +74,8 @@ Args:
     max_batch : most frames decoded together (default 64)
     llr_scale : LLR multiplier ("llr" output; default 1.0)
     llr_clip : LLR magnitude limit, 0 for none ("llr" output; default 0.0)
-    len_tag_key : the tagged-stream length key (default "packet_len"))doc";
+    len_tag_key : the tagged-stream length key (default "packet_len")
+    follow_channel_tags : decode with the channel of upstream "bsid_channel" tags (from bsid.channel) (default True))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_map_decoder_0 = R"doc()doc";
@@ -91,14 +104,16 @@ Args:
     max_batch : most frames decoded together (default 64)
     llr_scale : LLR multiplier ("llr" output; default 1.0)
     llr_clip : LLR magnitude limit, 0 for none ("llr" output; default 0.0)
-    len_tag_key : the tagged-stream length key (default "packet_len"))doc";
+    len_tag_key : the tagged-stream length key (default "packet_len")
+    follow_channel_tags : decode with the channel of upstream "bsid_channel" tags (from bsid.channel) (default True))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_set_channel = R"doc(Set the channel the decoder assumes.
 
-Safe to call while the flowgraph runs; it applies to frames decoded
-afterwards. Invalid values throw std::invalid_argument (ValueError in Python)
-and leave the decoder as it was.
+Safe to call while the flowgraph runs; it applies to frames that begin after
+the call. Once a "bsid_channel" tag has arrived (with follow_channel_tags),
+the tags set the channel and this call changes nothing. Invalid values throw
+std::invalid_argument (ValueError in Python) and leave the decoder as it was.
 
 Args:
     Pi : insertion probability
