@@ -221,19 +221,28 @@ struct frame_refused : std::runtime_error {
 std::optional<bsid::drift_range> range_from_python(const py::object& obj, const char* name)
 {
     if (obj.is_none()) return std::nullopt;
-    std::pair<long long, long long> t;
-    try {
-        t = obj.cast<std::pair<long long, long long>>();
-    } catch (const py::cast_error&) {
-        throw py::type_error(std::string(name) + " must be None or a pair (lo, hi) of integers");
+    const std::string err = std::string(name) + " must be None or a pair (lo, hi) of integers";
+    if (!py::isinstance<py::sequence>(obj) || py::isinstance<py::str>(obj) || py::len(obj) != 2) {
+        throw py::type_error(err);
     }
-    constexpr long long lo = std::numeric_limits<int>::min(), hi = std::numeric_limits<int>::max();
-    if (t.first < lo || t.first > hi || t.second < lo || t.second > hi) {
-        throw py::value_error(std::string(name) + " = (" + std::to_string(t.first) + ", " +
-                              std::to_string(t.second) + ") is too wide: each bound must lie in [" +
-                              std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    // compared as Python integers: a bound beyond 64 bits is "too wide", not a type error
+    const py::int_ lo_lim(std::numeric_limits<int>::min()), hi_lim(std::numeric_limits<int>::max());
+    int v[2];
+    const py::sequence seq = obj;
+    for (int k = 0; k < 2; ++k) {
+        const py::object item = seq[k];
+        if (py::isinstance<py::bool_>(item) || !PyIndex_Check(item.ptr())) throw py::type_error(err);
+        const py::int_ x = py::reinterpret_steal<py::int_>(PyNumber_Index(item.ptr()));
+        if (x < lo_lim || x > hi_lim) {
+            throw py::value_error(std::string(name) + " = (" + std::string(py::str(seq[0])) + ", " +
+                                  std::string(py::str(seq[1])) +
+                                  ") is too wide: each bound must lie in [" +
+                                  std::to_string(std::numeric_limits<int>::min()) + ", " +
+                                  std::to_string(std::numeric_limits<int>::max()) + "]");
+        }
+        v[k] = x.cast<int>();
     }
-    return bsid::drift_range{ int(t.first), int(t.second) };
+    return bsid::drift_range{ v[0], v[1] };
 }
 
 // The Python-facing decoder: a bsid::map_decoder plus numpy conversions.
