@@ -8,6 +8,8 @@
 #include "format.h"
 #include <gnuradio/bsid/core/channel.h>
 #include <gnuradio/bsid/core/frame_source.h>
+#include <exception>
+#include <mutex>
 #include <gnuradio/bsid/core/philox.h>
 #include <stdexcept>
 
@@ -51,21 +53,41 @@ void frame_source::generate(uint64_t first, size_t count, frame_batch& out, int 
     out.symbols.resize(count * N);
     out.rx.resize(count); // kept vectors keep their capacity
     const long long K = (long long)count;
+    // An exception must not leave the parallel region (it would end the
+    // process): the first one is kept and thrown here, in the caller's thread.
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
 #pragma omp parallel num_threads(T)
     {
-        std::vector<uint8_t> tx(tau);
+        std::vector<uint8_t> tx;
+        bool ok = true;
+        try {
+            tx.resize(tau);
+        } catch (...) {
+            ok = false;
+            std::lock_guard<std::mutex> lock(failure_mutex);
+            if (!failure) failure = std::current_exception();
+        }
 #pragma omp for schedule(dynamic, 4)
         for (long long j = 0; j < K; ++j) {
-            const uint64_t k = first + uint64_t(j);
-            int32_t* sym = out.symbols.data() + size_t(j) * N;
-            message(k, sym);
-            d_cb.encode(sym, N, tx.data());
-            auto& rx = out.rx[size_t(j)];
-            rx.clear();
-            channel_emulator em(d_ch, d_seed, k);
-            em.process(tx.data(), tau, rx);
+            if (!ok) continue;
+            try {
+                const uint64_t k = first + uint64_t(j);
+                int32_t* sym = out.symbols.data() + size_t(j) * N;
+                message(k, sym);
+                d_cb.encode(sym, N, tx.data());
+                auto& rx = out.rx[size_t(j)];
+                rx.clear();
+                channel_emulator em(d_ch, d_seed, k);
+                em.process(tx.data(), tau, rx);
+            } catch (...) {
+                ok = false;
+                std::lock_guard<std::mutex> lock(failure_mutex);
+                if (!failure) failure = std::current_exception();
+            }
         }
     }
+    if (failure) std::rethrow_exception(failure);
 }
 
 simulated_frame frame_source::frame(uint64_t k) const
