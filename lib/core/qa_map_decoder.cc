@@ -9,6 +9,11 @@
 // P(y | X(D)) over all q^N messages with the full-frame lattice. The
 // reference is written here, independently of the decoder. Random cases are
 // drawn from a seed printed at the start (set BSID_TEST_SEED to replay one).
+// Every decoder here is built with backend "cpu", never "auto" (which is the
+// GPU where there is one); lib/cuda/qa_map_decoder_cuda.cc checks the CUDA
+// backend against the brute force and against this one. Every test that
+// decodes frames also checks that the frames it expects to decode get status
+// ok, so that a decoder that refuses every frame (uniform posteriors) fails.
 
 #include <gnuradio/bsid/core/channel.h>
 #include <gnuradio/bsid/core/lattice.h>
@@ -27,10 +32,16 @@ using namespace bsid::qa;
 
 namespace {
 
+decoder_config cpu_config(const codebook& cb, const channel_params& ch, int N)
+{
+    decoder_config cfg(cb, ch, N);
+    cfg.backend = backend_kind::cpu;
+    return cfg;
+}
+
 decoder_config config_for(const tiny_case& tc, precision_kind p, storage_kind s)
 {
-    decoder_config cfg(tc.cb, tc.ch, tc.N);
-    cfg.backend = backend_kind::cpu;
+    decoder_config cfg = cpu_config(tc.cb, tc.ch, tc.N);
     cfg.precision = p;
     cfg.storage = s;
     return cfg;
@@ -47,6 +58,36 @@ void wide_limits(decoder_config& cfg, const tiny_case& tc)
 
 const precision_kind precisions[] = { precision_kind::dual, precision_kind::single };
 const storage_kind storages[] = { storage_kind::global, storage_kind::local };
+
+// The number of indices where the hard decisions of post (N x q) differ from msg.
+int symbol_errors(const std::vector<double>& post, const std::vector<int64_t>& msg, int q)
+{
+    const int N = int(msg.size());
+    std::vector<int32_t> d(msg.size());
+    hard_decisions(post.data(), N, q, d.data());
+    int errors = 0;
+    for (int i = 0; i < N; ++i) errors += d[size_t(i)] != msg[size_t(i)];
+    return errors;
+}
+
+/*
+ * The status a received frame of rho bits must get on a channel where every
+ * step of the lattice is possible (Pi > 0, Pd > 0, 0 < Ps < 1): empty for
+ * rho = 0, drift_out_of_range for an end drift outside m_tau; otherwise every
+ * word has positive probability as soon as N corridors can take the drift
+ * from 0 to rho - tau (each codeword's change in [max(m_n^-, -n), m_n^+];
+ * the boundaries in between stay between 0 and rho - tau, inside m_tau).
+ */
+frame_status status_on_a_full_channel(const map_decoder& dec, size_t rho)
+{
+    if (rho == 0) return frame_status::empty;
+    const long long d = (long long)rho - dec.tau();
+    if (!dec.limits().mtau.contains(d)) return frame_status::drift_out_of_range;
+    const drift_range& mn = dec.limits().mn;
+    const long long lo = (long long)dec.N() * std::max(mn.lo, -dec.n());
+    const long long hi = (long long)dec.N() * mn.hi;
+    return d >= lo && d <= hi ? frame_status::ok : frame_status::impossible;
+}
 
 } // namespace
 
@@ -121,13 +162,23 @@ TEST(map_decoder, global_and_local_storage_are_identical)
         for (auto prec : precisions) {
             std::vector<std::vector<double>> out;
             for (auto s : storages) {
-                decoder_config cfg(cb, ch, 40);
+                decoder_config cfg = cpu_config(cb, ch, 40);
                 cfg.precision = prec;
                 cfg.storage = s;
                 auto dec = map_decoder::make(cfg);
+                EXPECT_EQ(dec->backend(), backend_kind::cpu);
                 EXPECT_EQ(dec->storage(), s);
                 out.emplace_back(size_t(40 * 16));
-                ASSERT_TRUE(dec->decode({ t.rx.data(), t.rx.size(), nullptr }, out.back().data()).ok());
+                const auto r =
+                    dec->decode({ t.rx.data(), t.rx.size(), nullptr }, out.back().data());
+                ASSERT_TRUE(r.ok()) << "p=" << p << " " << to_string(prec) << " " << to_string(s)
+                                    << ": " << r.reason;
+                if (p == 0.0) {
+                    // noiseless: the sent codewords, with certainty
+                    EXPECT_EQ(symbol_errors(out.back(), msg, 16), 0) << to_string(prec);
+                    for (int i = 0; i < 40; ++i)
+                        EXPECT_EQ(out.back()[size_t(i * 16 + msg[size_t(i)])], 1.0) << i;
+                }
             }
             EXPECT_EQ(out[0], out[1]) << "p=" << p; // bit-identical
         }
@@ -141,18 +192,20 @@ TEST(map_decoder, batch_equals_repeated_decode_with_statuses)
     const int N = 30;
     std::vector<std::vector<uint8_t>> frames;
     std::vector<std::vector<double>> priors;
+    std::vector<std::vector<int64_t>> msgs;
     for (int k = 0; k < 9; ++k) {
         std::vector<int64_t> msg(N);
         for (int i = 0; i < N; ++i) msg[size_t(i)] = (i * 7 + k) % 16;
         const auto bits = cb.encode(msg.data(), msg.size());
         frames.push_back(transmit(ch, bits.data(), bits.size(), 3, uint64_t(k)).rx);
+        msgs.push_back(msg);
     }
     frames[2].clear();                              // empty
     frames[4][5] = 7;                               // not a bit
     frames[6].resize(frames[6].size() + 200, 0);    // drift far beyond the limits
     priors.assign(frames.size(), std::vector<double>(size_t(N * 16), 1.0));
     priors[1][3] = 50.0;
-    decoder_config cfg(cb, ch, N);
+    decoder_config cfg = cpu_config(cb, ch, N);
     cfg.threads = 3;
     auto dec = map_decoder::make(cfg);
     std::vector<frame_view> views;
@@ -175,15 +228,21 @@ TEST(map_decoder, batch_equals_repeated_decode_with_statuses)
     EXPECT_NE(results[4].reason.find("byte 7 at position 5"), std::string::npos);
     EXPECT_EQ(results[6].status, frame_status::drift_out_of_range);
     EXPECT_NE(results[6].reason.find("outside the drift limits"), std::string::npos);
-    for (size_t k : { 0, 1, 3, 5, 7, 8 }) EXPECT_TRUE(results[k].ok()) << k;
-    for (double v : batch[2]) EXPECT_EQ(v, 1.0 / 16); // refused: uniform
+    for (size_t k : { 0, 1, 3, 5, 7, 8 }) {
+        EXPECT_TRUE(results[k].ok()) << k << ": " << results[k].reason;
+        // decoded, not uniform: at Pi = Pd = Ps = 0.01 the decisions are the
+        // message but for a rare symbol
+        EXPECT_LE(symbol_errors(batch[k], msgs[k], 16), 2) << k;
+    }
+    for (size_t k : { 2, 4, 6 })
+        for (double v : batch[k]) EXPECT_EQ(v, 1.0 / 16) << k; // refused: uniform
 }
 
 TEST(map_decoder, impossible_frames)
 {
     // A perfect channel cannot turn a codeword into a word outside the code.
     const codebook cb(3, { { 0, 7 } });
-    decoder_config cfg(cb, channel_params(0, 0, 0), 2);
+    decoder_config cfg = cpu_config(cb, channel_params(0, 0, 0), 2);
     for (auto p : precisions) {
         cfg.precision = p;
         auto dec = map_decoder::make(cfg);
@@ -204,13 +263,17 @@ TEST(map_decoder, impossible_frames)
     std::vector<double> post(4);
     EXPECT_EQ(dec->decode({ good.data(), good.size(), pri.data() }, post.data()).status,
               frame_status::impossible);
+    // and priors that allow it change nothing
+    const std::vector<double> allow = { 0, 1, 1, 0 };
+    ASSERT_TRUE(dec->decode({ good.data(), good.size(), allow.data() }, post.data()).ok());
+    EXPECT_EQ(post, (std::vector<double>{ 0, 1, 1, 0 }));
 }
 
 TEST(map_decoder, invalid_priors_and_limits_raise)
 {
     const codebook cb = codebook::sparse(4, 4);
     const channel_params ch(0.01, 0.01, 0.0);
-    auto dec = map_decoder::make(decoder_config(cb, ch, 2));
+    auto dec = map_decoder::make(cpu_config(cb, ch, 2));
     const std::vector<uint8_t> y(8, 0);
     std::vector<double> post(8);
     auto expect_throw = [&](std::vector<double> pri, const std::string& what) {
@@ -224,11 +287,18 @@ TEST(map_decoder, invalid_priors_and_limits_raise)
     expect_throw({ 1, 1, 1, 1, 1, -1, 1, 1 }, "priors[1][1] = -1");
     expect_throw({ 1, 1, NAN, 1, 1, 1, 1, 1 }, "priors[0][2] = nan");
     expect_throw({ 1, 1, 1, 1, 0, 0, 0, 0 }, "priors row 1 sums to 0");
-    // not normalized is fine: rows are normalized
+    // not normalized is fine: rows are normalized (uniform rows: as without priors)
     const std::vector<double> scaled = { 2, 2, 2, 2, 5, 5, 5, 5 };
-    EXPECT_TRUE(dec->decode({ y.data(), y.size(), scaled.data() }, post.data()).ok());
+    std::vector<double> plain(8);
+    ASSERT_TRUE(dec->decode({ y.data(), y.size(), nullptr }, plain.data()).ok());
+    const auto r = dec->decode({ y.data(), y.size(), scaled.data() }, post.data());
+    ASSERT_TRUE(r.ok()) << r.reason;
+    EXPECT_LT(max_abs_diff(post, plain), 1e-6);
+    // 00000000 is codeword 0 twice, the one word that needs no error
+    EXPECT_GT(post[0], 0.9);
+    EXPECT_GT(post[4], 0.9);
 
-    decoder_config cfg(cb, ch, 2);
+    decoder_config cfg = cpu_config(cb, ch, 2);
     cfg.mtau = drift_range{ -2, 2 };
     cfg.mn = drift_range{ 1, 2 };
     EXPECT_THROW(map_decoder::make(cfg), std::invalid_argument); // mn_lo > 0
@@ -243,7 +313,7 @@ TEST(map_decoder, invalid_priors_and_limits_raise)
     EXPECT_EQ(map_decoder::make(cfg)->limits().mn, (drift_range{ -3, 4 }));
     cfg.mn = drift_range{ -1, 1 };
     EXPECT_EQ(map_decoder::make(cfg)->limits().mn, (drift_range{ -1, 1 }));
-    decoder_config bad(cb, ch, 0);
+    decoder_config bad = cpu_config(cb, ch, 0);
     EXPECT_THROW(map_decoder::make(bad), std::invalid_argument);
     // backend "cuda" works where a GPU is usable, and is a clear error elsewhere
     decoder_config cuda(cb, ch, 2);
@@ -258,12 +328,16 @@ TEST(map_decoder, invalid_priors_and_limits_raise)
 TEST(map_decoder, no_nan_on_hard_channels)
 {
     // p = 0.4 and N = 1, float and double: posteriors stay finite and normalized.
+    // Every step of the lattice is possible on these channels, so each frame
+    // gets the one status its length allows (status_on_a_full_channel): a
+    // refusal of a decodable frame fails, as does decoding a refused one.
+    int decoded = 0;
     for (auto p : precisions) {
         for (double pr : { 0.2, 0.4 }) {
             const codebook cb = codebook::random(6, 8, 2, 11);
             const channel_params ch(pr, pr, 0.1);
             for (int N : { 1, 20 }) {
-                decoder_config cfg(cb, ch, N);
+                decoder_config cfg = cpu_config(cb, ch, N);
                 cfg.precision = p;
                 auto dec = map_decoder::make(cfg);
                 std::vector<int64_t> msg(static_cast<size_t>(N), 3);
@@ -272,6 +346,11 @@ TEST(map_decoder, no_nan_on_hard_channels)
                     const auto t = transmit(ch, bits.data(), bits.size(), 5, k);
                     std::vector<double> post(size_t(N * 8));
                     const auto r = dec->decode({ t.rx.data(), t.rx.size(), nullptr }, post.data());
+                    const frame_status want = status_on_a_full_channel(*dec, t.rx.size());
+                    EXPECT_EQ(r.status, want)
+                        << to_string(p) << " p=" << pr << " N=" << N << " frame " << k << " rho="
+                        << t.rx.size() << ": " << r.reason;
+                    decoded += r.ok();
                     for (int i = 0; i < N; ++i) {
                         double s = 0;
                         for (int D = 0; D < 8; ++D) {
@@ -280,10 +359,15 @@ TEST(map_decoder, no_nan_on_hard_channels)
                         }
                         EXPECT_NEAR(s, 1.0, 1e-9) << r.reason;
                     }
+                    if (!r.ok()) {
+                        for (double v : post) EXPECT_EQ(v, 1.0 / 8) << "refused: uniform";
+                    }
                 }
             }
         }
     }
+    // most of these 80 frames are decodable: a test that decodes none tests nothing
+    EXPECT_GT(decoded, 40);
 }
 
 TEST(map_decoder, truncation_effect_is_small)
@@ -297,13 +381,19 @@ TEST(map_decoder, truncation_effect_is_small)
     for (int i = 0; i < N; ++i) msg[size_t(i)] = (5 * i + 1) % 16;
     const auto bits = cb.encode(msg.data(), msg.size());
     const auto t = transmit(ch, bits.data(), bits.size(), 1, 0);
-    decoder_config cfg(cb, ch, N);
+    decoder_config cfg = cpu_config(cb, ch, N);
     cfg.precision = precision_kind::dual;
     std::vector<double> a(size_t(N * 16)), b(size_t(N * 16));
-    ASSERT_TRUE(map_decoder::make(cfg)->decode({ t.rx.data(), t.rx.size(), nullptr }, a.data()).ok());
+    auto r = map_decoder::make(cfg)->decode({ t.rx.data(), t.rx.size(), nullptr }, a.data());
+    ASSERT_TRUE(r.ok()) << r.reason;
     cfg.mtau = drift_range{ -120, 120 };
     cfg.mn = drift_range{ -8, 40 };
-    ASSERT_TRUE(map_decoder::make(cfg)->decode({ t.rx.data(), t.rx.size(), nullptr }, b.data()).ok());
+    r = map_decoder::make(cfg)->decode({ t.rx.data(), t.rx.size(), nullptr }, b.data());
+    ASSERT_TRUE(r.ok()) << r.reason;
+    // decoded, not uniform: at Pi = Pd = 0.01 the decisions are the message
+    // but for a rare symbol
+    EXPECT_LE(symbol_errors(a, msg, 16), 2);
+    EXPECT_LE(symbol_errors(b, msg, 16), 2);
     const double diff = max_abs_diff(a, b);
     EXPECT_LT(diff, 1e-4);
     std::cout << "max |posterior change| from the Pr = 1e-10 limits: " << diff << std::endl;
@@ -328,8 +418,8 @@ TEST(map_decoder, published_state_space_and_cells)
     // S500: N=500, n=8, q=16, Pi=Pd=0.01, Pr=1e-10: m_n = [-7, 8] (Pr/4 for the
     // corridors) and m_tau = [-63, 64] (the union bound over 501 boundaries
     // with the rest), so N q M_tau (n M_n - m_n^- (m_n^- - 1)/2) = 500 16 128 (128 - 28).
-    decoder_config cfg(codebook::builtin("ld3-modvec6"), channel_params(0.01, 0.01, 0), 500);
-    auto dec = map_decoder::make(cfg);
+    auto dec = map_decoder::make(
+        cpu_config(codebook::builtin("ld3-modvec6"), channel_params(0.01, 0.01, 0), 500));
     EXPECT_EQ(dec->limits().mtau, (drift_range{ -63, 64 }));
     EXPECT_EQ(dec->limits().mn, (drift_range{ -7, 8 }));
     EXPECT_DOUBLE_EQ(dec->cells_per_frame(), 500.0 * 16 * 128 * 100);
@@ -352,8 +442,7 @@ TEST(map_decoder, log_priors_at_full_range)
             tc.priors[size_t(i) * q] *= std::exp(-200.0);
         }
         const auto ref = brute_force_app(tc, nullptr);
-        decoder_config cfg(tc.cb, tc.ch, tc.N);
-        cfg.backend = backend_kind::cpu;
+        decoder_config cfg = cpu_config(tc.cb, tc.ch, tc.N);
         const int rho = int(tc.y.size()), tau = tc.N * tc.cb.n();
         cfg.mtau = drift_range{ -tau, rho };
         cfg.mn = drift_range{ -tc.cb.n(), rho };
@@ -376,9 +465,7 @@ TEST(map_decoder, log_priors_at_full_range)
     }
     // -inf is a zero prior; NaN, +inf and a row of -inf are refused with the entry named
     const codebook cb(3, { { 0, 7 } });
-    decoder_config cfg(cb, channel_params(0.01, 0.01, 0), 2);
-    cfg.backend = backend_kind::cpu;
-    auto dec = map_decoder::make(cfg);
+    auto dec = map_decoder::make(cpu_config(cb, channel_params(0.01, 0.01, 0), 2));
     const std::vector<uint8_t> y = { 1, 1, 1, 0, 0, 0 };
     std::vector<double> post(4);
     const double inf = std::numeric_limits<double>::infinity();

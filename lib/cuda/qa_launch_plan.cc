@@ -9,6 +9,7 @@
 // build, with or without a GPU.
 
 #include "launch_plan.h"
+#include "qa_env_guard.h"
 #include <gnuradio/bsid/core/model.h>
 #include <gtest/gtest.h>
 #include <cmath>
@@ -95,9 +96,10 @@ TEST(launch_plan, block_sizes_and_recursions)
 TEST(launch_plan, settings_from_config_and_environment)
 {
     decoder_config cfg(codebook::builtin("ld3-modvec6"), channel_params(0.01, 0.01, 0), 10);
-    unsetenv("BSID_CUDA_DEVICE");
-    unsetenv("BSID_CUDA_AB");
-    unsetenv("BSID_CUDA_LOCAL_WINDOW");
+    // each variable is restored on leaving the test, also after a failed ASSERT
+    qa::scoped_env device("BSID_CUDA_DEVICE", nullptr);
+    qa::scoped_env ab("BSID_CUDA_AB", nullptr);
+    qa::scoped_env window("BSID_CUDA_LOCAL_WINDOW", nullptr);
     cfg.device = 1;
     cfg.recursion = recursion_kind::automatic;
     cfg.local_window = 7;
@@ -106,28 +108,49 @@ TEST(launch_plan, settings_from_config_and_environment)
     EXPECT_EQ(s.recursion, recursion_kind::automatic);
     EXPECT_EQ(s.local_window, 7);
     // the environment overrides the fields
-    setenv("BSID_CUDA_DEVICE", "0", 1);
-    setenv("BSID_CUDA_AB", "block", 1);
-    setenv("BSID_CUDA_LOCAL_WINDOW", "3", 1);
+    device.set("0");
+    ab.set("block");
+    window.set("3");
     s = settings_from(cfg);
     EXPECT_EQ(s.device, 0);
     EXPECT_EQ(s.recursion, recursion_kind::block);
     EXPECT_EQ(s.local_window, 3);
     // malformed values are errors, not silently 0
-    setenv("BSID_CUDA_DEVICE", "one", 1);
+    device.set("one");
     EXPECT_THROW(settings_from(cfg), std::invalid_argument);
-    setenv("BSID_CUDA_DEVICE", "4294967297", 1);
+    device.set("4294967297");
     EXPECT_THROW(settings_from(cfg), std::invalid_argument);
-    unsetenv("BSID_CUDA_DEVICE");
-    setenv("BSID_CUDA_AB", "warp", 1);
+    device.unset();
+    ab.set("warp");
     EXPECT_THROW(settings_from(cfg), std::invalid_argument);
-    unsetenv("BSID_CUDA_AB");
-    setenv("BSID_CUDA_LOCAL_WINDOW", "0", 1);
+    ab.unset();
+    window.set("0");
     EXPECT_THROW(settings_from(cfg), std::invalid_argument);
-    unsetenv("BSID_CUDA_LOCAL_WINDOW");
+    window.unset();
     cfg.device = -1;
     EXPECT_THROW(settings_from(cfg), std::invalid_argument);
     cfg.device = 0;
     cfg.local_window = -2;
     EXPECT_THROW(settings_from(cfg), std::invalid_argument);
+}
+
+TEST(launch_plan, environment_guard_restores_value_and_absence)
+{
+    const char* name = "BSID_QA_ENV_GUARD_PROBE";
+    ASSERT_EQ(std::getenv(name), nullptr);
+    {
+        qa::scoped_env outer(name, "before");
+        {
+            qa::scoped_env inner(name, "during");
+            EXPECT_STREQ(std::getenv(name), "during");
+            inner.unset();
+            EXPECT_EQ(std::getenv(name), nullptr);
+            inner.set("again");
+            EXPECT_STREQ(std::getenv(name), "again");
+        }
+        EXPECT_STREQ(std::getenv(name), "before"); // the previous value
+        outer.set("");
+        EXPECT_STREQ(std::getenv(name), "");
+    }
+    EXPECT_EQ(std::getenv(name), nullptr); // and the previous absence
 }

@@ -8,6 +8,8 @@
 // The CUDA backend against the CPU backend in double precision and against
 // the brute-force APP. Every test skips cleanly when no GPU is usable (CI and
 // the development machines: the runtime answers cudaErrorInsufficientDriver).
+// Equal statuses on both backends are not enough: the frames that must
+// decode are checked to be ok, so that backends refusing every frame fail.
 
 #include "map_decoder_cuda.h"
 #include "qa_reference.h"
@@ -15,8 +17,10 @@
 #include <gnuradio/bsid/core/codebook.h>
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <gtest/gtest.h>
+#include <cmath>
 #include <cstdlib>
 #include <random>
+#include <string>
 
 using namespace bsid;
 using namespace bsid::qa;
@@ -94,6 +98,23 @@ std::vector<std::vector<double>> decode_all(map_decoder& dec, const batch& b, st
     return post;
 }
 
+// The statuses a make_batch batch must get on a channel with insertions and
+// deletions, from any backend: the sent frames (0 to 3) decode wherever the
+// limits hold their end drift, frame 4 is empty, frame 6 holds a byte that
+// is not a bit. (Frame 5, far from the sent length, is compared with the CPU.)
+void expect_batch_statuses(const map_decoder& dec, const batch& b,
+                           const std::vector<frame_result>& res, const std::string& what)
+{
+    ASSERT_EQ(res.size(), b.rx.size()) << what;
+    for (size_t k = 0; k < 4; ++k) {
+        const bool fits = dec.limits().mtau.contains((long long)b.rx[k].size() - dec.tau());
+        EXPECT_EQ(res[k].status, fits ? frame_status::ok : frame_status::drift_out_of_range)
+            << what << " frame " << k << ": " << res[k].reason;
+    }
+    EXPECT_EQ(res[4].status, frame_status::empty) << what;
+    EXPECT_EQ(res[6].status, frame_status::invalid_input) << what;
+}
+
 } // namespace
 
 TEST_F(cuda_decoder, matches_cpu_double_on_random_configurations)
@@ -115,6 +136,8 @@ TEST_F(cuda_decoder, matches_cpu_double_on_random_configurations)
             std::vector<frame_result> ref_res;
             auto cpu = make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
             const auto ref = decode_all(*cpu, b, ref_res);
+            EXPECT_EQ(ref_res[4].status, frame_status::empty);
+            EXPECT_EQ(ref_res[6].status, frame_status::invalid_input);
             for (auto p : precisions)
                 for (auto s : storages) {
                     auto gpu = make(cfg, backend_kind::cuda, p, s);
@@ -151,9 +174,14 @@ TEST_F(cuda_decoder, local_storage_in_many_windows)
     decoder_config cfg(cb, ch, N);
     cfg.local_window = 3;
     std::vector<frame_result> ref_res, res;
-    const auto ref = decode_all(*make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global), b, ref_res);
+    auto cpu = make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
+    const auto ref = decode_all(*cpu, b, ref_res);
+    expect_batch_statuses(*cpu, b, ref_res, "cpu");
     for (auto p : precisions) {
-        const auto got = decode_all(*make(cfg, backend_kind::cuda, p, storage_kind::local), b, res);
+        auto gpu = make(cfg, backend_kind::cuda, p, storage_kind::local);
+        ASSERT_EQ(gpu->backend(), backend_kind::cuda);
+        const auto got = decode_all(*gpu, b, res);
+        expect_batch_statuses(*gpu, b, res, "cuda " + to_string(p));
         for (size_t k = 0; k < got.size(); ++k) {
             ASSERT_EQ(res[k].status, ref_res[k].status) << k;
             if (ref_res[k].ok()) {
@@ -187,6 +215,46 @@ TEST_F(cuda_decoder, tiny_codes_match_brute_force)
     }
 }
 
+TEST_F(cuda_decoder, tiny_codes_match_restricted_reference_with_default_limits)
+{
+    // the limits computed from Pr, as the brute force restricts P(y|X) to
+    // them: the CUDA backend's truncation against the exact reference, not
+    // only against the CPU's
+    std::mt19937_64 rng(test_seed() + 3);
+    int decoded = 0;
+    for (int trial = 0; trial < 60; ++trial) {
+        const tiny_case tc = random_case(rng, trial % 2 == 0);
+        const decoder_config cfg(tc.cb, tc.ch, tc.N);
+        const frame_view f{ tc.y.data(), tc.y.size(),
+                            tc.priors.empty() ? nullptr : tc.priors.data() };
+        for (auto p : precisions)
+            for (auto s : storages) {
+                auto dec = make(cfg, backend_kind::cuda, p, s);
+                ASSERT_EQ(dec->backend(), backend_kind::cuda);
+                std::vector<double> post(size_t(tc.N * tc.cb.q()));
+                const auto r = dec->decode(f, post.data());
+                const long long drift = (long long)tc.y.size() - (long long)tc.N * tc.cb.n();
+                if (!dec->limits().mtau.contains(drift)) {
+                    EXPECT_EQ(r.status, frame_status::drift_out_of_range) << r.reason;
+                    continue;
+                }
+                const auto ref = brute_force_app(tc, &dec->limits());
+                double total = 0;
+                for (double v : ref) total += v;
+                if (!std::isfinite(total)) { // zero probability within the limits
+                    EXPECT_EQ(r.status, frame_status::impossible) << r.reason;
+                    continue;
+                }
+                ASSERT_TRUE(r.ok()) << "trial " << trial << " " << to_string(p) << " "
+                                    << to_string(s) << ": " << r.reason;
+                ++decoded;
+                EXPECT_LT(max_abs_diff(post, ref), p == precision_kind::dual ? 1e-9 : 1e-4)
+                    << "trial " << trial << " " << to_string(p) << " " << to_string(s);
+            }
+    }
+    EXPECT_GT(decoded, 100);
+}
+
 TEST_F(cuda_decoder, state_space_of_4097_states)
 {
     // M_tau = 4097 > 1024 (the paper's limit): the blocks loop over the states
@@ -198,12 +266,16 @@ TEST_F(cuda_decoder, state_space_of_4097_states)
     std::mt19937_64 rng(test_seed() + 2);
     const batch b = make_batch(cb, ch, N, false, rng);
     std::vector<frame_result> ref_res, res;
-    const auto ref = decode_all(*make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global), b, ref_res);
+    auto cpu = make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
+    const auto ref = decode_all(*cpu, b, ref_res);
+    expect_batch_statuses(*cpu, b, ref_res, "cpu");
     for (auto p : precisions)
         for (auto s : storages) {
             auto dec = make(cfg, backend_kind::cuda, p, s);
+            ASSERT_EQ(dec->backend(), backend_kind::cuda);
             ASSERT_EQ(dec->limits().mtau.size(), 4097);
             const auto got = decode_all(*dec, b, res);
+            expect_batch_statuses(*dec, b, res, "cuda " + to_string(p) + " " + to_string(s));
             for (size_t k = 0; k < got.size(); ++k) {
                 ASSERT_EQ(res[k].status, ref_res[k].status) << k << " " << res[k].reason;
                 if (ref_res[k].ok()) {
@@ -244,13 +316,19 @@ TEST_F(cuda_decoder, warp_and_block_recursions_agree)
         const batch b = make_batch(cb, ch, N, N == 60, rng);
         decoder_config cfg(cb, ch, N);
         std::vector<frame_result> ref_res, res;
-        const auto ref = decode_all(*make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global), b, ref_res);
+        auto cpu = make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
+        const auto ref = decode_all(*cpu, b, ref_res);
+        expect_batch_statuses(*cpu, b, ref_res, "cpu N=" + std::to_string(N));
         for (const char* path : { "warp", "block" }) {
             cfg.recursion = std::string(path) == "block" ? recursion_kind::block : recursion_kind::automatic;
             for (auto p : precisions)
                 for (auto s : storages) {
                     auto dec = make(cfg, backend_kind::cuda, p, s);
+                    ASSERT_EQ(dec->backend(), backend_kind::cuda);
                     const auto got = decode_all(*dec, b, res);
+                    expect_batch_statuses(*dec, b, res,
+                                          "cuda N=" + std::to_string(N) + " " + path + " " +
+                                              to_string(p) + " " + to_string(s));
                     for (size_t k = 0; k < got.size(); ++k) {
                         ASSERT_EQ(res[k].status, ref_res[k].status) << k << " " << res[k].reason;
                         if (ref_res[k].ok()) {

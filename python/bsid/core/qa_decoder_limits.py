@@ -19,9 +19,13 @@ written independently of the C++ code:
 
 then the limits rules run on those. Also a decode-level check of the issue
 that changed the rule: on an asymmetric channel the boundaries' limits must
-follow the drift as it moves away from 0.
+follow the drift as it moves away from 0. The decode-level checks run on the
+CPU backend, and on the CUDA backend too where a GPU is usable; set
+BSID_TEST_BACKEND ("cpu" or "cuda") to run them on one backend only (they are
+skipped when it cannot be built here).
 """
 
+import itertools
 import os
 import unittest
 
@@ -35,6 +39,24 @@ except ImportError:  # pragma: no cover
     mp = None
 
 REQUIRE_MPMATH = os.environ.get("BSID_REQUIRE_MPMATH", "1") == "1"
+
+
+def backend_usable(backend):
+    """(True, "") where a decoder on `backend` can be built, else (False, why)."""
+    try:
+        bsid.map_decoder_core(bsid.codebook.sparse(4, 4), bsid.channel_params(0.01, 0.01, 0), 2,
+                              backend=backend)
+    except RuntimeError as e:
+        return False, str(e)
+    return True, ""
+
+
+def backends_under_test():
+    """BSID_TEST_BACKEND if set, else "cpu", and "cuda" where a GPU is usable."""
+    chosen = os.environ.get("BSID_TEST_BACKEND")
+    if chosen:
+        return [chosen]
+    return ["cpu", "cuda"] if backend_usable("cuda")[0] else ["cpu"]
 
 # Boundary distributions drop entries below this (absolute, the total mass
 # of each is 1): far below any excluded mass these tests look at (>= 1e-13).
@@ -305,10 +327,20 @@ class qa_decoder_limits(unittest.TestCase):
             self.assertEqual(mtau[0], 0, tag)
             self.assertEqual(mn[0], 0, tag)
 
-    def decode_both(self, cb, ch, N, rx, precision="double"):
-        dec = bsid.map_decoder_core(cb, ch, N, backend="cpu", precision=precision)
+    def backends(self):
+        """The backends of the decode-level checks (skips the test if one cannot be built)."""
+        backends = backends_under_test()
+        for backend in backends:
+            usable, why = backend_usable(backend)
+            if not usable:
+                self.skipTest("backend %s cannot be built here: %s" % (backend, why))
+        return backends
+
+    def decode_both(self, cb, ch, N, rx, backend, precision="double"):
+        dec = bsid.map_decoder_core(cb, ch, N, backend=backend, precision=precision)
+        self.assertEqual(dec.backend, backend)
         (lo, hi), (mlo, mhi) = dec.limits["mtau"], dec.limits["mn"]
-        wide = bsid.map_decoder_core(cb, ch, N, backend="cpu", precision=precision,
+        wide = bsid.map_decoder_core(cb, ch, N, backend=backend, precision=precision,
                                      mtau=(lo - 20, hi + 20), mn=(mlo - 2, mhi + 2))
         return dec, dec.decode(rx), wide.decode(rx)
 
@@ -320,11 +352,12 @@ class qa_decoder_limits(unittest.TestCase):
         cb = bsid.codebook.from_spec("builtin:ld3-modvec6")
         N = 500
         msg = np.random.default_rng(0).integers(0, 16, N)
-        for Pi, Pd in ((0.02, 0.002), (0.002, 0.02)):
-            with self.subTest(Pi=Pi, Pd=Pd):
+        for backend, (Pi, Pd) in itertools.product(self.backends(),
+                                                   ((0.02, 0.002), (0.002, 0.02))):
+            with self.subTest(backend=backend, Pi=Pi, Pd=Pd):
                 ch = bsid.channel_params(Pi, Pd, 0)
                 rx, drift = bsid.transmit(ch, cb.encode(msg), 5, frame=0)
-                dec, post, wide = self.decode_both(cb, ch, N, rx)
+                dec, post, wide = self.decode_both(cb, ch, N, rx, backend)
                 lo, hi = dec.limits["mtau"]
                 path = drift[::8]
                 self.assertEqual(path.shape, (N + 1,))
@@ -339,7 +372,7 @@ class qa_decoder_limits(unittest.TestCase):
                 old_t = (min(old_t[0], 0), max(old_t[1], 0))
                 old_n = bsid.drift_limits(8, Pi, Pd, bsid.Pr_n(1e-10, N))
                 old_n = (max(old_n[0], old_t[0]), min(old_n[1], old_t[1]))
-                old = bsid.map_decoder_core(cb, ch, N, backend="cpu", precision="double",
+                old = bsid.map_decoder_core(cb, ch, N, backend=backend, precision="double",
                                             mtau=old_t, mn=old_n).decode(rx)
                 self.assertGreaterEqual(int((bsid.hard_decisions(old) != msg).sum()), 10)
 
@@ -349,12 +382,15 @@ class qa_decoder_limits(unittest.TestCase):
         msg = np.random.default_rng(1).integers(0, 16, N)
         ch = bsid.channel_params(0.02, 0.01, 0)
         rx, drift = bsid.transmit(ch, cb.encode(msg), 7, frame=0)
-        dec = bsid.map_decoder_core(cb, ch, N, backend="cpu", precision="float")
-        lo, hi = dec.limits["mtau"]
-        self.assertTrue(lo <= drift[::8].min() and drift[::8].max() <= hi)
-        post = dec.decode(rx)  # raises FrameRefused if refused
-        ser = float((bsid.hard_decisions(post) != msg).mean())
-        self.assertLess(ser, 0.03)
+        for backend in self.backends():
+            with self.subTest(backend=backend):
+                dec = bsid.map_decoder_core(cb, ch, N, backend=backend, precision="float")
+                self.assertEqual(dec.backend, backend)
+                lo, hi = dec.limits["mtau"]
+                self.assertTrue(lo <= drift[::8].min() and drift[::8].max() <= hi)
+                post = dec.decode(rx)  # raises FrameRefused if refused
+                ser = float((bsid.hard_decisions(post) != msg).mean())
+                self.assertLess(ser, 0.03)
 
 
 if __name__ == '__main__':

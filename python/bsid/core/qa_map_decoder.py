@@ -5,16 +5,44 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 """The Python decoder API (map_decoder_core): shapes, statuses, errors, and
-the posteriors of a tiny code against a brute-force APP written here."""
+the posteriors of a tiny code against a brute-force APP written here.
+
+Every test runs on the CPU backend, and on the CUDA backend too where a GPU
+is usable: backend "auto" would test the GPU alone there and leave the CPU
+unchecked. Set BSID_TEST_BACKEND ("cpu" or "cuda") to test one backend only
+(the tests are skipped when it cannot be built here)."""
 
 import itertools
+import os
 import random
+import sys
 import threading
 import unittest
 
 import numpy as np
 
 import bsid_core as bsid
+
+
+def cuda_usable():
+    """(True, "") where a decoder with backend "cuda" can be built, else (False, why)."""
+    try:
+        bsid.map_decoder_core(bsid.codebook.sparse(4, 4), bsid.channel_params(0.01, 0.01, 0), 2,
+                              backend="cuda")
+    except RuntimeError as e:
+        return False, str(e)
+    return True, ""
+
+
+CUDA_USABLE, CUDA_WHY = cuda_usable()
+
+
+def backends_under_test():
+    """BSID_TEST_BACKEND if set, else "cpu", and "cuda" where a GPU is usable."""
+    chosen = os.environ.get("BSID_TEST_BACKEND")
+    if chosen:
+        return [chosen]
+    return ["cpu", "cuda"] if CUDA_USABLE else ["cpu"]
 
 
 def lattice_R(ch, x, y):
@@ -50,6 +78,28 @@ def brute_force(cb, ch, N, y, priors=None):
 
 class qa_map_decoder(unittest.TestCase):
 
+    @classmethod
+    def setUpClass(cls):
+        cls.backends = backends_under_test()
+        for backend in cls.backends:
+            try:
+                bsid.map_decoder_core(bsid.codebook.sparse(4, 4),
+                                      bsid.channel_params(0.01, 0.01, 0), 2, backend=backend)
+            except RuntimeError as e:
+                raise unittest.SkipTest("backend %s cannot be built here: %s" % (backend, e))
+        # say which backends ran, and why not CUDA: never a silent CPU-only run
+        note = ""
+        if "cuda" not in cls.backends and not os.environ.get("BSID_TEST_BACKEND"):
+            note = " (cuda not tested: %s)" % CUDA_WHY
+        print("qa_map_decoder: backends %s%s" % (", ".join(cls.backends), note), file=sys.stderr)
+
+    def decoder(self, backend, **kw):
+        """The decoder of setUp's code, channel and N on one backend."""
+        dec = bsid.map_decoder_core(self.cb, self.ch, self.N, backend=backend, **kw)
+        if backend != "auto":
+            self.assertEqual(dec.backend, backend)
+        return dec
+
     def setUp(self):
         self.cb = bsid.codebook.builtin("ld3-modvec6")
         self.ch = bsid.channel_params(0.01, 0.01, 0.01)
@@ -59,24 +109,32 @@ class qa_map_decoder(unittest.TestCase):
         self.rx, _ = bsid.transmit(self.ch, self.cb.encode(self.msg), seed=3)
 
     def test_001_api_and_shapes(self):
-        dec = bsid.map_decoder_core(self.cb, self.ch, self.N)
-        self.assertEqual((dec.N, dec.n, dec.q, dec.tau), (40, 8, 16, 320))
-        self.assertIn(dec.backend, ("cpu", "cuda"))  # "auto": the GPU where there is one
-        self.assertIn(dec.storage, ("global", "local"))
-        self.assertEqual(dec.precision, "float")
-        self.assertEqual(dec.limits, bsid.decoder_limits(self.N, 8, 0.01, 0.01))
-        self.assertEqual(dec.codebook, self.cb)
-        post = dec.decode(self.rx)
-        self.assertEqual(post.shape, (40, 16))
-        self.assertEqual(post.dtype, np.float64)
-        np.testing.assert_allclose(post.sum(axis=1), 1.0, atol=1e-12)
-        # a good channel: the MAP decisions recover the message
-        np.testing.assert_array_equal(bsid.hard_decisions(post), self.msg)
-        self.assertIn("map_decoder_core(N=40", repr(dec))
-        self.assertGreater(dec.cells_per_frame, 0)
+        # "auto": the GPU where there is one, else the CPU
+        auto = bsid.map_decoder_core(self.cb, self.ch, self.N)
+        self.assertEqual(auto.backend, "cuda" if CUDA_USABLE else "cpu")
+        for backend in self.backends:
+            with self.subTest(backend=backend):
+                dec = self.decoder(backend)
+                self.assertEqual((dec.N, dec.n, dec.q, dec.tau), (40, 8, 16, 320))
+                self.assertIn(dec.storage, ("global", "local"))
+                self.assertEqual(dec.precision, "float")
+                self.assertEqual(dec.limits, bsid.decoder_limits(self.N, 8, 0.01, 0.01))
+                self.assertEqual(dec.codebook, self.cb)
+                post = dec.decode(self.rx)
+                self.assertEqual(post.shape, (40, 16))
+                self.assertEqual(post.dtype, np.float64)
+                np.testing.assert_allclose(post.sum(axis=1), 1.0, atol=1e-12)
+                # a good channel: the MAP decisions recover the message
+                np.testing.assert_array_equal(bsid.hard_decisions(post), self.msg)
+                self.assertIn("map_decoder_core(N=40", repr(dec))
+                self.assertIn("backend='%s'" % dec.backend, repr(dec))
+                self.assertGreater(dec.cells_per_frame, 0)
+                if dec.backend == auto.backend:
+                    np.testing.assert_array_equal(auto.decode(self.rx), post)
 
     def test_002_matches_brute_force(self):
         rng = random.Random(7)
+        compared = 0
         for trial in range(6):
             n, q, N = rng.choice([(3, 4, 2), (2, 3, 3), (4, 4, 2), (3, 2, 4)])
             cb = bsid.codebook.random(n, q, 2, rng.randrange(1000))
@@ -90,15 +148,29 @@ class qa_map_decoder(unittest.TestCase):
                 priors = np.array([[rng.uniform(0.1, 1) for _ in range(q)] for _ in range(N)])
             want = brute_force(cb, ch, N, y, priors)
             wide = dict(mtau=(-N * n, len(y)), mn=(-n, len(y)))
-            for precision, tol in (("double", 1e-9), ("float", 1e-4)):
-                for storage in ("global", "local"):
-                    dec = bsid.map_decoder_core(cb, ch, N, backend="cpu", precision=precision,
-                                                storage=storage, **wide)
-                    got = dec.decode(y, priors)
-                    self.assertLess(np.abs(got - want).max(), tol, (trial, precision, storage))
+            for backend in self.backends:
+                for precision, tol in (("double", 1e-9), ("float", 1e-4)):
+                    for storage in ("global", "local"):
+                        dec = bsid.map_decoder_core(cb, ch, N, backend=backend,
+                                                    precision=precision, storage=storage, **wide)
+                        self.assertEqual(dec.backend, backend)
+                        got = dec.decode(y, priors)  # raises FrameRefused if refused
+                        self.assertLess(np.abs(got - want).max(), tol,
+                                        (trial, backend, precision, storage))
+                        compared += 1
+        # every trial but an empty frame's is compared: a test that compares
+        # nothing tests nothing
+        self.assertGreaterEqual(compared, 5 * len(self.backends) * 2 * 2)
 
     def test_003_refused_frames(self):
-        dec = bsid.map_decoder_core(self.cb, self.ch, self.N, precision="double")
+        for backend in self.backends:
+            with self.subTest(backend=backend):
+                self.refused_frames(backend)
+
+    def refused_frames(self, backend):
+        dec = self.decoder(backend, precision="double")
+        # the frame itself decodes: the refusals below are the edits' doing
+        np.testing.assert_array_equal(bsid.hard_decisions(dec.decode(self.rx)), self.msg)
         cases = {
             "empty": np.zeros(0, dtype=np.uint8),
             "invalid_input": np.concatenate([self.rx[:10], [2], self.rx[11:]]).astype(np.uint8),
@@ -114,14 +186,21 @@ class qa_map_decoder(unittest.TestCase):
             dec.decode([0, 300, 1])
         # probability 0: a perfect channel cannot produce a non-codeword
         cb = bsid.codebook(3, [[0, 7]])
-        d0 = bsid.map_decoder_core(cb, bsid.channel_params(0, 0, 0), 2)
-        with self.assertRaises(bsid.FrameRefused) as cm:
-            d0.decode([1, 0, 1, 0, 0, 0])
-        self.assertEqual(cm.exception.status, "impossible")
-        np.testing.assert_array_equal(d0.decode([1, 1, 1, 0, 0, 0]), [[0, 1], [1, 0]])
+        for precision in ("double", "float"):
+            d0 = bsid.map_decoder_core(cb, bsid.channel_params(0, 0, 0), 2, backend=backend,
+                                       precision=precision)
+            with self.assertRaises(bsid.FrameRefused) as cm:
+                d0.decode([1, 0, 1, 0, 0, 0])
+            self.assertEqual(cm.exception.status, "impossible")
+            np.testing.assert_array_equal(d0.decode([1, 1, 1, 0, 0, 0]), [[0, 1], [1, 0]])
 
     def test_004_batch(self):
-        dec = bsid.map_decoder_core(self.cb, self.ch, self.N, threads=2)
+        for backend in self.backends:
+            with self.subTest(backend=backend):
+                self.batch(backend)
+
+    def batch(self, backend):
+        dec = self.decoder(backend, threads=2)
         frames = [self.rx, np.zeros(0, dtype=np.uint8), self.rx.astype(np.int64), [0, 5, 1],
                   np.concatenate([self.rx, np.ones(500, dtype=np.uint8)])]
         posts = dec.decode_batch(frames)
@@ -131,6 +210,7 @@ class qa_map_decoder(unittest.TestCase):
         self.assertIsNone(posts[1])
         self.assertIsNone(posts[3])
         self.assertIsNone(posts[4])
+        np.testing.assert_array_equal(bsid.hard_decisions(posts[0]), self.msg)
         posts, stats = dec.decode_batch(frames, statuses=True)
         self.assertEqual([s for s, _ in stats],
                          ["ok", "empty", "ok", "invalid_input", "drift_out_of_range"])
@@ -148,7 +228,12 @@ class qa_map_decoder(unittest.TestCase):
             dec.decode_batch([self.rx], priors=[None, None])
 
     def test_005_invalid_priors_and_limits(self):
-        dec = bsid.map_decoder_core(self.cb, self.ch, self.N)
+        for backend in self.backends:
+            with self.subTest(backend=backend):
+                self.invalid_priors_and_limits(backend)
+
+    def invalid_priors_and_limits(self, backend):
+        dec = self.decoder(backend)
         good = np.ones((self.N, 16))
         for bad, fragment in ((np.ones((self.N, 15)), r"shape \(N, q\) = \(40, 16\)"),
                               (np.ones(16), r"got \(16,\)"),
@@ -162,30 +247,41 @@ class qa_map_decoder(unittest.TestCase):
                     dec.decode_batch([self.rx], priors=[bad])
         post = dec.decode(self.rx, good * 3.0)  # not normalized: fine
         np.testing.assert_allclose(post, dec.decode(self.rx), atol=1e-6)
+        np.testing.assert_array_equal(bsid.hard_decisions(post), self.msg)
         for kw in (dict(mtau=(-50, 50), mn=(1, 4)), dict(mtau=(-50, 50), mn=(-4, -1)),
                    dict(mtau=(3, -3)), dict(mtau=(1, 30)), dict(mtau=(-30, -1))):
             with self.subTest(kw=kw):
-                with self.assertRaisesRegex(ValueError, r"must each hold 0 \(lo <= 0 <= hi\)"):
-                    bsid.map_decoder_core(self.cb, self.ch, self.N, **kw)
+                with self.assertRaisesRegex(ValueError, r"limits m(tau|n) = \[-?\d+, -?\d+\] "
+                                                        r"must hold 0 \(lo <= 0 <= hi\)"):
+                    self.decoder(backend, **kw)
         # m_n bounds a drift change, not a drift: it may be wider than m_tau
         for mtau, mn in (((-5, 5), (-6, 2)), ((-5, 5), (-2, 9))):
-            dec = bsid.map_decoder_core(self.cb, self.ch, self.N, mtau=mtau, mn=mn)
+            dec = self.decoder(backend, mtau=mtau, mn=mn)
             self.assertEqual(dec.limits, {"mtau": mtau, "mn": mn})
         with self.assertRaises(TypeError):
-            bsid.map_decoder_core(self.cb, self.ch, self.N, mtau=5)
-        for kw in (dict(backend="gpu"), dict(precision="half"), dict(storage="disk"),
+            self.decoder(backend, mtau=5)
+        for kw in (dict(precision="half"), dict(storage="disk"),
                    dict(Pr=0.0), dict(Pr=2.0), dict(threads=-1)):
             with self.subTest(kw=kw):
                 with self.assertRaises(ValueError):
-                    bsid.map_decoder_core(self.cb, self.ch, self.N, **kw)
+                    self.decoder(backend, **kw)
         with self.assertRaises(ValueError):
-            bsid.map_decoder_core(self.cb, self.ch, 0)
-        dec = bsid.map_decoder_core(self.cb, self.ch, self.N, mtau=(-30, 30), mn=(-4, 5))
+            bsid.map_decoder_core(self.cb, self.ch, self.N, backend="gpu")
+        with self.assertRaises(ValueError):
+            bsid.map_decoder_core(self.cb, self.ch, 0, backend=backend)
+        dec = self.decoder(backend, mtau=(-30, 30), mn=(-4, 5))
         self.assertEqual(dec.limits, {"mtau": (-30, 30), "mn": (-4, 5)})
+        np.testing.assert_array_equal(bsid.hard_decisions(dec.decode(self.rx)), self.msg)
 
     def test_006_threads_share_a_decoder(self):
-        dec = bsid.map_decoder_core(self.cb, self.ch, self.N)
+        for backend in self.backends:
+            with self.subTest(backend=backend):
+                self.threads_share_a_decoder(backend)
+
+    def threads_share_a_decoder(self, backend):
+        dec = self.decoder(backend)
         want = dec.decode(self.rx)
+        np.testing.assert_array_equal(bsid.hard_decisions(want), self.msg)
         errors = []
 
         def worker():
