@@ -80,7 +80,8 @@ std::vector<std::string> parse_words(const std::string& s)
     std::vector<std::string> out;
     std::stringstream ss(s);
     std::string item;
-    while (std::getline(ss, item, ',')) out.push_back(item);
+    while (std::getline(ss, item, ','))
+        out.push_back(item);
     return out;
 }
 
@@ -93,7 +94,8 @@ std::vector<double> parse_list(const std::string& opt, const std::string& s)
         char* end = nullptr;
         const double v = std::strtod(item.c_str(), &end);
         if (item.empty() || *end != '\0') {
-            throw std::invalid_argument("option " + opt + ": '" + item + "' is not a number");
+            throw std::invalid_argument("option " + opt + ": '" + item +
+                                        "' is not a number");
         }
         out.push_back(v);
     }
@@ -166,8 +168,10 @@ int bench_channel(const std::map<std::string, std::string>& opt)
         return it == opt.end() ? dflt : it->second;
     };
     long long tau = parse_int("-N", get("-N", "500")) * parse_int("-n", get("-n", "8"));
-    if (opt.count("--tau")) tau = parse_int("--tau", opt.at("--tau"));
-    if (tau < 1) throw std::invalid_argument("the frame length tau must be at least 1 bit");
+    if (opt.count("--tau"))
+        tau = parse_int("--tau", opt.at("--tau"));
+    if (tau < 1)
+        throw std::invalid_argument("the frame length tau must be at least 1 bit");
     const auto Pis = parse_list("--Pi", get("--Pi", "0.01"));
     const auto Pds = parse_list("--Pd", get("--Pd", "0.01"));
     const auto Pss = parse_list("--Ps", get("--Ps", "0.01"));
@@ -177,13 +181,15 @@ int bench_channel(const std::map<std::string, std::string>& opt)
     const bool drift = parse_int("--drift", get("--drift", "1")) != 0;
     long long batch = opt.count("--frames") ? parse_int("--frames", opt.at("--frames"))
                                             : std::max(1LL, (1LL << 24) / tau);
-    if (batch < 1) throw std::invalid_argument("--frames must be at least 1");
+    if (batch < 1)
+        throw std::invalid_argument("--frames must be at least 1");
 
     // A pool of random input frames, drawn once, outside the timing.
     std::vector<std::vector<uint8_t>> pool(16, std::vector<uint8_t>(size_t(tau)));
     bsid::philox_stream src(seed ^ 0x5eedULL, 1);
     for (auto& f : pool)
-        for (auto& b : f) b = uint8_t(src.next_u32() & 1u);
+        for (auto& b : f)
+            b = uint8_t(src.next_u32() & 1u);
 
     for (double Pi : Pis)
         for (double Pd : Pds)
@@ -191,36 +197,47 @@ int bench_channel(const std::map<std::string, std::string>& opt)
                 for (double t : thr) {
                     const bsid::channel_params ch(Pi, Pd, Ps);
                     const int threads = int(t);
-                    if (threads < 1) throw std::invalid_argument("--threads must be at least 1");
+                    if (threads < 1)
+                        throw std::invalid_argument("--threads must be at least 1");
                     channel_result warm, res;
-                    run_channel_batch(ch, pool, seed, 0, std::min(batch, 8LL), threads, drift,
-                                      warm);
+                    run_channel_batch(
+                        ch, pool, seed, 0, std::min(batch, 8LL), threads, drift, warm);
                     const auto t0 = std::chrono::steady_clock::now();
                     double elapsed = 0;
                     do {
-                        run_channel_batch(ch, pool, seed, res.frames, batch, threads, drift, res);
+                        run_channel_batch(
+                            ch, pool, seed, res.frames, batch, threads, drift, res);
                         elapsed = std::chrono::duration<double>(
                                       std::chrono::steady_clock::now() - t0)
                                       .count();
                     } while (elapsed < min_time);
                     res.seconds = elapsed;
-                    std::printf("{\"bench\":\"channel\",\"api\":\"%s\",\"Pi\":%g,\"Pd\":%g,"
-                                "\"Ps\":%g,\"tau\":%lld,\"threads\":%d,\"frames\":%llu,"
-                                "\"seconds\":%.6f,\"mbit_per_s\":%.3f,"
-                                "\"mbit_per_s_per_thread\":%.3f,\"frames_per_s\":%.1f,"
-                                "\"rx_bits_per_tx_bit\":%.6f",
-                                drift ? "transmit" : "channel_emulator", Pi, Pd, Ps, tau,
-                                threads, (unsigned long long)res.frames, res.seconds,
-                                double(res.bits_in) / res.seconds / 1e6,
-                                double(res.bits_in) / res.seconds / 1e6 / threads,
-                                double(res.frames) / res.seconds,
-                                double(res.bits_out) / double(res.bits_in));
+                    std::printf(
+                        "{\"bench\":\"channel\",\"api\":\"%s\",\"Pi\":%g,\"Pd\":%g,"
+                        "\"Ps\":%g,\"tau\":%lld,\"threads\":%d,\"frames\":%llu,"
+                        "\"seconds\":%.6f,\"mbit_per_s\":%.3f,"
+                        "\"mbit_per_s_per_thread\":%.3f,\"frames_per_s\":%.1f,"
+                        "\"rx_bits_per_tx_bit\":%.6f",
+                        drift ? "transmit" : "channel_emulator",
+                        Pi,
+                        Pd,
+                        Ps,
+                        tau,
+                        threads,
+                        (unsigned long long)res.frames,
+                        res.seconds,
+                        double(res.bits_in) / res.seconds / 1e6,
+                        double(res.bits_in) / res.seconds / 1e6 / threads,
+                        double(res.frames) / res.seconds,
+                        double(res.bits_out) / double(res.bits_in));
                     if (!drift) {
                         const double b = double(res.bits_in);
-                        std::printf(",\"insertions_per_bit\":%.6g,\"deletions_per_bit\":%.6g,"
-                                    "\"substitutions_per_bit\":%.6g",
-                                    double(res.insertions) / b, double(res.deletions) / b,
-                                    double(res.substitutions) / b);
+                        std::printf(
+                            ",\"insertions_per_bit\":%.6g,\"deletions_per_bit\":%.6g,"
+                            "\"substitutions_per_bit\":%.6g",
+                            double(res.insertions) / b,
+                            double(res.deletions) / b,
+                            double(res.substitutions) / b);
                     }
                     std::printf(",\"omp_max_threads\":%d}\n", omp_get_max_threads());
                     std::fflush(stdout);
@@ -242,7 +259,8 @@ decode_run time_decoder(bsid::map_decoder& dec,
     const size_t NQ = size_t(dec.N()) * size_t(dec.q());
     std::vector<std::vector<double>> posts(views.size(), std::vector<double>(NQ));
     std::vector<double*> outs;
-    for (auto& p : posts) outs.push_back(p.data());
+    for (auto& p : posts)
+        outs.push_back(p.data());
     dec.decode_batch(views, outs); // warm-up: workspaces, page faults
     dec.set_profiling(true);
     dec.reset_profile();
@@ -250,7 +268,8 @@ decode_run time_decoder(bsid::map_decoder& dec,
     const auto t0 = std::chrono::steady_clock::now();
     do {
         const auto res = dec.decode_batch(views, outs);
-        for (const auto& x : res) r.erasures += !x.ok();
+        for (const auto& x : res)
+            r.erasures += !x.ok();
         r.frames += views.size();
         r.seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -267,11 +286,12 @@ int bench_decode(const std::map<std::string, std::string>& opt)
         return it == opt.end() ? dflt : it->second;
     };
     const long long N = parse_int("-N", get("-N", "500"));
-    const std::string spec =
-        opt.count("--codebook") ? opt.at("--codebook")
-                                : "random:" + get("-n", "8") + ":" + get("-q", "16") + ":1:1";
+    const std::string spec = opt.count("--codebook") ? opt.at("--codebook")
+                                                     : "random:" + get("-n", "8") + ":" +
+                                                           get("-q", "16") + ":1:1";
     const bsid::codebook cb = bsid::codebook::from_spec(spec);
-    if (N < 1) throw std::invalid_argument("-N must be at least 1");
+    if (N < 1)
+        throw std::invalid_argument("-N must be at least 1");
     const auto Pis = parse_list("--Pi", get("--Pi", "0.01"));
     const auto Pds = parse_list("--Pd", get("--Pd", "0.01"));
     const auto Pss = parse_list("--Ps", get("--Ps", "0"));
@@ -297,19 +317,24 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                     const long long batch = opt.count("--batch")
                                                 ? parse_int("--batch", opt.at("--batch"))
                                                 : std::max(16, 4 * threads);
-                    if (batch < 1) throw std::invalid_argument("--batch must be at least 1");
+                    if (batch < 1)
+                        throw std::invalid_argument("--batch must be at least 1");
                     // the frames: random messages through the channel, frame k of `seed`
                     std::vector<std::vector<uint8_t>> rx(static_cast<size_t>(batch));
                     bsid::philox_stream src(seed, 1ULL << 62);
                     std::vector<int64_t> msg(static_cast<size_t>(N));
                     for (long long k = 0; k < batch; ++k) {
-                        for (auto& d : msg) d = int64_t(src.next_u32() % uint32_t(cb.q()));
+                        for (auto& d : msg)
+                            d = int64_t(src.next_u32() % uint32_t(cb.q()));
                         const auto bits = cb.encode(msg.data(), msg.size());
                         rx[size_t(k)] =
-                            bsid::transmit(ch, bits.data(), bits.size(), seed, uint64_t(k)).rx;
+                            bsid::transmit(
+                                ch, bits.data(), bits.size(), seed, uint64_t(k))
+                                .rx;
                     }
                     std::vector<bsid::frame_view> views;
-                    for (const auto& f : rx) views.push_back({ f.data(), f.size(), nullptr });
+                    for (const auto& f : rx)
+                        views.push_back({ f.data(), f.size(), nullptr });
 
                     for (const auto& be : backends)
                         for (const auto& st : storages)
@@ -326,39 +351,64 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                 const double F = double(r.frames);
                                 const auto& L = dec->limits();
                                 std::printf(
-                                    "{\"bench\":\"decode\",\"codebook\":\"%s\",\"N\":%lld,"
+                                    "{\"bench\":\"decode\",\"codebook\":\"%s\",\"N\":%"
+                                    "lld,"
                                     "\"n\":%d,\"q\":%d,\"Pi\":%g,\"Pd\":%g,\"Ps\":%g,"
                                     "\"Pr\":%g,\"backend\":\"%s\",\"storage\":\"%s\","
                                     "\"precision\":\"%s\",\"threads\":%d,\"batch\":%lld,"
                                     "\"frames\":%llu,\"erasures\":%llu,\"seconds\":%.6f,"
                                     "\"frames_per_s\":%.3f,\"mbit_per_s\":%.6f,"
                                     "\"M_tau\":%d,\"M_n\":%d,\"cells_per_frame\":%.6g,"
-                                    "\"cells_per_s\":%.6g,\"stage_s_per_frame\":{\"gamma\":%.6g,"
+                                    "\"cells_per_s\":%.6g,\"stage_s_per_frame\":{"
+                                    "\"gamma\":%.6g,"
                                     "\"alpha\":%.6g,\"beta\":%.6g,\"L\":%.6g},"
-                                    "\"gamma_bytes_per_frame\":%.0f,\"peak_device_bytes\":%zu",
-                                    spec.c_str(), N, cb.n(), cb.q(), Pi, Pd, Ps, Pr,
+                                    "\"gamma_bytes_per_frame\":%.0f,\"peak_device_"
+                                    "bytes\":%zu",
+                                    spec.c_str(),
+                                    N,
+                                    cb.n(),
+                                    cb.q(),
+                                    Pi,
+                                    Pd,
+                                    Ps,
+                                    Pr,
                                     bsid::to_string(dec->backend()).c_str(),
                                     bsid::to_string(dec->storage()).c_str(),
-                                    bsid::to_string(dec->precision()).c_str(), threads, batch,
+                                    bsid::to_string(dec->precision()).c_str(),
+                                    threads,
+                                    batch,
                                     (unsigned long long)r.frames,
-                                    (unsigned long long)r.erasures, r.seconds, fps,
-                                    fps * double(N) * bits_per_symbol / 1e6, L.mtau.size(),
-                                    L.mn.size(), dec->cells_per_frame(),
-                                    dec->cells_per_frame() * fps, r.stages.gamma / F,
-                                    r.stages.alpha / F, r.stages.beta / F, r.stages.L / F,
+                                    (unsigned long long)r.erasures,
+                                    r.seconds,
+                                    fps,
+                                    fps * double(N) * bits_per_symbol / 1e6,
+                                    L.mtau.size(),
+                                    L.mn.size(),
+                                    dec->cells_per_frame(),
+                                    dec->cells_per_frame() * fps,
+                                    r.stages.gamma / F,
+                                    r.stages.alpha / F,
+                                    r.stages.beta / F,
+                                    r.stages.L / F,
                                     double(N) * L.mtau.size() * L.mn.size() * cb.q() *
-                                        (dec->precision() == bsid::precision_kind::single ? 4 : 8),
+                                        (dec->precision() == bsid::precision_kind::single
+                                             ? 4
+                                             : 8),
                                     dec->peak_device_bytes());
                                 if (!compare.empty()) {
                                     bsid::decoder_config cc = cfg;
                                     cc.backend = bsid::backend_kind::cpu;
                                     cc.threads = 0;
                                     auto cpu = bsid::map_decoder::make(cc);
-                                    const decode_run c = time_decoder(*cpu, views, min_time);
+                                    const decode_run c =
+                                        time_decoder(*cpu, views, min_time);
                                     const double cfps = double(c.frames) / c.seconds;
-                                    std::printf(",\"compare\":{\"backend\":\"cpu\",\"threads\":%d,"
+                                    std::printf(",\"compare\":{\"backend\":\"cpu\","
+                                                "\"threads\":%d,"
                                                 "\"frames_per_s\":%.3f,\"speedup\":%.3f}",
-                                                bsid::resolve_threads(0), cfps, fps / cfps);
+                                                bsid::resolve_threads(0),
+                                                cfps,
+                                                fps / cfps);
                                 }
                                 std::printf("}\n");
                                 std::fflush(stdout);
@@ -385,14 +435,16 @@ int main(int argc, char** argv)
         }
         opt[a] = argv[++i];
     }
-    static const char* known[] = { "--bench",    "-N",        "-n",       "--tau",
-                                   "--Pi",       "--Pd",      "--Ps",     "--threads",
-                                   "--frames",   "--min-time", "--seed",  "--drift",
-                                   "-q",         "--codebook", "--backend", "--storage",
-                                   "--precision", "--batch",  "--Pr",     "--compare" };
+    static const char* known[] = {
+        "--bench",   "-N",          "-n",        "--tau",      "--Pi",
+        "--Pd",      "--Ps",        "--threads", "--frames",   "--min-time",
+        "--seed",    "--drift",     "-q",        "--codebook", "--backend",
+        "--storage", "--precision", "--batch",   "--Pr",       "--compare"
+    };
     for (const auto& kv : opt) {
         bool ok = false;
-        for (const char* k : known) ok = ok || kv.first == k;
+        for (const char* k : known)
+            ok = ok || kv.first == k;
         if (!ok) {
             std::cerr << "bsid_bench: unknown option '" << kv.first << "'\n" << usage;
             return 2;

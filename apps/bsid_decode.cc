@@ -23,6 +23,7 @@
 #include <gnuradio/bsid/core/errors.h>
 #include <gnuradio/bsid/core/map_decoder.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -34,14 +35,14 @@
 #include <new>
 #include <optional>
 #include <sstream>
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace {
 
-const char* usage = R"(usage: bsid_decode --codebook SPEC -N N --Pi P --Pd P --Ps P [options] < frames.txt
+const char* usage =
+    R"(usage: bsid_decode --codebook SPEC -N N --Pi P --Pd P --Ps P [options] < frames.txt
 
 Decodes received frames with the MAP decoder and prints symbol posteriors.
 
@@ -78,21 +79,24 @@ double number(const std::string& opt, const std::string& s)
 {
     char* end = nullptr;
     const double v = std::strtod(s.c_str(), &end);
-    if (s.empty() || *end != '\0') die("option " + opt + ": '" + s + "' is not a number");
+    if (s.empty() || *end != '\0')
+        die("option " + opt + ": '" + s + "' is not a number");
     return v;
 }
 
 // An integer in [lo, hi]: anything else, out-of-range values included, is an
 // error (never truncated to a smaller type).
-long long integer(const std::string& opt, const std::string& s, long long lo, long long hi)
+long long
+integer(const std::string& opt, const std::string& s, long long lo, long long hi)
 {
     char* end = nullptr;
     errno = 0;
     const long long v = std::strtoll(s.c_str(), &end, 10);
-    if (s.empty() || *end != '\0') die("option " + opt + ": '" + s + "' is not an integer");
+    if (s.empty() || *end != '\0')
+        die("option " + opt + ": '" + s + "' is not an integer");
     if (errno == ERANGE || v < lo || v > hi) {
-        die("option " + opt + ": " + s + " is out of range [" + std::to_string(lo) + ", " +
-            std::to_string(hi) + "]");
+        die("option " + opt + ": " + s + " is out of range [" + std::to_string(lo) +
+            ", " + std::to_string(hi) + "]");
     }
     return v;
 }
@@ -103,7 +107,8 @@ constexpr long long int_max = std::numeric_limits<int>::max();
 bsid::drift_range range(const std::string& opt, const std::string& s)
 {
     const auto colon = s.find(':', s.find_first_not_of('-') == 0 ? 0 : 1);
-    if (colon == std::string::npos) die("option " + opt + ": '" + s + "' is not LO:HI");
+    if (colon == std::string::npos)
+        die("option " + opt + ": '" + s + "' is not LO:HI");
     return { int(integer(opt, s.substr(0, colon), int_min, int_max)),
              int(integer(opt, s.substr(colon + 1), int_min, int_max)) };
 }
@@ -112,7 +117,8 @@ bsid::drift_range range(const std::string& opt, const std::string& s)
 std::vector<std::vector<double>> read_priors(const std::string& path, size_t count)
 {
     std::ifstream f(path);
-    if (!f) die("cannot open priors file '" + path + "'");
+    if (!f)
+        die("cannot open priors file '" + path + "'");
     std::vector<std::vector<double>> rows;
     std::string line;
     int lineno = 0;
@@ -125,30 +131,33 @@ std::vector<std::vector<double>> read_priors(const std::string& path, size_t cou
             char* end = nullptr;
             const double v = std::strtod(tok.c_str(), &end);
             if (*end != '\0') {
-                die("priors file '" + path + "', line " + std::to_string(lineno) + ": '" + tok +
-                    "' is not a number");
+                die("priors file '" + path + "', line " + std::to_string(lineno) + ": '" +
+                    tok + "' is not a number");
             }
             row.push_back(v);
         }
-        if (row.empty()) continue;
+        if (row.empty())
+            continue;
         if (row.size() != count) {
             die("priors file '" + path + "', line " + std::to_string(lineno) + ": " +
-                std::to_string(row.size()) + " numbers, expected N*q = " + std::to_string(count));
+                std::to_string(row.size()) +
+                " numbers, expected N*q = " + std::to_string(count));
         }
         rows.push_back(std::move(row));
     }
-    if (rows.empty()) die("priors file '" + path + "' holds no priors");
+    if (rows.empty())
+        die("priors file '" + path + "' holds no priors");
     return rows;
 }
 
 int run(int argc, char** argv)
 {
     std::map<std::string, std::string> opt;
-    static const std::vector<std::string> known = { "--codebook", "-N",        "--Pi",
-                                                    "--Pd",       "--Ps",      "--backend",
-                                                    "--precision", "--storage", "--Pr",
-                                                    "--mtau",     "--mn",      "--priors",
-                                                    "--threads",  "--batch",   "--log-priors" };
+    static const std::vector<std::string> known = {
+        "--codebook", "-N",          "--Pi",      "--Pd",    "--Ps",
+        "--backend",  "--precision", "--storage", "--Pr",    "--mtau",
+        "--mn",       "--priors",    "--threads", "--batch", "--log-priors"
+    };
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "-h" || a == "--help") {
@@ -163,17 +172,22 @@ int run(int argc, char** argv)
             a = a.substr(0, eq);
         }
         bool ok = false;
-        for (const auto& k : known) ok = ok || a == k;
-        if (!ok) die("unknown argument '" + a + "' (see --help)");
-        if (opt.count(a)) die("option " + a + " is given twice");
+        for (const auto& k : known)
+            ok = ok || a == k;
+        if (!ok)
+            die("unknown argument '" + a + "' (see --help)");
+        if (opt.count(a))
+            die("option " + a + " is given twice");
         if (!value) {
-            if (i + 1 >= argc) die("option " + a + " needs a value");
+            if (i + 1 >= argc)
+                die("option " + a + " needs a value");
             value = argv[++i];
         }
         opt[a] = *value;
     }
     for (const char* req : { "--codebook", "-N", "--Pi", "--Pd", "--Ps" }) {
-        if (!opt.count(req)) die(std::string("missing ") + req + " (see --help)");
+        if (!opt.count(req))
+            die(std::string("missing ") + req + " (see --help)");
     }
 
     std::unique_ptr<bsid::map_decoder> dec;
@@ -182,20 +196,28 @@ int run(int argc, char** argv)
     size_t batch = 256;
     try {
         const bsid::codebook cb = bsid::codebook::from_spec(opt["--codebook"]);
-        const bsid::channel_params ch(number("--Pi", opt["--Pi"]), number("--Pd", opt["--Pd"]),
+        const bsid::channel_params ch(number("--Pi", opt["--Pi"]),
+                                      number("--Pd", opt["--Pd"]),
                                       number("--Ps", opt["--Ps"]));
         const long long N = integer("-N", opt["-N"], 1, 1 << 30);
         bsid::decoder_config cfg(cb, ch, int(N));
-        if (opt.count("--backend")) cfg.backend = bsid::parse_backend(opt["--backend"]);
-        if (opt.count("--precision")) cfg.precision = bsid::parse_precision(opt["--precision"]);
-        if (opt.count("--storage")) cfg.storage = bsid::parse_storage(opt["--storage"]);
-        if (opt.count("--Pr")) cfg.Pr = number("--Pr", opt["--Pr"]);
-        if (opt.count("--mtau")) cfg.mtau = range("--mtau", opt["--mtau"]);
-        if (opt.count("--mn")) cfg.mn = range("--mn", opt["--mn"]);
+        if (opt.count("--backend"))
+            cfg.backend = bsid::parse_backend(opt["--backend"]);
+        if (opt.count("--precision"))
+            cfg.precision = bsid::parse_precision(opt["--precision"]);
+        if (opt.count("--storage"))
+            cfg.storage = bsid::parse_storage(opt["--storage"]);
+        if (opt.count("--Pr"))
+            cfg.Pr = number("--Pr", opt["--Pr"]);
+        if (opt.count("--mtau"))
+            cfg.mtau = range("--mtau", opt["--mtau"]);
+        if (opt.count("--mn"))
+            cfg.mn = range("--mn", opt["--mn"]);
         if (opt.count("--threads")) {
             cfg.threads = int(integer("--threads", opt["--threads"], 0, 4096));
         }
-        if (opt.count("--batch")) batch = size_t(integer("--batch", opt["--batch"], 1, 1 << 20));
+        if (opt.count("--batch"))
+            batch = size_t(integer("--batch", opt["--batch"], 1, 1 << 20));
         dec = bsid::map_decoder::make(cfg);
         if (opt.count("--priors") && opt.count("--log-priors")) {
             die("give --priors or --log-priors, not both");
@@ -211,8 +233,8 @@ int run(int argc, char** argv)
                 try {
                     dec->validate_priors(priors[k].data(), log_priors);
                 } catch (const std::invalid_argument& e) {
-                    die("priors file '" + opt["--priors"] + "', line " + std::to_string(k + 1) +
-                        ": " + e.what());
+                    die("priors file '" + opt["--priors"] + "', line " +
+                        std::to_string(k + 1) + ": " + e.what());
                 }
             }
         }
@@ -225,7 +247,8 @@ int run(int argc, char** argv)
     const size_t NQ = size_t(dec->N()) * size_t(dec->q());
     // Posteriors are held for the frames of one batch that will be decoded
     // (not for erasures), and a batch holds at most 256 MiB of them.
-    const size_t max_held = std::max<size_t>(1, (size_t(256) << 20) / (sizeof(double) * NQ));
+    const size_t max_held =
+        std::max<size_t>(1, (size_t(256) << 20) / (sizeof(double) * NQ));
     std::vector<std::string> lines;
     std::vector<std::string> bad; // per line: why its characters are not a frame, or ""
     size_t decodable = 0;         // lines of this batch that pass the length check
@@ -241,7 +264,8 @@ int run(int argc, char** argv)
                 continue;
             }
             results[k] = dec->check_length(lines[k].size());
-            if (!results[k].ok()) continue; // refused before any memory is spent on it
+            if (!results[k].ok())
+                continue; // refused before any memory is spent on it
             const double* pri = nullptr;
             if (!priors.empty()) {
                 const size_t idx = priors.size() == 1 ? 0 : frame_index + k;
@@ -251,13 +275,16 @@ int run(int argc, char** argv)
                 }
                 pri = priors[idx].data();
             }
-            views.push_back({ reinterpret_cast<const uint8_t*>(lines[k].data()), lines[k].size(), pri,
+            views.push_back({ reinterpret_cast<const uint8_t*>(lines[k].data()),
+                              lines[k].size(),
+                              pri,
                               log_priors });
             decoded.push_back(k);
         }
         std::vector<std::vector<double>> posts(views.size(), std::vector<double>(NQ));
         std::vector<double*> outs;
-        for (auto& p : posts) outs.push_back(p.data());
+        for (auto& p : posts)
+            outs.push_back(p.data());
         const auto got = dec->decode_batch(views, outs);
         std::vector<size_t> post_of(lines.size(), SIZE_MAX);
         for (size_t j = 0; j < decoded.size(); ++j) {
@@ -273,7 +300,8 @@ int run(int argc, char** argv)
                 const double* p = posts[post_of[k]].data();
                 for (size_t j = 0; j < NQ; ++j) {
                     std::snprintf(buf, sizeof buf, "%.17g", p[j]);
-                    if (j) out += ' ';
+                    if (j)
+                        out += ' ';
                     out += buf;
                     if (out.size() >= (1 << 20)) { // written as it grows, not held whole
                         std::fwrite(out.data(), 1, out.size(), stdout);
@@ -292,7 +320,8 @@ int run(int argc, char** argv)
 
     std::string line;
     while (std::getline(std::cin, line)) {
-        if (!line.empty() && line.back() == '\r') line.pop_back(); // CRLF files
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back(); // CRLF files
         // the characters '0' and '1' become the bits 0 and 1; any other
         // character makes the frame an erasure (invalid input)
         std::string why;
@@ -301,21 +330,26 @@ int run(int argc, char** argv)
             if (c != '0' && c != '1') {
                 if (why.empty()) {
                     char b[96];
-                    std::snprintf(b, sizeof b,
+                    std::snprintf(b,
+                                  sizeof b,
                                   "character 0x%02x at position %zu is not '0' or '1'",
-                                  unsigned((unsigned char)c), t);
+                                  unsigned((unsigned char)c),
+                                  t);
                     why = b;
                 }
                 continue;
             }
             line[t] = char(c - '0');
         }
-        if (why.empty() && dec->check_length(line.size()).ok()) ++decodable;
+        if (why.empty() && dec->check_length(line.size()).ok())
+            ++decodable;
         lines.push_back(std::move(line));
         bad.push_back(std::move(why));
-        if (lines.size() == batch || decodable == max_held) flush();
+        if (lines.size() == batch || decodable == max_held)
+            flush();
     }
-    if (!lines.empty()) flush();
+    if (!lines.empty())
+        flush();
     std::fflush(stdout);
     return 0;
 }
@@ -327,7 +361,8 @@ int main(int argc, char** argv)
     try {
         return run(argc, argv);
     } catch (const std::bad_alloc&) {
-        die("out of memory: a frame's N q posteriors and the decoder's working memory do not "
+        die("out of memory: a frame's N q posteriors and the decoder's working memory do "
+            "not "
             "fit; try a smaller --batch, --storage local, or a smaller N");
     } catch (const std::exception& e) {
         die(e.what());

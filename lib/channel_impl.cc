@@ -27,7 +27,8 @@ channel::sptr channel::make(double Pi,
                             const std::string& len_tag_key,
                             bool drift_tags)
 {
-    return gnuradio::make_block_sptr<channel_impl>(Pi, Pd, Ps, seed, len_tag_key, drift_tags);
+    return gnuradio::make_block_sptr<channel_impl>(
+        Pi, Pd, Ps, seed, len_tag_key, drift_tags);
 }
 
 channel_impl::channel_impl(double Pi,
@@ -43,7 +44,8 @@ channel_impl::channel_impl(double Pi,
       d_seed(seed),
       d_len_key(pmt::intern(len_tag_key)),
       d_drift_tags(drift_tags),
-      d_asm(pmt::intern(len_tag_key), pmt::PMT_NIL) // frames-lost counts pass as other tags
+      d_asm(pmt::intern(len_tag_key),
+            pmt::PMT_NIL) // frames-lost counts pass as other tags
 {
     install_core_log_handler();
     // Frames change length, so tags are moved by hand (a relative rate would
@@ -82,7 +84,8 @@ void channel_impl::forecast(int noutput_items, gr_vector_int& ninput_items_requi
     // upstream is done (one more call puts it out, truncated); otherwise any
     // input makes progress.
     ninput_items_required[0] =
-        d_queue.size() > 0 || ((d_asm.in_frame() || d_lost_pending > 0) && upstream_done(*this, -1))
+        d_queue.size() > 0 ||
+                ((d_asm.in_frame() || d_lost_pending > 0) && upstream_done(*this, -1))
             ? 0
             : 1;
 }
@@ -96,22 +99,26 @@ void channel_impl::begin(uint64_t length, std::vector<gr::tag_t> tags)
     d_frame_len = length;
     d_frame_out.clear();
     d_frame_tags.clear();
-    for (const auto& t : tags) d_frame_tags.push_back({ 0, t.key, t.value, t.srcid });
+    for (const auto& t : tags)
+        d_frame_tags.push_back({ 0, t.key, t.value, t.srcid });
     ++d_frames;
 }
 
-void channel_impl::invalid(const gr::tag_t& tag, const std::string& why,
+void channel_impl::invalid(const gr::tag_t& tag,
+                           const std::string& why,
                            std::vector<gr::tag_t> tags)
 {
     if (!d_warned_invalid) {
         d_warned_invalid = true;
-        GR_LOG_WARN(d_logger, "the '" + pmt::symbol_to_string(d_len_key) + "' tag on input item " +
-                                  std::to_string(tag.offset) + " is not a frame length: " + why +
-                                  "; such tags are passed on, and the bits after them go "
-                                  "through as an untagged stream");
+        GR_LOG_WARN(d_logger,
+                    "the '" + pmt::symbol_to_string(d_len_key) + "' tag on input item " +
+                        std::to_string(tag.offset) + " is not a frame length: " + why +
+                        "; such tags are passed on, and the bits after them go "
+                        "through as an untagged stream");
     }
     d_queue.tag(d_queue.end(), tag.key, tag.value, tag.srcid);
-    for (const auto& t : tags) d_queue.tag(d_queue.end(), t.key, t.value, t.srcid);
+    for (const auto& t : tags)
+        d_queue.tag(d_queue.end(), t.key, t.value, t.srcid);
 }
 
 void channel_impl::items(const uint8_t* in, size_t count)
@@ -123,11 +130,12 @@ void channel_impl::end() { finish_frame(0); }
 
 void channel_impl::cut(uint64_t missing, bool stream_ended)
 {
-    GR_LOG_WARN(d_logger, "frame " + std::to_string(d_frames - 1) + " ends " +
-                              std::to_string(missing) + " of its " + std::to_string(d_frame_len) +
-                              " bits short (" +
-                              (stream_ended ? "the stream ended" : "the next frame started") +
-                              "); it is put out tagged bsid_truncated");
+    GR_LOG_WARN(d_logger,
+                "frame " + std::to_string(d_frames - 1) + " ends " +
+                    std::to_string(missing) + " of its " + std::to_string(d_frame_len) +
+                    " bits short (" +
+                    (stream_ended ? "the stream ended" : "the next frame started") +
+                    "); it is put out tagged bsid_truncated");
     finish_frame(missing);
 }
 
@@ -139,7 +147,8 @@ void channel_impl::inner_tag(const gr::tag_t& tag, uint64_t offset)
 
 void channel_impl::outside(const uint8_t* in, size_t count, std::vector<gr::tag_t> tags)
 {
-    for (const auto& t : tags) d_queue.tag(d_queue.end(), t.key, t.value, t.srcid);
+    for (const auto& t : tags)
+        d_queue.tag(d_queue.end(), t.key, t.value, t.srcid);
     const auto p = current_params();
     if (!d_stream) {
         d_stream = std::make_unique<::bsid::channel_emulator>(p, d_seed, 0);
@@ -159,26 +168,31 @@ void channel_impl::finish_frame(uint64_t missing)
         // Nothing to carry a tag: count the loss and report it on the next frame.
         ++d_frames_lost;
         ++d_lost_pending;
-        for (const auto& t : d_frame_tags) d_queue.tag(start, t.key, t.value, t.srcid);
+        for (const auto& t : d_frame_tags)
+            d_queue.tag(start, t.key, t.value, t.srcid);
     } else {
         d_queue.tag(start, d_len_key, pmt::from_long(rho));
         const auto p = d_frame->params();
         if (!d_tagged_params || *d_tagged_params != p) {
             // the settings this frame was sent with, when they change
-            d_queue.tag(start, channel_key,
-                        pmt::init_f64vector(3, std::vector<double>{ p.Pi(), p.Pd(), p.Ps() }));
+            d_queue.tag(
+                start,
+                channel_key,
+                pmt::init_f64vector(3, std::vector<double>{ p.Pi(), p.Pd(), p.Ps() }));
             d_tagged_params = p;
         }
         if (d_drift_tags) {
-            d_queue.tag(start, drift_key,
-                        pmt::from_long(rho - long(d_frame_len - missing)));
+            d_queue.tag(
+                start, drift_key, pmt::from_long(rho - long(d_frame_len - missing)));
         }
-        if (missing > 0) d_queue.tag(start, truncated_key, pmt::from_uint64(missing));
+        if (missing > 0)
+            d_queue.tag(start, truncated_key, pmt::from_uint64(missing));
         if (d_lost_pending > 0) {
             d_queue.tag(start, lost_key, pmt::from_long(d_lost_pending));
             d_lost_pending = 0;
         }
-        for (const auto& t : d_frame_tags) d_queue.tag(start + t.offset, t.key, t.value, t.srcid);
+        for (const auto& t : d_frame_tags)
+            d_queue.tag(start + t.offset, t.key, t.value, t.srcid);
         d_queue.push(d_frame_out.data(), d_frame_out.size());
     }
     d_frame.reset();
@@ -199,8 +213,9 @@ int channel_impl::general_work(int noutput_items,
     // Consume input while the queue is short (frames in progress always
     // continue, so that a frame longer than any buffer still completes).
     const uint64_t queue_cap = std::max<uint64_t>(uint64_t(noutput_items) * 4, 1 << 16);
-    const long nin =
-        !d_error.empty() ? 0 : d_queue.size() < queue_cap || d_frame ? ninput_items[0] : 0;
+    const long nin = !d_error.empty()                        ? 0
+                     : d_queue.size() < queue_cap || d_frame ? ninput_items[0]
+                                                             : 0;
     std::vector<gr::tag_t> tags;
     get_tags_in_range(tags, 0, in0, in0 + uint64_t(nin));
     bool ended = false;
@@ -214,8 +229,9 @@ int channel_impl::general_work(int noutput_items,
         // after what was already produced (an exception would leave the
         // flowgraph waiting on this block).
         // (only this thread writes d_error; the lock is for error() elsewhere)
-        std::string err = std::string(e.what()) + " (input items from " + std::to_string(in0) +
-                          " to " + std::to_string(in0 + uint64_t(nin)) + ")";
+        std::string err = std::string(e.what()) + " (input items from " +
+                          std::to_string(in0) + " to " +
+                          std::to_string(in0 + uint64_t(nin)) + ")";
         GR_LOG_ERROR(d_logger, err);
         std::lock_guard<std::mutex> lock(d_params_mutex);
         d_error = std::move(err);
@@ -224,10 +240,11 @@ int channel_impl::general_work(int noutput_items,
     if (ended) {
         d_asm.finish(*this); // the open frame never completes: put out, truncated
         if (d_lost_pending > 0) {
-            GR_LOG_WARN(d_logger, std::to_string(d_lost_pending) +
-                                      " frames were lost at the end of the stream; no item is "
-                                      "left to carry their bsid_frames_lost count (frames_lost() "
-                                      "counts them)");
+            GR_LOG_WARN(d_logger,
+                        std::to_string(d_lost_pending) +
+                            " frames were lost at the end of the stream; no item is "
+                            "left to carry their bsid_frames_lost count (frames_lost() "
+                            "counts them)");
             d_lost_pending = 0;
         }
     }

@@ -55,7 +55,9 @@ private:
 
     // frame_assembler::events: the input's frames as they arrive
     void begin(uint64_t length, std::vector<gr::tag_t> tags) override;
-    void invalid(const gr::tag_t& tag, const std::string& why, std::vector<gr::tag_t> tags) override;
+    void invalid(const gr::tag_t& tag,
+                 const std::string& why,
+                 std::vector<gr::tag_t> tags) override;
     void items(const uint8_t* in, size_t count) override;
     void end() override;
     void cut(uint64_t missing, bool stream_ended) override;
@@ -84,7 +86,7 @@ private:
     std::atomic<uint64_t> d_frames{ 0 }, d_frames_lost{ 0 };
     long d_lost_pending = 0; // frames lost since the last frame with output
     bool d_warned_invalid = false;
-    std::string d_error;     // why the block stopped, if it did (guarded by d_params_mutex)
+    std::string d_error; // why the block stopped, if it did (guarded by d_params_mutex)
 };
 
 } // namespace bsid

@@ -66,14 +66,16 @@ int codebook_encoder_impl::work(int noutput_items,
         for (; ti < tags.size() && tags[ti].offset == abs; ++ti) {
             const auto& tag = tags[ti];
             if (!pmt::eqv(tag.key, d_len_key)) {
-                add_item_tag(0, out0 + uint64_t(k) * uint64_t(n), tag.key, tag.value, tag.srcid);
+                add_item_tag(
+                    0, out0 + uint64_t(k) * uint64_t(n), tag.key, tag.value, tag.srcid);
                 continue;
             }
             const long len = pmt::is_integer(tag.value) ? pmt::to_long(tag.value) : -1;
             if (len != d_N) {
-                d_error = "the frame tagged at input item " + std::to_string(abs) + " has " +
-                          std::to_string(len) + " symbols, but the encoder was built for N = " +
-                          std::to_string(d_N);
+                d_error =
+                    "the frame tagged at input item " + std::to_string(abs) + " has " +
+                    std::to_string(len) +
+                    " symbols, but the encoder was built for N = " + std::to_string(d_N);
             } else if ((abs - d_frame_start) % uint64_t(d_N) != 0) {
                 d_error = "a frame starts at input item " + std::to_string(abs) +
                           " before the previous frame's " + std::to_string(d_N) +
@@ -83,7 +85,8 @@ int codebook_encoder_impl::work(int noutput_items,
         }
         const int32_t D = in[k];
         if (d_error.empty() && (D < 0 || D >= d_cb.q())) {
-            d_error = "symbol " + std::to_string(D) + " at input item " + std::to_string(abs) +
+            d_error = "symbol " + std::to_string(D) + " at input item " +
+                      std::to_string(abs) +
                       " is outside [0, q) with q = " + std::to_string(d_cb.q());
         }
         if (!d_error.empty()) {
@@ -92,9 +95,12 @@ int codebook_encoder_impl::work(int noutput_items,
             GR_LOG_ERROR(d_logger, d_error);
             break;
         }
-        const uint64_t i = (abs - d_frame_start) % uint64_t(d_N); // symbol index in its frame
+        const uint64_t i =
+            (abs - d_frame_start) % uint64_t(d_N); // symbol index in its frame
         if (i == 0) {
-            add_item_tag(0, out0 + uint64_t(k) * uint64_t(n), d_len_key,
+            add_item_tag(0,
+                         out0 + uint64_t(k) * uint64_t(n),
+                         d_len_key,
                          pmt::from_long(long(d_N) * n));
             ++d_frames;
         }

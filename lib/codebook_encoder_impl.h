@@ -17,7 +17,9 @@ namespace bsid {
 class codebook_encoder_impl : public codebook_encoder
 {
 public:
-    codebook_encoder_impl(const ::bsid::codebook& codebook, int N, const std::string& len_tag_key);
+    codebook_encoder_impl(const ::bsid::codebook& codebook,
+                          int N,
+                          const std::string& len_tag_key);
 
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,

@@ -19,25 +19,28 @@ void install_core_log_handler()
 {
     static std::once_flag once;
     std::call_once(once, [] {
-        if (::bsid::has_log_handler()) return; // the application's own stays
+        if (::bsid::has_log_handler())
+            return; // the application's own stays
         auto logger = std::make_shared<gr::logger>("bsid_core");
-        ::bsid::set_log_handler([logger](::bsid::log_level level, const std::string& msg) {
-            switch (level) {
-            case ::bsid::log_level::debug:
-                logger->debug("{}", msg);
-                break;
-            case ::bsid::log_level::info:
-                logger->info("{}", msg);
-                break;
-            case ::bsid::log_level::warning:
-                logger->warn("{}", msg);
-                break;
-            default:
-                logger->error("{}", msg);
-                break;
-            }
-        });
-        if (!std::getenv("BSID_LOG_LEVEL")) ::bsid::set_log_level(::bsid::log_level::debug);
+        ::bsid::set_log_handler(
+            [logger](::bsid::log_level level, const std::string& msg) {
+                switch (level) {
+                case ::bsid::log_level::debug:
+                    logger->debug("{}", msg);
+                    break;
+                case ::bsid::log_level::info:
+                    logger->info("{}", msg);
+                    break;
+                case ::bsid::log_level::warning:
+                    logger->warn("{}", msg);
+                    break;
+                default:
+                    logger->error("{}", msg);
+                    break;
+                }
+            });
+        if (!std::getenv("BSID_LOG_LEVEL"))
+            ::bsid::set_log_level(::bsid::log_level::debug);
     });
 }
 

@@ -16,7 +16,8 @@ namespace bsid {
 bool upstream_done(const gr::block& b, long in_this_call)
 {
     const auto d = b.detail();
-    if (!d || d->ninputs() < 1) return false;
+    if (!d || d->ninputs() < 1)
+        return false;
     const auto in = d->input(0);
     gr::thread::scoped_lock guard(*in->mutex());
     // done first: once the upstream is done, items_available() is final
@@ -42,8 +43,9 @@ count_value read_count(const pmt::pmt_t& value)
         return c;
     }
     c.why = "the value " + pmt::write_string(value) + " is not an integer" +
-            (pmt::is_real(value) || pmt::is_complex(value) ? " PMT (it is a number of another type)"
-                                                            : "");
+            (pmt::is_real(value) || pmt::is_complex(value)
+                 ? " PMT (it is a number of another type)"
+                 : "");
     return c;
 }
 
@@ -73,13 +75,17 @@ void frame_assembler::start(uint64_t length, std::vector<gr::tag_t> tags, events
     }
 }
 
-void frame_assembler::feed(const uint8_t* in, size_t count, uint64_t first,
-                           std::vector<gr::tag_t> tags, events& ev)
+void frame_assembler::feed(const uint8_t* in,
+                           size_t count,
+                           uint64_t first,
+                           std::vector<gr::tag_t> tags,
+                           events& ev)
 {
     std::stable_sort(tags.begin(), tags.end(), gr::tag_t::offset_compare);
     const bool lost_tags = !pmt::is_null(d_lost_key);
     size_t pos = 0, ti = 0;
-    while (ti < tags.size() && tags[ti].offset < first) ++ti; // not ours
+    while (ti < tags.size() && tags[ti].offset < first)
+        ++ti; // not ours
     while (pos < count) {
         const uint64_t abs = first + pos;
         std::vector<gr::tag_t> lengths, others;
@@ -118,7 +124,8 @@ void frame_assembler::feed(const uint8_t* in, size_t count, uint64_t first,
             }
         }
         if (d_in_frame) {
-            for (const auto& t : others) ev.inner_tag(t, d_received);
+            for (const auto& t : others)
+                ev.inner_tag(t, d_received);
             others.clear();
         }
 

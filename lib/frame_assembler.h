@@ -70,13 +70,15 @@ public:
         //! A frame of `length` items starts; `tags`: the other tags on its first item.
         virtual void begin(uint64_t length, std::vector<gr::tag_t> tags) = 0;
         //! A length tag that is not a count (`tag` is it, `why` says what is wrong).
-        virtual void invalid(const gr::tag_t& tag, const std::string& why,
+        virtual void invalid(const gr::tag_t& tag,
+                             const std::string& why,
                              std::vector<gr::tag_t> tags) = 0;
         //! The next `count` items of the open frame.
         virtual void items(const uint8_t* in, size_t count) = 0;
         //! The open frame has all its items.
         virtual void end() = 0;
-        //! The open frame ends `missing` items short: a frame started, or the stream ended.
+        //! The open frame ends `missing` items short: a frame started, or the stream
+        //! ended.
         virtual void cut(uint64_t missing, bool stream_ended) = 0;
         //! `count` frames were lost before the next one.
         virtual void lost(uint64_t count) { (void)count; }
@@ -93,7 +95,8 @@ public:
             (void)offset;
         }
         //! Items outside any frame, and the tags on the first of them.
-        virtual void outside(const uint8_t* in, size_t count, std::vector<gr::tag_t> tags) = 0;
+        virtual void
+        outside(const uint8_t* in, size_t count, std::vector<gr::tag_t> tags) = 0;
     };
 
     //! lost_key: the key of frames-lost counts, or PMT_NIL to treat them as other tags.
@@ -103,7 +106,10 @@ public:
      * Reports the `count` items in[0..count) whose first has absolute offset
      * `first`; `tags`: the tags on them (any order; offsets absolute).
      */
-    void feed(const uint8_t* in, size_t count, uint64_t first, std::vector<gr::tag_t> tags,
+    void feed(const uint8_t* in,
+              size_t count,
+              uint64_t first,
+              std::vector<gr::tag_t> tags,
               events& ev);
 
     //! The stream has ended: an open frame is cut, a pending lost count reported.

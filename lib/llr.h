@@ -21,7 +21,8 @@ namespace bsid {
 inline int llr_bits_per_symbol(int q)
 {
     int b = 0;
-    while ((1 << b) < q) ++b;
+    while ((1 << b) < q)
+        ++b;
     return b;
 }
 
@@ -32,7 +33,8 @@ inline int llr_bits_per_symbol(int q)
  * infinite. The LLR is then multiplied by scale and, if clip > 0, clipped to
  * [-clip, clip].
  */
-inline void posteriors_to_llr(const double* post, int N, int q, float scale, float clip, float* out)
+inline void
+posteriors_to_llr(const double* post, int N, int q, float scale, float clip, float* out)
 {
     const int B = llr_bits_per_symbol(q);
     for (int i = 0; i < N; ++i) {
@@ -40,10 +42,12 @@ inline void posteriors_to_llr(const double* post, int N, int q, float scale, flo
         for (int b = 0; b < B; ++b) {
             const int shift = B - 1 - b; // MSB first
             double p1 = 0, p0 = 0;
-            for (int D = 0; D < q; ++D) ((D >> shift) & 1 ? p1 : p0) += row[D];
+            for (int D = 0; D < q; ++D)
+                ((D >> shift) & 1 ? p1 : p0) += row[D];
             double llr = std::log(std::max(p1, 1e-300)) - std::log(std::max(p0, 1e-300));
             llr *= double(scale);
-            if (clip > 0) llr = std::clamp(llr, -double(clip), double(clip));
+            if (clip > 0)
+                llr = std::clamp(llr, -double(clip), double(clip));
             *out++ = float(llr);
         }
     }

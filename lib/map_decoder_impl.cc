@@ -5,9 +5,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#include "map_decoder_impl.h"
 #include "core_log_handler.h"
 #include "llr.h"
+#include "map_decoder_impl.h"
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <sstream>
@@ -27,9 +27,12 @@ std::string status_name(::bsid::frame_status s) { return ::bsid::to_string(s); }
 
 map_decoder_impl::mode parse_mode(const std::string& s)
 {
-    if (s == "posteriors") return map_decoder_impl::mode::posteriors;
-    if (s == "llr") return map_decoder_impl::mode::llr;
-    if (s == "hard") return map_decoder_impl::mode::hard;
+    if (s == "posteriors")
+        return map_decoder_impl::mode::posteriors;
+    if (s == "llr")
+        return map_decoder_impl::mode::llr;
+    if (s == "hard")
+        return map_decoder_impl::mode::hard;
     throw std::invalid_argument("map_decoder: output '" + s +
                                 "' is not one of posteriors, llr, hard");
 }
@@ -64,9 +67,20 @@ map_decoder::sptr map_decoder::make(const ::bsid::codebook& codebook,
                                     const std::string& len_tag_key,
                                     bool follow_channel_tags)
 {
-    return gnuradio::make_block_sptr<map_decoder_impl>(codebook, N, Pi, Pd, Ps, output, backend,
-                                                       precision, storage, Pr, max_batch,
-                                                       llr_scale, llr_clip, len_tag_key,
+    return gnuradio::make_block_sptr<map_decoder_impl>(codebook,
+                                                       N,
+                                                       Pi,
+                                                       Pd,
+                                                       Ps,
+                                                       output,
+                                                       backend,
+                                                       precision,
+                                                       storage,
+                                                       Pr,
+                                                       max_batch,
+                                                       llr_scale,
+                                                       llr_clip,
+                                                       len_tag_key,
                                                        follow_channel_tags);
 }
 
@@ -85,9 +99,10 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                                    float llr_clip,
                                    const std::string& len_tag_key,
                                    bool follow_channel_tags)
-    : gr::block("map_decoder",
-                gr::io_signature::make(1, 1, sizeof(uint8_t)),
-                gr::io_signature::make(1, 1, item_size(parse_mode(output), codebook.q()))),
+    : gr::block(
+          "map_decoder",
+          gr::io_signature::make(1, 1, sizeof(uint8_t)),
+          gr::io_signature::make(1, 1, item_size(parse_mode(output), codebook.q()))),
       d_cfg(codebook, ::bsid::channel_params(Pi, Pd, Ps), N),
       d_mode(parse_mode(output)),
       d_max_batch(max_batch),
@@ -99,24 +114,27 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
       d_queue(item_size(parse_mode(output), codebook.q()))
 {
     if (max_batch < 1) {
-        throw std::invalid_argument("map_decoder: max_batch = " + std::to_string(max_batch) +
-                                    " must be at least 1");
+        throw std::invalid_argument("map_decoder: max_batch = " +
+                                    std::to_string(max_batch) + " must be at least 1");
     }
     if (!std::isfinite(llr_scale) || !std::isfinite(llr_clip) || llr_clip < 0) {
-        throw std::invalid_argument("map_decoder: llr_scale must be finite and llr_clip >= 0");
+        throw std::invalid_argument(
+            "map_decoder: llr_scale must be finite and llr_clip >= 0");
     }
     d_cfg.backend = ::bsid::parse_backend(backend);
     d_cfg.precision = ::bsid::parse_precision(precision);
     d_cfg.storage = ::bsid::parse_storage(storage);
     d_cfg.Pr = Pr;
-    d_items_per_frame =
-        d_mode == mode::llr ? size_t(N) * size_t(llr_bits_per_symbol(codebook.q())) : size_t(N);
+    d_items_per_frame = d_mode == mode::llr
+                            ? size_t(N) * size_t(llr_bits_per_symbol(codebook.q()))
+                            : size_t(N);
     install_core_log_handler();
     d_dec = build(d_cfg.ch);
     set_tag_propagation_policy(TPP_DONT); // frames change length: tags are placed by hand
 }
 
-map_decoder_impl::decoder_ptr map_decoder_impl::build(const ::bsid::channel_params& ch) const
+map_decoder_impl::decoder_ptr
+map_decoder_impl::build(const ::bsid::channel_params& ch) const
 {
     ::bsid::decoder_config cfg = [this] {
         std::lock_guard<std::mutex> lock(d_dec_mutex); // set_channel writes d_cfg.ch
@@ -142,10 +160,12 @@ map_decoder_impl::decoder_ptr map_decoder_impl::current_decoder() const
 
 void map_decoder_impl::set_channel(double Pi, double Pd, double Ps)
 {
-    const ::bsid::channel_params ch(Pi, Pd, Ps); // throws on bad values, leaving all as it was
+    const ::bsid::channel_params ch(
+        Pi, Pd, Ps); // throws on bad values, leaving all as it was
     if (d_channel_tagged) {
-        GR_LOG_DEBUG(d_logger, "set_channel(" + ch.repr() +
-                                   "): the input's bsid_channel tags set the channel");
+        GR_LOG_DEBUG(d_logger,
+                     "set_channel(" + ch.repr() +
+                         "): the input's bsid_channel tags set the channel");
         return;
     }
     auto dec = build(ch);
@@ -154,15 +174,20 @@ void map_decoder_impl::set_channel(double Pi, double Pd, double Ps)
     d_cfg.ch = ch;
 }
 
-std::string map_decoder_impl::backend() const { return ::bsid::to_string(current_decoder()->backend()); }
+std::string map_decoder_impl::backend() const
+{
+    return ::bsid::to_string(current_decoder()->backend());
+}
 
 void map_decoder_impl::forecast(int noutput_items, gr_vector_int& ninput_items_required)
 {
     (void)noutput_items;
     // A frame still open (or a lost count pending) when the upstream is done
     // needs one more call, with no input, to be put out (general_work).
-    ninput_items_required[0] =
-        d_queue.size() > 0 || !d_ready.empty() || (d_asm.pending() && upstream_done(*this, -1)) ? 0 : 1;
+    ninput_items_required[0] = d_queue.size() > 0 || !d_ready.empty() ||
+                                       (d_asm.pending() && upstream_done(*this, -1))
+                                   ? 0
+                                   : 1;
 }
 
 // ---- the input's frames (frame_assembler::events)
@@ -171,7 +196,8 @@ void map_decoder_impl::begin(uint64_t length, std::vector<gr::tag_t> tags)
 {
     d_cur = frame{};
     for (const auto& t : tags) {
-        if (d_follow_channel && pmt::eqv(t.key, channel_key)) follow_channel(t);
+        if (d_follow_channel && pmt::eqv(t.key, channel_key))
+            follow_channel(t);
     }
     d_cur.dec = current_decoder();
     for (const auto& t : tags) {
@@ -183,13 +209,15 @@ void map_decoder_impl::begin(uint64_t length, std::vector<gr::tag_t> tags)
     d_cur.tags = std::move(tags);
     // A frame that will be refused for its length is counted, not stored:
     // a bogus length tag cannot make the block hold gigabytes.
-    const auto pre = d_cur.dec->check_length(size_t(std::min<uint64_t>(length, SIZE_MAX)));
+    const auto pre =
+        d_cur.dec->check_length(size_t(std::min<uint64_t>(length, SIZE_MAX)));
     if (d_cur.erasure.empty() && !pre.ok()) {
         d_cur.erasure = status_name(pre.status);
         GR_LOG_DEBUG(d_logger, "erasure: " + pre.reason);
     }
     d_cur.store = d_cur.erasure.empty();
-    if (d_cur.store) d_cur.bits.reserve(size_t(length));
+    if (d_cur.store)
+        d_cur.bits.reserve(size_t(length));
 }
 
 void map_decoder_impl::follow_channel(const gr::tag_t& t)
@@ -203,7 +231,8 @@ void map_decoder_impl::follow_channel(const gr::tag_t& t)
             d_channel_tagged = true;
             {
                 std::lock_guard<std::mutex> lock(d_dec_mutex);
-                if (ch == d_cfg.ch) return;
+                if (ch == d_cfg.ch)
+                    return;
             }
             auto dec = build(ch);
             std::lock_guard<std::mutex> lock(d_dec_mutex);
@@ -214,19 +243,23 @@ void map_decoder_impl::follow_channel(const gr::tag_t& t)
             why = e.what();
         }
     } else {
-        why = "the value " + pmt::write_string(t.value) + " is not three doubles (Pi, Pd, Ps)";
+        why = "the value " + pmt::write_string(t.value) +
+              " is not three doubles (Pi, Pd, Ps)";
     }
-    GR_LOG_WARN(d_logger, "the bsid_channel tag on input item " + std::to_string(t.offset) +
-                              " is ignored: " + why);
+    GR_LOG_WARN(d_logger,
+                "the bsid_channel tag on input item " + std::to_string(t.offset) +
+                    " is ignored: " + why);
 }
 
-void map_decoder_impl::invalid(const gr::tag_t& tag, const std::string& why,
+void map_decoder_impl::invalid(const gr::tag_t& tag,
+                               const std::string& why,
                                std::vector<gr::tag_t> tags)
 {
-    GR_LOG_WARN(d_logger, "the '" + pmt::symbol_to_string(d_len_key) + "' tag on input item " +
-                              std::to_string(tag.offset) + " is not a frame length: " + why +
-                              "; the frame is put out as an invalid_tag erasure and its bits "
-                              "discarded");
+    GR_LOG_WARN(d_logger,
+                "the '" + pmt::symbol_to_string(d_len_key) + "' tag on input item " +
+                    std::to_string(tag.offset) + " is not a frame length: " + why +
+                    "; the frame is put out as an invalid_tag erasure and its bits "
+                    "discarded");
     frame f;
     f.erasure = status_name(::bsid::frame_status::invalid_tag);
     f.tags = std::move(tags);
@@ -246,10 +279,11 @@ void map_decoder_impl::end() { d_ready.push_back(std::move(d_cur)); }
 
 void map_decoder_impl::cut(uint64_t missing, bool stream_ended)
 {
-    GR_LOG_WARN(d_logger, "a frame ends after " + std::to_string(d_cur.rho) + " of its bits (" +
-                              std::to_string(missing) + " missing): " +
-                              (stream_ended ? "the stream ended" : "the next frame started") +
-                              "; it is put out as a truncated erasure");
+    GR_LOG_WARN(d_logger,
+                "a frame ends after " + std::to_string(d_cur.rho) + " of its bits (" +
+                    std::to_string(missing) + " missing): " +
+                    (stream_ended ? "the stream ended" : "the next frame started") +
+                    "; it is put out as a truncated erasure");
     d_cur.erasure = status_name(::bsid::frame_status::truncated);
     d_cur.store = false;
     d_cur.bits.clear();
@@ -262,10 +296,11 @@ void map_decoder_impl::lost(uint64_t count)
     frame f;
     f.store = false;
     if (count > max_frames_lost) {
-        GR_LOG_ERROR(d_logger, "a bsid_frames_lost count of " + std::to_string(count) +
-                                   " is more than the " + std::to_string(max_frames_lost) +
-                                   " a count may report; it is put out as one invalid_tag "
-                                   "erasure");
+        GR_LOG_ERROR(d_logger,
+                     "a bsid_frames_lost count of " + std::to_string(count) +
+                         " is more than the " + std::to_string(max_frames_lost) +
+                         " a count may report; it is put out as one invalid_tag "
+                         "erasure");
         f.erasure = status_name(::bsid::frame_status::invalid_tag);
     } else {
         f.lost = count; // put out one erasure at a time, as the output drains
@@ -276,30 +311,36 @@ void map_decoder_impl::lost(uint64_t count)
 
 void map_decoder_impl::invalid_lost(const gr::tag_t& tag, const std::string& why)
 {
-    GR_LOG_WARN(d_logger, "the bsid_frames_lost tag on input item " + std::to_string(tag.offset) +
-                              " is not a count: " + why + "; it is ignored");
+    GR_LOG_WARN(d_logger,
+                "the bsid_frames_lost tag on input item " + std::to_string(tag.offset) +
+                    " is not a count: " + why + "; it is ignored");
 }
 
-void map_decoder_impl::outside(const uint8_t* in, size_t count, std::vector<gr::tag_t> tags)
+void map_decoder_impl::outside(const uint8_t* in,
+                               size_t count,
+                               std::vector<gr::tag_t> tags)
 {
     (void)in;
     (void)tags;
     if (d_bits_discarded == 0) {
-        GR_LOG_WARN(d_logger, "input bits outside any tagged frame are discarded (no valid '" +
-                                  pmt::symbol_to_string(d_len_key) + "' tag)");
+        GR_LOG_WARN(d_logger,
+                    "input bits outside any tagged frame are discarded (no valid '" +
+                        pmt::symbol_to_string(d_len_key) + "' tag)");
     }
     d_bits_discarded += uint64_t(count);
 }
 
 // ---- output
 
-void map_decoder_impl::emit(const std::vector<gr::tag_t>& tags, const double* post,
+void map_decoder_impl::emit(const std::vector<gr::tag_t>& tags,
+                            const double* post,
                             const std::string& erasure)
 {
     const int N = d_cfg.N, q = d_cfg.cb.q();
     const uint64_t start = d_queue.end();
     d_queue.tag(start, d_len_key, pmt::from_long(long(d_items_per_frame)));
-    for (const auto& t : tags) d_queue.tag(start, t.key, t.value, t.srcid);
+    for (const auto& t : tags)
+        d_queue.tag(start, t.key, t.value, t.srcid);
     ++d_frames;
     const bool erased = !erasure.empty();
     if (erased) {
@@ -309,19 +350,22 @@ void map_decoder_impl::emit(const std::vector<gr::tag_t>& tags, const double* po
     switch (d_mode) {
     case mode::posteriors: {
         std::vector<float> v(size_t(N) * size_t(q));
-        for (size_t k = 0; k < v.size(); ++k) v[k] = erased ? 1.0f / float(q) : float(post[k]);
+        for (size_t k = 0; k < v.size(); ++k)
+            v[k] = erased ? 1.0f / float(q) : float(post[k]);
         d_queue.push(reinterpret_cast<const uint8_t*>(v.data()), size_t(N));
         break;
     }
     case mode::llr: {
         std::vector<float> v(d_items_per_frame, 0.0f);
-        if (!erased) posteriors_to_llr(post, N, q, d_llr_scale, d_llr_clip, v.data());
+        if (!erased)
+            posteriors_to_llr(post, N, q, d_llr_scale, d_llr_clip, v.data());
         d_queue.push(reinterpret_cast<const uint8_t*>(v.data()), v.size());
         break;
     }
     case mode::hard: {
         std::vector<int32_t> v(size_t(N), -1);
-        if (!erased) ::bsid::hard_decisions(post, N, q, v.data());
+        if (!erased)
+            ::bsid::hard_decisions(post, N, q, v.data());
         d_queue.push(reinterpret_cast<const uint8_t*>(v.data()), v.size());
         break;
     }
@@ -339,12 +383,14 @@ void map_decoder_impl::produce(uint64_t cap)
                 emit({}, nullptr, front.erasure);
                 --front.lost;
             }
-            if (front.lost == 0) d_ready.pop_front();
+            if (front.lost == 0)
+                d_ready.pop_front();
             continue;
         }
         // the next batch: up to max_batch frames in order, one decoder, no lost run
         size_t count = 0;
-        while (count < d_ready.size() && count < size_t(d_max_batch) && d_ready[count].lost == 0 &&
+        while (count < d_ready.size() && count < size_t(d_max_batch) &&
+               d_ready[count].lost == 0 &&
                (d_ready[count].dec == front.dec || !d_ready[count].store)) {
             ++count;
         }
@@ -352,15 +398,18 @@ void map_decoder_impl::produce(uint64_t cap)
         std::vector<size_t> which;
         for (size_t j = 0; j < count; ++j) {
             const frame& f = d_ready[j];
-            if (!f.store) continue;
+            if (!f.store)
+                continue;
             which.push_back(j);
             views.push_back({ f.bits.data(), f.bits.size(), nullptr });
         }
         std::vector<std::vector<double>> posts(views.size(), std::vector<double>(NQ));
         std::vector<double*> outs;
-        for (auto& p : posts) outs.push_back(p.data());
+        for (auto& p : posts)
+            outs.push_back(p.data());
         std::vector<::bsid::frame_result> results;
-        if (!views.empty()) results = front.dec->decode_batch(views, outs);
+        if (!views.empty())
+            results = front.dec->decode_batch(views, outs);
         size_t w = 0;
         for (size_t j = 0; j < count; ++j) {
             const frame& f = d_ready[j];
@@ -398,19 +447,21 @@ int map_decoder_impl::general_work(int noutput_items,
     // continues, so a frame longer than any buffer still completes.
     const uint64_t cap = std::max<uint64_t>(uint64_t(noutput_items) * 2,
                                             d_items_per_frame * uint64_t(d_max_batch));
-    const long nin =
-        ((d_queue.size() < cap && d_ready.size() < size_t(d_max_batch)) || d_asm.in_frame())
-            ? ninput_items[0]
-            : 0;
+    const long nin = ((d_queue.size() < cap && d_ready.size() < size_t(d_max_batch)) ||
+                      d_asm.in_frame())
+                         ? ninput_items[0]
+                         : 0;
     std::vector<gr::tag_t> tags;
     get_tags_in_range(tags, 0, in0, in0 + uint64_t(nin));
     d_asm.feed(in, size_t(nin), in0, std::move(tags), *this);
     // Asked before consume_each: that moves the read pointer at once, after
     // which items_available() no longer counts this call's items, and items
     // the upstream wrote since ninput_items was taken would pass for them.
-    const bool ended = d_asm.pending() && nin == ninput_items[0] && upstream_done(*this, nin);
+    const bool ended =
+        d_asm.pending() && nin == ninput_items[0] && upstream_done(*this, nin);
     consume_each(int(nin));
-    if (ended) d_asm.finish(*this); // an open frame never completes: truncated
+    if (ended)
+        d_asm.finish(*this); // an open frame never completes: truncated
 
     produce(cap);
 
@@ -426,9 +477,10 @@ bool map_decoder_impl::stop()
     if (d_asm.in_frame()) {
         // only when the flowgraph is stopped mid-frame: at the end of the
         // stream, general_work has already put the frame out as an erasure
-        GR_LOG_WARN(d_logger, "the flowgraph stopped inside a frame: " +
-                                  std::to_string(d_cur.rho) + " bits, " +
-                                  std::to_string(d_asm.left()) + " missing; it was not decoded");
+        GR_LOG_WARN(d_logger,
+                    "the flowgraph stopped inside a frame: " + std::to_string(d_cur.rho) +
+                        " bits, " + std::to_string(d_asm.left()) +
+                        " missing; it was not decoded");
     }
     return true;
 }

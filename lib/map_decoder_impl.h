@@ -54,7 +54,8 @@ public:
     uint64_t bits_discarded() const override { return d_bits_discarded; }
     std::string backend() const override;
 
-    //! Most frames one bsid_frames_lost count may report (a larger count is an invalid tag).
+    //! Most frames one bsid_frames_lost count may report (a larger count is an invalid
+    //! tag).
     static constexpr uint64_t max_frames_lost = uint64_t(1) << 20;
 
 private:
@@ -64,8 +65,8 @@ private:
     //! or (lost > 0) a run of frames the channel lost.
     struct frame {
         std::vector<uint8_t> bits;
-        size_t rho = 0;              // bits received (bits holds them unless refused early)
-        std::string erasure;         // status name, if already refused
+        size_t rho = 0;      // bits received (bits holds them unless refused early)
+        std::string erasure; // status name, if already refused
         std::vector<gr::tag_t> tags; // other tags on the frame's first bit
         decoder_ptr dec;             // the decoder (channel) the frame is decoded with
         bool store = true;           // false: refused already, its bits are not kept
@@ -79,12 +80,17 @@ private:
     //! Moves frames from d_ready to the output queue, decoding them, until
     //! the queue holds `cap` items or nothing is ready.
     void produce(uint64_t cap);
-    //! Queues one output frame: the decoded posteriors, or (erasure not empty) an erasure.
-    void emit(const std::vector<gr::tag_t>& tags, const double* post, const std::string& erasure);
+    //! Queues one output frame: the decoded posteriors, or (erasure not empty) an
+    //! erasure.
+    void emit(const std::vector<gr::tag_t>& tags,
+              const double* post,
+              const std::string& erasure);
 
     // frame_assembler::events: the input's frames as they arrive
     void begin(uint64_t length, std::vector<gr::tag_t> tags) override;
-    void invalid(const gr::tag_t& tag, const std::string& why, std::vector<gr::tag_t> tags) override;
+    void invalid(const gr::tag_t& tag,
+                 const std::string& why,
+                 std::vector<gr::tag_t> tags) override;
     void items(const uint8_t* in, size_t count) override;
     void end() override;
     void cut(uint64_t missing, bool stream_ended) override;

@@ -54,7 +54,8 @@ public:
     }
     //! Tags are kept sorted by offset as they come (in order of arrival among
     //! equal offsets); they mostly come in order, so this is an append.
-    void tag(uint64_t offset, pmt::pmt_t key, pmt::pmt_t value, pmt::pmt_t srcid = pmt::PMT_F)
+    void
+    tag(uint64_t offset, pmt::pmt_t key, pmt::pmt_t value, pmt::pmt_t srcid = pmt::PMT_F)
     {
         queued_tag t{ offset, std::move(key), std::move(value), std::move(srcid) };
         if (d_tags.empty() || d_tags.back().offset <= offset) {
@@ -62,8 +63,9 @@ public:
             return;
         }
         const auto at = std::upper_bound(
-            d_tags.begin(), d_tags.end(), offset,
-            [](uint64_t o, const queued_tag& x) { return o < x.offset; });
+            d_tags.begin(), d_tags.end(), offset, [](uint64_t o, const queued_tag& x) {
+                return o < x.offset;
+            });
         d_tags.insert(at, std::move(t));
     }
     //! Tags waiting.
@@ -77,7 +79,9 @@ public:
     size_t pop(T* out, size_t max_items, Emit emit)
     {
         const size_t n = std::min<size_t>(max_items, size());
-        std::copy(d_data.begin() + long(d_head), d_data.begin() + long(d_head + n * d_width), out);
+        std::copy(d_data.begin() + long(d_head),
+                  d_data.begin() + long(d_head + n * d_width),
+                  out);
         d_head += n * d_width;
         if (d_head == d_data.size()) {
             d_data.clear();

@@ -29,12 +29,14 @@ BOOST_AUTO_TEST_CASE(output_queue_reoffsets_tags_across_pops)
     // emitted in pieces smaller than the frame: each tag once, at its item
     std::vector<uint64_t> seen;
     uint8_t out[6];
-    BOOST_CHECK_EQUAL(q.pop(out, 2, [&](const queued_tag& t) { seen.push_back(t.offset); }), 2u);
+    BOOST_CHECK_EQUAL(
+        q.pop(out, 2, [&](const queued_tag& t) { seen.push_back(t.offset); }), 2u);
     BOOST_CHECK_EQUAL(out[0], 1);
     BOOST_CHECK_EQUAL(out[3], 4);
     BOOST_REQUIRE_EQUAL(seen.size(), 1u);
     BOOST_CHECK_EQUAL(seen[0], 0u);
-    BOOST_CHECK_EQUAL(q.pop(out, 5, [&](const queued_tag& t) { seen.push_back(t.offset); }), 1u);
+    BOOST_CHECK_EQUAL(
+        q.pop(out, 5, [&](const queued_tag& t) { seen.push_back(t.offset); }), 1u);
     BOOST_CHECK_EQUAL(out[0], 5);
     BOOST_REQUIRE_EQUAL(seen.size(), 2u);
     BOOST_CHECK_EQUAL(seen[1], 2u);
@@ -42,11 +44,13 @@ BOOST_AUTO_TEST_CASE(output_queue_reoffsets_tags_across_pops)
     q.push(a, 1);
     q.tag(3, pmt::intern("late"), pmt::PMT_T);
     q.tag(4, pmt::intern("next"), pmt::PMT_T); // on an item not pushed yet
-    BOOST_CHECK_EQUAL(q.pop(out, 8, [&](const queued_tag& t) { seen.push_back(t.offset); }), 1u);
+    BOOST_CHECK_EQUAL(
+        q.pop(out, 8, [&](const queued_tag& t) { seen.push_back(t.offset); }), 1u);
     BOOST_REQUIRE_EQUAL(seen.size(), 3u);
     BOOST_CHECK_EQUAL(seen[2], 3u);
     q.push(a, 1);
-    BOOST_CHECK_EQUAL(q.pop(out, 8, [&](const queued_tag& t) { seen.push_back(t.offset); }), 1u);
+    BOOST_CHECK_EQUAL(
+        q.pop(out, 8, [&](const queued_tag& t) { seen.push_back(t.offset); }), 1u);
     BOOST_CHECK_EQUAL(seen.back(), 4u);
     BOOST_CHECK_EQUAL(q.end(), 5u);
 }
@@ -65,7 +69,8 @@ BOOST_AUTO_TEST_CASE(llr_sign_floor_scale_and_clip)
     posteriors_to_llr(post, 2, 4, 0.5f, 1.0f, llr);
     BOOST_CHECK_EQUAL(llr[0], 1.0f);
     BOOST_CHECK_CLOSE(llr[2], 0.5 * std::log(0.3 / 0.7), 1e-4);
-    BOOST_CHECK_EQUAL(llr[3], 0.5f * float(std::log(4.0)) > 1.0f ? 1.0f : 0.5f * float(std::log(4.0)));
+    BOOST_CHECK_EQUAL(
+        llr[3], 0.5f * float(std::log(4.0)) > 1.0f ? 1.0f : 0.5f * float(std::log(4.0)));
     // q not a power of two: ceil(log2 5) = 3 bits
     BOOST_CHECK_EQUAL(llr_bits_per_symbol(5), 3);
     BOOST_CHECK_EQUAL(llr_bits_per_symbol(2), 1);

@@ -53,10 +53,12 @@ std::vector<std::pair<uint64_t, pmt::pmt_t>> tags_with(const std::vector<gr::tag
 {
     std::vector<std::pair<uint64_t, pmt::pmt_t>> out;
     for (const auto& t : tags) {
-        if (pmt::symbol_to_string(t.key) == key) out.emplace_back(t.offset, t.value);
+        if (pmt::symbol_to_string(t.key) == key)
+            out.emplace_back(t.offset, t.value);
     }
-    std::sort(out.begin(), out.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+        return a.first < b.first;
+    });
     return out;
 }
 
@@ -90,7 +92,8 @@ void check_branch(const std::string& name,
         for (const auto& e : erasures) {
             BOOST_CHECK_EQUAL(e.first % items_per_frame, 0u);
             erased.insert(e.first);
-            if (pmt::symbol_to_string(e.second) == "frame_lost") ++reported_lost;
+            if (pmt::symbol_to_string(e.second) == "frame_lost")
+                ++reported_lost;
         }
         BOOST_CHECK_EQUAL(erased.size(), erasures.size());
         BOOST_CHECK_EQUAL(dec->erasures(), erasures.size());
@@ -117,7 +120,8 @@ BOOST_AUTO_TEST_CASE(two_decoders_and_setters_from_another_thread)
     std::mt19937 rng(1);
     std::uniform_int_distribution<int> sym(0, cb.q() - 1);
     std::vector<int> msg(frames * N);
-    for (auto& s : msg) s = sym(rng);
+    for (auto& s : msg)
+        s = sym(rng);
 
     auto tb = gr::make_top_block("bsid_concurrency");
     auto src = gr::blocks::vector_source_i::make(msg, false);
@@ -125,10 +129,19 @@ BOOST_AUTO_TEST_CASE(two_decoders_and_setters_from_another_thread)
     auto thr = gr::blocks::throttle::make(sizeof(int), 20000);
     auto enc = codebook_encoder::make(cb, N);
     auto chan = channel::make(CH_A.Pi, CH_A.Pd, CH_A.Ps, seed);
-    auto dec_hard = map_decoder::make(cb, N, CH_A.Pi, CH_A.Pd, CH_A.Ps, "hard", "cpu", "float",
-                                      "auto", 1e-10, 4);
-    auto dec_post = map_decoder::make(cb, N, CH_B.Pi, CH_B.Pd, CH_B.Ps, "posteriors", "cpu",
-                                      "double", "auto", 1e-10, 1);
+    auto dec_hard = map_decoder::make(
+        cb, N, CH_A.Pi, CH_A.Pd, CH_A.Ps, "hard", "cpu", "float", "auto", 1e-10, 4);
+    auto dec_post = map_decoder::make(cb,
+                                      N,
+                                      CH_B.Pi,
+                                      CH_B.Pd,
+                                      CH_B.Ps,
+                                      "posteriors",
+                                      "cpu",
+                                      "double",
+                                      "auto",
+                                      1e-10,
+                                      1);
     auto snk_rx = gr::blocks::vector_sink_b::make(1);
     auto snk_hard = gr::blocks::vector_sink_i::make(1);
     auto snk_post = gr::blocks::vector_sink_f::make(cb.q());
@@ -192,8 +205,10 @@ BOOST_AUTO_TEST_CASE(two_decoders_and_setters_from_another_thread)
     }
     stop = true;
     setter.join();
-    if (run_error) std::rethrow_exception(run_error);
-    if (setter_error) std::rethrow_exception(setter_error);
+    if (run_error)
+        std::rethrow_exception(run_error);
+    if (setter_error)
+        std::rethrow_exception(setter_error);
 
     BOOST_TEST_MESSAGE("setter calls during the run: " << calls.load());
     BOOST_CHECK_GT(calls.load(), 5);
@@ -212,14 +227,21 @@ BOOST_AUTO_TEST_CASE(two_decoders_and_setters_from_another_thread)
     }
     BOOST_CHECK_EQUAL(snk_rx->data().size(), rx_bits);
 
-    check_branch("hard", dec_hard, snk_hard->data().size(), snk_hard->tags(), N, frames, lost);
-    check_branch("posteriors", dec_post, snk_post->data().size() / cb.q(), snk_post->tags(), N,
-                 frames, lost);
+    check_branch(
+        "hard", dec_hard, snk_hard->data().size(), snk_hard->tags(), N, frames, lost);
+    check_branch("posteriors",
+                 dec_post,
+                 snk_post->data().size() / cb.q(),
+                 snk_post->tags(),
+                 N,
+                 frames,
+                 lost);
 
     // the decoded symbols: in range, or all -1 for an erasure
     const auto hard = snk_hard->data();
     std::set<uint64_t> erased;
-    for (const auto& e : tags_with(snk_hard->tags(), "bsid_erasure")) erased.insert(e.first);
+    for (const auto& e : tags_with(snk_hard->tags(), "bsid_erasure"))
+        erased.insert(e.first);
     for (size_t f = 0; f * N < hard.size(); ++f) {
         for (int j = 0; j < N; ++j) {
             const int s = hard[f * N + j];
@@ -234,7 +256,8 @@ BOOST_AUTO_TEST_CASE(two_decoders_and_setters_from_another_thread)
     const auto post = snk_post->data();
     for (size_t s = 0; (s + 1) * size_t(cb.q()) <= post.size(); ++s) {
         double sum = 0;
-        for (int a = 0; a < cb.q(); ++a) sum += post[s * cb.q() + a];
+        for (int a = 0; a < cb.q(); ++a)
+            sum += post[s * cb.q() + a];
         BOOST_CHECK_CLOSE(sum, 1.0, 1e-3);
     }
     // with these channels, nearly every frame decodes

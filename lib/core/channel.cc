@@ -19,14 +19,18 @@ constexpr long long never = (1LL << 62); // "no event ahead" when pe == 0
 uint64_t check_frame(uint64_t frame)
 {
     if (frame >> 63) {
-        throw std::invalid_argument(detail::concat(
-            "channel: frame = ", frame, " must be below 2^63 (higher stream ids are reserved)"));
+        throw std::invalid_argument(
+            detail::concat("channel: frame = ",
+                           frame,
+                           " must be below 2^63 (higher stream ids are reserved)"));
     }
     return frame;
 }
 } // namespace
 
-channel_emulator::channel_emulator(const channel_params& params, uint64_t seed, uint64_t frame)
+channel_emulator::channel_emulator(const channel_params& params,
+                                   uint64_t seed,
+                                   uint64_t frame)
     : d_params(params), d_rng(seed, check_frame(frame))
 {
     set_params(params);
@@ -120,7 +124,10 @@ void channel_emulator::process(const uint8_t* bits,
         for (size_t t = 0; t < n; ++t) {
             if (bits[t] > 1) {
                 throw std::invalid_argument(
-                    detail::concat("channel: input byte ", int(bits[t]), " at position ", t,
+                    detail::concat("channel: input byte ",
+                                   int(bits[t]),
+                                   " at position ",
+                                   t,
                                    " is not a bit (expected 0 or 1)"));
             }
         }

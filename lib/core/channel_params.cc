@@ -16,16 +16,22 @@ namespace {
 void check_probability(const char* name, double p)
 {
     if (!std::isfinite(p)) {
-        throw std::invalid_argument(detail::concat(
-            "channel_params: ", name, " = ", detail::fmt_double(p), " is not a finite number"));
+        throw std::invalid_argument(detail::concat("channel_params: ",
+                                                   name,
+                                                   " = ",
+                                                   detail::fmt_double(p),
+                                                   " is not a finite number"));
     }
     if (p < 0.0) {
         throw std::invalid_argument(detail::concat(
             "channel_params: ", name, " = ", detail::fmt_double(p), " is negative"));
     }
     if (p > 1.0) {
-        throw std::invalid_argument(detail::concat(
-            "channel_params: ", name, " = ", detail::fmt_double(p), " is greater than 1"));
+        throw std::invalid_argument(detail::concat("channel_params: ",
+                                                   name,
+                                                   " = ",
+                                                   detail::fmt_double(p),
+                                                   " is greater than 1"));
     }
 }
 } // namespace

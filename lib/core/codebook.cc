@@ -10,13 +10,13 @@
 #include <gnuradio/bsid/core/codebook.h>
 #include <gnuradio/bsid/core/errors.h>
 #include <gnuradio/bsid/core/philox.h>
+#include <unordered_map>
+#include <unordered_set>
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <unordered_map>
-#include <unordered_set>
 
 namespace bsid {
 
@@ -42,20 +42,28 @@ void check_n_q(int n, long long q)
         fail(detail::concat("q = ", q, " must be at most ", max_q));
     }
     if (n < 32 && q > (1LL << n)) {
-        fail(detail::concat(
-            "q = ", q, " distinct words cannot fit in n = ", n, " bits (at most ", 1LL << n, ")"));
+        fail(detail::concat("q = ",
+                            q,
+                            " distinct words cannot fit in n = ",
+                            n,
+                            " bits (at most ",
+                            1LL << n,
+                            ")"));
     }
 }
 
 // Parses a whole token as a non-negative decimal integer.
 bool parse_uint(const std::string& tok, unsigned long long& value)
 {
-    if (tok.empty() || tok.size() > 20) return false;
+    if (tok.empty() || tok.size() > 20)
+        return false;
     unsigned long long v = 0;
     for (char c : tok) {
-        if (c < '0' || c > '9') return false;
+        if (c < '0' || c > '9')
+            return false;
         const unsigned long long d = unsigned(c - '0');
-        if (v > (~0ULL - d) / 10) return false;
+        if (v > (~0ULL - d) / 10)
+            return false;
         v = v * 10 + d;
     }
     value = v;
@@ -67,7 +75,8 @@ std::vector<std::string> split_ws(const std::string& line)
     std::istringstream is(line);
     std::vector<std::string> toks;
     std::string t;
-    while (is >> t) toks.push_back(t);
+    while (is >> t)
+        toks.push_back(t);
     return toks;
 }
 
@@ -109,7 +118,12 @@ codebook::codebook(int n, std::vector<std::vector<word_type>> books, std::string
     for (size_t b = 0; b < d_books.size(); ++b) {
         const auto& book = d_books[b];
         if (book.size() != size_t(d_q)) {
-            fail(detail::concat("book ", b, " has ", book.size(), " words, but book 0 has ", d_q,
+            fail(detail::concat("book ",
+                                b,
+                                " has ",
+                                book.size(),
+                                " words, but book 0 has ",
+                                d_q,
                                 " (every book needs q words)"));
         }
         std::unordered_map<word_type, int> seen;
@@ -117,13 +131,26 @@ codebook::codebook(int n, std::vector<std::vector<word_type>> books, std::string
         for (int D = 0; D < d_q; ++D) {
             const word_type w = book[size_t(D)];
             if (uint64_t(w) >= limit) {
-                fail(detail::concat("book ", b, ", symbol ", D, ": word ", w,
-                                    " does not fit in n = ", n, " bits"));
+                fail(detail::concat("book ",
+                                    b,
+                                    ", symbol ",
+                                    D,
+                                    ": word ",
+                                    w,
+                                    " does not fit in n = ",
+                                    n,
+                                    " bits"));
             }
             auto ins = seen.emplace(w, D);
             if (!ins.second) {
-                fail(detail::concat("book ", b, " repeats word ", w, " (symbols ",
-                                    ins.first->second, " and ", D,
+                fail(detail::concat("book ",
+                                    b,
+                                    " repeats word ",
+                                    w,
+                                    " (symbols ",
+                                    ins.first->second,
+                                    " and ",
+                                    D,
                                     "); the words of a book must be distinct"));
             }
         }
@@ -136,10 +163,16 @@ codebook codebook::parse(const std::string& text, const std::string& origin)
     // on some odd token later.
     for (size_t k = 0; k < text.size(); ++k) {
         const unsigned char c = static_cast<unsigned char>(text[k]);
-        if (c == 0 || c >= 0x7f || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' &&
-                                    c != '\f' && c != '\v')) {
-            fail(detail::concat(origin, ": not a text codebook file (byte 0x", std::hex, int(c),
-                                std::dec, " at offset ", k, ")"));
+        if (c == 0 || c >= 0x7f ||
+            (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v')) {
+            fail(detail::concat(origin,
+                                ": not a text codebook file (byte 0x",
+                                std::hex,
+                                int(c),
+                                std::dec,
+                                " at offset ",
+                                k,
+                                ")"));
         }
     }
     std::istringstream is(text);
@@ -166,14 +199,18 @@ codebook codebook::parse(const std::string& text, const std::string& origin)
         }
         if (!have_header) {
             if (vals.size() != 3) {
-                fail(where + detail::concat("expected the header 'n q P' (3 numbers), found ",
-                                            vals.size(), " numbers"));
+                fail(where +
+                     detail::concat("expected the header 'n q P' (3 numbers), found ",
+                                    vals.size(),
+                                    " numbers"));
             }
             if (vals[0] < 1 || vals[0] > unsigned(max_n)) {
-                fail(where + detail::concat("n = ", vals[0], " must be between 1 and ", max_n));
+                fail(where +
+                     detail::concat("n = ", vals[0], " must be between 1 and ", max_n));
             }
             if (vals[2] < 1 || vals[2] > 100000000ULL) {
-                fail(where + detail::concat("P = ", vals[2], " must be between 1 and 100000000"));
+                fail(where +
+                     detail::concat("P = ", vals[2], " must be between 1 and 100000000"));
             }
             n = int(vals[0]);
             q = (long long)std::min<unsigned long long>(vals[1], 1ULL << 40);
@@ -187,17 +224,23 @@ codebook codebook::parse(const std::string& text, const std::string& origin)
             continue;
         }
         if ((long long)books.size() == P) {
-            fail(where + detail::concat("unexpected data after the ", P, " books of the header"));
+            fail(where +
+                 detail::concat("unexpected data after the ", P, " books of the header"));
         }
         if ((long long)vals.size() != q) {
-            fail(where + detail::concat("book ", books.size(), " has ", vals.size(),
-                                        " words, expected q = ", q));
+            fail(where + detail::concat("book ",
+                                        books.size(),
+                                        " has ",
+                                        vals.size(),
+                                        " words, expected q = ",
+                                        q));
         }
         std::vector<word_type> book;
         book.reserve(size_t(q));
         for (auto v : vals) {
             if (v > 0xffffffffULL || (n < 32 && v >= (1ULL << n))) {
-                fail(where + detail::concat("word ", v, " does not fit in n = ", n, " bits"));
+                fail(where +
+                     detail::concat("word ", v, " does not fit in n = ", n, " bits"));
             }
             book.push_back(word_type(v));
         }
@@ -207,8 +250,12 @@ codebook codebook::parse(const std::string& text, const std::string& origin)
         fail(origin + ": no header line 'n q P' found (empty or all comments)");
     }
     if ((long long)books.size() != P) {
-        fail(detail::concat(origin, ": the header promises P = ", P, " books but the file has ",
-                            books.size(), " (truncated?)"));
+        fail(detail::concat(origin,
+                            ": the header promises P = ",
+                            P,
+                            " books but the file has ",
+                            books.size(),
+                            " (truncated?)"));
     }
     try {
         return codebook(n, std::move(books));
@@ -234,8 +281,11 @@ codebook codebook::load(const std::string& path)
     while (f.read(buf, sizeof buf) || f.gcount() > 0) {
         text.append(buf, size_t(f.gcount()));
         if (text.size() > max_bytes) {
-            throw io_error(detail::concat("codebook: file '", path, "' is larger than ",
-                                          max_bytes >> 20, " MiB; it is not a codebook file"));
+            throw io_error(detail::concat("codebook: file '",
+                                          path,
+                                          "' is larger than ",
+                                          max_bytes >> 20,
+                                          " MiB; it is not a codebook file"));
         }
     }
     if (f.bad()) {
@@ -250,8 +300,10 @@ std::string codebook::to_text() const
 {
     std::ostringstream os;
     os << "# gr-bsid codebook";
-    if (!d_spec.empty()) os << " (" << d_spec << ")";
-    os << "\n# Format: 'n q P', then P lines of q codewords (most significant bit sent first).\n";
+    if (!d_spec.empty())
+        os << " (" << d_spec << ")";
+    os << "\n# Format: 'n q P', then P lines of q codewords (most significant bit sent "
+          "first).\n";
     os << d_n << ' ' << d_q << ' ' << P() << '\n';
     for (const auto& book : d_books) {
         for (size_t D = 0; D < book.size(); ++D) {
@@ -295,7 +347,8 @@ codebook codebook::random(int n, int q, int P, uint64_t seed)
             }
         }
     }
-    return codebook(n, std::move(books), detail::concat("random:", n, ":", q, ":", P, ":", seed));
+    return codebook(
+        n, std::move(books), detail::concat("random:", n, ":", q, ":", P, ":", seed));
 }
 
 codebook codebook::sparse(int n, int q)
@@ -323,7 +376,8 @@ codebook codebook::sparse(int n, int q)
 std::vector<std::string> codebook::builtin_names()
 {
     std::vector<std::string> names;
-    for (const auto& b : detail::builtin_codebooks()) names.push_back(b.name);
+    for (const auto& b : detail::builtin_codebooks())
+        names.push_back(b.name);
     return names;
 }
 
@@ -337,18 +391,20 @@ codebook codebook::builtin(const std::string& name)
         }
     }
     std::string avail;
-    for (const auto& nm : builtin_names()) avail += (avail.empty() ? "" : ", ") + nm;
+    for (const auto& nm : builtin_names())
+        avail += (avail.empty() ? "" : ", ") + nm;
     fail("no built-in codebook named '" + name + "' (available: " + avail + ")");
 }
 
 codebook codebook::from_spec(const std::string& spec)
 {
-    const std::string usage =
-        " (expected builtin:NAME, file:PATH, random:n:q:P:seed, sparse:n:q, or a file path)";
+    const std::string usage = " (expected builtin:NAME, file:PATH, random:n:q:P:seed, "
+                              "sparse:n:q, or a file path)";
     auto number = [&](const std::string& tok, const char* what) -> unsigned long long {
         unsigned long long v;
         if (!parse_uint(tok, v)) {
-            fail("spec '" + spec + "': " + what + " = '" + tok + "' is not a non-negative integer");
+            fail("spec '" + spec + "': " + what + " = '" + tok +
+                 "' is not a non-negative integer");
         }
         return v;
     };
@@ -370,7 +426,9 @@ codebook codebook::from_spec(const std::string& spec)
         if (parts.size() != 4) {
             fail("spec '" + spec + "': random takes four fields, random:n:q:P:seed");
         }
-        return random(small(parts[0], "n"), small(parts[1], "q"), small(parts[2], "P"),
+        return random(small(parts[0], "n"),
+                      small(parts[1], "q"),
+                      small(parts[2], "P"),
                       number(parts[3], "seed"));
     }
     if (starts_with(spec, "sparse:")) {
@@ -398,9 +456,12 @@ void encode_impl(const codebook& cb, const Sym* symbols, size_t N, uint8_t* bits
     for (size_t i = 0; i < N; ++i) {
         const Sym D = symbols[i];
         if (D < 0 || D >= Sym(cb.q())) {
-            throw std::invalid_argument(detail::concat("codebook.encode: symbol ", (long long)D,
-                                                       " at position ", i,
-                                                       " is outside [0, q) with q = ", cb.q()));
+            throw std::invalid_argument(detail::concat("codebook.encode: symbol ",
+                                                       (long long)D,
+                                                       " at position ",
+                                                       i,
+                                                       " is outside [0, q) with q = ",
+                                                       cb.q()));
         }
         const uint32_t w = cb.word(i, int(D));
         for (int k = 0; k < n; ++k) {

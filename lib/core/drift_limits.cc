@@ -8,10 +8,10 @@
 #include "format.h"
 #include <gnuradio/bsid/core/channel_params.h>
 #include <gnuradio/bsid/core/drift_limits.h>
+#include <math.h> // lgammal_r
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <math.h> // lgammal_r
 #include <functional>
 #include <map>
 #include <stdexcept>
@@ -28,8 +28,8 @@ constexpr real negligible = 1e-25L;
 void check_T(long long T)
 {
     if (T < 0) {
-        throw std::invalid_argument(
-            detail::concat("drift limits: T = ", T, " must be a non-negative number of bits"));
+        throw std::invalid_argument(detail::concat(
+            "drift limits: T = ", T, " must be a non-negative number of bits"));
     }
     if (T > INT_MAX / 2) {
         throw std::invalid_argument(detail::concat(
@@ -50,7 +50,10 @@ real log_gamma(real x)
 #endif
 }
 
-real lchoose(real a, real b) { return log_gamma(a + 1) - log_gamma(b + 1) - log_gamma(a - b + 1); }
+real lchoose(real a, real b)
+{
+    return log_gamma(a + 1) - log_gamma(b + 1) - log_gamma(a - b + 1);
+}
 
 /*
  * phi_T(m) of docs/design.md section 4, for one (T, Pi, Pd), with memoization:
@@ -79,7 +82,10 @@ public:
     }
 
     //! Mean drift T (Pi - Pd) / (1 - Pi).
-    real mean() const { return real(d_T) * (real(d_Pi) - real(d_Pd)) / (1.0L - real(d_Pi)); }
+    real mean() const
+    {
+        return real(d_T) * (real(d_Pi) - real(d_Pd)) / (1.0L - real(d_Pi));
+    }
 
 private:
     // log of the term with j deletions and i = m + j insertions; 0^0 = 1.
@@ -87,9 +93,12 @@ private:
     {
         const long long i = m + j;
         real r = lchoose(real(d_T), real(j)) + lchoose(real(d_T + i - 1), real(i));
-        if (d_T - j > 0) r += real(d_T - j) * std::log(d_Pt);
-        if (j > 0) r += real(j) * std::log(real(d_Pd));
-        if (i > 0) r += real(i) * std::log(real(d_Pi));
+        if (d_T - j > 0)
+            r += real(d_T - j) * std::log(d_Pt);
+        if (j > 0)
+            r += real(j) * std::log(real(d_Pd));
+        if (i > 0)
+            r += real(i) * std::log(real(d_Pi));
         return r;
     }
 
@@ -139,13 +148,15 @@ private:
         for (long long j = jpk; j < T; ++j) {
             t *= ratio(m, j);
             sum += t;
-            if (t < negligible * sum) break;
+            if (t < negligible * sum)
+                break;
         }
         t = 1.0L;
         for (long long j = jpk - 1; j >= j0; --j) {
             t /= ratio(m, j);
             sum += t;
-            if (t < negligible * sum) break;
+            if (t < negligible * sum)
+                break;
         }
         return std::exp(log_term(m, jpk)) * sum;
     }
@@ -159,8 +170,9 @@ private:
 void check_Pr(double Pr)
 {
     if (!(Pr > 0.0 && Pr < 1.0)) { // also rejects NaN
-        throw std::invalid_argument(detail::concat(
-            "drift limits: Pr = ", detail::fmt_double(Pr), " must lie strictly between 0 and 1"));
+        throw std::invalid_argument(detail::concat("drift limits: Pr = ",
+                                                   detail::fmt_double(Pr),
+                                                   " must lie strictly between 0 and 1"));
     }
 }
 
@@ -180,20 +192,24 @@ drift_range limits_rule(const At& at, long long start, V Pr, V lost)
 {
     const V half = Pr / 2;
     long long lo = start, hi = start;
-    while (at(hi + 1) >= half) ++hi;
-    while (at(lo - 1) >= half) --lo;
+    while (at(hi + 1) >= half)
+        ++hi;
+    while (at(lo - 1) >= half)
+        --lo;
     auto tail = [&](long long from, int step) {
         V sum = 0;
         for (long long m = from;; m += step) {
             const V v = at(m);
             sum += v;
-            if (v == V(0) || v < V(negligible) * sum) return sum;
+            if (v == V(0) || v < V(negligible) * sum)
+                return sum;
         }
     };
     V upper = tail(hi + 1, +1), lower = tail(lo - 1, -1);
     while (upper + lower + lost >= Pr) {
         const V below = at(lo - 1), above = at(hi + 1);
-        if (below == V(0) && above == V(0)) break; // only rounding (or dropped mass) is left
+        if (below == V(0) && above == V(0))
+            break; // only rounding (or dropped mass) is left
         if (below >= above) {
             --lo;
             lower = std::max(V(0), lower - below);
@@ -213,7 +229,8 @@ double drift_pdf(long long T, double Pi, double Pd, long long m)
     return double(phi(m));
 }
 
-std::vector<double> drift_pdf(long long T, double Pi, double Pd, long long lo, long long hi)
+std::vector<double>
+drift_pdf(long long T, double Pi, double Pd, long long lo, long long hi)
 {
     drift_pdf_eval phi(T, Pi, Pd);
     std::vector<double> out;
@@ -235,8 +252,10 @@ drift_range drift_limits(long long T, double Pi, double Pd, double Pr)
     if (phi(0) < real(Pr) / 2) {
         start = std::llround(double(phi.mean()));
         start = std::max(start, -T);
-        while (phi(start + 1) > phi(start)) ++start;
-        while (start > -T && phi(start - 1) > phi(start)) --start;
+        while (phi(start + 1) > phi(start))
+            ++start;
+        while (start > -T && phi(start - 1) > phi(start))
+            --start;
     }
     // phi is 0 below -T (no more deletions than bits): the rule stops there
     return limits_rule<real>([&](long long m) { return phi(m); }, start, real(Pr), 0.0L);
@@ -262,13 +281,16 @@ namespace {
  */
 std::vector<double> convolve(const std::vector<double>& a, const std::vector<double>& b)
 {
-    if (a.empty() || b.empty()) return {};
+    if (a.empty() || b.empty())
+        return {};
     std::vector<double> out(a.size() + b.size() - 1, 0.0);
     for (size_t i = 0; i < a.size(); ++i) {
         const double ai = a[i];
-        if (ai == 0.0) continue;
+        if (ai == 0.0)
+            continue;
         double* o = out.data() + i;
-        for (size_t j = 0; j < b.size(); ++j) o[j] += ai * b[j];
+        for (size_t j = 0; j < b.size(); ++j)
+            o[j] += ai * b[j];
     }
     return out;
 }
@@ -286,14 +308,18 @@ drift_measure convolve(const drift_measure& a, const drift_measure& b)
 
 drift_measure add(const drift_measure& a, const drift_measure& b)
 {
-    if (a.v.empty()) return b;
-    if (b.v.empty()) return a;
+    if (a.v.empty())
+        return b;
+    if (b.v.empty())
+        return a;
     const long long lo = std::min(a.lo, b.lo);
     const long long hi =
         std::max(a.lo + (long long)a.v.size(), b.lo + (long long)b.v.size());
     drift_measure r{ lo, std::vector<double>(size_t(hi - lo), 0.0) };
-    for (size_t k = 0; k < a.v.size(); ++k) r.v[size_t(a.lo - lo) + k] += a.v[k];
-    for (size_t k = 0; k < b.v.size(); ++k) r.v[size_t(b.lo - lo) + k] += b.v[k];
+    for (size_t k = 0; k < a.v.size(); ++k)
+        r.v[size_t(a.lo - lo) + k] += a.v[k];
+    for (size_t k = 0; k < b.v.size(); ++k)
+        r.v[size_t(b.lo - lo) + k] += b.v[k];
     return r;
 }
 
@@ -301,8 +327,10 @@ drift_measure add(const drift_measure& a, const drift_measure& b)
 void trim(drift_measure& m, double floor, double& lost)
 {
     size_t a = 0, b = m.v.size();
-    while (a < b && m.v[a] < floor) lost += m.v[a++];
-    while (b > a && m.v[b - 1] < floor) lost += m.v[--b];
+    while (a < b && m.v[a] < floor)
+        lost += m.v[a++];
+    while (b > a && m.v[b - 1] < floor)
+        lost += m.v[--b];
     m.v = std::vector<double>(m.v.begin() + long(a), m.v.begin() + long(b));
     m.lo += (long long)a;
 }
@@ -316,7 +344,8 @@ void trim(drift_measure& m, double floor, double& lost)
  * at the ends of every intermediate; `lost` bounds the mass so dropped
  * (each dropped unit of a power could have reached N + 1 boundaries).
  */
-drift_measure occupancy(long long N, int n, double Pi, double Pd, double floor, double& lost)
+drift_measure
+occupancy(long long N, int n, double Pi, double Pd, double floor, double& lost)
 {
     // k = phi_n over [-n, K], K past the mode where the terms fall below floor
     drift_pdf_eval phi(n, Pi, Pd);
@@ -327,14 +356,16 @@ drift_measure occupancy(long long N, int n, double Pi, double Pd, double floor, 
         for (long long m = -n;; ++m) {
             const real v = phi(m);
             if (m > 0 && v < real(floor) && v <= prev) {
-                // ratios of a log-concave pmf decrease: the rest is below a geometric tail
+                // ratios of a log-concave pmf decrease: the rest is below a geometric
+                // tail
                 const real r = prev > 0 ? v / prev : 0.0L;
                 tail_lost += double(r < 1 ? v / (1 - r) : v * 1e6L);
                 break;
             }
             k.v.push_back(double(v));
             prev = v;
-            if (m > 100000) break; // unreachable for valid channels
+            if (m > 100000)
+                break; // unreachable for valid channels
         }
     }
     // a (sum, power) pair with the ends of both trimmed
@@ -347,13 +378,15 @@ drift_measure occupancy(long long N, int n, double Pi, double Pd, double floor, 
     };
     std::function<std::pair<drift_measure, drift_measure>(long long)> S =
         [&](long long M) -> std::pair<drift_measure, drift_measure> {
-        if (M == 0) return { drift_measure{}, drift_measure{ 0, { 1.0 } } };
+        if (M == 0)
+            return { drift_measure{}, drift_measure{ 0, { 1.0 } } };
         if (M % 2 == 1) {
             const auto r = S(M - 1);
             return trimmed(add(r.first, r.second), convolve(r.second, k));
         }
         const auto r = S(M / 2);
-        return trimmed(add(r.first, convolve(r.second, r.first)), convolve(r.second, r.second));
+        return trimmed(add(r.first, convolve(r.second, r.first)),
+                       convolve(r.second, r.second));
     };
     drift_measure mu = S(N + 1).first;
     lost += tail_lost * double(N + 1) * double(N + 1);
@@ -375,18 +408,21 @@ void corridor_exit(int n, double Pi, double Pd, int lo, int hi, real& up, real& 
     std::vector<real> p(size_t(M), 0.0L), q(size_t(M), 0.0L);
     std::vector<real> pik(size_t(M) + 1); // Pi^k
     pik[0] = 1.0L;
-    for (int k = 1; k <= M; ++k) pik[size_t(k)] = pik[size_t(k - 1)] * pi;
+    for (int k = 1; k <= M; ++k)
+        pik[size_t(k)] = pik[size_t(k - 1)] * pi;
     p[size_t(-lo)] = 1.0L;
     up = down = 0.0L;
     for (int t = 0; t < n; ++t) {
         std::fill(q.begin(), q.end(), 0.0L);
         for (int x = 0; x < M; ++x) {
             const real w = p[size_t(x)];
-            if (w == 0.0L) continue;
+            if (w == 0.0L)
+                continue;
             up += w * pik[size_t(M - x)]; // k = hi - d + 1 or more insertions
             for (int k = 0; x + k < M; ++k) {
                 const real wk = w * pik[size_t(k)];
-                if (wk == 0.0L) break;
+                if (wk == 0.0L)
+                    break;
                 q[size_t(x + k)] += wk * pt;
                 if (x + k - 1 >= 0) {
                     q[size_t(x + k - 1)] += wk * pd;
@@ -406,8 +442,10 @@ void check_limits_args(long long N, int n)
             "decoder limits: N = ", N, " and n = ", n, " must both be at least 1"));
     }
     if ((long long)n * N > INT_MAX / 2) {
-        throw std::invalid_argument(detail::concat("decoder limits: the frame of N n = ", N * n,
-                                                   " bits is too long (at most ", INT_MAX / 2,
+        throw std::invalid_argument(detail::concat("decoder limits: the frame of N n = ",
+                                                   N * n,
+                                                   " bits is too long (at most ",
+                                                   INT_MAX / 2,
                                                    ")"));
     }
 }
@@ -435,7 +473,8 @@ drift_range boundary_rule(const drift_measure& mu, double lost, double Pr)
     return limits_rule<double>(at, 0, Pr, lost);
 }
 
-// One step of the corridor's greedy widening: the corridor, and N times its exit probability.
+// One step of the corridor's greedy widening: the corridor, and N times its exit
+// probability.
 struct corridor_step {
     drift_range r;
     real excluded;
@@ -446,7 +485,8 @@ struct corridor_step {
  * kept, until N P(exit) < Pr: the rule's sequence does not depend on Pr, so
  * one walk serves every budget down to Pr.
  */
-std::vector<corridor_step> corridor_walk(long long N, int n, double Pi, double Pd, double Pr)
+std::vector<corridor_step>
+corridor_walk(long long N, int n, double Pi, double Pd, double Pr)
 {
     std::vector<corridor_step> steps;
     const real budget = real(Pr);
@@ -462,7 +502,8 @@ std::vector<corridor_step> corridor_walk(long long N, int n, double Pi, double P
         } else {
             ++hi;
         }
-        if (hi - lo > 1 << 20) break; // unreachable for a valid channel and Pr
+        if (hi - lo > 1 << 20)
+            break; // unreachable for a valid channel and Pr
         corridor_exit(n, Pi, Pd, lo, hi, up, down);
         steps.push_back({ { lo, hi }, (up + down) * real(N) });
     }
@@ -473,7 +514,8 @@ std::vector<corridor_step> corridor_walk(long long N, int n, double Pi, double P
 const corridor_step& first_below(const std::vector<corridor_step>& walk, double Pr)
 {
     for (const auto& st : walk) {
-        if (st.excluded < real(Pr)) return st;
+        if (st.excluded < real(Pr))
+            return st;
     }
     return walk.back();
 }
@@ -486,7 +528,8 @@ drift_range boundary_limits(long long N, int n, double Pi, double Pd, double Pr)
     channel_params(Pi, Pd, 0.0);
     check_Pr(Pr);
     double lost = 0.0;
-    const drift_measure mu = occupancy(N, n, Pi, Pd, occupancy_floor * Pr / double(N + 1), lost);
+    const drift_measure mu =
+        occupancy(N, n, Pi, Pd, occupancy_floor * Pr / double(N + 1), lost);
     return boundary_rule(mu, lost, Pr);
 }
 
@@ -498,7 +541,11 @@ drift_range corridor_limits(long long N, int n, double Pi, double Pd, double Pr)
     return first_below(corridor_walk(N, n, Pi, Pd, Pr), Pr).r;
 }
 
-limits_exclusion excluded_mass(long long N, int n, double Pi, double Pd, const drift_range& mtau,
+limits_exclusion excluded_mass(long long N,
+                               int n,
+                               double Pi,
+                               double Pd,
+                               const drift_range& mtau,
                                const drift_range& mn)
 {
     check_limits_args(N, n);
@@ -507,7 +554,8 @@ limits_exclusion excluded_mass(long long N, int n, double Pi, double Pd, const d
     double lost = 0.0;
     const drift_measure mu = occupancy(N, n, Pi, Pd, 1e-300, lost);
     for (size_t k = 0; k < mu.v.size(); ++k) {
-        if (!mtau.contains(mu.lo + (long long)k)) r.boundaries += mu.v[k];
+        if (!mtau.contains(mu.lo + (long long)k))
+            r.boundaries += mu.v[k];
     }
     r.boundaries += lost;
     real up = 0, down = 0;
@@ -541,7 +589,8 @@ decoder_limits compute_decoder_limits(long long N, int n, double Pi, double Pd, 
      */
     const auto walk = corridor_walk(N, n, Pi, Pd, std::ldexp(Pr, -limits_split_steps));
     double lost = 0.0;
-    const drift_measure mu = occupancy(N, n, Pi, Pd, occupancy_floor * (Pr / 2) / double(N + 1), lost);
+    const drift_measure mu =
+        occupancy(N, n, Pi, Pd, occupancy_floor * (Pr / 2) / double(N + 1), lost);
     decoder_limits best;
     double best_work = 0;
     for (int k = 1; k <= limits_split_steps; ++k) {

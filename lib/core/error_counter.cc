@@ -21,7 +21,8 @@ error_counter::error_counter(map_decoder& dec, int threads)
 int error_counter::bits_per_symbol(int q)
 {
     int m = 0;
-    while ((1LL << m) < q) ++m;
+    while ((1LL << m) < q)
+        ++m;
     return m;
 }
 
@@ -29,11 +30,14 @@ const std::vector<frame_errors>& error_counter::run(const frame_batch& batch)
 {
     const int N = d_dec.N(), q = d_dec.q();
     if (batch.N != N) {
-        throw std::invalid_argument(detail::concat("error_counter: the batch has N = ", batch.N,
-                                                   " symbols per frame, the decoder N = ", N));
+        throw std::invalid_argument(detail::concat("error_counter: the batch has N = ",
+                                                   batch.N,
+                                                   " symbols per frame, the decoder N = ",
+                                                   N));
     }
     const size_t K = batch.size(), NQ = size_t(N) * size_t(q);
-    if (d_post.size() < K * NQ) d_post.resize(K * NQ);
+    if (d_post.size() < K * NQ)
+        d_post.resize(K * NQ);
     d_decisions.resize(K * size_t(N));
     d_errors.assign(K, frame_errors{});
 
@@ -64,7 +68,8 @@ const std::vector<frame_errors>& error_counter::run(const frame_batch& batch)
         for (int i = 0; i < N; ++i) {
             if (dec[i] != sent[i]) {
                 ++e.symbol_errors;
-                e.bit_errors += int32_t(std::bitset<32>(uint32_t(dec[i] ^ sent[i])).count());
+                e.bit_errors +=
+                    int32_t(std::bitset<32>(uint32_t(dec[i] ^ sent[i])).count());
             }
         }
     }

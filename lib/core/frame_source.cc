@@ -8,14 +8,17 @@
 #include "format.h"
 #include <gnuradio/bsid/core/channel.h>
 #include <gnuradio/bsid/core/frame_source.h>
+#include <gnuradio/bsid/core/philox.h>
 #include <exception>
 #include <mutex>
-#include <gnuradio/bsid/core/philox.h>
 #include <stdexcept>
 
 namespace bsid {
 
-frame_source::frame_source(const codebook& cb, const channel_params& ch, int N, uint64_t seed)
+frame_source::frame_source(const codebook& cb,
+                           const channel_params& ch,
+                           int N,
+                           uint64_t seed)
     : d_cb(cb), d_ch(ch), d_N(N), d_seed(seed)
 {
     if (N < 1) {
@@ -40,11 +43,18 @@ void frame_source::message(uint64_t k, int32_t* symbols) const
     }
 }
 
-void frame_source::generate(uint64_t first, size_t count, frame_batch& out, int threads) const
+void frame_source::generate(uint64_t first,
+                            size_t count,
+                            frame_batch& out,
+                            int threads) const
 {
     if (first >= max_frames || count > max_frames - first) {
-        throw std::invalid_argument(detail::concat("frame_source: frames ", first, " + ", count,
-                                                   " reach 2^62 (the limit of frame indices)"));
+        throw std::invalid_argument(
+            detail::concat("frame_source: frames ",
+                           first,
+                           " + ",
+                           count,
+                           " reach 2^62 (the limit of frame indices)"));
     }
     const int T = resolve_threads(threads);
     const size_t N = size_t(d_N), tau = N * size_t(d_cb.n());
@@ -66,11 +76,13 @@ void frame_source::generate(uint64_t first, size_t count, frame_batch& out, int 
         } catch (...) {
             ok = false;
             std::lock_guard<std::mutex> lock(failure_mutex);
-            if (!failure) failure = std::current_exception();
+            if (!failure)
+                failure = std::current_exception();
         }
 #pragma omp for schedule(dynamic, 4)
         for (long long j = 0; j < K; ++j) {
-            if (!ok) continue;
+            if (!ok)
+                continue;
             try {
                 const uint64_t k = first + uint64_t(j);
                 int32_t* sym = out.symbols.data() + size_t(j) * N;
@@ -83,11 +95,13 @@ void frame_source::generate(uint64_t first, size_t count, frame_batch& out, int 
             } catch (...) {
                 ok = false;
                 std::lock_guard<std::mutex> lock(failure_mutex);
-                if (!failure) failure = std::current_exception();
+                if (!failure)
+                    failure = std::current_exception();
             }
         }
     }
-    if (failure) std::rethrow_exception(failure);
+    if (failure)
+        std::rethrow_exception(failure);
 }
 
 simulated_frame frame_source::frame(uint64_t k) const

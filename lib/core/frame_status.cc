@@ -38,7 +38,8 @@ const char* to_string(frame_status s)
 frame_status parse_frame_status(const std::string& name)
 {
     for (const auto s : all_frame_statuses) {
-        if (name == to_string(s)) return s;
+        if (name == to_string(s))
+            return s;
     }
     throw std::invalid_argument("'" + name + "' is not a frame status");
 }

@@ -27,16 +27,17 @@ namespace {
 #endif
 
 template <typename real>
-__attribute__((always_inline)) inline void corridor_lattice_impl(const lattice_weights<real>& w,
-                                                                 int n,
-                                                                 int q,
-                                                                 const real* const* qsel,
-                                                                 const uint8_t* y,
-                                                                 long long avail,
-                                                                 int dlo,
-                                                                 int dhi,
-                                                                 real* scratch,
-                                                                 real* out)
+__attribute__((always_inline)) inline void
+corridor_lattice_impl(const lattice_weights<real>& w,
+                      int n,
+                      int q,
+                      const real* const* qsel,
+                      const uint8_t* y,
+                      long long avail,
+                      int dlo,
+                      int dhi,
+                      real* scratch,
+                      real* out)
 {
     // Node (r, c) of row r lives at index k = c - r - dlo, k in [0, Mn).
     const int Mn = dhi - dlo + 1;
@@ -55,7 +56,8 @@ __attribute__((always_inline)) inline void corridor_lattice_impl(const lattice_w
             const real* __restrict__ src = prev + size_t(k - 1) * Q;
             const real ins = w.ins;
 #pragma omp simd
-            for (size_t D = 0; D < Q; ++D) dst[D] = model::lattice_row0(1, 0, ins, src[D]);
+            for (size_t D = 0; D < Q; ++D)
+                dst[D] = model::lattice_row0(1, 0, ins, src[D]);
         }
     }
 
@@ -74,33 +76,39 @@ __attribute__((always_inline)) inline void corridor_lattice_impl(const lattice_w
             // diagonal from (r-1, c-1): same k in the previous row, reads y[c-1]
             const bool has_diag = c >= 1;
             const real* __restrict__ diag = prev + size_t(k) * Q;
-            const real* __restrict__ qv = has_diag ? qsel[2 * (r - 1) + y[c - 1]] : nullptr;
+            const real* __restrict__ qv =
+                has_diag ? qsel[2 * (r - 1) + y[c - 1]] : nullptr;
             // vertical from (r-1, c): drift one higher, k + 1 in the previous row
             const bool has_vert = k + 1 < Mn;
             const real* __restrict__ vert = prev + size_t(k + 1) * Q;
             // horizontal from (r, c-1): k - 1 in this row
-            // (at k = 0 there is no horizontal term: cur - Q would point before the array)
+            // (at k = 0 there is no horizontal term: cur - Q would point before the
+            // array)
             const bool has_horz = k >= 1 && c >= 1 && ins != real(0);
             const real* __restrict__ horz = k >= 1 ? cur + size_t(k - 1) * Q : cur;
             if (has_diag && has_vert && has_horz) {
 #pragma omp simd
                 for (size_t D = 0; D < Q; ++D)
-                    dst[D] = model::lattice_cell(qv[D], diag[D], del, vert[D], ins, horz[D]);
+                    dst[D] =
+                        model::lattice_cell(qv[D], diag[D], del, vert[D], ins, horz[D]);
             } else {
                 // corridor edges and the first columns: each term in its own pass
                 if (has_diag) {
 #pragma omp simd
-                    for (size_t D = 0; D < Q; ++D) dst[D] = qv[D] * diag[D];
+                    for (size_t D = 0; D < Q; ++D)
+                        dst[D] = qv[D] * diag[D];
                 } else {
                     std::fill(dst, dst + Q, real(0));
                 }
                 if (has_vert) {
 #pragma omp simd
-                    for (size_t D = 0; D < Q; ++D) dst[D] += del * vert[D];
+                    for (size_t D = 0; D < Q; ++D)
+                        dst[D] += del * vert[D];
                 }
                 if (has_horz) {
 #pragma omp simd
-                    for (size_t D = 0; D < Q; ++D) dst[D] += ins * horz[D];
+                    for (size_t D = 0; D < Q; ++D)
+                        dst[D] += ins * horz[D];
                 }
             }
         }
@@ -110,18 +118,30 @@ __attribute__((always_inline)) inline void corridor_lattice_impl(const lattice_w
     std::memcpy(out, prev, sizeof(real) * size_t(Mn) * Q);
 }
 
-BSID_KERNEL_CLONES void corridor_lattice_float(const lattice_weights<float>& w, int n, int q,
-                                              const float* const* qsel, const uint8_t* y,
-                                              long long avail, int dlo, int dhi, float* scratch,
-                                              float* out)
+BSID_KERNEL_CLONES void corridor_lattice_float(const lattice_weights<float>& w,
+                                               int n,
+                                               int q,
+                                               const float* const* qsel,
+                                               const uint8_t* y,
+                                               long long avail,
+                                               int dlo,
+                                               int dhi,
+                                               float* scratch,
+                                               float* out)
 {
     corridor_lattice_impl<float>(w, n, q, qsel, y, avail, dlo, dhi, scratch, out);
 }
 
-BSID_KERNEL_CLONES void corridor_lattice_double(const lattice_weights<double>& w, int n, int q,
-                                               const double* const* qsel, const uint8_t* y,
-                                               long long avail, int dlo, int dhi,
-                                               double* scratch, double* out)
+BSID_KERNEL_CLONES void corridor_lattice_double(const lattice_weights<double>& w,
+                                                int n,
+                                                int q,
+                                                const double* const* qsel,
+                                                const uint8_t* y,
+                                                long long avail,
+                                                int dlo,
+                                                int dhi,
+                                                double* scratch,
+                                                double* out)
 {
     corridor_lattice_impl<double>(w, n, q, qsel, y, avail, dlo, dhi, scratch, out);
 }
@@ -129,31 +149,43 @@ BSID_KERNEL_CLONES void corridor_lattice_double(const lattice_weights<double>& w
 } // namespace
 
 template <>
-void corridor_lattice<float>(const lattice_weights<float>& w, int n, int q,
-                             const float* const* qsel, const uint8_t* y, long long avail,
-                             int dlo, int dhi, float* scratch, float* out)
+void corridor_lattice<float>(const lattice_weights<float>& w,
+                             int n,
+                             int q,
+                             const float* const* qsel,
+                             const uint8_t* y,
+                             long long avail,
+                             int dlo,
+                             int dhi,
+                             float* scratch,
+                             float* out)
 {
     corridor_lattice_float(w, n, q, qsel, y, avail, dlo, dhi, scratch, out);
 }
 
 template <>
-void corridor_lattice<double>(const lattice_weights<double>& w, int n, int q,
-                              const double* const* qsel, const uint8_t* y, long long avail,
-                              int dlo, int dhi, double* scratch, double* out)
+void corridor_lattice<double>(const lattice_weights<double>& w,
+                              int n,
+                              int q,
+                              const double* const* qsel,
+                              const uint8_t* y,
+                              long long avail,
+                              int dlo,
+                              int dhi,
+                              double* scratch,
+                              double* out)
 {
     corridor_lattice_double(w, n, q, qsel, y, avail, dlo, dhi, scratch, out);
 }
 
-std::vector<double> full_lattice_last_row(const channel_params& ch,
-                                          const uint8_t* x,
-                                          size_t nx,
-                                          const uint8_t* y,
-                                          size_t ny)
+std::vector<double> full_lattice_last_row(
+    const channel_params& ch, const uint8_t* x, size_t nx, const uint8_t* y, size_t ny)
 {
     const auto w = lattice_weights<double>::exact(ch);
     std::vector<double> prev(ny + 1, 0.0), cur(ny + 1, 0.0);
     prev[0] = 1.0; // F(0,0) = 1
-    for (size_t c = 1; c <= ny && nx > 0; ++c) prev[c] = w.ins * prev[c - 1];
+    for (size_t c = 1; c <= ny && nx > 0; ++c)
+        prev[c] = w.ins * prev[c - 1];
     for (size_t r = 1; r <= nx; ++r) {
         const double ins = r < nx ? w.ins : 0.0; // no insertion after the last bit
         for (size_t c = 0; c <= ny; ++c) {
@@ -169,11 +201,8 @@ std::vector<double> full_lattice_last_row(const channel_params& ch,
     return prev;
 }
 
-double receiver_metric(const channel_params& ch,
-                       const uint8_t* x,
-                       size_t nx,
-                       const uint8_t* y,
-                       size_t ny)
+double receiver_metric(
+    const channel_params& ch, const uint8_t* x, size_t nx, const uint8_t* y, size_t ny)
 {
     return full_lattice_last_row(ch, x, nx, y, ny)[ny];
 }

@@ -67,7 +67,8 @@ const char* level_name(log_level l)
 log_level parse_log_level(const std::string& s)
 {
     for (int l = 0; l <= int(log_level::off); ++l) {
-        if (s == level_name(log_level(l))) return log_level(l);
+        if (s == level_name(log_level(l)))
+            return log_level(l);
     }
     throw std::invalid_argument("log level '" + s +
                                 "' is not one of debug, info, warning, error, off");
@@ -90,7 +91,8 @@ bool has_log_handler()
 
 void log(log_level level, const std::string& message)
 {
-    if (int(level) < level_ref().load() || level == log_level::off) return;
+    if (int(level) < level_ref().load() || level == log_level::off)
+        return;
     std::lock_guard<std::mutex> lock(handler_mutex());
     if (handler_ref()) {
         handler_ref()(level, message);

@@ -26,44 +26,62 @@ namespace bsid {
 
 backend_kind parse_backend(const std::string& s)
 {
-    if (s == "cpu") return backend_kind::cpu;
-    if (s == "cuda") return backend_kind::cuda;
-    if (s == "auto") return backend_kind::automatic;
+    if (s == "cpu")
+        return backend_kind::cpu;
+    if (s == "cuda")
+        return backend_kind::cuda;
+    if (s == "auto")
+        return backend_kind::automatic;
     throw std::invalid_argument("backend '" + s + "' is not one of cpu, cuda, auto");
 }
 
 precision_kind parse_precision(const std::string& s)
 {
-    if (s == "float") return precision_kind::single;
-    if (s == "double") return precision_kind::dual;
+    if (s == "float")
+        return precision_kind::single;
+    if (s == "double")
+        return precision_kind::dual;
     throw std::invalid_argument("precision '" + s + "' is not one of float, double");
 }
 
 storage_kind parse_storage(const std::string& s)
 {
-    if (s == "global") return storage_kind::global;
-    if (s == "local") return storage_kind::local;
-    if (s == "auto") return storage_kind::automatic;
+    if (s == "global")
+        return storage_kind::global;
+    if (s == "local")
+        return storage_kind::local;
+    if (s == "auto")
+        return storage_kind::automatic;
     throw std::invalid_argument("storage '" + s + "' is not one of global, local, auto");
 }
 
 recursion_kind parse_recursion(const std::string& s)
 {
-    if (s == "auto") return recursion_kind::automatic;
-    if (s == "block") return recursion_kind::block;
+    if (s == "auto")
+        return recursion_kind::automatic;
+    if (s == "block")
+        return recursion_kind::block;
     throw std::invalid_argument("recursion '" + s + "' is not one of auto, block");
 }
 
-std::string to_string(recursion_kind r) { return r == recursion_kind::block ? "block" : "auto"; }
+std::string to_string(recursion_kind r)
+{
+    return r == recursion_kind::block ? "block" : "auto";
+}
 
 std::string to_string(backend_kind b)
 {
     return b == backend_kind::cpu ? "cpu" : b == backend_kind::cuda ? "cuda" : "auto";
 }
-std::string to_string(precision_kind p) { return p == precision_kind::single ? "float" : "double"; }
+std::string to_string(precision_kind p)
+{
+    return p == precision_kind::single ? "float" : "double";
+}
 std::string to_string(storage_kind s)
 {
-    return s == storage_kind::global ? "global" : s == storage_kind::local ? "local" : "auto";
+    return s == storage_kind::global  ? "global"
+           : s == storage_kind::local ? "local"
+                                      : "auto";
 }
 
 int resolve_threads(int threads)
@@ -77,7 +95,10 @@ int resolve_threads(int threads)
 
 namespace {
 
-std::string range_str(const drift_range& r) { return detail::concat("[", r.lo, ", ", r.hi, "]"); }
+std::string range_str(const drift_range& r)
+{
+    return detail::concat("[", r.lo, ", ", r.hi, "]");
+}
 
 // Largest state spaces accepted: far beyond any useful channel, small enough
 // that the per-frame arrays cannot overflow their index types.
@@ -86,7 +107,8 @@ constexpr long long max_states = 1 << 20;
 decoder_limits checked_limits(const decoder_config& cfg)
 {
     if (cfg.N < 1) {
-        throw std::invalid_argument(detail::concat("map_decoder: N = ", cfg.N, " must be at least 1"));
+        throw std::invalid_argument(
+            detail::concat("map_decoder: N = ", cfg.N, " must be at least 1"));
     }
     const long long tau = (long long)cfg.N * cfg.cb.n();
     if (tau > (1LL << 30)) {
@@ -97,8 +119,10 @@ decoder_limits checked_limits(const decoder_config& cfg)
     if (!cfg.mtau || !cfg.mn) {
         L = compute_decoder_limits(cfg.N, cfg.cb.n(), cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr);
     }
-    if (cfg.mtau) L.mtau = *cfg.mtau;
-    if (cfg.mn) L.mn = *cfg.mn;
+    if (cfg.mtau)
+        L.mtau = *cfg.mtau;
+    if (cfg.mn)
+        L.mn = *cfg.mn;
     // each space holds 0: the frame starts at drift 0, and every codeword's
     // lattice starts at drift change 0; the corridor is never clipped to m_tau.
     // Widths in long long: an int range size can overflow.
@@ -106,14 +130,25 @@ decoder_limits checked_limits(const decoder_config& cfg)
                                           std::make_tuple("mn", L.mn, bool(cfg.mn)) }) {
         const char* whose = given ? "" : " (computed from Pr)";
         if (!(r.lo <= 0 && 0 <= r.hi)) {
-            throw std::invalid_argument(detail::concat("map_decoder: limits ", name, " = ",
-                                                       range_str(r), whose,
+            throw std::invalid_argument(detail::concat("map_decoder: limits ",
+                                                       name,
+                                                       " = ",
+                                                       range_str(r),
+                                                       whose,
                                                        " must hold 0 (lo <= 0 <= hi)"));
         }
         if ((long long)r.hi - (long long)r.lo + 1 > max_states) {
-            throw std::invalid_argument(detail::concat(
-                "map_decoder: limits ", name, " = ", range_str(r), whose, " are too wide (",
-                (long long)r.hi - (long long)r.lo + 1, " states; at most ", max_states, ")"));
+            throw std::invalid_argument(
+                detail::concat("map_decoder: limits ",
+                               name,
+                               " = ",
+                               range_str(r),
+                               whose,
+                               " are too wide (",
+                               (long long)r.hi - (long long)r.lo + 1,
+                               " states; at most ",
+                               max_states,
+                               ")"));
         }
     }
     return L;
@@ -121,7 +156,8 @@ decoder_limits checked_limits(const decoder_config& cfg)
 
 } // namespace
 
-map_decoder::map_decoder(const decoder_config& cfg) : d_cfg(cfg), d_limits(checked_limits(cfg))
+map_decoder::map_decoder(const decoder_config& cfg)
+    : d_cfg(cfg), d_limits(checked_limits(cfg))
 {
     resolve_threads(cfg.threads);
 }
@@ -140,8 +176,14 @@ frame_result map_decoder::check_length(size_t rho) const
     const long long drift = (long long)rho - tau();
     if (!d_limits.mtau.contains(drift)) {
         return { frame_status::drift_out_of_range,
-                 detail::concat("end drift rho - tau = ", rho, " - ", tau(), " = ", drift,
-                                " is outside the drift limits m_tau = ", range_str(d_limits.mtau)) };
+                 detail::concat("end drift rho - tau = ",
+                                rho,
+                                " - ",
+                                tau(),
+                                " = ",
+                                drift,
+                                " is outside the drift limits m_tau = ",
+                                range_str(d_limits.mtau)) };
     }
     return {};
 }
@@ -156,12 +198,16 @@ bool map_decoder::precheck(const frame_view& frame, frame_result& result) const
     // a frame of thousands of bits is checked in a fraction of a microsecond),
     // then, only for a frame that has one, the first byte that is not a bit
     uint8_t any = 0;
-    for (size_t t = 0; t < frame.rho; ++t) any |= frame.bits[t];
+    for (size_t t = 0; t < frame.rho; ++t)
+        any |= frame.bits[t];
     if (any > 1) {
         for (size_t t = 0; t < frame.rho; ++t) {
             if (frame.bits[t] > 1) {
                 result = { frame_status::invalid_input,
-                           detail::concat("received byte ", int(frame.bits[t]), " at position ", t,
+                           detail::concat("received byte ",
+                                          int(frame.bits[t]),
+                                          " at position ",
+                                          t,
                                           " is not a bit (expected 0 or 1)") };
                 return false;
             }
@@ -171,7 +217,9 @@ bool map_decoder::precheck(const frame_view& frame, frame_result& result) const
     return true;
 }
 
-void map_decoder::normalized_priors(const double* priors, bool log_priors, double* out) const
+void map_decoder::normalized_priors(const double* priors,
+                                    bool log_priors,
+                                    double* out) const
 {
     const int Q = q();
     for (int i = 0; i < N(); ++i) {
@@ -184,28 +232,42 @@ void map_decoder::normalized_priors(const double* priors, bool log_priors, doubl
                 const double l = row[D];
                 if (std::isnan(l) || l == std::numeric_limits<double>::infinity()) {
                     throw std::invalid_argument(detail::concat(
-                        "log priors[", i, "][", D, "] = ", detail::fmt_double(l),
+                        "log priors[",
+                        i,
+                        "][",
+                        D,
+                        "] = ",
+                        detail::fmt_double(l),
                         " is not a log-probability (finite, or -inf for a zero prior)"));
                 }
                 top = std::max(top, l);
             }
             if (!std::isfinite(top)) {
-                throw std::invalid_argument(detail::concat(
-                    "log priors row ", i, " is -inf everywhere; every symbol position needs "
-                    "some positive prior"));
+                throw std::invalid_argument(
+                    detail::concat("log priors row ",
+                                   i,
+                                   " is -inf everywhere; every symbol position needs "
+                                   "some positive prior"));
             }
             double sum = 0;
-            for (int D = 0; D < Q; ++D) sum += (dst[D] = std::exp(row[D] - top));
-            for (int D = 0; D < Q; ++D) dst[D] /= sum;
+            for (int D = 0; D < Q; ++D)
+                sum += (dst[D] = std::exp(row[D] - top));
+            for (int D = 0; D < Q; ++D)
+                dst[D] /= sum;
             continue;
         }
         double sum = 0;
         for (int D = 0; D < Q; ++D) {
             const double p = row[D];
             if (!std::isfinite(p) || p < 0) {
-                throw std::invalid_argument(detail::concat(
-                    "priors[", i, "][", D, "] = ", detail::fmt_double(p),
-                    " is not a finite non-negative probability"));
+                throw std::invalid_argument(
+                    detail::concat("priors[",
+                                   i,
+                                   "][",
+                                   D,
+                                   "] = ",
+                                   detail::fmt_double(p),
+                                   " is not a finite non-negative probability"));
             }
             sum += p;
         }
@@ -213,13 +275,18 @@ void map_decoder::normalized_priors(const double* priors, bool log_priors, doubl
         // subnormal ones whose sum would lose digits, are normalized alike
         const double scale = *std::max_element(row, row + Q);
         if (!(scale > 0)) {
-            throw std::invalid_argument(detail::concat(
-                "priors row ", i, " sums to ", detail::fmt_double(sum),
-                "; every symbol position needs some positive prior"));
+            throw std::invalid_argument(
+                detail::concat("priors row ",
+                               i,
+                               " sums to ",
+                               detail::fmt_double(sum),
+                               "; every symbol position needs some positive prior"));
         }
         sum = 0;
-        for (int D = 0; D < Q; ++D) sum += (dst[D] = row[D] / scale);
-        for (int D = 0; D < Q; ++D) dst[D] /= sum;
+        for (int D = 0; D < Q; ++D)
+            sum += (dst[D] = row[D] / scale);
+        for (int D = 0; D < Q; ++D)
+            dst[D] /= sum;
     }
 }
 
@@ -237,13 +304,16 @@ frame_boundaries map_decoder::boundaries(const frame_view& frame) const
     b.end.assign(size_t(Mt), 0.0);
     b.start[size_t(-d_limits.mtau.lo)] = 1.0; // the frame starts at drift 0
     const long long end = (long long)frame.rho - tau() - d_limits.mtau.lo;
-    if (end >= 0 && end < Mt) b.end[size_t(end)] = 1.0; // rho is known
+    if (end >= 0 && end < Mt)
+        b.end[size_t(end)] = 1.0; // rho is known
     // weights that are not one-hot (start priors, free ends) are normalized here, once
     for (auto* w : { &b.start, &b.end }) {
         double sum = 0;
-        for (double v : *w) sum += v;
+        for (double v : *w)
+            sum += v;
         if (sum > 0 && sum != 1.0) {
-            for (double& v : *w) v /= sum;
+            for (double& v : *w)
+                v /= sum;
         }
     }
     return b;
@@ -261,8 +331,9 @@ std::unique_ptr<map_decoder> map_decoder::make(const decoder_config& cfg)
 #ifdef BSID_WITH_CUDA
         return make_cuda_decoder(cfg); // a clear error if there is no usable device
 #else
-        throw std::runtime_error("map_decoder: the CUDA backend is not available in this build "
-                                 "(configured without a CUDA compiler)");
+        throw std::runtime_error(
+            "map_decoder: the CUDA backend is not available in this build "
+            "(configured without a CUDA compiler)");
 #endif
     case backend_kind::automatic: {
 #ifdef BSID_WITH_CUDA
@@ -274,14 +345,17 @@ std::unique_ptr<map_decoder> map_decoder::make(const decoder_config& cfg)
                 return dec;
             } catch (const std::runtime_error& e) {
                 log(log_level::warning,
-                    std::string("map_decoder: backend auto -> cpu (the CUDA backend failed: ") +
+                    std::string(
+                        "map_decoder: backend auto -> cpu (the CUDA backend failed: ") +
                         e.what() + ")");
             }
         } else {
-            log(log_level::info, "map_decoder: backend auto -> cpu (no GPU: " + why + ")");
+            log(log_level::info,
+                "map_decoder: backend auto -> cpu (no GPU: " + why + ")");
         }
 #else
-        log(log_level::info, "map_decoder: backend auto -> cpu (no CUDA backend in this build)");
+        log(log_level::info,
+            "map_decoder: backend auto -> cpu (no CUDA backend in this build)");
 #endif
         break;
     }
@@ -296,10 +370,12 @@ void hard_decisions(const double* post, int N, int q, int32_t* out)
     for (int i = 0; i < N; ++i) {
         const double* row = post + size_t(i) * size_t(q);
         double best = row[0];
-        for (int D = 1; D < q; ++D) best = std::max(best, row[D]);
+        for (int D = 1; D < q; ++D)
+            best = std::max(best, row[D]);
         const double floor = best - std::abs(best) * 1e-12;
         int pick = 0;
-        while (pick < q - 1 && row[pick] < floor) ++pick;
+        while (pick < q - 1 && row[pick] < floor)
+            ++pick;
         out[i] = pick;
     }
 }

@@ -74,7 +74,8 @@ size_t global_storage_budget(int threads)
 {
     const long pages = sysconf(_SC_AVPHYS_PAGES);
     const long page = sysconf(_SC_PAGESIZE);
-    size_t avail = (pages > 0 && page > 0) ? size_t(pages) * size_t(page) : (size_t(4) << 30);
+    size_t avail =
+        (pages > 0 && page > 0) ? size_t(pages) * size_t(page) : (size_t(4) << 30);
     return std::min<size_t>(size_t(2) << 30, avail / size_t(4 * std::max(threads, 1)));
 }
 
@@ -94,26 +95,35 @@ public:
             tab.assign(size_t(2 * n) * size_t(Q), real(0));
             for (int r = 0; r < n; ++r) {
                 for (int D = 0; D < Q; ++D) {
-                    const int x = int((cfg.cb.books()[size_t(p)][size_t(D)] >> (n - 1 - r)) & 1u);
+                    const int x =
+                        int((cfg.cb.books()[size_t(p)][size_t(D)] >> (n - 1 - r)) & 1u);
                     for (int b = 0; b < 2; ++b) {
-                        tab[size_t(2 * r + b) * Q + D] = b == x ? d_w.match : d_w.mismatch;
+                        tab[size_t(2 * r + b) * Q + D] =
+                            b == x ? d_w.match : d_w.mismatch;
                     }
                 }
             }
-            for (int k = 0; k < 2 * n; ++k) d_qsel[size_t(p)].push_back(tab.data() + size_t(k) * Q);
+            for (int k = 0; k < 2 * n; ++k)
+                d_qsel[size_t(p)].push_back(tab.data() + size_t(k) * Q);
         }
 
         const size_t block = size_t(d_limits.mn.size()) * size_t(Q);
-        const size_t global_bytes = (sizeof(real) * block + sizeof(double) * size_t(d_limits.mn.size())) *
-                                    size_t(d_limits.mtau.size()) * size_t(N());
+        const size_t global_bytes =
+            (sizeof(real) * block + sizeof(double) * size_t(d_limits.mn.size())) *
+            size_t(d_limits.mtau.size()) * size_t(N());
         const int threads = resolve_threads(cfg.threads);
         if (cfg.storage == storage_kind::automatic) {
             const size_t budget = global_storage_budget(threads);
-            d_storage = global_bytes <= budget ? storage_kind::global : storage_kind::local;
+            d_storage =
+                global_bytes <= budget ? storage_kind::global : storage_kind::local;
             log(log_level::info,
-                detail::concat("map_decoder(cpu): storage auto -> ", to_string(d_storage),
-                               " (gamma needs ", global_bytes >> 20, " MiB per frame, budget ",
-                               budget >> 20, " MiB per thread)"));
+                detail::concat("map_decoder(cpu): storage auto -> ",
+                               to_string(d_storage),
+                               " (gamma needs ",
+                               global_bytes >> 20,
+                               " MiB per frame, budget ",
+                               budget >> 20,
+                               " MiB per thread)"));
         } else {
             d_storage = cfg.storage;
         }
@@ -124,12 +134,14 @@ public:
 
     frame_result decode(const frame_view& frame, double* post) override
     {
-        if (frame.priors) validate_priors(frame.priors, frame.log_priors); // raises before any work
+        if (frame.priors)
+            validate_priors(frame.priors, frame.log_priors); // raises before any work
         const auto ws = try_acquire();
         stage_times t;
         const frame_result r = decode_guarded(frame, post, ws.get(), t);
         add_times(t);
-        if (ws) release(ws);
+        if (ws)
+            release(ws);
         return r;
     }
 
@@ -137,10 +149,12 @@ public:
                                            const std::vector<double*>& post) override
     {
         if (post.size() != frames.size()) {
-            throw std::invalid_argument("decode_batch: one output buffer per frame is needed");
+            throw std::invalid_argument(
+                "decode_batch: one output buffer per frame is needed");
         }
         for (const auto& f : frames) {
-            if (f.priors) validate_priors(f.priors, f.log_priors); // raises before any work
+            if (f.priors)
+                validate_priors(f.priors, f.log_priors); // raises before any work
         }
         std::vector<frame_result> results(frames.size());
         const int threads = std::min<int>(resolve_threads(d_cfg.threads),
@@ -154,22 +168,25 @@ public:
             stage_times t;
 #pragma omp for schedule(dynamic, 1)
             for (long long k = 0; k < (long long)frames.size(); ++k) {
-                results[size_t(k)] = decode_guarded(frames[size_t(k)], post[size_t(k)], ws.get(), t);
+                results[size_t(k)] =
+                    decode_guarded(frames[size_t(k)], post[size_t(k)], ws.get(), t);
             }
             add_times(t);
-            if (ws) release(ws);
+            if (ws)
+                release(ws);
         }
         return results;
     }
 
 private:
     struct workspace {
-        std::vector<real> gamma;     // global: N Mt blocks; local: one block
-        std::vector<double> G;       // sums over D of each block: N Mt Mn (global) or Mt Mn (local)
-        std::vector<double> alpha;   // (N + 1) Mt
+        std::vector<real> gamma; // global: N Mt blocks; local: one block
+        std::vector<double>
+            G; // sums over D of each block: N Mt Mn (global) or Mt Mn (local)
+        std::vector<double> alpha; // (N + 1) Mt
         std::vector<double> beta_next, beta_cur, L;
-        std::vector<real> scratch;   // lattice rows
-        std::vector<double> prior;   // N q, normalized, or empty for uniform
+        std::vector<real> scratch; // lattice rows
+        std::vector<double> prior; // N q, normalized, or empty for uniform
         frame_boundaries bounds;
     };
 
@@ -181,7 +198,8 @@ private:
     {
         try {
             std::lock_guard<std::mutex> lock(d_pool_mutex);
-            if (d_pool.empty()) return std::make_shared<workspace>();
+            if (d_pool.empty())
+                return std::make_shared<workspace>();
             auto ws = d_pool.back();
             d_pool.pop_back();
             return ws;
@@ -201,8 +219,10 @@ private:
 
     void add_times(const stage_times& t) noexcept
     {
-        if (!d_profiling) return;
-        std::lock_guard<std::mutex> lock(d_times_mutex); // (std::terminate if locking fails)
+        if (!d_profiling)
+            return;
+        std::lock_guard<std::mutex> lock(
+            d_times_mutex); // (std::terminate if locking fails)
         d_times.gamma += t.gamma;
         d_times.alpha += t.alpha;
         d_times.beta += t.beta;
@@ -217,17 +237,26 @@ private:
      * The prior is applied in double (here and in L), so that a prior far
      * below the float range is not a hard zero.
      */
-    void gamma_block(const frame_view& f, int i, int a, real* block, double* G, workspace& ws) const
+    void gamma_block(
+        const frame_view& f, int i, int a, real* block, double* G, workspace& ws) const
     {
         const int n = this->n(), Q = q();
         const int Mn = d_limits.mn.size();
         const long long mprime = d_limits.mtau.lo + a;
         const long long start = (long long)n * i + mprime;
         const int p = int(size_t(i) % d_qsel.size());
-        corridor_lattice<real>(d_w, n, Q, d_qsel[size_t(p)].data(), f.bits + start,
-                               (long long)f.rho - start, d_limits.mn.lo, d_limits.mn.hi,
-                               ws.scratch.data(), block);
-        const double* prior = ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
+        corridor_lattice<real>(d_w,
+                               n,
+                               Q,
+                               d_qsel[size_t(p)].data(),
+                               f.bits + start,
+                               (long long)f.rho - start,
+                               d_limits.mn.lo,
+                               d_limits.mn.hi,
+                               ws.scratch.data(),
+                               block);
+        const double* prior =
+            ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
         for (int e = 0; e < Mn; ++e) {
             const real* row = block + size_t(e) * Q;
             const long long m = mprime + d_limits.mn.lo + e;
@@ -236,10 +265,12 @@ private:
                 // an end outside m_tau
             } else if (prior) {
 #pragma omp simd reduction(+ : sum)
-                for (int D = 0; D < Q; ++D) sum += prior[D] * double(row[D]);
+                for (int D = 0; D < Q; ++D)
+                    sum += prior[D] * double(row[D]);
             } else {
 #pragma omp simd reduction(+ : sum)
-                for (int D = 0; D < Q; ++D) sum += double(row[D]);
+                for (int D = 0; D < Q; ++D)
+                    sum += double(row[D]);
                 sum /= Q; // the uniform prior
             }
             G[e] = sum;
@@ -260,7 +291,9 @@ private:
      * needs one block per frame instead of N Mt), and any other failure
      * gives the frame a decoder_error status with uniform posteriors.
      */
-    frame_result decode_guarded(const frame_view& f, double* post, workspace* ws,
+    frame_result decode_guarded(const frame_view& f,
+                                double* post,
+                                workspace* ws,
                                 stage_times& t) noexcept
     {
         const bool global = d_storage == storage_kind::global;
@@ -274,9 +307,11 @@ private:
                 return decode_one(f, post, *ws, t, global);
             } catch (const std::bad_alloc&) {
                 *ws = workspace{}; // give back what the attempt holds
-                if (!(global && d_cfg.storage == storage_kind::automatic)) throw;
+                if (!(global && d_cfg.storage == storage_kind::automatic))
+                    throw;
                 log(log_level::warning,
-                    "map_decoder(cpu): out of host memory for global storage; the frame is "
+                    "map_decoder(cpu): out of host memory for global storage; the frame "
+                    "is "
                     "decoded with local storage");
                 return decode_one(f, post, *ws, t, false);
             }
@@ -284,11 +319,12 @@ private:
             *ws = workspace{};
             fill_uniform(post);
             return { frame_status::decoder_error,
-                     detail::concat("out of host memory while decoding the frame (",
-                                    to_string(global ? storage_kind::global : storage_kind::local),
-                                    " storage",
-                                    global ? "; storage 'local' needs N M_tau times less" : "",
-                                    ")") };
+                     detail::concat(
+                         "out of host memory while decoding the frame (",
+                         to_string(global ? storage_kind::global : storage_kind::local),
+                         " storage",
+                         global ? "; storage 'local' needs N M_tau times less" : "",
+                         ")") };
         } catch (const std::exception& e) {
             fill_uniform(post);
             return { frame_status::decoder_error,
@@ -299,8 +335,8 @@ private:
         }
     }
 
-    frame_result decode_one(const frame_view& f, double* post, workspace& ws, stage_times& t,
-                            bool global)
+    frame_result decode_one(
+        const frame_view& f, double* post, workspace& ws, stage_times& t, bool global)
     {
         frame_result res;
         if (!precheck(f, res)) {
@@ -322,7 +358,8 @@ private:
         ws.bounds = boundaries(f);
         const flush_denormals ftz;
         ws.gamma.resize(global ? block * size_t(Mt) * size_t(Nn) : block);
-        ws.G.resize(global ? size_t(Mn) * size_t(Mt) * size_t(Nn) : size_t(Mn) * size_t(Mt));
+        ws.G.resize(global ? size_t(Mn) * size_t(Mt) * size_t(Nn)
+                           : size_t(Mn) * size_t(Mt));
         ws.alpha.assign(size_t(Nn + 1) * size_t(Mt), 0.0);
         ws.beta_next.resize(size_t(Mt));
         ws.beta_cur.resize(size_t(Mt));
@@ -330,7 +367,8 @@ private:
         ws.scratch.resize(2 * block);
 
         auto block_at = [&](int i, int a) {
-            return global ? ws.gamma.data() + (size_t(i) * Mt + size_t(a)) * block : ws.gamma.data();
+            return global ? ws.gamma.data() + (size_t(i) * Mt + size_t(a)) * block
+                          : ws.gamma.data();
         };
         // G_i(e, a): global keeps every index, local the current one
         auto G_at = [&](int i, int a) {
@@ -339,10 +377,12 @@ private:
         };
         auto impossible = [&](const std::string& where) {
             fill_uniform(post);
-            return frame_result{ frame_status::impossible,
-                                 "the frame has probability 0 under the channel model within the "
-                                 "drift limits (" +
-                                     where + ")" };
+            return frame_result{
+                frame_status::impossible,
+                "the frame has probability 0 under the channel model within the "
+                "drift limits (" +
+                    where + ")"
+            };
         };
         double inv = 0;
 
@@ -361,24 +401,33 @@ private:
                     std::fill(G, G + Mn, 0.0);
                 }
             }
-            if (d_profiling) t.gamma += seconds_since(t0), t0 = clock_type::now();
+            if (d_profiling)
+                t.gamma += seconds_since(t0), t0 = clock_type::now();
             double sum = 0;
             for (int b = 0; b < Mt; ++b) {
                 alpha_next[b] = model::forward_sum<double>(
-                    b, dlo, Mn, Mt, [&](int a) { return alpha_i[a]; },
+                    b,
+                    dlo,
+                    Mn,
+                    Mt,
+                    [&](int a) { return alpha_i[a]; },
                     [&](int e, int a) { return G_at(i, a)[e]; });
                 sum += alpha_next[b];
             }
             if (!model::normalizer(sum, inv)) {
-                return impossible(detail::concat("no path reaches symbol boundary ", i + 1));
+                return impossible(
+                    detail::concat("no path reaches symbol boundary ", i + 1));
             }
-            for (int b = 0; b < Mt; ++b) alpha_next[b] *= inv;
-            if (d_profiling) t.alpha += seconds_since(t0);
+            for (int b = 0; b < Mt; ++b)
+                alpha_next[b] *= inv;
+            if (d_profiling)
+                t.alpha += seconds_since(t0);
         }
         {
             double s = 0;
             const double* alpha_N = ws.alpha.data() + size_t(Nn) * Mt;
-            for (int b = 0; b < Mt; ++b) s += alpha_N[b] * ws.bounds.end[size_t(b)];
+            for (int b = 0; b < Mt; ++b)
+                s += alpha_N[b] * ws.bounds.end[size_t(b)];
             if (!(s > 0)) {
                 return impossible(detail::concat("no path ends at drift rho - tau = ",
                                                  (long long)f.rho - tau()));
@@ -390,7 +439,8 @@ private:
         std::copy(ws.bounds.end.begin(), ws.bounds.end.end(), ws.beta_next.begin());
         for (int i = Nn - 1; i >= 0; --i) {
             const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
-            const double* prior = ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
+            const double* prior =
+                ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
             std::fill(ws.L.begin(), ws.L.end(), 0.0);
             double bs = 0;
             for (int a = 0; a < Mt; ++a) {
@@ -398,46 +448,63 @@ private:
                 const int b0 = a + dlo;
                 const int e0 = std::max(0, -b0), e1 = std::min(Mn, Mt - b0);
                 bool any = false;
-                for (int e = e0; e < e1 && !any; ++e) any = ws.beta_next[size_t(b0 + e)] != 0.0;
-                if (!live(f, i, a, alpha_i) || !any) { // no way on from m' to the frame's end
+                for (int e = e0; e < e1 && !any; ++e)
+                    any = ws.beta_next[size_t(b0 + e)] != 0.0;
+                if (!live(f, i, a, alpha_i) ||
+                    !any) { // no way on from m' to the frame's end
                     ws.beta_cur[size_t(a)] = 0;
                     continue;
                 }
                 auto t0 = clock_type::now();
                 real* blk = block_at(i, a);
-                if (!global) gamma_block(f, i, a, blk, G, ws);
-                if (d_profiling) t.gamma += seconds_since(t0), t0 = clock_type::now();
+                if (!global)
+                    gamma_block(f, i, a, blk, G, ws);
+                if (d_profiling)
+                    t.gamma += seconds_since(t0), t0 = clock_type::now();
                 const double bsum = model::backward_sum<double>(
-                    a, dlo, Mn, Mt, [&](int b) { return ws.beta_next[size_t(b)]; },
+                    a,
+                    dlo,
+                    Mn,
+                    Mt,
+                    [&](int b) { return ws.beta_next[size_t(b)]; },
                     [&](int e, int) { return G[e]; });
                 ws.beta_cur[size_t(a)] = bsum;
                 bs += bsum;
-                if (d_profiling) t.beta += seconds_since(t0), t0 = clock_type::now();
+                if (d_profiling)
+                    t.beta += seconds_since(t0), t0 = clock_type::now();
                 // L_i(D) += alpha_i(m') R_i(m', m | D) beta_{i+1}(m) (eqn:sigma
                 // without the prior, which multiplies L below)
                 double* __restrict__ L = ws.L.data();
                 for (int e = e0; e < e1; ++e) {
                     const double wgt = alpha_i[a] * ws.beta_next[size_t(b0 + e)];
-                    if (wgt == 0.0) continue;
+                    if (wgt == 0.0)
+                        continue;
                     const real* __restrict__ row = blk + size_t(e) * Q;
 #pragma omp simd
-                    for (int D = 0; D < Q; ++D) L[D] += wgt * double(row[D]);
+                    for (int D = 0; D < Q; ++D)
+                        L[D] += wgt * double(row[D]);
                 }
-                if (d_profiling) t.L += seconds_since(t0);
+                if (d_profiling)
+                    t.L += seconds_since(t0);
             }
             double ls = 0; // in double, so that every row sums to 1 to double precision
             if (prior) {
-                for (int D = 0; D < Q; ++D) ls += (ws.L[size_t(D)] *= prior[D]);
+                for (int D = 0; D < Q; ++D)
+                    ls += (ws.L[size_t(D)] *= prior[D]);
             } else {
-                for (int D = 0; D < Q; ++D) ls += ws.L[size_t(D)];
+                for (int D = 0; D < Q; ++D)
+                    ls += ws.L[size_t(D)];
             }
             double linv = 0;
             if (!model::normalizer(bs, inv) || !model::normalizer(ls, linv)) {
-                return impossible(detail::concat("the backward pass vanished at symbol ", i));
+                return impossible(
+                    detail::concat("the backward pass vanished at symbol ", i));
             }
-            for (int a = 0; a < Mt; ++a) ws.beta_cur[size_t(a)] *= inv;
+            for (int a = 0; a < Mt; ++a)
+                ws.beta_cur[size_t(a)] *= inv;
             double* out = post + size_t(i) * Q;
-            for (int D = 0; D < Q; ++D) out[D] = ws.L[size_t(D)] / ls; // a certain symbol gets exactly 1
+            for (int D = 0; D < Q; ++D)
+                out[D] = ws.L[size_t(D)] / ls; // a certain symbol gets exactly 1
             std::swap(ws.beta_next, ws.beta_cur);
         }
         return res;

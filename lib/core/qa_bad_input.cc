@@ -15,13 +15,13 @@
 // one the model gives it, and float must give the same status as double and
 // posteriors within 1e-4 of double's (docs/design.md section 3).
 
+#include "qa_reference.h"
 #include <gnuradio/bsid/core/channel.h>
 #include <gnuradio/bsid/core/channel_params.h>
 #include <gnuradio/bsid/core/codebook.h>
 #include <gnuradio/bsid/core/drift_limits.h>
 #include <gnuradio/bsid/core/errors.h>
 #include <gnuradio/bsid/core/map_decoder.h>
-#include "qa_reference.h"
 #include <gtest/gtest.h>
 #include <cmath>
 #include <cstdio>
@@ -65,8 +65,8 @@ std::string write_file(const std::string& name, const std::string& bytes)
     return path;
 }
 
-std::unique_ptr<map_decoder> cpu_decoder(const codebook& cb, const channel_params& ch, int N,
-                                         precision_kind p)
+std::unique_ptr<map_decoder>
+cpu_decoder(const codebook& cb, const channel_params& ch, int N, precision_kind p)
 {
     decoder_config cfg(cb, ch, N);
     cfg.backend = backend_kind::cpu;
@@ -75,13 +75,17 @@ std::unique_ptr<map_decoder> cpu_decoder(const codebook& cb, const channel_param
 }
 
 // Every row of post is finite, non-negative and sums to 1.
-void expect_rows_normalized(const std::vector<double>& post, int N, int q, const std::string& what)
+void expect_rows_normalized(const std::vector<double>& post,
+                            int N,
+                            int q,
+                            const std::string& what)
 {
     for (int i = 0; i < N; ++i) {
         double s = 0;
         for (int D = 0; D < q; ++D) {
             const double v = post[size_t(i) * size_t(q) + size_t(D)];
-            ASSERT_TRUE(std::isfinite(v) && v >= 0) << what << ": row " << i << " has " << v;
+            ASSERT_TRUE(std::isfinite(v) && v >= 0)
+                << what << ": row " << i << " has " << v;
             s += v;
         }
         ASSERT_NEAR(s, 1.0, 1e-6) << what << ": row " << i;
@@ -90,8 +94,11 @@ void expect_rows_normalized(const std::vector<double>& post, int N, int q, const
 
 // Decodes and checks the contract: ok with normalized rows, or a named
 // refusal with a reason and uniform posteriors. The posteriors go to *out if given.
-frame_result decode_checked(map_decoder& dec, const std::vector<uint8_t>& y, const double* priors,
-                            const std::string& what, std::vector<double>* out = nullptr)
+frame_result decode_checked(map_decoder& dec,
+                            const std::vector<uint8_t>& y,
+                            const double* priors,
+                            const std::string& what,
+                            std::vector<double>* out = nullptr)
 {
     const int N = dec.N(), q = dec.q();
     std::vector<double> post(size_t(N) * size_t(q), nan_v);
@@ -101,9 +108,11 @@ frame_result decode_checked(map_decoder& dec, const std::vector<uint8_t>& y, con
         expect_rows_normalized(post, N, q, what);
     } else {
         EXPECT_FALSE(r.reason.empty()) << what << ": a refusal must say why";
-        for (double v : post) EXPECT_EQ(v, 1.0 / q) << what << ": a refused frame is uniform";
+        for (double v : post)
+            EXPECT_EQ(v, 1.0 / q) << what << ": a refused frame is uniform";
     }
-    if (out) *out = std::move(post);
+    if (out)
+        *out = std::move(post);
     return r;
 }
 
@@ -126,21 +135,27 @@ frame_status model_status(const map_decoder& dec, const std::vector<uint8_t>& y)
     const int N = dec.N(), n = dec.n(), q = dec.q();
     const drift_range mt = dec.limits().mtau, mn = dec.limits().mn;
     const long long rho = (long long)y.size(), tau = dec.tau();
-    if (rho == 0) return frame_status::empty;
-    if (!mt.contains(rho - tau)) return frame_status::drift_out_of_range;
-    const bool ins = ch.Pi() > 0, del = ch.Pd() > 0, same = ch.Ps() < 1, flip = ch.Ps() > 0;
+    if (rho == 0)
+        return frame_status::empty;
+    if (!mt.contains(rho - tau))
+        return frame_status::drift_out_of_range;
+    const bool ins = ch.Pi() > 0, del = ch.Pd() > 0, same = ch.Ps()<1, flip = ch.Ps()> 0;
     // reached[a]: some path reaches the current boundary at drift mt.lo + a
     std::vector<char> reached(size_t(mt.size()), 0), next(reached.size());
     reached[size_t(-mt.lo)] = 1;
     const int W = n + mn.hi; // the most received bits one codeword can take
     std::vector<char> F(size_t(n + 1) * size_t(W + 1));
-    auto at = [&](int r, int c) -> char& { return F[size_t(r) * size_t(W + 1) + size_t(c)]; };
+    auto at = [&](int r, int c) -> char& {
+        return F[size_t(r) * size_t(W + 1) + size_t(c)];
+    };
     for (int i = 0; i < N; ++i) {
         std::fill(next.begin(), next.end(), 0);
         for (int m1 = mt.lo; m1 <= mt.hi; ++m1) {
-            if (!reached[size_t(m1 - mt.lo)]) continue;
+            if (!reached[size_t(m1 - mt.lo)])
+                continue;
             const long long start = (long long)i * n + m1;
-            if (start < 0 || start > rho) continue;
+            if (start < 0 || start > rho)
+                continue;
             const int C = int(std::min<long long>(W, rho - start));
             for (int D = 0; D < q; ++D) {
                 const uint32_t w = cb.word(size_t(i), D);
@@ -149,7 +164,8 @@ frame_status model_status(const map_decoder& dec, const std::vector<uint8_t>& y)
                         char v = 0;
                         if (c - r >= mn.lo && c - r <= mn.hi) {
                             const uint8_t sent = r > 0 ? uint8_t((w >> (n - r)) & 1u) : 0;
-                            v = (r == 0 && c == 0) || (ins && c > 0 && r < n && at(r, c - 1)) ||
+                            v = (r == 0 && c == 0) ||
+                                (ins && c > 0 && r < n && at(r, c - 1)) ||
                                 (del && r > 0 && at(r - 1, c)) ||
                                 (r > 0 && c > 0 &&
                                  (y[size_t(start + c - 1)] == sent ? same : flip) &&
@@ -159,13 +175,15 @@ frame_status model_status(const map_decoder& dec, const std::vector<uint8_t>& y)
                     }
                 for (int c = 0; c <= C; ++c) {
                     const int m2 = m1 + c - n;
-                    if (at(n, c) && mt.contains(m2)) next[size_t(m2 - mt.lo)] = 1;
+                    if (at(n, c) && mt.contains(m2))
+                        next[size_t(m2 - mt.lo)] = 1;
                 }
             }
         }
         std::swap(reached, next);
     }
-    return reached[size_t(rho - tau - mt.lo)] ? frame_status::ok : frame_status::impossible;
+    return reached[size_t(rho - tau - mt.lo)] ? frame_status::ok
+                                              : frame_status::impossible;
 }
 
 // The same code, channel and N in float and in double, both on the CPU.
@@ -186,8 +204,10 @@ decoder_pair cpu_decoders(const codebook& cb, const channel_params& ch, int N)
  * within 1e-4 of double's. Returns the status; the posteriors go to
  * *post_dual and *post_single if given.
  */
-frame_status expect_model_outcome(const decoder_pair& dec, const std::vector<uint8_t>& y,
-                                  const double* priors, const std::string& what,
+frame_status expect_model_outcome(const decoder_pair& dec,
+                                  const std::vector<uint8_t>& y,
+                                  const double* priors,
+                                  const std::string& what,
                                   std::vector<double>* post_dual = nullptr,
                                   std::vector<double>* post_single = nullptr)
 {
@@ -199,18 +219,22 @@ frame_status expect_model_outcome(const decoder_pair& dec, const std::vector<uin
     EXPECT_EQ(rf.status, want) << what << " float: " << rf.reason;
     if (rd.ok() && rf.ok()) {
         double diff = 0;
-        for (size_t k = 0; k < pd.size(); ++k) diff = std::max(diff, std::abs(pf[k] - pd[k]));
+        for (size_t k = 0; k < pd.size(); ++k)
+            diff = std::max(diff, std::abs(pf[k] - pd[k]));
         EXPECT_LT(diff, 1e-4) << what << ": max |float - double|";
     }
-    if (post_dual) *post_dual = std::move(pd);
-    if (post_single) *post_single = std::move(pf);
+    if (post_dual)
+        *post_dual = std::move(pd);
+    if (post_single)
+        *post_single = std::move(pf);
     return want;
 }
 
 std::vector<uint8_t> encode(const codebook& cb, int N, int seed)
 {
     std::vector<int64_t> msg(size_t(N), 0);
-    for (int i = 0; i < N; ++i) msg[size_t(i)] = (7 * i + seed) % cb.q();
+    for (int i = 0; i < N; ++i)
+        msg[size_t(i)] = (7 * i + seed) % cb.q();
     return cb.encode(msg.data(), msg.size());
 }
 
@@ -234,17 +258,26 @@ TEST(bad_input, model_status_agrees_with_the_brute_force)
         qa::tiny_case tc = qa::random_case(rng, false);
         const channel_params sent = tc.ch;
         switch (trial % 4) {
-        case 1: tc.ch = channel_params(0, sent.Pd(), sent.Ps()); break;
-        case 2: tc.ch = channel_params(sent.Pi(), 0, 0); break;
-        case 3: tc.ch = channel_params(0, 0, sent.Ps()); break;
-        default: break;
+        case 1:
+            tc.ch = channel_params(0, sent.Pd(), sent.Ps());
+            break;
+        case 2:
+            tc.ch = channel_params(sent.Pi(), 0, 0);
+            break;
+        case 3:
+            tc.ch = channel_params(0, 0, sent.Ps());
+            break;
+        default:
+            break;
         }
         const auto dec = cpu_decoders(tc.cb, tc.ch, tc.N);
         const map_decoder& dual = *dec.dual;
         for (int flip = 0; flip < 2; ++flip) {
-            if (flip) tc.y[size_t(rng() % tc.y.size())] ^= 1;
-            const std::string what = "trial " + std::to_string(trial) + (flip ? " flipped " : " ") +
-                                     tc.ch.repr() + " N=" + std::to_string(tc.N) +
+            if (flip)
+                tc.y[size_t(rng() % tc.y.size())] ^= 1;
+            const std::string what = "trial " + std::to_string(trial) +
+                                     (flip ? " flipped " : " ") + tc.ch.repr() +
+                                     " N=" + std::to_string(tc.N) +
                                      " n=" + std::to_string(tc.cb.n());
             const frame_status st = expect_model_outcome(dec, tc.y, nullptr, what);
             const long long drift = (long long)tc.y.size() - dual.tau();
@@ -253,7 +286,8 @@ TEST(bad_input, model_status_agrees_with_the_brute_force)
                 continue;
             }
             double total = 0;
-            for (double v : qa::brute_force_app(tc, &dual.limits())) total += v; // NaN for 0 / 0
+            for (double v : qa::brute_force_app(tc, &dual.limits()))
+                total += v; // NaN for 0 / 0
             const bool positive = std::isfinite(total);
             EXPECT_EQ(st, positive ? frame_status::ok : frame_status::impossible) << what;
             (positive ? possible : impossible) += 1;
@@ -274,10 +308,12 @@ TEST(bad_input, channel_parameters_are_named)
         double Pi, Pd, Ps;
         const char* fragment;
     } rows[] = {
-        { -0.01, 0, 0, "Pi = -0.01" }, { 0, -0.01, 0, "Pd = -0.01" }, { 0, 0, -0.01, "Ps = -0.01" },
-        { nan_v, 0, 0, "Pi = nan" },   { 0, nan_v, 0, "Pd = nan" },   { 0, 0, nan_v, "Ps = nan" },
-        { inf_v, 0, 0, "Pi = inf" },   { 0, -inf_v, 0, "Pd = -inf" }, { 0, 0, inf_v, "Ps = inf" },
-        { 0.5, 0.5, 0, "Pi + Pd = 1" }, { 0.9, 0.2, 0, "Pi + Pd = 1.1" }, { 0, 0, 1.01, "Ps = 1.01" },
+        { -0.01, 0, 0, "Pi = -0.01" },    { 0, -0.01, 0, "Pd = -0.01" },
+        { 0, 0, -0.01, "Ps = -0.01" },    { nan_v, 0, 0, "Pi = nan" },
+        { 0, nan_v, 0, "Pd = nan" },      { 0, 0, nan_v, "Ps = nan" },
+        { inf_v, 0, 0, "Pi = inf" },      { 0, -inf_v, 0, "Pd = -inf" },
+        { 0, 0, inf_v, "Ps = inf" },      { 0.5, 0.5, 0, "Pi + Pd = 1" },
+        { 0.9, 0.2, 0, "Pi + Pd = 1.1" }, { 0, 0, 1.01, "Ps = 1.01" },
     };
     for (const auto& r : rows) {
         SCOPED_TRACE(r.fragment);
@@ -300,15 +336,18 @@ TEST(bad_input, channel_parameters_are_named)
     }
     // Pi + Pd = 0.999 and Ps = 0.5: every step of the lattice is possible, so
     // every word whose end drift the limits hold decodes, in both precisions
-    const auto noisy = cpu_decoders(codebook::sparse(4, 4), channel_params(0.5, 0.499, 0.5), 3);
+    const auto noisy =
+        cpu_decoders(codebook::sparse(4, 4), channel_params(0.5, 0.499, 0.5), 3);
     const drift_range L = noisy.dual->limits().mtau;
     std::mt19937 rng(1);
     for (size_t rho : { size_t(1), size_t(12), size_t(30) }) {
         std::vector<uint8_t> bits(rho);
-        for (auto& b : bits) b = uint8_t(rng() & 1);
+        for (auto& b : bits)
+            b = uint8_t(rng() & 1);
         const std::string what = "Pi + Pd = 0.999, rho = " + std::to_string(rho);
-        const frame_status want = L.contains((long long)rho - 12) ? frame_status::ok
-                                                                  : frame_status::drift_out_of_range;
+        const frame_status want = L.contains((long long)rho - 12)
+                                      ? frame_status::ok
+                                      : frame_status::drift_out_of_range;
         EXPECT_EQ(expect_model_outcome(noisy, bits, nullptr, what), want) << what;
     }
 }
@@ -320,8 +359,16 @@ TEST(bad_input, codebooks_are_named)
 {
     expect_error([] { codebook(4, { { 1, 2, 1, 3 } }); }, "repeats word 1");
     expect_error([] { codebook(4, { { 0, 1 }, { 5, 5 } }); }, "repeats word 5");
-    expect_error([] { codebook(4, { { 0, 16 } }); }, "word 16 does not fit in n = 4 bits");
-    expect_error([] { codebook(31, { { 0, 0x80000000u } }); }, "does not fit in n = 31 bits");
+    expect_error(
+        [] {
+            codebook(4, { { 0, 16 } });
+        },
+        "word 16 does not fit in n = 4 bits");
+    expect_error(
+        [] {
+            codebook(31, { { 0, 0x80000000u } });
+        },
+        "does not fit in n = 31 bits");
     expect_error([] { codebook(2, { { 0, 1, 2, 3, 0 } }); }, "cannot fit in n = 2 bits");
     expect_error([] { codebook(4, { { 5 } }); }, "q = 1");
     expect_error([] { codebook(0, { { 0, 1 } }); }, "n = 0");
@@ -358,7 +405,9 @@ TEST(bad_input, codebook_files_are_named)
         { "too_wide.txt", "4 4 1\n0 1 2 16\n", "word 16 does not fit in n = 4 bits" },
         { "few_words.txt", "4 4 1\n0 1 2\n", "has 3 words, expected q = 4" },
         { "many_words.txt", "4 4 1\n0 1 2 3 4\n", "has 5 words, expected q = 4" },
-        { "few_books.txt", "4 4 3\n0 1 2 3\n4 5 6 7\n", "promises P = 3 books but the file has 2" },
+        { "few_books.txt",
+          "4 4 3\n0 1 2 3\n4 5 6 7\n",
+          "promises P = 3 books but the file has 2" },
         { "many_books.txt", "4 4 1\n0 1 2 3\n4 5 6 7\n", "line 3: unexpected data" },
         { "truncated.txt", "4 4 2\n0 1 2 3\n4 5", "has 2 words, expected q = 4" },
         { "repeat.txt", "4 4 1\n0 1 2 1\n", "repeats word 1" },
@@ -367,7 +416,11 @@ TEST(bad_input, codebook_files_are_named)
         { "n33.txt", "33 2 1\n0 1\n", "n = 33" },
         { "P0.txt", "4 4 0\n", "P = 0" },
         { "q_over_2n.txt", "2 5 1\n0 1 2 3 0\n", "q = 5" },
-        { "binary.bin", std::string("\x7f" "ELF\x02\x01\x01\0\0\0\0\0", 12), "not a text codebook file" },
+        { "binary.bin",
+          std::string("\x7f"
+                      "ELF\x02\x01\x01\0\0\0\0\0",
+                      12),
+          "not a text codebook file" },
         { "nul.txt", std::string("4 4 1\n0 1\0 2 3\n", 15), "not a text codebook file" },
     };
     for (const auto& r : rows) {
@@ -378,7 +431,8 @@ TEST(bad_input, codebook_files_are_named)
         expect_error([&] { codebook::from_spec("file:" + path); }, path);
         std::remove(path.c_str());
     }
-    expect_error<io_error>([] { codebook::load("/nonexistent/bsid/cb.txt"); }, "/nonexistent/bsid/cb.txt");
+    expect_error<io_error>([] { codebook::load("/nonexistent/bsid/cb.txt"); },
+                           "/nonexistent/bsid/cb.txt");
     expect_error<io_error>([] { codebook::load(std::string(::testing::TempDir())); },
                            "is a directory");
 }
@@ -407,7 +461,8 @@ TEST(bad_input, frame_lengths_and_contents)
         // a single bit: far below tau - m_tau^-
         r = decode_checked(*dec, { 1 }, nullptr, "single bit");
         EXPECT_EQ(r.status, frame_status::drift_out_of_range);
-        EXPECT_NE(r.reason.find("outside the drift limits"), std::string::npos) << r.reason;
+        EXPECT_NE(r.reason.find("outside the drift limits"), std::string::npos)
+            << r.reason;
 
         r = decode_checked(*dec, x, nullptr, "exactly tau");
         EXPECT_TRUE(r.ok()) << r.reason;
@@ -415,13 +470,14 @@ TEST(bad_input, frame_lengths_and_contents)
         // rho - tau at both drift limits decodes; one past each is refused
         for (int d : { L.lo, L.hi, L.lo - 1, L.hi + 1 }) {
             std::vector<uint8_t> y(x.begin(), x.begin() + long(std::min(tau, tau + d)));
-            while (y.size() < size_t(long(tau) + d)) y.push_back(uint8_t(y.size() & 1));
+            while (y.size() < size_t(long(tau) + d))
+                y.push_back(uint8_t(y.size() & 1));
             const std::string what = "drift " + std::to_string(d);
             r = decode_checked(*dec, y, nullptr, what);
-            EXPECT_EQ(dec->check_length(y.size()).status, r.status == frame_status::ok ||
-                                                                  r.status == frame_status::impossible
-                                                              ? frame_status::ok
-                                                              : r.status)
+            EXPECT_EQ(dec->check_length(y.size()).status,
+                      r.status == frame_status::ok || r.status == frame_status::impossible
+                          ? frame_status::ok
+                          : r.status)
                 << what;
             if (L.contains(d)) {
                 EXPECT_TRUE(r.ok()) << what << ": " << r.reason;
@@ -432,7 +488,8 @@ TEST(bad_input, frame_lengths_and_contents)
 
         // ten times tau: refused by its length, before any bit is read
         std::vector<uint8_t> longf;
-        for (int k = 0; k < 10; ++k) longf.insert(longf.end(), x.begin(), x.end());
+        for (int k = 0; k < 10; ++k)
+            longf.insert(longf.end(), x.begin(), x.end());
         r = decode_checked(*dec, longf, nullptr, "10 tau");
         EXPECT_EQ(r.status, frame_status::drift_out_of_range);
         longf[5] = 9; // the length is checked first
@@ -444,8 +501,8 @@ TEST(bad_input, frame_lengths_and_contents)
             for (size_t pos : { size_t(0), tau / 2, tau - 1 }) {
                 auto y = x;
                 y[pos] = b;
-                const std::string what =
-                    "byte " + std::to_string(int(b)) + " at position " + std::to_string(pos);
+                const std::string what = "byte " + std::to_string(int(b)) +
+                                         " at position " + std::to_string(pos);
                 r = decode_checked(*dec, y, nullptr, what);
                 EXPECT_EQ(r.status, frame_status::invalid_input) << what;
                 EXPECT_NE(r.reason.find(what), std::string::npos) << r.reason;
@@ -455,8 +512,8 @@ TEST(bad_input, frame_lengths_and_contents)
         // the batch gives one result per frame, in order, with the same statuses
         const std::vector<std::vector<uint8_t>> frames = { {}, { 1 }, x, longf, x };
         std::vector<frame_view> views;
-        std::vector<std::vector<double>> posts(frames.size(),
-                                               std::vector<double>(size_t(N * cb.q()), nan_v));
+        std::vector<std::vector<double>> posts(
+            frames.size(), std::vector<double>(size_t(N * cb.q()), nan_v));
         std::vector<double*> outs;
         for (size_t k = 0; k < frames.size(); ++k) {
             views.push_back({ frames[k].data(), frames[k].size(), nullptr });
@@ -470,7 +527,8 @@ TEST(bad_input, frame_lengths_and_contents)
         EXPECT_EQ(rs[3].status, frame_status::drift_out_of_range);
         EXPECT_TRUE(rs[4].ok());
         for (size_t k = 0; k < frames.size(); ++k)
-            expect_rows_normalized(posts[k], N, cb.q(), "batch frame " + std::to_string(k));
+            expect_rows_normalized(
+                posts[k], N, cb.q(), "batch frame " + std::to_string(k));
     }
 }
 
@@ -494,7 +552,8 @@ TEST(bad_input, impossible_under_the_model)
         for (size_t pos : { size_t(0), size_t(4), size_t(11) }) {
             auto y = x;
             y[pos] ^= 1;
-            const auto r = decode_checked(*dec, y, nullptr, "mismatch at " + std::to_string(pos));
+            const auto r =
+                decode_checked(*dec, y, nullptr, "mismatch at " + std::to_string(pos));
             EXPECT_EQ(r.status, frame_status::impossible) << pos;
             EXPECT_NE(r.reason.find("probability 0"), std::string::npos) << r.reason;
         }
@@ -521,15 +580,18 @@ TEST(bad_input, priors)
         // not normalized: rows are normalized, so any positive scale per row is the same
         const std::vector<double> scaled = { 3, 3, 3, 3, 1e-200, 1e-200, 1e-200, 1e-200 };
         ASSERT_TRUE(dec->decode({ y.data(), y.size(), scaled.data() }, post.data()).ok());
-        for (size_t k = 0; k < 8; ++k) EXPECT_NEAR(post[k], ref[k], 1e-6) << k;
+        for (size_t k = 0; k < 8; ++k)
+            EXPECT_NEAR(post[k], ref[k], 1e-6) << k;
         const std::vector<double> huge = { 1e300, 1e300, 1e300, 1e300, 1, 1, 1, 1 };
         ASSERT_TRUE(dec->decode({ y.data(), y.size(), huge.data() }, post.data()).ok());
-        for (size_t k = 0; k < 8; ++k) EXPECT_NEAR(post[k], ref[k], 1e-6) << k;
+        for (size_t k = 0; k < 8; ++k)
+            EXPECT_NEAR(post[k], ref[k], 1e-6) << k;
         // zeros exclude symbols; the rest still sum to 1
         const std::vector<double> zeros = { 0, 1, 1, 0, 0, 0, 1, 1 };
         ASSERT_TRUE(decode_checked(*dec, y, zeros.data(), "zeros").ok());
         ASSERT_TRUE(dec->decode({ y.data(), y.size(), zeros.data() }, post.data()).ok());
-        for (size_t k : { 0, 3, 4, 5 }) EXPECT_EQ(post[k], 0.0) << k;
+        for (size_t k : { 0, 3, 4, 5 })
+            EXPECT_EQ(post[k], 0.0) << k;
         // priors that leave no symbol the frame allows: an erasure, not NaN
         auto exact = cpu_decoder(cb, channel_params(0, 0, 0), N, p);
         const std::vector<double> contra = { 1, 0, 0, 0, 1, 0, 0, 0 };
@@ -546,14 +608,18 @@ TEST(bad_input, priors)
             { { 0, 0, 0, 0, 1, 1, 1, 1 }, "priors row 0 sums to 0" },
         };
         for (const auto& b : bad) {
-            expect_error([&] { dec->decode({ y.data(), y.size(), b.v.data() }, post.data()); },
-                         b.fragment);
+            expect_error(
+                [&] {
+                    dec->decode({ y.data(), y.size(), b.v.data() }, post.data());
+                },
+                b.fragment);
             expect_error([&] { dec->validate_priors(b.v.data()); }, b.fragment);
             // in a batch, before any frame is decoded
             std::vector<double> p0(8, -1.0), p1(8, -1.0);
             expect_error(
                 [&] {
-                    dec->decode_batch({ { y.data(), y.size(), nullptr }, { y.data(), y.size(), b.v.data() } },
+                    dec->decode_batch({ { y.data(), y.size(), nullptr },
+                                        { y.data(), y.size(), b.v.data() } },
                                       { p0.data(), p1.data() });
                 },
                 b.fragment);
@@ -563,7 +629,8 @@ TEST(bad_input, priors)
         const std::vector<double> over = { 1e308, 1e308, 1e308, 1e308, 1, 1, 1, 1 };
         ASSERT_TRUE(decode_checked(*dec, y, over.data(), "row sum overflows").ok());
         ASSERT_TRUE(dec->decode({ y.data(), y.size(), over.data() }, post.data()).ok());
-        for (size_t k = 0; k < 8; ++k) EXPECT_NEAR(post[k], ref[k], 1e-6) << k;
+        for (size_t k = 0; k < 8; ++k)
+            EXPECT_NEAR(post[k], ref[k], 1e-6) << k;
     }
 }
 
@@ -614,13 +681,15 @@ TEST(bad_input, numerics_never_give_nan)
         // lattice values underflow without per-step normalization)
         for (int d : { L.lo, 0, L.hi }) {
             std::vector<uint8_t> y(size_t(long(x.size()) + d));
-            for (auto& b : y) b = uint8_t(rng() & 1);
-            const auto st =
-                expect_model_outcome(dec, y, nullptr, what + " random, drift " + std::to_string(d));
+            for (auto& b : y)
+                b = uint8_t(rng() & 1);
+            const auto st = expect_model_outcome(
+                dec, y, nullptr, what + " random, drift " + std::to_string(d));
             (st == frame_status::ok ? decoded : refused) += 1;
         }
         auto inv = x;
-        for (auto& b : inv) b ^= 1;
+        for (auto& b : inv)
+            b ^= 1;
         const auto st = expect_model_outcome(dec, inv, nullptr, what + " inverted");
         if (r.ch.Ps() > 0) {
             EXPECT_EQ(st, frame_status::ok) << what; // any word of length tau is possible
@@ -653,7 +722,8 @@ TEST(bad_input, extreme_priors_and_underflow)
     // 1e252 times as likely as any other: its posterior is 1 in double, and
     // float is within 1e-4 of double.
     std::vector<double> pri(size_t(N * q), 1e-300);
-    for (int i = 0; i < N; ++i) pri[size_t(i * q + (7 * i + 5) % q)] = 1.0;
+    for (int i = 0; i < N; ++i)
+        pri[size_t(i * q + (7 * i + 5) % q)] = 1.0;
     std::vector<double> pd, pf;
     ASSERT_EQ(expect_model_outcome(dec, x, pri.data(), "skewed priors", &pd, &pf),
               frame_status::ok);
@@ -672,7 +742,8 @@ TEST(bad_input, extreme_priors_and_underflow)
     // double, before anything is flushed, so equal subnormal entries are
     // uniform priors and the posteriors are those without priors. Neither an
     // error nor an erasure, in either precision.
-    const std::vector<double> tiny(size_t(N * q), std::numeric_limits<double>::denorm_min());
+    const std::vector<double> tiny(size_t(N * q),
+                                   std::numeric_limits<double>::denorm_min());
     std::vector<double> td, tf;
     ASSERT_NO_THROW(dec.dual->validate_priors(tiny.data()));
     ASSERT_EQ(expect_model_outcome(dec, x, tiny.data(), "subnormal priors", &td, &tf),
@@ -687,8 +758,10 @@ TEST(bad_input, extreme_priors_and_underflow)
     // rows of subnormal entries beside one normal entry (at the sent symbol):
     // valid priors too, decoded in both precisions
     std::vector<double> mixed = tiny;
-    for (int i = 0; i < N; ++i) mixed[size_t(i * q + (7 * i + 4) % q)] = 1e-300; // the sent symbol
-    ASSERT_EQ(expect_model_outcome(dec, x, mixed.data(), "subnormal and normal priors", &td, &tf),
+    for (int i = 0; i < N; ++i)
+        mixed[size_t(i * q + (7 * i + 4) % q)] = 1e-300; // the sent symbol
+    ASSERT_EQ(expect_model_outcome(
+                  dec, x, mixed.data(), "subnormal and normal priors", &td, &tf),
               frame_status::ok);
     for (int i = 0; i < N; ++i) {
         const int sent = (7 * i + 4) % q;

@@ -20,7 +20,8 @@ std::vector<uint8_t> random_bits(size_t n, uint64_t seed)
 {
     bsid::philox_stream s(seed, 12345);
     std::vector<uint8_t> b(n);
-    for (auto& x : b) x = uint8_t(s.next_u32() & 1u);
+    for (auto& x : b)
+        x = uint8_t(s.next_u32() & 1u);
     return b;
 }
 
@@ -55,7 +56,8 @@ std::pair<double, int> chi2(const std::map<long long, double>& obs,
     // everything outside the listed cells, with whatever was left over
     double o_rest = o_acc, e_rest = e_acc + (1 - p_seen) * total;
     for (const auto& [k, c] : obs)
-        if (!prob.count(k)) o_rest += c;
+        if (!prob.count(k))
+            o_rest += c;
     if (e_rest > 0) {
         stat += (o_rest - e_rest) * (o_rest - e_rest) / e_rest;
         ++cells;
@@ -70,7 +72,8 @@ std::pair<double, int> chi2(const std::map<long long, double>& obs,
 TEST(channel, perfect_channel_is_identity)
 {
     const auto bits = random_bits(1000, 1);
-    const auto t = bsid::transmit(channel_params(0, 0, 0), bits.data(), bits.size(), 9, 3);
+    const auto t =
+        bsid::transmit(channel_params(0, 0, 0), bits.data(), bits.size(), 9, 3);
     EXPECT_EQ(t.rx, bits);
     EXPECT_EQ(t.drift, std::vector<int32_t>(bits.size() + 1, 0));
 }
@@ -78,9 +81,11 @@ TEST(channel, perfect_channel_is_identity)
 TEST(channel, certain_substitution_flips_every_bit)
 {
     const auto bits = random_bits(777, 2);
-    const auto t = bsid::transmit(channel_params(0, 0, 1), bits.data(), bits.size(), 1, 0);
+    const auto t =
+        bsid::transmit(channel_params(0, 0, 1), bits.data(), bits.size(), 1, 0);
     ASSERT_EQ(t.rx.size(), bits.size());
-    for (size_t k = 0; k < bits.size(); ++k) ASSERT_EQ(t.rx[k], bits[k] ^ 1) << k;
+    for (size_t k = 0; k < bits.size(); ++k)
+        ASSERT_EQ(t.rx[k], bits[k] ^ 1) << k;
 }
 
 TEST(channel, reproducible_per_seed_and_frame)
@@ -121,11 +126,14 @@ TEST(channel, drift_path_is_consistent)
     drift.back() = int32_t(em.drift());
     EXPECT_EQ(drift[0], 0);
     EXPECT_EQ((long long)rx.size() - (long long)bits.size(), (long long)drift.back());
-    EXPECT_EQ((long long)em.insertions() - (long long)em.deletions(), (long long)drift.back());
-    for (size_t t = 0; t < bits.size(); ++t) ASSERT_GE(drift[t + 1] - drift[t], -1) << t;
+    EXPECT_EQ((long long)em.insertions() - (long long)em.deletions(),
+              (long long)drift.back());
+    for (size_t t = 0; t < bits.size(); ++t)
+        ASSERT_GE(drift[t + 1] - drift[t], -1) << t;
     // Without deletions or substitutions every bit arrives, after its
     // insertions: bit t is received at position t + drift[t + 1].
-    const auto t = bsid::transmit(channel_params(0.1, 0.0, 0.0), bits.data(), bits.size(), 6, 0);
+    const auto t =
+        bsid::transmit(channel_params(0.1, 0.0, 0.0), bits.data(), bits.size(), 6, 0);
     for (size_t k = 0; k < bits.size(); ++k) {
         ASSERT_EQ(t.rx[size_t((long long)k + t.drift[k + 1])], bits[k]) << k;
     }
@@ -139,7 +147,8 @@ TEST(channel, rejects_bad_input)
         bsid::transmit(ch, bad.data(), bad.size(), 1, 0);
         ADD_FAILURE() << "accepted the byte 2";
     } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("byte 2 at position 3"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("byte 2 at position 3"), std::string::npos)
+            << e.what();
     }
     EXPECT_THROW(bsid::channel_emulator(ch, 1, 1ULL << 63), std::invalid_argument);
     // an empty frame is fine: no bits out, drift {0}
@@ -153,19 +162,27 @@ TEST(channel, rejects_bad_input)
 // Pi^(j+1) Pd (j+1 insertions, then deleted).
 TEST(channel, drift_steps_follow_the_model)
 {
-    struct C { double Pi, Pd; };
-    for (C c : { C{ 0.01, 0.01 }, C{ 0.2, 0.1 }, C{ 0.0, 0.1 }, C{ 0.1, 0.0 }, C{ 0.3, 0.3 } }) {
+    struct C {
+        double Pi, Pd;
+    };
+    for (C c : { C{ 0.01, 0.01 },
+                 C{ 0.2, 0.1 },
+                 C{ 0.0, 0.1 },
+                 C{ 0.1, 0.0 },
+                 C{ 0.3, 0.3 } }) {
         const channel_params ch(c.Pi, c.Pd, 0.0);
         const auto bits = random_bits(400000, 5);
         const auto t = bsid::transmit(ch, bits.data(), bits.size(), 11, 0);
         std::map<long long, double> obs, prob;
-        for (size_t k = 0; k < bits.size(); ++k) obs[t.drift[k + 1] - t.drift[k]] += 1;
+        for (size_t k = 0; k < bits.size(); ++k)
+            obs[t.drift[k + 1] - t.drift[k]] += 1;
         const double Pt = ch.Pt();
         prob[-1] = c.Pd;
         for (int j = 0; j < 60; ++j)
             prob[j] = std::pow(c.Pi, j) * Pt + std::pow(c.Pi, j + 1) * c.Pd;
         const auto [stat, df] = chi2(obs, prob, double(bits.size()));
-        EXPECT_LT(stat, chi2_critical(std::max(df, 1))) << "Pi=" << c.Pi << " Pd=" << c.Pd;
+        EXPECT_LT(stat, chi2_critical(std::max(df, 1)))
+            << "Pi=" << c.Pi << " Pd=" << c.Pd;
     }
 }
 
@@ -174,8 +191,13 @@ TEST(channel, event_rates)
     // Counted by the emulator and checked against the model's means, with a
     // 5-sigma Poisson margin: insertions per bit Pi/(1-Pi), deletions per bit
     // Pd/(1-Pi), substitutions per bit Pt Ps/(1-Pi).
-    struct C { double Pi, Pd, Ps; };
-    for (C c : { C{ 0.01, 0.01, 0.01 }, C{ 0.1, 0.05, 0.2 }, C{ 0, 0.2, 0.05 }, C{ 0.2, 0, 0 } }) {
+    struct C {
+        double Pi, Pd, Ps;
+    };
+    for (C c : { C{ 0.01, 0.01, 0.01 },
+                 C{ 0.1, 0.05, 0.2 },
+                 C{ 0, 0.2, 0.05 },
+                 C{ 0.2, 0, 0 } }) {
         const channel_params ch(c.Pi, c.Pd, c.Ps);
         const auto bits = random_bits(1000000, 6);
         bsid::channel_emulator em(ch, 21, 0);
@@ -184,7 +206,8 @@ TEST(channel, event_rates)
         const double n = double(bits.size());
         auto check = [&](double got, double rate, const char* what) {
             const double want = rate * n;
-            EXPECT_NEAR(got, want, 5 * std::sqrt(want * 4) + 1e-9) << what << " Pi=" << c.Pi;
+            EXPECT_NEAR(got, want, 5 * std::sqrt(want * 4) + 1e-9)
+                << what << " Pi=" << c.Pi;
         };
         check(double(em.insertions()), c.Pi / (1 - c.Pi), "insertions");
         check(double(em.deletions()), c.Pd / (1 - c.Pi), "deletions");
@@ -192,16 +215,20 @@ TEST(channel, event_rates)
     }
     // Substitutions seen directly: with Pi = Pd = 0 every mismatch is one.
     const auto bits = random_bits(1000000, 7);
-    const auto t = bsid::transmit(channel_params(0, 0, 0.03), bits.data(), bits.size(), 3, 0);
+    const auto t =
+        bsid::transmit(channel_params(0, 0, 0.03), bits.data(), bits.size(), 3, 0);
     double flips = 0;
-    for (size_t k = 0; k < bits.size(); ++k) flips += t.rx[k] != bits[k];
+    for (size_t k = 0; k < bits.size(); ++k)
+        flips += t.rx[k] != bits[k];
     EXPECT_NEAR(flips, 30000, 5 * std::sqrt(30000.0));
     // Inserted bits are fair coins: Pd = 0, Ps = 0, count ones among insertions
     // via the received length minus the sent ones.
     const std::vector<uint8_t> zeros(1000000, 0);
-    const auto z = bsid::transmit(channel_params(0.2, 0, 0), zeros.data(), zeros.size(), 4, 0);
+    const auto z =
+        bsid::transmit(channel_params(0.2, 0, 0), zeros.data(), zeros.size(), 4, 0);
     double ones = 0;
-    for (auto b : z.rx) ones += b;
+    for (auto b : z.rx)
+        ones += b;
     const double inserted = double(z.rx.size() - zeros.size());
     EXPECT_NEAR(ones, inserted / 2, 5 * std::sqrt(inserted / 4));
 }
@@ -209,9 +236,15 @@ TEST(channel, event_rates)
 // The end drift of many frames against phi_T (chi-square).
 TEST(channel, drift_distribution_matches_phi)
 {
-    struct C { int T; double Pi, Pd; };
-    for (C c : { C{ 100, 0.05, 0.05 }, C{ 400, 0.01, 0.02 }, C{ 200, 0.0, 0.1 },
-                 C{ 200, 0.1, 0.0 }, C{ 50, 0.2, 0.2 } }) {
+    struct C {
+        int T;
+        double Pi, Pd;
+    };
+    for (C c : { C{ 100, 0.05, 0.05 },
+                 C{ 400, 0.01, 0.02 },
+                 C{ 200, 0.0, 0.1 },
+                 C{ 200, 0.1, 0.0 },
+                 C{ 50, 0.2, 0.2 } }) {
         const channel_params ch(c.Pi, c.Pd, 0.01);
         const auto bits = random_bits(size_t(c.T), 8);
         const int frames = 40000;
@@ -222,7 +255,8 @@ TEST(channel, drift_distribution_matches_phi)
         }
         for (int m = -c.T; m <= 3 * c.T; ++m) {
             const double p = bsid::drift_pdf(c.T, c.Pi, c.Pd, m);
-            if (p > 0) prob[m] = p;
+            if (p > 0)
+                prob[m] = p;
         }
         const auto [stat, df] = chi2(obs, prob, frames);
         EXPECT_LT(stat, chi2_critical(std::max(df, 1)))

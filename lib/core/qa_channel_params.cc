@@ -15,7 +15,8 @@ using bsid::channel_params;
 
 namespace {
 // Expects construction to fail with a message containing each fragment.
-void expect_rejected(double Pi, double Pd, double Ps, const std::string& a, const std::string& b)
+void expect_rejected(
+    double Pi, double Pd, double Ps, const std::string& a, const std::string& b)
 {
     try {
         channel_params ch(Pi, Pd, Ps);

@@ -11,8 +11,8 @@
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <string>
 
 using bsid::codebook;
@@ -69,9 +69,21 @@ TEST(codebook, validation)
     expect_invalid([] { codebook(4, {}); }, "P = 0");
     expect_invalid([] { codebook(4, { {} }); }, "q = 0");
     expect_invalid([] { codebook(4, { { 3 } }); }, "q = 1");
-    expect_invalid([] { codebook(2, { { 0, 1, 2, 3, 0 } }); }, "cannot fit in n = 2 bits");
-    expect_invalid([] { codebook(3, { { 0, 1, 2, 8 } }); }, "word 8 does not fit in n = 3 bits");
-    expect_invalid([] { codebook(3, { { 0, 1, 2, 1 } }); }, "repeats word 1 (symbols 1 and 3)");
+    expect_invalid(
+        [] {
+            codebook(2, { { 0, 1, 2, 3, 0 } });
+        },
+        "cannot fit in n = 2 bits");
+    expect_invalid(
+        [] {
+            codebook(3, { { 0, 1, 2, 8 } });
+        },
+        "word 8 does not fit in n = 3 bits");
+    expect_invalid(
+        [] {
+            codebook(3, { { 0, 1, 2, 1 } });
+        },
+        "repeats word 1 (symbols 1 and 3)");
     expect_invalid([] { codebook(3, { { 0, 1 }, { 2, 3, 4 } }); }, "book 1 has 3 words");
     expect_invalid([] { codebook(20, { std::vector<uint32_t>(65537) }); }, "q = 65537");
 }
@@ -85,8 +97,8 @@ TEST(codebook, builtin_matches_reference_file)
     EXPECT_EQ(cb.spec(), "builtin:ld3-modvec6");
     EXPECT_EQ(cb.books()[0][0], 206u);
     EXPECT_EQ(cb.books()[5][15], 132u);
-    const codebook file =
-        codebook::load(std::string(BSID_SOURCE_DIR) + "/codebooks/ld3-modvec6_n8_q16.txt");
+    const codebook file = codebook::load(std::string(BSID_SOURCE_DIR) +
+                                         "/codebooks/ld3-modvec6_n8_q16.txt");
     EXPECT_EQ(cb, file);
     expect_invalid([] { codebook::builtin("nosuch"); }, "available: ld3-modvec6");
 }
@@ -108,16 +120,21 @@ TEST(codebook, malformed_files)
 {
     const std::string good = "# c\n\n3 4 2\n0 1 2 3\n4 5 6 7\n";
     EXPECT_EQ(codebook::parse(good).P(), 2);
-    expect_invalid([] { codebook::parse("3 4\n0 1 2 3\n"); }, "line 1: expected the header");
+    expect_invalid([] { codebook::parse("3 4\n0 1 2 3\n"); },
+                   "line 1: expected the header");
     expect_invalid([] { codebook::parse("3 4 1\n0 1 x 3\n"); }, "line 2: 'x' is not");
     expect_invalid([] { codebook::parse("3 4 1\n0 1 -2 3\n"); }, "'-2' is not");
     expect_invalid([] { codebook::parse("3 4 1\n0 1 2.5 3\n"); }, "'2.5' is not");
-    expect_invalid([] { codebook::parse("3 4 1\n0 1 2\n"); }, "has 3 words, expected q = 4");
-    expect_invalid([] { codebook::parse("3 4 2\n0 1 2 3\n"); }, "promises P = 2 books but the file has 1");
-    expect_invalid([] { codebook::parse("3 4 1\n0 1 2 3\n4 5 6 7\n"); }, "line 3: unexpected data");
+    expect_invalid([] { codebook::parse("3 4 1\n0 1 2\n"); },
+                   "has 3 words, expected q = 4");
+    expect_invalid([] { codebook::parse("3 4 2\n0 1 2 3\n"); },
+                   "promises P = 2 books but the file has 1");
+    expect_invalid([] { codebook::parse("3 4 1\n0 1 2 3\n4 5 6 7\n"); },
+                   "line 3: unexpected data");
     expect_invalid([] { codebook::parse("3 4 1\n0 1 2 9\n"); }, "word 9 does not fit");
     expect_invalid([] { codebook::parse("3 4 1\n0 1 2 2\n"); }, "repeats word 2");
-    expect_invalid([] { codebook::parse("3 4 1\n0 1 2 99999999999999999999999\n"); }, "is not");
+    expect_invalid([] { codebook::parse("3 4 1\n0 1 2 99999999999999999999999\n"); },
+                   "is not");
     expect_invalid([] { codebook::parse("40 4 1\n0 1 2 3\n"); }, "n = 40");
     expect_invalid([] { codebook::parse("3 9 1\n0 1 2 3 4 5 6 7 0\n"); }, "q = 9");
     expect_invalid([] { codebook::parse("3 4 0\n"); }, "P = 0");
@@ -125,7 +142,8 @@ TEST(codebook, malformed_files)
     expect_invalid([] { codebook::parse(""); }, "no header");
     expect_invalid([] { codebook::parse(std::string("3 4 1\n0 1\0 2 3\n", 15)); },
                    "not a text codebook file");
-    expect_invalid([] { codebook::parse("\x7f\x45\x4c\x46\x02\x01"); }, "not a text codebook file");
+    expect_invalid([] { codebook::parse("\x7f\x45\x4c\x46\x02\x01"); },
+                   "not a text codebook file");
     EXPECT_THROW(codebook::load("/nonexistent/dir/cb.txt"), bsid::io_error);
     EXPECT_THROW(codebook::from_spec("/nonexistent/dir/cb.txt"), bsid::io_error);
 }
@@ -142,7 +160,8 @@ TEST(codebook, sparse_is_lowest_weight_then_increasing)
     EXPECT_EQ(big.books()[0][33], 3u);
     EXPECT_EQ(big.books()[0].back(), 7u);
     // the whole space
-    EXPECT_EQ(codebook::sparse(3, 8).books()[0], (std::vector<uint32_t>{ 0, 1, 2, 4, 3, 5, 6, 7 }));
+    EXPECT_EQ(codebook::sparse(3, 8).books()[0],
+              (std::vector<uint32_t>{ 0, 1, 2, 4, 3, 5, 6, 7 }));
 }
 
 TEST(codebook, random_documented_algorithm)
@@ -156,7 +175,8 @@ TEST(codebook, random_documented_algorithm)
     std::vector<uint32_t> expect;
     while (expect.size() < 16) {
         const uint32_t w = s.next_u32() >> 24;
-        if (std::find(expect.begin(), expect.end(), w) == expect.end()) expect.push_back(w);
+        if (std::find(expect.begin(), expect.end(), w) == expect.end())
+            expect.push_back(w);
     }
     EXPECT_EQ(cb.books()[1], expect);
     EXPECT_EQ(codebook::random(8, 16, 2, 1), cb); // deterministic
@@ -165,13 +185,15 @@ TEST(codebook, random_documented_algorithm)
     const codebook full = codebook::random(10, 1024, 1, 5);
     std::vector<uint32_t> sorted = full.books()[0];
     std::sort(sorted.begin(), sorted.end());
-    for (uint32_t k = 0; k < 1024; ++k) ASSERT_EQ(sorted[k], k);
+    for (uint32_t k = 0; k < 1024; ++k)
+        ASSERT_EQ(sorted[k], k);
     EXPECT_EQ(codebook::random(32, 4, 1, 9).q(), 4);
 }
 
 TEST(codebook, specs)
 {
-    EXPECT_EQ(codebook::from_spec("builtin:ld3-modvec6"), codebook::builtin("ld3-modvec6"));
+    EXPECT_EQ(codebook::from_spec("builtin:ld3-modvec6"),
+              codebook::builtin("ld3-modvec6"));
     EXPECT_EQ(codebook::from_spec("random:8:16:3:7"), codebook::random(8, 16, 3, 7));
     EXPECT_EQ(codebook::from_spec("sparse:6:10"), codebook::sparse(6, 10));
     expect_invalid([] { codebook::from_spec("random:8:16:3"); }, "four fields");
@@ -190,7 +212,8 @@ TEST(codebook, unbounded_sources_and_huge_headers)
             bsid::codebook::from_spec(spec);
             ADD_FAILURE() << spec << " was accepted";
         } catch (const bsid::io_error& e) {
-            EXPECT_NE(std::string(e.what()).find("larger than"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("larger than"), std::string::npos)
+                << e.what();
         }
     }
     // P out of range says what the range is
@@ -198,7 +221,8 @@ TEST(codebook, unbounded_sources_and_huge_headers)
         bsid::codebook::parse("4 4 99999999999\n", "header");
         ADD_FAILURE() << "P = 99999999999 was accepted";
     } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("between 1 and 100000000"), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("between 1 and 100000000"),
+                  std::string::npos)
             << e.what();
     }
 }

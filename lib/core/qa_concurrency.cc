@@ -46,13 +46,14 @@ struct frames_fixture {
         std::mt19937_64 rng(7);
         for (int k = 0; k < count; ++k) {
             std::vector<int64_t> msg(static_cast<size_t>(N));
-            for (auto& s : msg) s = int64_t(rng() % 16);
+            for (auto& s : msg)
+                s = int64_t(rng() % 16);
             const auto bits = cb.encode(msg.data(), msg.size());
             rx.push_back(transmit(ch, bits.data(), bits.size(), 3, uint64_t(k)).rx);
         }
-        rx[3].clear();                           // empty
-        rx[5][2] = 9;                            // not a bit
-        rx[8].resize(rx[8].size() + 100, 1);     // drift far beyond the limits
+        rx[3].clear();                       // empty
+        rx[5][2] = 9;                        // not a bit
+        rx[8].resize(rx[8].size() + 100, 1); // drift far beyond the limits
     }
     size_t size() const { return rx.size(); }
     frame_view view(size_t k) const { return { rx[k].data(), rx[k].size(), nullptr }; }
@@ -77,8 +78,10 @@ template <typename F>
 void run_threads(int count, F&& body)
 {
     std::vector<std::thread> threads;
-    for (int t = 0; t < count; ++t) threads.emplace_back(body, t);
-    for (auto& t : threads) t.join();
+    for (int t = 0; t < count; ++t)
+        threads.emplace_back(body, t);
+    for (auto& t : threads)
+        t.join();
 }
 
 } // namespace
@@ -109,10 +112,12 @@ TEST(concurrency, one_decoder_from_many_threads)
                 std::vector<size_t> order(fx.size());
                 std::iota(order.begin(), order.end(), 0);
                 std::shuffle(order.begin(), order.end(), std::mt19937(unsigned(t)));
-                for (auto& d : out) d.post.resize(size_t(fx.N * 16));
+                for (auto& d : out)
+                    d.post.resize(size_t(fx.N * 16));
                 if (t % 2 == 0) {
                     for (size_t k : order) {
-                        out[k].status = dec->decode(fx.view(k), out[k].post.data()).status;
+                        out[k].status =
+                            dec->decode(fx.view(k), out[k].post.data()).status;
                     }
                     return;
                 }
@@ -125,15 +130,18 @@ TEST(concurrency, one_decoder_from_many_threads)
                         posts.push_back(out[order[j]].post.data());
                     }
                     const auto r = dec->decode_batch(views, posts);
-                    for (size_t j = first; j < last; ++j) out[order[j]].status = r[j - first].status;
+                    for (size_t j = first; j < last; ++j)
+                        out[order[j]].status = r[j - first].status;
                 }
             });
             for (int t = 0; t < threads_used; ++t)
                 for (size_t k = 0; k < fx.size(); ++k) {
                     EXPECT_EQ(got[size_t(t)][k].status, serial[k].status)
-                        << to_string(p) << " " << to_string(s) << " thread " << t << " frame " << k;
+                        << to_string(p) << " " << to_string(s) << " thread " << t
+                        << " frame " << k;
                     EXPECT_EQ(got[size_t(t)][k].post, serial[k].post)
-                        << to_string(p) << " " << to_string(s) << " thread " << t << " frame " << k;
+                        << to_string(p) << " " << to_string(s) << " thread " << t
+                        << " frame " << k;
                 }
         }
 }
@@ -176,13 +184,15 @@ TEST(concurrency, channel_emulators_and_transmit_per_thread)
     std::vector<std::vector<uint8_t>> tx(30);
     for (auto& b : tx) {
         b.resize(500);
-        for (auto& x : b) x = uint8_t(rng() & 1);
+        for (auto& x : b)
+            x = uint8_t(rng() & 1);
     }
     std::vector<std::vector<uint8_t>> serial;
     for (size_t k = 0; k < tx.size(); ++k)
         serial.push_back(transmit(ch, tx[k].data(), tx[k].size(), 21, k).rx);
 
-    std::vector<std::vector<std::vector<uint8_t>>> by_emulator(threads_used), by_transmit(threads_used);
+    std::vector<std::vector<std::vector<uint8_t>>> by_emulator(threads_used),
+        by_transmit(threads_used);
     run_threads(threads_used, [&](int t) {
         std::mt19937 chunks(unsigned(t) + 100);
         for (size_t k = 0; k < tx.size(); ++k) {
@@ -196,7 +206,8 @@ TEST(concurrency, channel_emulators_and_transmit_per_thread)
                 pos += n;
             }
             by_emulator[size_t(t)].push_back(std::move(rx));
-            by_transmit[size_t(t)].push_back(transmit(ch, tx[k].data(), tx[k].size(), 21, k).rx);
+            by_transmit[size_t(t)].push_back(
+                transmit(ch, tx[k].data(), tx[k].size(), 21, k).rx);
         }
     });
     for (int t = 0; t < threads_used; ++t) {
@@ -245,8 +256,10 @@ TEST(concurrency, frame_source_and_error_counters_per_thread)
                        e[k].symbol_errors == serial_errors[size_t(b)][k].symbol_errors &&
                        e[k].bit_errors == serial_errors[size_t(b)][k].bit_errors;
             }
-            if (!same) ++failures[size_t(t)];
+            if (!same)
+                ++failures[size_t(t)];
         }
     });
-    for (int t = 0; t < threads_used; ++t) EXPECT_EQ(failures[size_t(t)], 0) << "thread " << t;
+    for (int t = 0; t < threads_used; ++t)
+        EXPECT_EQ(failures[size_t(t)], 0) << "thread " << t;
 }

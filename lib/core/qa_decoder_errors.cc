@@ -45,7 +45,8 @@ std::vector<uint8_t> random_bits(size_t count, uint32_t seed)
 {
     std::mt19937 g(seed);
     std::vector<uint8_t> v(count);
-    for (auto& b : v) b = uint8_t(g() & 1u);
+    for (auto& b : v)
+        b = uint8_t(g() & 1u);
     return v;
 }
 
@@ -83,8 +84,15 @@ TEST(frame_status, one_vocabulary)
         EXPECT_TRUE(names.insert(name).second) << name << " is used twice";
         EXPECT_EQ(parse_frame_status(name), s);
     }
-    for (const char* n : { "ok", "empty", "invalid_input", "drift_out_of_range", "impossible",
-                           "decoder_error", "truncated", "frame_lost", "invalid_tag" }) {
+    for (const char* n : { "ok",
+                           "empty",
+                           "invalid_input",
+                           "drift_out_of_range",
+                           "impossible",
+                           "decoder_error",
+                           "truncated",
+                           "frame_lost",
+                           "invalid_tag" }) {
         EXPECT_EQ(names.count(n), 1u) << n;
     }
     EXPECT_THROW(parse_frame_status("lost"), std::invalid_argument);
@@ -137,7 +145,8 @@ TEST(decoder_errors, subnormal_priors_in_a_batch_decode_like_one_frame)
         std::vector<double> priors(size_t(N) * cb.q(), 1e-320);
         const auto rx = random_bits(size_t(N) * cb.n(), 3);
         std::vector<double> one(priors.size()), a(priors.size()), b(priors.size());
-        ASSERT_TRUE(dec->decode({ rx.data(), rx.size(), priors.data() }, one.data()).ok());
+        ASSERT_TRUE(
+            dec->decode({ rx.data(), rx.size(), priors.data() }, one.data()).ok());
         const auto rs = dec->decode_batch({ { rx.data(), rx.size(), priors.data() },
                                             { rx.data(), rx.size(), priors.data() } },
                                           { a.data(), b.data() });
@@ -149,7 +158,8 @@ TEST(decoder_errors, subnormal_priors_in_a_batch_decode_like_one_frame)
 
 TEST(decoder_errors, out_of_memory_is_a_frame_status_not_a_crash)
 {
-    if (sanitized) GTEST_SKIP() << "sanitizers reserve address space; the limit cannot be set";
+    if (sanitized)
+        GTEST_SKIP() << "sanitizers reserve address space; the limit cannot be set";
     // Global storage for this frame needs N M_tau blocks of M_n q floats
     // (about 0.5 GB); the address space is limited to 160 MB more than is
     // in use, so that allocation fails while local storage (one block) fits.
@@ -167,7 +177,8 @@ TEST(decoder_errors, out_of_memory_is_a_frame_status_not_a_crash)
         cfg.storage = storage;
         cfg.threads = 2;
         auto dec = map_decoder::make(cfg);
-        ASSERT_EQ(dec->storage(), storage_kind::global) << "the test needs global storage";
+        ASSERT_EQ(dec->storage(), storage_kind::global)
+            << "the test needs global storage";
         const size_t NQ = size_t(N) * cb.q();
         std::vector<double> p0(NQ), p1(NQ), p2(NQ), ref(NQ);
         // the reference, and the OpenMP threads started, before the limit
@@ -175,8 +186,9 @@ TEST(decoder_errors, out_of_memory_is_a_frame_status_not_a_crash)
             decoder_config local = cfg;
             local.storage = storage_kind::local;
             auto ldec = map_decoder::make(local);
-            const auto r = ldec->decode_batch({ { tx.rx.data(), tx.rx.size() }, { tx.rx.data(), tx.rx.size() } },
-                                              { ref.data(), p1.data() });
+            const auto r = ldec->decode_batch(
+                { { tx.rx.data(), tx.rx.size() }, { tx.rx.data(), tx.rx.size() } },
+                { ref.data(), p1.data() });
             ASSERT_TRUE(r[0].ok()) << r[0].reason;
         }
         std::vector<frame_result> rs;
@@ -195,12 +207,15 @@ TEST(decoder_errors, out_of_memory_is_a_frame_status_not_a_crash)
         if (storage == storage_kind::global) {
             for (const auto& r : { rs[0], rs[2], single }) {
                 EXPECT_EQ(r.status, frame_status::decoder_error) << r.reason;
-                EXPECT_NE(r.reason.find("out of host memory"), std::string::npos) << r.reason;
+                EXPECT_NE(r.reason.find("out of host memory"), std::string::npos)
+                    << r.reason;
             }
-            for (double v : p0) ASSERT_EQ(v, 1.0 / cb.q()) << "a failed frame is uniform";
+            for (double v : p0)
+                ASSERT_EQ(v, 1.0 / cb.q()) << "a failed frame is uniform";
         } else {
             // auto: local storage takes over, with the same posteriors
-            for (const auto& r : { rs[0], rs[2], single }) EXPECT_TRUE(r.ok()) << r.reason;
+            for (const auto& r : { rs[0], rs[2], single })
+                EXPECT_TRUE(r.ok()) << r.reason;
             EXPECT_EQ(p0, ref);
             EXPECT_EQ(p2, ref);
             EXPECT_EQ(p1, ref);

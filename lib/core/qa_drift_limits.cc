@@ -27,16 +27,19 @@ std::map<int, double> convolve_pdf(int T, double Pi, double Pd, int kmax)
     std::vector<double> bit; // bit[k + 1] = P(drift change k)
     bit.push_back(Pd);
     double p = 1;
-    for (int k = 0; k <= kmax; ++k, p *= Pi) bit.push_back(p * (Pt + Pi * Pd));
+    for (int k = 0; k <= kmax; ++k, p *= Pi)
+        bit.push_back(p * (Pt + Pi * Pd));
     std::vector<double> cur{ 1.0 }; // cur[x] = P(drift = x - t) after t bits
     for (int t = 0; t < T; ++t) {
         std::vector<double> next(cur.size() + bit.size() - 1, 0.0);
         for (size_t x = 0; x < cur.size(); ++x)
-            for (size_t k = 0; k < bit.size(); ++k) next[x + k] += cur[x] * bit[k];
+            for (size_t k = 0; k < bit.size(); ++k)
+                next[x + k] += cur[x] * bit[k];
         cur.swap(next);
     }
     std::map<int, double> out;
-    for (size_t x = 0; x < cur.size(); ++x) out[int(x) - T] = cur[x];
+    for (size_t x = 0; x < cur.size(); ++x)
+        out[int(x) - T] = cur[x];
     return out;
 }
 
@@ -45,8 +48,8 @@ void expect_close_rel(double got, double want, double rel, const char* what, int
     if (want == 0) {
         EXPECT_EQ(got, 0.0) << what << " m=" << m;
     } else {
-        EXPECT_NEAR(got / want, 1.0, rel) << what << " m=" << m << " got " << got << " want "
-                                          << want;
+        EXPECT_NEAR(got / want, 1.0, rel)
+            << what << " m=" << m << " got " << got << " want " << want;
     }
 }
 
@@ -54,15 +57,24 @@ void expect_close_rel(double got, double want, double rel, const char* what, int
 
 TEST(drift_limits, pdf_matches_convolution)
 {
-    struct C { int T; double Pi, Pd; };
-    for (C c : { C{ 1, 0.1, 0.2 }, C{ 8, 0.01, 0.01 }, C{ 40, 0.2, 0.2 }, C{ 40, 0.3, 0.05 },
-                 C{ 25, 0.0, 0.1 }, C{ 25, 0.1, 0.0 }, C{ 60, 0.45, 0.45 } }) {
+    struct C {
+        int T;
+        double Pi, Pd;
+    };
+    for (C c : { C{ 1, 0.1, 0.2 },
+                 C{ 8, 0.01, 0.01 },
+                 C{ 40, 0.2, 0.2 },
+                 C{ 40, 0.3, 0.05 },
+                 C{ 25, 0.0, 0.1 },
+                 C{ 25, 0.1, 0.0 },
+                 C{ 60, 0.45, 0.45 } }) {
         const int mmax = c.T + 30;
         const auto ref = convolve_pdf(c.T, c.Pi, c.Pd, mmax + c.T);
         for (int m = -c.T - 2; m <= mmax; ++m) {
             const auto it = ref.find(m);
             const double want = it == ref.end() ? 0.0 : it->second;
-            if (want < 1e-250) continue; // the convolution's own underflow
+            if (want < 1e-250)
+                continue; // the convolution's own underflow
             expect_close_rel(bsid::drift_pdf(c.T, c.Pi, c.Pd, m), want, 1e-11, "phi", m);
         }
     }
@@ -95,7 +107,8 @@ TEST(drift_limits, pdf_sums_to_one_at_large_T)
     const long long lo = r.lo - 2500, hi = r.hi + 2500;
     const auto v = bsid::drift_pdf(T, 0.2, 0.2, lo, hi);
     double sum = 0;
-    for (double x : v) sum += x;
+    for (double x : v)
+        sum += x;
     EXPECT_NEAR(sum, 1.0, 1e-11);
     // the drift's variance per bit is Pi/(1-Pi)^2 + Pd(1-Pi-Pd)/(1-Pi)^2 = 0.5
     double var = 0;
@@ -108,16 +121,24 @@ TEST(drift_limits, pdf_sums_to_one_at_large_T)
 
 TEST(drift_limits, rule_properties)
 {
-    struct C { long long T; double Pi, Pd, Pr; };
-    for (C c : { C{ 8, 0.01, 0.01, 1e-10 }, C{ 400, 0.1, 0.1, 1e-10 }, C{ 4000, 0.01, 0.01, 1e-10 },
-                 C{ 1000, 0.05, 0.0, 1e-6 }, C{ 1000, 0.0, 0.05, 1e-6 }, C{ 500, 0.2, 0.05, 1e-3 } }) {
+    struct C {
+        long long T;
+        double Pi, Pd, Pr;
+    };
+    for (C c : { C{ 8, 0.01, 0.01, 1e-10 },
+                 C{ 400, 0.1, 0.1, 1e-10 },
+                 C{ 4000, 0.01, 0.01, 1e-10 },
+                 C{ 1000, 0.05, 0.0, 1e-6 },
+                 C{ 1000, 0.0, 0.05, 1e-6 },
+                 C{ 500, 0.2, 0.05, 1e-3 } }) {
         const auto r = bsid::drift_limits(c.T, c.Pi, c.Pd, c.Pr);
         // the excluded mass is below Pr (summed over a generous window)
         const auto v = bsid::drift_pdf(c.T, c.Pi, c.Pd, -c.T, r.hi + 2000);
         double excluded = 0;
         for (size_t k = 0; k < v.size(); ++k) {
             const long long m = -c.T + (long long)k;
-            if (!r.contains(m)) excluded += v[k];
+            if (!r.contains(m))
+                excluded += v[k];
         }
         EXPECT_LT(excluded, c.Pr) << "T=" << c.T;
         // step 1 of the rule stopped where phi fell below Pr/2, and step 2
@@ -173,15 +194,18 @@ TEST(drift_limits, codeword_exclusion)
 // binary-splitting convolution of boundary_limits).
 double outside(long long T, double Pi, double Pd, const bsid::drift_range& r)
 {
-    if (T == 0) return r.contains(0) ? 0.0 : 1.0;
+    if (T == 0)
+        return r.contains(0) ? 0.0 : 1.0;
     double s = 0;
     const auto lo = bsid::drift_pdf(T, Pi, Pd, -T, r.lo - 1);
-    for (double v : lo) s += v;
+    for (double v : lo)
+        s += v;
     // the upper tail, until the terms stop mattering
     for (long long m = r.hi + 1;; ++m) {
         const double v = bsid::drift_pdf(T, Pi, Pd, m);
         s += v;
-        if (m > r.hi + 5 && (v == 0 || v < 1e-30 * s)) break;
+        if (m > r.hi + 5 && (v == 0 || v < 1e-30 * s))
+            break;
     }
     return s;
 }
@@ -206,10 +230,17 @@ double corridor_exit_events(int n, double Pi, double Pd, const bsid::drift_range
             std::vector<double> ins(size_t(M), 0.0);
             for (int x = 0; x < M; ++x) {
                 const double w = cur[size_t(x)];
-                if (w == 0) continue;
-                if (x + 1 < M) ins[size_t(x + 1)] += w * Pi; else exit += w * Pi;
+                if (w == 0)
+                    continue;
+                if (x + 1 < M)
+                    ins[size_t(x + 1)] += w * Pi;
+                else
+                    exit += w * Pi;
                 next[size_t(x)] += w * Pt;
-                if (x - 1 >= 0) next[size_t(x - 1)] += w * Pd; else exit += w * Pd;
+                if (x - 1 >= 0)
+                    next[size_t(x - 1)] += w * Pd;
+                else
+                    exit += w * Pd;
             }
             cur.swap(ins);
         }
@@ -220,30 +251,46 @@ double corridor_exit_events(int n, double Pi, double Pd, const bsid::drift_range
 
 TEST(drift_limits, union_bound_holds_on_asymmetric_channels)
 {
-    struct C { long long N; int n; double Pi, Pd; };
+    struct C {
+        long long N;
+        int n;
+        double Pi, Pd;
+    };
     const double Pr = 1e-10;
-    for (C c : { C{ 500, 8, 0.02, 0.002 }, C{ 500, 8, 0.002, 0.02 }, C{ 300, 8, 0.2, 0.0 },
-                 C{ 300, 8, 0.0, 0.2 }, C{ 200, 8, 0.3, 0.01 }, C{ 200, 8, 0.01, 0.3 },
-                 C{ 500, 8, 0.01, 0.01 }, C{ 100, 16, 0.05, 0.1 }, C{ 40, 32, 0.1, 0.0 } }) {
+    for (C c : { C{ 500, 8, 0.02, 0.002 },
+                 C{ 500, 8, 0.002, 0.02 },
+                 C{ 300, 8, 0.2, 0.0 },
+                 C{ 300, 8, 0.0, 0.2 },
+                 C{ 200, 8, 0.3, 0.01 },
+                 C{ 200, 8, 0.01, 0.3 },
+                 C{ 500, 8, 0.01, 0.01 },
+                 C{ 100, 16, 0.05, 0.1 },
+                 C{ 40, 32, 0.1, 0.0 } }) {
         const auto L = bsid::compute_decoder_limits(c.N, c.n, c.Pi, c.Pd, Pr);
-        SCOPED_TRACE(::testing::Message() << "N=" << c.N << " n=" << c.n << " Pi=" << c.Pi
-                                          << " Pd=" << c.Pd << " mtau=[" << L.mtau.lo << ","
-                                          << L.mtau.hi << "] mn=[" << L.mn.lo << "," << L.mn.hi
-                                          << "]");
+        SCOPED_TRACE(::testing::Message()
+                     << "N=" << c.N << " n=" << c.n << " Pi=" << c.Pi << " Pd=" << c.Pd
+                     << " mtau=[" << L.mtau.lo << "," << L.mtau.hi << "] mn=[" << L.mn.lo
+                     << "," << L.mn.hi << "]");
         // the boundaries: sum over i = 0..N of P(drift after i n bits outside m_tau)
         double boundaries = 0;
-        for (long long i = 0; i <= c.N; ++i) boundaries += outside(i * c.n, c.Pi, c.Pd, L.mtau);
-        // the corridors: N P(leaving m_n at some node) >= N P(change over n bits outside m_n)
+        for (long long i = 0; i <= c.N; ++i)
+            boundaries += outside(i * c.n, c.Pi, c.Pd, L.mtau);
+        // the corridors: N P(leaving m_n at some node) >= N P(change over n bits outside
+        // m_n)
         const double leave = double(c.N) * corridor_exit_events(c.n, c.Pi, c.Pd, L.mn);
         const double change = double(c.N) * outside(c.n, c.Pi, c.Pd, L.mn);
         EXPECT_LT(leave, Pr / 2); // the corridors get at most half of Pr
         EXPECT_LE(change, leave * (1 + 1e-9));
         EXPECT_LT(boundaries + leave, Pr);
         // m_tau is the boundary rule for what the corridors leave
-        EXPECT_EQ(L.mtau, bsid::boundary_limits(c.N, c.n, c.Pi, c.Pd,
-                                                Pr - bsid::excluded_mass(c.N, c.n, c.Pi, c.Pd,
-                                                                         L.mtau, L.mn)
-                                                         .corridors));
+        EXPECT_EQ(
+            L.mtau,
+            bsid::boundary_limits(
+                c.N,
+                c.n,
+                c.Pi,
+                c.Pd,
+                Pr - bsid::excluded_mass(c.N, c.n, c.Pi, c.Pd, L.mtau, L.mn).corridors));
         // excluded_mass computes the same two numbers
         const auto ex = bsid::excluded_mass(c.N, c.n, c.Pi, c.Pd, L.mtau, L.mn);
         EXPECT_NEAR(ex.boundaries, boundaries, 1e-6 * boundaries + 1e-30);
@@ -262,12 +309,16 @@ TEST(drift_limits, union_bound_holds_on_asymmetric_channels)
         }
         // and not wasteful: one state less on either side leaves out at least
         // Pr/4 at the boundaries (rule 1 keeps every m with mu(m) >= half the budget)
-        const double wider_lo = bsid::excluded_mass(c.N, c.n, c.Pi, c.Pd,
-                                                    { L.mtau.lo + 1, L.mtau.hi }, L.mn).boundaries;
-        const double wider_hi = bsid::excluded_mass(c.N, c.n, c.Pi, c.Pd,
-                                                    { L.mtau.lo, L.mtau.hi - 1 }, L.mn).boundaries;
-        if (L.mtau.lo < 0) EXPECT_GE(wider_lo, Pr / 4);
-        if (L.mtau.hi > 0) EXPECT_GE(wider_hi, Pr / 4);
+        const double wider_lo =
+            bsid::excluded_mass(c.N, c.n, c.Pi, c.Pd, { L.mtau.lo + 1, L.mtau.hi }, L.mn)
+                .boundaries;
+        const double wider_hi =
+            bsid::excluded_mass(c.N, c.n, c.Pi, c.Pd, { L.mtau.lo, L.mtau.hi - 1 }, L.mn)
+                .boundaries;
+        if (L.mtau.lo < 0)
+            EXPECT_GE(wider_lo, Pr / 4);
+        if (L.mtau.hi > 0)
+            EXPECT_GE(wider_hi, Pr / 4);
     }
 }
 
@@ -298,7 +349,10 @@ TEST(drift_limits, decoder_limits_hold_zero)
         EXPECT_LE(L.mtau.lo, last.lo);
         EXPECT_GE(L.mtau.hi, last.hi);
     }
-    EXPECT_THROW(bsid::compute_decoder_limits(0, 8, 0.01, 0.01, 1e-10), std::invalid_argument);
-    EXPECT_THROW(bsid::compute_decoder_limits(10, 8, 0.01, 0.01, 0.0), std::invalid_argument);
-    EXPECT_THROW(bsid::compute_decoder_limits(10, 8, 0.7, 0.4, 1e-10), std::invalid_argument);
+    EXPECT_THROW(bsid::compute_decoder_limits(0, 8, 0.01, 0.01, 1e-10),
+                 std::invalid_argument);
+    EXPECT_THROW(bsid::compute_decoder_limits(10, 8, 0.01, 0.01, 0.0),
+                 std::invalid_argument);
+    EXPECT_THROW(bsid::compute_decoder_limits(10, 8, 0.7, 0.4, 1e-10),
+                 std::invalid_argument);
 }

@@ -30,11 +30,15 @@ public:
     //! Remembers the variable's value (or absence) and leaves it as it is.
     explicit scoped_env(std::string name) : d_name(std::move(name))
     {
-        if (const char* v = std::getenv(d_name.c_str())) d_saved = std::string(v);
+        if (const char* v = std::getenv(d_name.c_str()))
+            d_saved = std::string(v);
     }
 
     //! Remembers the variable, then sets it to `value` (nullptr: unsets it).
-    scoped_env(std::string name, const char* value) : scoped_env(std::move(name)) { set(value); }
+    scoped_env(std::string name, const char* value) : scoped_env(std::move(name))
+    {
+        set(value);
+    }
 
     scoped_env(const scoped_env&) = delete;
     scoped_env& operator=(const scoped_env&) = delete;
@@ -53,7 +57,8 @@ public:
     //! Sets the variable for the rest of the scope (nullptr: unsets it).
     void set(const char* value)
     {
-        const int rc = value ? ::setenv(d_name.c_str(), value, 1) : ::unsetenv(d_name.c_str());
+        const int rc =
+            value ? ::setenv(d_name.c_str(), value, 1) : ::unsetenv(d_name.c_str());
         if (rc != 0) {
             throw std::runtime_error(std::string("scoped_env: cannot ") +
                                      (value ? "set " : "unset ") + d_name + ": " +

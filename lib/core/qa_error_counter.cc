@@ -70,7 +70,8 @@ TEST(error_counter, counts_match_decode_and_hard_decisions)
         int sym = 0, bits = 0;
         for (int i = 0; i < N; ++i) {
             sym += d[size_t(i)] != batch.sent(k)[i];
-            bits += int(std::bitset<32>(uint32_t(d[size_t(i)] ^ batch.sent(k)[i])).count());
+            bits +=
+                int(std::bitset<32>(uint32_t(d[size_t(i)] ^ batch.sent(k)[i])).count());
             EXPECT_EQ(count.decisions()[k * N + size_t(i)], d[size_t(i)]);
         }
         EXPECT_EQ(e[k].symbol_errors, sym) << "frame " << k;
@@ -97,7 +98,8 @@ TEST(error_counter, refused_frames_are_erasures_with_every_symbol_wrong)
     for (size_t k : { size_t(1), size_t(2) }) {
         EXPECT_EQ(e[k].symbol_errors, N);
         EXPECT_EQ(e[k].bit_errors, 4 * N);
-        for (int i = 0; i < N; ++i) EXPECT_EQ(count.decisions()[k * N + size_t(i)], -1);
+        for (int i = 0; i < N; ++i)
+            EXPECT_EQ(count.decisions()[k * N + size_t(i)], -1);
     }
     EXPECT_EQ(e[0].status, bsid::frame_status::ok);
 }

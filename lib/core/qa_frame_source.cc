@@ -33,7 +33,8 @@ TEST(frame_source, same_frames_for_any_threads_and_batching)
         const auto& other = k < 10 ? a : b;
         const size_t j = k < 10 ? k : k - 10;
         EXPECT_EQ(one.rx[k], other.rx[j]) << "frame " << k;
-        for (int i = 0; i < 30; ++i) EXPECT_EQ(one.sent(k)[i], other.sent(j)[i]);
+        for (int i = 0; i < 30; ++i)
+            EXPECT_EQ(one.sent(k)[i], other.sent(j)[i]);
     }
 }
 
@@ -70,7 +71,8 @@ TEST(frame_source, message_stream_layout)
     std::vector<int32_t> msg(64);
     src.message(9, msg.data());
     bsid::philox_stream s(11, (1ULL << 63) + (1ULL << 62) + 9);
-    for (int i = 0; i < 64; ++i) EXPECT_EQ(msg[i], int32_t(s.next_u32() >> 28)) << i;
+    for (int i = 0; i < 64; ++i)
+        EXPECT_EQ(msg[i], int32_t(s.next_u32() >> 28)) << i;
 }
 
 TEST(frame_source, symbols_are_uniform_for_any_q)
@@ -93,7 +95,8 @@ TEST(frame_source, symbols_are_uniform_for_any_q)
         }
         const double e = double(frames) * N / q;
         double chi2 = 0;
-        for (double c : count) chi2 += (c - e) * (c - e) / e;
+        for (double c : count)
+            chi2 += (c - e) * (c - e) / e;
         const int df = q - 1;
         const double a = 2.0 / (9.0 * df), z = 3.719; // Wilson-Hilferty
         EXPECT_LT(chi2, df * std::pow(1 - a + z * std::sqrt(a), 3)) << "q = " << q;
@@ -105,7 +108,8 @@ TEST(frame_source, rejects_bad_arguments)
     EXPECT_THROW(bsid::frame_source(cb, ch, 0, 1), std::invalid_argument);
     const bsid::frame_source src(cb, ch, 4, 1);
     bsid::frame_batch b;
-    EXPECT_THROW(src.generate(bsid::frame_source::max_frames - 2, 3, b), std::invalid_argument);
+    EXPECT_THROW(src.generate(bsid::frame_source::max_frames - 2, 3, b),
+                 std::invalid_argument);
     EXPECT_NO_THROW(src.generate(bsid::frame_source::max_frames - 2, 2, b));
     EXPECT_THROW(src.frame(bsid::frame_source::max_frames), std::invalid_argument);
     EXPECT_THROW(src.generate(0, 1, b, -1), std::invalid_argument);

@@ -15,10 +15,10 @@
 // decodes frames also checks that the frames it expects to decode get status
 // ok, so that a decoder that refuses every frame (uniform posteriors) fails.
 
+#include "qa_reference.h"
 #include <gnuradio/bsid/core/channel.h>
 #include <gnuradio/bsid/core/lattice.h>
 #include <gnuradio/bsid/core/map_decoder.h>
-#include "qa_reference.h"
 #include <gtest/gtest.h>
 #include <chrono>
 #include <cmath>
@@ -66,7 +66,8 @@ int symbol_errors(const std::vector<double>& post, const std::vector<int64_t>& m
     std::vector<int32_t> d(msg.size());
     hard_decisions(post.data(), N, q, d.data());
     int errors = 0;
-    for (int i = 0; i < N; ++i) errors += d[size_t(i)] != msg[size_t(i)];
+    for (int i = 0; i < N; ++i)
+        errors += d[size_t(i)] != msg[size_t(i)];
     return errors;
 }
 
@@ -80,9 +81,11 @@ int symbol_errors(const std::vector<double>& post, const std::vector<int64_t>& m
  */
 frame_status status_on_a_full_channel(const map_decoder& dec, size_t rho)
 {
-    if (rho == 0) return frame_status::empty;
+    if (rho == 0)
+        return frame_status::empty;
     const long long d = (long long)rho - dec.tau();
-    if (!dec.limits().mtau.contains(d)) return frame_status::drift_out_of_range;
+    if (!dec.limits().mtau.contains(d))
+        return frame_status::drift_out_of_range;
     const drift_range& mn = dec.limits().mn;
     const long long lo = (long long)dec.N() * std::max(mn.lo, -dec.n());
     const long long hi = (long long)dec.N() * mn.hi;
@@ -103,14 +106,16 @@ TEST(map_decoder, exact_against_brute_force_with_wide_limits)
                 wide_limits(cfg, tc);
                 auto dec = map_decoder::make(cfg);
                 std::vector<double> post(size_t(tc.N * tc.cb.q()));
-                const frame_view f{ tc.y.data(), tc.y.size(),
+                const frame_view f{ tc.y.data(),
+                                    tc.y.size(),
                                     tc.priors.empty() ? nullptr : tc.priors.data() };
                 const auto r = dec->decode(f, post.data());
                 ASSERT_TRUE(r.ok()) << r.reason;
                 const double tol = p == precision_kind::dual ? 1e-9 : 1e-4;
                 EXPECT_LT(max_abs_diff(post, ref), tol)
-                    << "trial " << trial << " " << to_string(p) << " " << to_string(s) << " N="
-                    << tc.N << " n=" << tc.cb.n() << " q=" << tc.cb.q() << " " << tc.ch.repr();
+                    << "trial " << trial << " " << to_string(p) << " " << to_string(s)
+                    << " N=" << tc.N << " n=" << tc.cb.n() << " q=" << tc.cb.q() << " "
+                    << tc.ch.repr();
             }
     }
 }
@@ -125,24 +130,28 @@ TEST(map_decoder, exact_against_restricted_reference_with_default_limits)
             for (auto s : storages) {
                 auto dec = map_decoder::make(config_for(tc, p, s));
                 std::vector<double> post(size_t(tc.N * tc.cb.q()));
-                const frame_view f{ tc.y.data(), tc.y.size(),
+                const frame_view f{ tc.y.data(),
+                                    tc.y.size(),
                                     tc.priors.empty() ? nullptr : tc.priors.data() };
                 const auto r = dec->decode(f, post.data());
-                const long long drift = (long long)tc.y.size() - (long long)tc.N * tc.cb.n();
+                const long long drift =
+                    (long long)tc.y.size() - (long long)tc.N * tc.cb.n();
                 if (!dec->limits().mtau.contains(drift)) {
                     EXPECT_EQ(r.status, frame_status::drift_out_of_range);
                     continue;
                 }
                 const auto ref = brute_force_app(tc, &dec->limits());
                 double total = 0;
-                for (double v : ref) total += v;
+                for (double v : ref)
+                    total += v;
                 if (!std::isfinite(total)) { // zero probability within the limits
                     EXPECT_EQ(r.status, frame_status::impossible) << r.reason;
                     continue;
                 }
                 ASSERT_TRUE(r.ok()) << r.reason;
                 ++decoded;
-                EXPECT_LT(max_abs_diff(post, ref), p == precision_kind::dual ? 1e-9 : 1e-4)
+                EXPECT_LT(max_abs_diff(post, ref),
+                          p == precision_kind::dual ? 1e-9 : 1e-4)
                     << "trial " << trial << " " << to_string(p) << " " << to_string(s);
             }
     }
@@ -156,7 +165,8 @@ TEST(map_decoder, global_and_local_storage_are_identical)
     for (double p : { 0.0, 0.01, 0.05 }) {
         const channel_params ch(p, p, p / 2);
         std::vector<int64_t> msg(40);
-        for (auto& s : msg) s = int64_t(rng() % 16);
+        for (auto& s : msg)
+            s = int64_t(rng() % 16);
         const auto bits = cb.encode(msg.data(), msg.size());
         const auto t = transmit(ch, bits.data(), bits.size(), 7, uint64_t(p * 1000));
         for (auto prec : precisions) {
@@ -171,8 +181,8 @@ TEST(map_decoder, global_and_local_storage_are_identical)
                 out.emplace_back(size_t(40 * 16));
                 const auto r =
                     dec->decode({ t.rx.data(), t.rx.size(), nullptr }, out.back().data());
-                ASSERT_TRUE(r.ok()) << "p=" << p << " " << to_string(prec) << " " << to_string(s)
-                                    << ": " << r.reason;
+                ASSERT_TRUE(r.ok()) << "p=" << p << " " << to_string(prec) << " "
+                                    << to_string(s) << ": " << r.reason;
                 if (p == 0.0) {
                     // noiseless: the sent codewords, with certainty
                     EXPECT_EQ(symbol_errors(out.back(), msg, 16), 0) << to_string(prec);
@@ -195,24 +205,27 @@ TEST(map_decoder, batch_equals_repeated_decode_with_statuses)
     std::vector<std::vector<int64_t>> msgs;
     for (int k = 0; k < 9; ++k) {
         std::vector<int64_t> msg(N);
-        for (int i = 0; i < N; ++i) msg[size_t(i)] = (i * 7 + k) % 16;
+        for (int i = 0; i < N; ++i)
+            msg[size_t(i)] = (i * 7 + k) % 16;
         const auto bits = cb.encode(msg.data(), msg.size());
         frames.push_back(transmit(ch, bits.data(), bits.size(), 3, uint64_t(k)).rx);
         msgs.push_back(msg);
     }
-    frames[2].clear();                              // empty
-    frames[4][5] = 7;                               // not a bit
-    frames[6].resize(frames[6].size() + 200, 0);    // drift far beyond the limits
+    frames[2].clear();                           // empty
+    frames[4][5] = 7;                            // not a bit
+    frames[6].resize(frames[6].size() + 200, 0); // drift far beyond the limits
     priors.assign(frames.size(), std::vector<double>(size_t(N * 16), 1.0));
     priors[1][3] = 50.0;
     decoder_config cfg = cpu_config(cb, ch, N);
     cfg.threads = 3;
     auto dec = map_decoder::make(cfg);
     std::vector<frame_view> views;
-    std::vector<std::vector<double>> batch(frames.size(), std::vector<double>(size_t(N * 16)));
+    std::vector<std::vector<double>> batch(frames.size(),
+                                           std::vector<double>(size_t(N * 16)));
     std::vector<double*> outs;
     for (size_t k = 0; k < frames.size(); ++k) {
-        views.push_back({ frames[k].data(), frames[k].size(), k % 2 ? priors[k].data() : nullptr });
+        views.push_back(
+            { frames[k].data(), frames[k].size(), k % 2 ? priors[k].data() : nullptr });
         outs.push_back(batch[k].data());
     }
     const auto results = dec->decode_batch(views, outs);
@@ -235,7 +248,8 @@ TEST(map_decoder, batch_equals_repeated_decode_with_statuses)
         EXPECT_LE(symbol_errors(batch[k], msgs[k], 16), 2) << k;
     }
     for (size_t k : { 2, 4, 6 })
-        for (double v : batch[k]) EXPECT_EQ(v, 1.0 / 16) << k; // refused: uniform
+        for (double v : batch[k])
+            EXPECT_EQ(v, 1.0 / 16) << k; // refused: uniform
 }
 
 TEST(map_decoder, impossible_frames)
@@ -254,7 +268,8 @@ TEST(map_decoder, impossible_frames)
         const auto r = dec->decode({ bad.data(), bad.size(), nullptr }, post.data());
         EXPECT_EQ(r.status, frame_status::impossible);
         EXPECT_NE(r.reason.find("probability 0"), std::string::npos) << r.reason;
-        for (double v : post) EXPECT_EQ(v, 0.5);
+        for (double v : post)
+            EXPECT_EQ(v, 0.5);
     }
     // Priors that exclude the only consistent message make the frame impossible too.
     auto dec = map_decoder::make(cfg);
@@ -265,7 +280,8 @@ TEST(map_decoder, impossible_frames)
               frame_status::impossible);
     // and priors that allow it change nothing
     const std::vector<double> allow = { 0, 1, 1, 0 };
-    ASSERT_TRUE(dec->decode({ good.data(), good.size(), allow.data() }, post.data()).ok());
+    ASSERT_TRUE(
+        dec->decode({ good.data(), good.size(), allow.data() }, post.data()).ok());
     EXPECT_EQ(post, (std::vector<double>{ 0, 1, 1, 0 }));
 }
 
@@ -345,11 +361,12 @@ TEST(map_decoder, no_nan_on_hard_channels)
                 for (uint64_t k = 0; k < 10; ++k) {
                     const auto t = transmit(ch, bits.data(), bits.size(), 5, k);
                     std::vector<double> post(size_t(N * 8));
-                    const auto r = dec->decode({ t.rx.data(), t.rx.size(), nullptr }, post.data());
+                    const auto r =
+                        dec->decode({ t.rx.data(), t.rx.size(), nullptr }, post.data());
                     const frame_status want = status_on_a_full_channel(*dec, t.rx.size());
                     EXPECT_EQ(r.status, want)
-                        << to_string(p) << " p=" << pr << " N=" << N << " frame " << k << " rho="
-                        << t.rx.size() << ": " << r.reason;
+                        << to_string(p) << " p=" << pr << " N=" << N << " frame " << k
+                        << " rho=" << t.rx.size() << ": " << r.reason;
                     decoded += r.ok();
                     for (int i = 0; i < N; ++i) {
                         double s = 0;
@@ -360,7 +377,8 @@ TEST(map_decoder, no_nan_on_hard_channels)
                         EXPECT_NEAR(s, 1.0, 1e-9) << r.reason;
                     }
                     if (!r.ok()) {
-                        for (double v : post) EXPECT_EQ(v, 1.0 / 8) << "refused: uniform";
+                        for (double v : post)
+                            EXPECT_EQ(v, 1.0 / 8) << "refused: uniform";
                     }
                 }
             }
@@ -378,13 +396,15 @@ TEST(map_decoder, truncation_effect_is_small)
     const channel_params ch(0.01, 0.01, 0.0);
     const int N = 50;
     std::vector<int64_t> msg(N);
-    for (int i = 0; i < N; ++i) msg[size_t(i)] = (5 * i + 1) % 16;
+    for (int i = 0; i < N; ++i)
+        msg[size_t(i)] = (5 * i + 1) % 16;
     const auto bits = cb.encode(msg.data(), msg.size());
     const auto t = transmit(ch, bits.data(), bits.size(), 1, 0);
     decoder_config cfg = cpu_config(cb, ch, N);
     cfg.precision = precision_kind::dual;
     std::vector<double> a(size_t(N * 16)), b(size_t(N * 16));
-    auto r = map_decoder::make(cfg)->decode({ t.rx.data(), t.rx.size(), nullptr }, a.data());
+    auto r =
+        map_decoder::make(cfg)->decode({ t.rx.data(), t.rx.size(), nullptr }, a.data());
     ASSERT_TRUE(r.ok()) << r.reason;
     cfg.mtau = drift_range{ -120, 120 };
     cfg.mn = drift_range{ -8, 40 };
@@ -396,15 +416,28 @@ TEST(map_decoder, truncation_effect_is_small)
     EXPECT_LE(symbol_errors(b, msg, 16), 2);
     const double diff = max_abs_diff(a, b);
     EXPECT_LT(diff, 1e-4);
-    std::cout << "max |posterior change| from the Pr = 1e-10 limits: " << diff << std::endl;
+    std::cout << "max |posterior change| from the Pr = 1e-10 limits: " << diff
+              << std::endl;
 }
 
 TEST(map_decoder, hard_decisions_break_ties_low)
 {
-    const double post[] = { 0.1, 0.4, 0.4, 0.1,                       // exact tie: 1
-                            0.25, 0.25 * (1 + 1e-13), 0.25, 0.25,     // within 1e-12: 0
-                            0.1, 0.2, 0.3 * (1 + 1e-9), 0.3,          // a real winner: 2
-                            0, 0, 0, 1 };
+    const double post[] = { 0.1,
+                            0.4,
+                            0.4,
+                            0.1, // exact tie: 1
+                            0.25,
+                            0.25 * (1 + 1e-13),
+                            0.25,
+                            0.25, // within 1e-12: 0
+                            0.1,
+                            0.2,
+                            0.3 * (1 + 1e-9),
+                            0.3, // a real winner: 2
+                            0,
+                            0,
+                            0,
+                            1 };
     int32_t out[4];
     hard_decisions(post, 4, 4, out);
     EXPECT_EQ(out[0], 1);
@@ -435,7 +468,8 @@ TEST(map_decoder, log_priors_at_full_range)
         tiny_case tc = random_case(rng, true);
         const int q = tc.cb.q();
         std::vector<double> lp(tc.priors.size());
-        for (size_t k = 0; k < lp.size(); ++k) lp[k] = std::log(tc.priors[k]) + double(k / size_t(q)) * 7.0;
+        for (size_t k = 0; k < lp.size(); ++k)
+            lp[k] = std::log(tc.priors[k]) + double(k / size_t(q)) * 7.0;
         // one symbol per row 200 below the others, in both forms
         for (int i = 0; i < tc.N; ++i) {
             lp[size_t(i) * q] -= 200.0;
@@ -450,14 +484,18 @@ TEST(map_decoder, log_priors_at_full_range)
             cfg.precision = p;
             auto dec = map_decoder::make(cfg);
             std::vector<double> post(ref.size());
-            const auto r = dec->decode({ tc.y.data(), tc.y.size(), lp.data(), true }, post.data());
+            const auto r =
+                dec->decode({ tc.y.data(), tc.y.size(), lp.data(), true }, post.data());
             ASSERT_TRUE(r.ok()) << r.reason;
-            EXPECT_LT(max_abs_diff(post, ref), p == precision_kind::dual ? 1e-9 : 1e-4) << trial;
+            EXPECT_LT(max_abs_diff(post, ref), p == precision_kind::dual ? 1e-9 : 1e-4)
+                << trial;
             for (int i = 0; i < tc.N; ++i) {
                 const double want = ref[size_t(i) * q];
                 if (want > 0) {
                     // relative, far below 1e-38 in float too
-                    EXPECT_NEAR(post[size_t(i) * q] / want, 1.0, p == precision_kind::dual ? 1e-9 : 1e-4)
+                    EXPECT_NEAR(post[size_t(i) * q] / want,
+                                1.0,
+                                p == precision_kind::dual ? 1e-9 : 1e-4)
                         << trial << " " << i;
                 }
             }
@@ -478,7 +516,8 @@ TEST(map_decoder, log_priors_at_full_range)
             dec->decode({ y.data(), y.size(), v.data(), true }, post.data());
             ADD_FAILURE() << "no exception for " << fragment;
         } catch (const std::invalid_argument& e) {
-            EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos)
+                << e.what();
         }
     };
     refused({ 0, NAN, 0, 0 }, "log priors[0][1] = nan");

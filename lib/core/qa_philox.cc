@@ -15,21 +15,27 @@ using bsid::philox4x32_10;
 TEST(philox, known_answer_zeros)
 {
     const auto out = philox4x32_10::block({ 0, 0, 0, 0 }, { 0, 0 });
-    EXPECT_EQ(out, (philox4x32_10::counter_type{ 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8 }));
+    EXPECT_EQ(
+        out,
+        (philox4x32_10::counter_type{ 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8 }));
 }
 
 TEST(philox, known_answer_ones)
 {
-    const auto out = philox4x32_10::block({ 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff },
-                                          { 0xffffffff, 0xffffffff });
-    EXPECT_EQ(out, (philox4x32_10::counter_type{ 0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd }));
+    const auto out = philox4x32_10::block(
+        { 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff }, { 0xffffffff, 0xffffffff });
+    EXPECT_EQ(
+        out,
+        (philox4x32_10::counter_type{ 0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd }));
 }
 
 TEST(philox, known_answer_pi_digits)
 {
-    const auto out = philox4x32_10::block({ 0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344 },
-                                          { 0xa4093822, 0x299f31d0 });
-    EXPECT_EQ(out, (philox4x32_10::counter_type{ 0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1 }));
+    const auto out = philox4x32_10::block(
+        { 0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344 }, { 0xa4093822, 0x299f31d0 });
+    EXPECT_EQ(
+        out,
+        (philox4x32_10::counter_type{ 0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1 }));
 }
 
 // The stream layout is a documented contract: block b of stream (seed, id) is

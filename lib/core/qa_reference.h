@@ -30,8 +30,9 @@ inline uint64_t test_seed()
 {
     static const uint64_t seed = [] {
         const char* env = std::getenv("BSID_TEST_SEED");
-        const uint64_t s = env ? std::strtoull(env, nullptr, 10)
-                               : uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+        const uint64_t s =
+            env ? std::strtoull(env, nullptr, 10)
+                : uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
         std::cout << "random cases from BSID_TEST_SEED=" << s << std::endl;
         return s;
     }();
@@ -41,13 +42,18 @@ inline uint64_t test_seed()
 inline std::vector<uint8_t> bits_of(uint32_t w, int n)
 {
     std::vector<uint8_t> b(static_cast<size_t>(n));
-    for (int r = 0; r < n; ++r) b[size_t(r)] = uint8_t((w >> (n - 1 - r)) & 1u);
+    for (int r = 0; r < n; ++r)
+        b[size_t(r)] = uint8_t((w >> (n - 1 - r)) & 1u);
     return b;
 }
 
 // R(y|x) with every node's drift c - r inside [dlo, dhi] (independent table).
-inline double corridor_R(const channel_params& ch, const std::vector<uint8_t>& x, const uint8_t* y,
-                  int L, int dlo, int dhi)
+inline double corridor_R(const channel_params& ch,
+                         const std::vector<uint8_t>& x,
+                         const uint8_t* y,
+                         int L,
+                         int dlo,
+                         int dhi)
 {
     const int n = int(x.size());
     std::vector<double> F(size_t((n + 1) * (L + 1)), 0.0);
@@ -55,12 +61,16 @@ inline double corridor_R(const channel_params& ch, const std::vector<uint8_t>& x
     auto inside = [&](int r, int c) { return c - r >= dlo && c - r <= dhi; };
     for (int r = 0; r <= n; ++r)
         for (int c = 0; c <= L; ++c) {
-            if (!inside(r, c)) continue;
+            if (!inside(r, c))
+                continue;
             double v = (r == 0 && c == 0) ? 1.0 : 0.0;
-            if (c > 0 && r < n && inside(r, c - 1)) v += ch.Pi() / 2 * at(r, c - 1);
-            if (r > 0 && inside(r - 1, c)) v += ch.Pd() * at(r - 1, c);
+            if (c > 0 && r < n && inside(r, c - 1))
+                v += ch.Pi() / 2 * at(r, c - 1);
+            if (r > 0 && inside(r - 1, c))
+                v += ch.Pd() * at(r - 1, c);
             if (r > 0 && c > 0 && inside(r - 1, c - 1))
-                v += (y[c - 1] == x[size_t(r - 1)] ? ch.Pt() * (1 - ch.Ps()) : ch.Pt() * ch.Ps()) *
+                v += (y[c - 1] == x[size_t(r - 1)] ? ch.Pt() * (1 - ch.Ps())
+                                                   : ch.Pt() * ch.Ps()) *
                      at(r - 1, c - 1);
             at(r, c) = v;
         }
@@ -81,7 +91,8 @@ struct tiny_case {
  * lattice node's drift within a codeword inside m_n; otherwise the full-frame
  * lattice gives the untruncated P(y|X).
  */
-inline std::vector<double> brute_force_app(const tiny_case& tc, const decoder_limits* limits)
+inline std::vector<double> brute_force_app(const tiny_case& tc,
+                                           const decoder_limits* limits)
 {
     const int N = tc.N, q = tc.cb.q(), n = tc.cb.n();
     const long long rho = (long long)tc.y.size(), tau = (long long)N * n;
@@ -92,7 +103,8 @@ inline std::vector<double> brute_force_app(const tiny_case& tc, const decoder_li
         double prior = 1;
         std::vector<uint8_t> X;
         for (int i = 0; i < N; ++i) {
-            if (!tc.priors.empty()) prior *= tc.priors[size_t(i * q + msg[size_t(i)])];
+            if (!tc.priors.empty())
+                prior *= tc.priors[size_t(i * q + msg[size_t(i)])];
             const auto w = bits_of(tc.cb.word(size_t(i), msg[size_t(i)]), n);
             X.insert(X.end(), w.begin(), w.end());
         }
@@ -109,14 +121,18 @@ inline std::vector<double> brute_force_app(const tiny_case& tc, const decoder_li
                 std::fill(Pn.begin(), Pn.end(), 0.0);
                 const std::vector<uint8_t> x(X.begin() + i * n, X.begin() + (i + 1) * n);
                 for (int m1 = mt.lo; m1 <= mt.hi; ++m1) {
-                    if (P[size_t(m1 - mt.lo)] == 0) continue;
+                    if (P[size_t(m1 - mt.lo)] == 0)
+                        continue;
                     const long long s = (long long)i * n + m1;
-                    if (s < 0 || s > rho) continue;
+                    if (s < 0 || s > rho)
+                        continue;
                     for (int d = mn.lo; d <= mn.hi; ++d) {
                         const int m2 = m1 + d;
                         const long long len = n + d;
-                        if (m2 < mt.lo || m2 > mt.hi || len < 0 || s + len > rho) continue;
-                        Pn[size_t(m2 - mt.lo)] += P[size_t(m1 - mt.lo)] *
+                        if (m2 < mt.lo || m2 > mt.hi || len < 0 || s + len > rho)
+                            continue;
+                        Pn[size_t(m2 - mt.lo)] +=
+                            P[size_t(m1 - mt.lo)] *
                             corridor_R(tc.ch, x, tc.y.data() + s, int(len), mn.lo, mn.hi);
                     }
                 }
@@ -125,13 +141,17 @@ inline std::vector<double> brute_force_app(const tiny_case& tc, const decoder_li
             const long long end = rho - tau;
             p = mt.contains(end) ? P[size_t(end - mt.lo)] : 0.0;
         }
-        for (int i = 0; i < N; ++i) app[size_t(i * q + msg[size_t(i)])] += prior * p;
+        for (int i = 0; i < N; ++i)
+            app[size_t(i * q + msg[size_t(i)])] += prior * p;
         total += prior * p;
         int k = 0;
-        while (k < N && ++msg[size_t(k)] == q) msg[size_t(k++)] = 0;
-        if (k == N) break;
+        while (k < N && ++msg[size_t(k)] == q)
+            msg[size_t(k++)] = 0;
+        if (k == N)
+            break;
     }
-    for (auto& v : app) v /= total / 1.0;
+    for (auto& v : app)
+        v /= total / 1.0;
     // rows already sum to 1 (each message counted once per position)
     return app;
 }
@@ -146,17 +166,22 @@ inline tiny_case random_case(std::mt19937_64& rng, bool with_priors)
     const int q = std::uniform_int_distribution<int>(2, std::min(4, 1 << n))(rng);
     const int N = Nd(rng);
     codebook cb = codebook::random(n, q, P, rng());
-    const channel_params ch(0.3 * u(rng), 0.3 * u(rng), u(rng) < 0.3 ? 0.0 : 0.2 * u(rng));
+    const channel_params ch(
+        0.3 * u(rng), 0.3 * u(rng), u(rng) < 0.3 ? 0.0 : 0.2 * u(rng));
     std::vector<int64_t> msg(static_cast<size_t>(N));
-    for (auto& s : msg) s = std::uniform_int_distribution<int>(0, q - 1)(rng);
+    for (auto& s : msg)
+        s = std::uniform_int_distribution<int>(0, q - 1)(rng);
     const auto bits = cb.encode(msg.data(), msg.size());
     auto t = transmit(ch, bits.data(), bits.size(), rng(), 0);
-    if (t.rx.empty()) t.rx.push_back(uint8_t(rng() & 1)); // empty frames are refused by design
+    if (t.rx.empty())
+        t.rx.push_back(uint8_t(rng() & 1)); // empty frames are refused by design
     std::vector<double> pri;
     if (with_priors) {
         pri.resize(size_t(N * q));
-        for (auto& v : pri) v = u(rng) < 0.15 ? 0.0 : u(rng);
-        for (int i = 0; i < N; ++i) pri[size_t(i * q + int(rng() % q))] += 0.5; // no zero rows
+        for (auto& v : pri)
+            v = u(rng) < 0.15 ? 0.0 : u(rng);
+        for (int i = 0; i < N; ++i)
+            pri[size_t(i * q + int(rng() % q))] += 0.5; // no zero rows
     }
     return { cb, ch, N, t.rx, pri };
 }
@@ -164,7 +189,8 @@ inline tiny_case random_case(std::mt19937_64& rng, bool with_priors)
 inline double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b)
 {
     double m = 0;
-    for (size_t k = 0; k < a.size(); ++k) m = std::max(m, std::abs(a[k] - b[k]));
+    for (size_t k = 0; k < a.size(); ++k)
+        m = std::max(m, std::abs(a[k] - b[k]));
     return m;
 }
 

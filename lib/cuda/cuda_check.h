@@ -23,8 +23,8 @@ class cuda_error : public std::runtime_error
 {
 public:
     cuda_error(const char* what, cudaError_t e)
-        : std::runtime_error(std::string("CUDA: ") + what + ": " + cudaGetErrorName(e) + " (" +
-                             cudaGetErrorString(e) + ")"),
+        : std::runtime_error(std::string("CUDA: ") + what + ": " + cudaGetErrorName(e) +
+                             " (" + cudaGetErrorString(e) + ")"),
           code(e)
     {
     }

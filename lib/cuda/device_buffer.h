@@ -28,12 +28,14 @@ public:
     //! Grows the buffer to at least count items (contents not kept).
     void ensure(size_t count)
     {
-        if (count > d_count) allocate(count);
+        if (count > d_count)
+            allocate(count);
     }
     size_t bytes() const { return d_count * sizeof(T); }
     void release()
     {
-        if (d_ptr) cudaFree(d_ptr);
+        if (d_ptr)
+            cudaFree(d_ptr);
         d_ptr = nullptr;
         d_count = 0;
     }
@@ -41,17 +43,20 @@ public:
     void allocate(size_t count)
     {
         release();
-        if (count == 0) return;
+        if (count == 0)
+            return;
         BSID_CUDA(cudaMalloc(reinterpret_cast<void**>(&d_ptr), count * sizeof(T)));
         d_count = count;
     }
     void upload(const T* host, size_t count)
     {
-        if (count) BSID_CUDA(cudaMemcpy(d_ptr, host, count * sizeof(T), cudaMemcpyHostToDevice));
+        if (count)
+            BSID_CUDA(cudaMemcpy(d_ptr, host, count * sizeof(T), cudaMemcpyHostToDevice));
     }
     void download(T* host, size_t count) const
     {
-        if (count) BSID_CUDA(cudaMemcpy(host, d_ptr, count * sizeof(T), cudaMemcpyDeviceToHost));
+        if (count)
+            BSID_CUDA(cudaMemcpy(host, d_ptr, count * sizeof(T), cudaMemcpyDeviceToHost));
     }
     T* get() const { return d_ptr; }
 

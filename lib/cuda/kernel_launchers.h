@@ -20,23 +20,33 @@
 namespace bsid {
 namespace cuda {
 
-//! One pass (pass_G or pass_L) of the general lattice kernel; scratch: 2 Mn grid block values.
+//! One pass (pass_G or pass_L) of the general lattice kernel; scratch: 2 Mn grid block
+//! values.
 template <typename real>
-void launch_lattice_general(int grid, int block, const launch_params<real>& p, real* scratch, int pass);
+void launch_lattice_general(
+    int grid, int block, const launch_params<real>& p, real* scratch, int pass);
 
-//! The general kernel's block size from the occupancy API; min_grid receives the grid that fills the device.
+//! The general kernel's block size from the occupancy API; min_grid receives the grid
+//! that fills the device.
 template <typename real>
 int general_block_size(int* min_grid);
 
 //! Packs each frame's received bits, 64 to a word after one word of padding.
-void launch_pack(const uint8_t* bits, const long long* offset, const long long* rho,
-                 const long long* packed_offset, unsigned long long* packed, int F, long long most_words);
+void launch_pack(const uint8_t* bits,
+                 const long long* offset,
+                 const long long* rho,
+                 const long long* packed_offset,
+                 unsigned long long* packed,
+                 int F,
+                 long long most_words);
 
-//! alpha (which = 0), beta (1) or both at once (2) over the window of p; warp: one warp per frame where M_tau allows.
+//! alpha (which = 0), beta (1) or both at once (2) over the window of p; warp: one warp
+//! per frame where M_tau allows.
 template <typename real>
 void launch_recursion(const launch_params<real>& p, int which, bool warp, int ab_block);
 
-//! The normalizers' logs, summed: alpha's (which = 0, after the forward pass) or beta's over the window (1).
+//! The normalizers' logs, summed: alpha's (which = 0, after the forward pass) or beta's
+//! over the window (1).
 template <typename real>
 void launch_norm_scan(const launch_params<real>& p, int which);
 

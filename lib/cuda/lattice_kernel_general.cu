@@ -40,7 +40,8 @@ __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int
         const long long fi = it / p.nwarps;
         const int f = int(fi / p.Wc);
         const int iw = int(fi - (long long)f * p.Wc);
-        if (pass == pass_L && p.status[f] != st_ok) continue; // the whole warp
+        if (pass == pass_L && p.status[f] != st_ok)
+            continue; // the whole warp
         const int i = p.i0 + iw;
         const int a = 32 * w + lane;
         const long long fw = (long long)f * p.W + iw;
@@ -50,23 +51,27 @@ __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int
         const bool inside = a < p.Mt && start >= 0 && start <= rho;
         bool any = false;
         if (pass == pass_L) {
-            const double al = inside ? p.alpha[((long long)f * (p.N + 1) + i) * p.Mt + a] *
-                                           lattice_pass_L_scale(p, f, i)
-                                     : 0.0;
+            const double al = inside
+                                  ? p.alpha[((long long)f * (p.N + 1) + i) * p.Mt + a] *
+                                        lattice_pass_L_scale(p, f, i)
+                                  : 0.0;
             const double* bn = p.beta + ((long long)f * (p.N + 1) + i + 1) * p.Mt;
             for (int e = 0; e < p.Mn; ++e) {
                 const int b = a + p.dlo + e;
-                const real v = (inside && b >= 0 && b < p.Mt) ? real(al * bn[b]) : real(0);
+                const real v =
+                    (inside && b >= 0 && b < p.Mt) ? real(al * bn[b]) : real(0);
                 aux[(long long)e * nthreads] = v;
                 any = any || v != real(0);
             }
             if (!__any_sync(0xffffffffu, any)) {
                 real* out = p.Lpart + (fw * p.nwarps + w) * p.q;
-                for (int D = lane; D < p.q; D += 32) out[D] = real(0);
+                for (int D = lane; D < p.q; D += 32)
+                    out[D] = real(0);
                 continue;
             }
         } else {
-            for (int e = 0; e < p.Mn; ++e) aux[(long long)e * nthreads] = real(0);
+            for (int e = 0; e < p.Mn; ++e)
+                aux[(long long)e * nthreads] = real(0);
         }
         const long long avail = inside ? rho - start : -1;
         const uint8_t* y = p.bits + p.offset[f] + (inside ? start : 0);
@@ -82,8 +87,10 @@ __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int
                 // row 0: F(0,0) = 1, then insertions only
                 for (int k = 0; k < p.Mn; ++k) {
                     const bool in = k <= k0 || (long long)(k + p.dlo) <= avail;
-                    const real left = k > 0 ? row[(long long)(k - 1) * nthreads] : real(0);
-                    row[(long long)k * nthreads] = in ? model::lattice_row0(k, k0, p.ins, left) : real(0);
+                    const real left =
+                        k > 0 ? row[(long long)(k - 1) * nthreads] : real(0);
+                    row[(long long)k * nthreads] =
+                        in ? model::lattice_row0(k, k0, p.ins, left) : real(0);
                 }
                 // rows 1..n (eqn:F; eqn:F_lastrow without the insertion term), in
                 // place: going up in k, row[k] and row[k + 1] still hold row
@@ -101,22 +108,28 @@ __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int
                         // neighbours outside the corridor or before the segment are 0
                         const real diag = c >= 1 ? *cell : real(0);
                         const real wdiag = c >= 1 ? wts.diag(xb, y[c - 1]) : real(0);
-                        const real vert = k + 1 < p.Mn ? row[(long long)(k + 1) * nthreads] : real(0);
-                        const real horz = k >= 1 && c >= 1 ? row[(long long)(k - 1) * nthreads] : real(0);
+                        const real vert =
+                            k + 1 < p.Mn ? row[(long long)(k + 1) * nthreads] : real(0);
+                        const real horz = k >= 1 && c >= 1
+                                              ? row[(long long)(k - 1) * nthreads]
+                                              : real(0);
                         *cell = model::lattice_cell(wdiag, diag, p.del, vert, ins, horz);
                     }
                 }
                 if (pass == pass_G) {
                     const real wD = pr ? prior[D] : real(1);
-                    for (int e = 0; e < p.Mn; ++e) aux[(long long)e * nthreads] += wD * row[(long long)e * nthreads];
+                    for (int e = 0; e < p.Mn; ++e)
+                        aux[(long long)e * nthreads] += wD * row[(long long)e * nthreads];
                 } else {
                     // without the prior: finish_kernel applies it in double
-                    for (int e = 0; e < p.Mn; ++e) s += row[(long long)e * nthreads] * aux[(long long)e * nthreads];
+                    for (int e = 0; e < p.Mn; ++e)
+                        s += row[(long long)e * nthreads] * aux[(long long)e * nthreads];
                 }
             }
             if (pass == pass_L) {
                 s = warp_sum(s);
-                if (lane == 0) p.Lpart[(fw * p.nwarps + w) * p.q + D] = s;
+                if (lane == 0)
+                    p.Lpart[(fw * p.nwarps + w) * p.q + D] = s;
             }
         }
         if (pass == pass_G && a < p.Mt) {
@@ -140,21 +153,24 @@ __global__ void pack_kernel(const uint8_t* bits,
                             int F)
 {
     const int f = blockIdx.y;
-    if (f >= F) return;
+    if (f >= F)
+        return;
     const long long words = rho[f] / 64 + 3;
     for (long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x; w < words;
          w += (long long)gridDim.x * blockDim.x) {
         unsigned long long v = 0;
         for (int j = 0; j < 64; ++j) {
             const long long t = 64 * (w - 1) + j;
-            if (t >= 0 && t < rho[f] && bits[offset[f] + t]) v |= 1ull << j;
+            if (t >= 0 && t < rho[f] && bits[offset[f] + t])
+                v |= 1ull << j;
         }
         packed[packed_offset[f] + w] = v;
     }
 }
 
 template <typename real>
-void launch_lattice_general(int grid, int block, const launch_params<real>& p, real* scratch, int pass)
+void launch_lattice_general(
+    int grid, int block, const launch_params<real>& p, real* scratch, int pass)
 {
     lattice_kernel_general<real><<<grid, block>>>(p, scratch, pass);
     BSID_CUDA(cudaGetLastError());
@@ -164,19 +180,28 @@ template <typename real>
 int general_block_size(int* min_grid)
 {
     int block = 0;
-    BSID_CUDA(cudaOccupancyMaxPotentialBlockSize(min_grid, &block, lattice_kernel_general<real>, 0, 0));
+    BSID_CUDA(cudaOccupancyMaxPotentialBlockSize(
+        min_grid, &block, lattice_kernel_general<real>, 0, 0));
     return block;
 }
 
-template void launch_lattice_general<float>(int, int, const launch_params<float>&, float*, int);
-template void launch_lattice_general<double>(int, int, const launch_params<double>&, double*, int);
+template void
+launch_lattice_general<float>(int, int, const launch_params<float>&, float*, int);
+template void
+launch_lattice_general<double>(int, int, const launch_params<double>&, double*, int);
 template int general_block_size<float>(int*);
 template int general_block_size<double>(int*);
 
-void launch_pack(const uint8_t* bits, const long long* offset, const long long* rho,
-                 const long long* packed_offset, unsigned long long* packed, int F, long long most_words)
+void launch_pack(const uint8_t* bits,
+                 const long long* offset,
+                 const long long* rho,
+                 const long long* packed_offset,
+                 unsigned long long* packed,
+                 int F,
+                 long long most_words)
 {
-    const dim3 grid(unsigned(std::min<long long>((most_words + 127) / 128, 65535)), unsigned(F));
+    const dim3 grid(unsigned(std::min<long long>((most_words + 127) / 128, 65535)),
+                    unsigned(F));
     pack_kernel<<<grid, 128>>>(bits, offset, rho, packed_offset, packed, F);
     BSID_CUDA(cudaGetLastError());
 }

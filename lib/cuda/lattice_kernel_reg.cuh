@@ -25,17 +25,22 @@ namespace cuda {
 // weight 1 after scaling), plus ins (horizontal) times node k - 1 of row r.
 // Two multiply-adds per node; the corridor's edges drop a term.
 template <typename real, int MN, int J>
-__device__ __forceinline__ void lattice_row(real (&cur)[MN], const real (&Wt)[J], real ins, int r)
+__device__ __forceinline__ void
+lattice_row(real (&cur)[MN], const real (&Wt)[J], real ins, int r)
 {
     real prev = real(0);
 #pragma unroll
     for (int k = 0; k < MN; ++k) {
         if (k == 0) {
-            prev = (k + 1 < MN) ? model::lattice_last_cell_unit_del(Wt[r + k], cur[k], cur[k + 1 < MN ? k + 1 : k])
+            prev = (k + 1 < MN) ? model::lattice_last_cell_unit_del(
+                                      Wt[r + k], cur[k], cur[k + 1 < MN ? k + 1 : k])
                                 : Wt[r + k] * cur[k];
         } else {
-            prev = (k + 1 < MN) ? model::lattice_cell_unit_del(Wt[r + k], cur[k], cur[k + 1 < MN ? k + 1 : k], ins, prev)
-                                : model::lattice_cell_unit_del(Wt[r + k], cur[k], real(0), ins, prev);
+            prev =
+                (k + 1 < MN)
+                    ? model::lattice_cell_unit_del(
+                          Wt[r + k], cur[k], cur[k + 1 < MN ? k + 1 : k], ins, prev)
+                    : model::lattice_cell_unit_del(Wt[r + k], cur[k], real(0), ins, prev);
         }
         cur[k] = prev;
     }
@@ -43,29 +48,35 @@ __device__ __forceinline__ void lattice_row(real (&cur)[MN], const real (&Wt)[J]
 
 // Row n: no horizontal steps (eqn:F_lastrow).
 template <typename real, int MN, int J>
-__device__ __forceinline__ void lattice_last_row(real (&cur)[MN], const real (&Wt)[J], int r)
+__device__ __forceinline__ void
+lattice_last_row(real (&cur)[MN], const real (&Wt)[J], int r)
 {
 #pragma unroll
     for (int k = 0; k < MN; ++k) {
-        cur[k] = (k + 1 < MN) ? model::lattice_last_cell_unit_del(Wt[r + k], cur[k], cur[k + 1 < MN ? k + 1 : k])
+        cur[k] = (k + 1 < MN) ? model::lattice_last_cell_unit_del(
+                                    Wt[r + k], cur[k], cur[k + 1 < MN ? k + 1 : k])
                               : Wt[r + k] * cur[k];
     }
 }
 
 // What a lattice kernel does with the last row of codeword D's lattice.
 template <typename real, int MN>
-__device__ __forceinline__ void lattice_out(real (&aux)[MN], const real (&cur)[MN], real wD, int pass, real* Lout, int D)
+__device__ __forceinline__ void
+lattice_out(real (&aux)[MN], const real (&cur)[MN], real wD, int pass, real* Lout, int D)
 {
     if (pass == pass_G) {
 #pragma unroll
-        for (int e = 0; e < MN; ++e) aux[e] = fma(wD, cur[e], aux[e]);
+        for (int e = 0; e < MN; ++e)
+            aux[e] = fma(wD, cur[e], aux[e]);
     } else {
         // without the prior: finish_kernel applies it in double
         real s = real(0);
 #pragma unroll
-        for (int e = 0; e < MN; ++e) s = fma(cur[e], aux[e], s);
+        for (int e = 0; e < MN; ++e)
+            s = fma(cur[e], aux[e], s);
         s = warp_sum(s);
-        if ((threadIdx.x & 31) == 0) Lout[D] = s;
+        if ((threadIdx.x & 31) == 0)
+            Lout[D] = s;
     }
 }
 
@@ -88,7 +99,8 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
         const uint32_t word = words[D];
         real cur[MN];
 #pragma unroll
-        for (int k = 0; k < MN; ++k) cur[k] = p.row0[k];
+        for (int k = 0; k < MN; ++k)
+            cur[k] = p.row0[k];
 #pragma unroll
         for (int r = 1; r <= NMAX; ++r) {
             const bool x = ((word >> (n - r)) & 1u) != 0;
@@ -100,7 +112,8 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
                 }
                 if (!EXACT && ((p.renorm_rows >> r) & 1u)) {
 #pragma unroll
-                    for (int k = 0; k < MN; ++k) cur[k] *= p.renorm_factor;
+                    for (int k = 0; k < MN; ++k)
+                        cur[k] *= p.renorm_factor;
                 }
             } else if (r == n) {
                 if (x) {
@@ -130,7 +143,8 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
  * guarded path: the weights as they are, the frame's bounds tested per node.
  */
 template <typename real, int MN, int NMAX>
-__global__ void __launch_bounds__(reg_block) lattice_kernel_reg(launch_params<real> p, int chunks, int pass)
+__global__ void __launch_bounds__(reg_block)
+    lattice_kernel_reg(launch_params<real> p, int chunks, int pass)
 {
     constexpr int J = NMAX + MN;
     const int fi = blockIdx.x / chunks;
@@ -139,8 +153,10 @@ __global__ void __launch_bounds__(reg_block) lattice_kernel_reg(launch_params<re
     const int iw = fi - f * p.Wc;
     const int i = p.i0 + iw;
     const int a = chunk * int(blockDim.x) + int(threadIdx.x);
-    if ((a & ~31) >= p.Mt) return; // whole warps past the states
-    if (pass == pass_L && p.status[f] != st_ok) return; // the whole block
+    if ((a & ~31) >= p.Mt)
+        return; // whole warps past the states
+    if (pass == pass_L && p.status[f] != st_ok)
+        return; // the whole block
     const int w = a >> 5;
     const long long fw = (long long)f * p.W + iw;
     const long long rho = p.rho[f];
@@ -162,16 +178,19 @@ __global__ void __launch_bounds__(reg_block) lattice_kernel_reg(launch_params<re
 #pragma unroll
         for (int e = 0; e < MN; ++e) {
             const int b = a + p.dlo + e;
-            aux[e] = (inside && b >= 0 && b < p.Mt) ? real(al * bn[b] * double(scale)) : real(0);
+            aux[e] = (inside && b >= 0 && b < p.Mt) ? real(al * bn[b] * double(scale))
+                                                    : real(0);
             any = any || aux[e] != real(0);
         }
         if (!__any_sync(0xffffffffu, any)) {
-            for (int D = threadIdx.x & 31; D < p.q; D += 32) Lout[D] = real(0);
+            for (int D = threadIdx.x & 31; D < p.q; D += 32)
+                Lout[D] = real(0);
             return;
         }
     } else {
 #pragma unroll
-        for (int e = 0; e < MN; ++e) aux[e] = real(0);
+        for (int e = 0; e < MN; ++e)
+            aux[e] = real(0);
     }
 
     unsigned long long win = 0;
@@ -181,7 +200,8 @@ __global__ void __launch_bounds__(reg_block) lattice_kernel_reg(launch_params<re
         const int sh = int(pos & 63);
         const unsigned long long* pk = p.packed + p.packed_offset[f];
         win = pk[wd] >> sh;
-        if (sh) win |= pk[wd + 1] << (64 - sh);
+        if (sh)
+            win |= pk[wd + 1] << (64 - sh);
     }
     const uint32_t* words = p.words + (long long)(i % p.P) * p.q;
     const bool pr = p.priors && p.has_prior[f];
@@ -198,9 +218,11 @@ __global__ void __launch_bounds__(reg_block) lattice_kernel_reg(launch_params<re
         // codewords of exactly NMAX bits without renormalization (the
         // common case) get a loop with no tests per row
         if (p.n == NMAX && p.renorm_rows == 0) {
-            lattice_codewords<real, MN, NMAX, true>(p, W0, W1, words, prior, aux, pass, Lout);
+            lattice_codewords<real, MN, NMAX, true>(
+                p, W0, W1, words, prior, aux, pass, Lout);
         } else {
-            lattice_codewords<real, MN, NMAX, false>(p, W0, W1, words, prior, aux, pass, Lout);
+            lattice_codewords<real, MN, NMAX, false>(
+                p, W0, W1, words, prior, aux, pass, Lout);
         }
     } else {
         const long long avail = inside ? rho - start : -1;
@@ -212,7 +234,9 @@ __global__ void __launch_bounds__(reg_block) lattice_kernel_reg(launch_params<re
 #pragma unroll
             for (int k = 0; k < MN; ++k) {
                 const bool in = inside && (k <= k0 || k + p.dlo <= avail);
-                cur[k] = in ? model::lattice_row0(k, k0, p.ins, k > 0 ? cur[k > 0 ? k - 1 : 0] : real(0)) : real(0);
+                cur[k] = in ? model::lattice_row0(
+                                  k, k0, p.ins, k > 0 ? cur[k > 0 ? k - 1 : 0] : real(0))
+                            : real(0);
             }
             for (int r = 1; r <= p.n; ++r) {
                 const real ins = r < p.n ? p.ins : real(0);
@@ -226,8 +250,10 @@ __global__ void __launch_bounds__(reg_block) lattice_kernel_reg(launch_params<re
                         const unsigned yb = unsigned(win >> (r + k)) & 1u;
                         const real wdiag = c >= 1 ? w.diag(xb, yb) : real(0);
                         const real diag = c >= 1 ? cur[k] : real(0);
-                        const real vert = k + 1 < MN ? cur[k + 1 < MN ? k + 1 : k] : real(0);
-                        const real horz = k >= 1 && c >= 1 ? cur[k > 0 ? k - 1 : 0] : real(0);
+                        const real vert =
+                            k + 1 < MN ? cur[k + 1 < MN ? k + 1 : k] : real(0);
+                        const real horz =
+                            k >= 1 && c >= 1 ? cur[k > 0 ? k - 1 : 0] : real(0);
                         v = model::lattice_cell(wdiag, diag, p.del, vert, ins, horz);
                     }
                     cur[k] = v;
@@ -241,13 +267,15 @@ __global__ void __launch_bounds__(reg_block) lattice_kernel_reg(launch_params<re
 #pragma unroll
         for (int e = 0; e < MN; ++e) {
             const int b = a + p.dlo + e;
-            p.G[(fw * MN + e) * p.Mt + a] = (inside && b >= 0 && b < p.Mt) ? aux[e] * scale : real(0);
+            p.G[(fw * MN + e) * p.Mt + a] =
+                (inside && b >= 0 && b < p.Mt) ? aux[e] * scale : real(0);
         }
     }
 }
 
 template <typename real, int MN, int NMAX>
-void launch_lattice_reg(unsigned grid, unsigned block, const launch_params<real>& p, int chunks, int pass)
+void launch_lattice_reg(
+    unsigned grid, unsigned block, const launch_params<real>& p, int chunks, int pass)
 {
     lattice_kernel_reg<real, MN, NMAX><<<grid, block>>>(p, chunks, pass);
 }
@@ -263,7 +291,8 @@ constexpr lattice_launcher<real> lattice_reg_entry()
 }
 
 template <typename real, int NMAX, int... M>
-std::array<lattice_launcher<real>, sizeof...(M)> make_lattice_reg_table(std::integer_sequence<int, M...>)
+std::array<lattice_launcher<real>, sizeof...(M)>
+make_lattice_reg_table(std::integer_sequence<int, M...>)
 {
     return { { lattice_reg_entry<real, NMAX, M + 1>()... } };
 }
@@ -272,17 +301,17 @@ std::array<lattice_launcher<real>, sizeof...(M)> make_lattice_reg_table(std::int
 } // namespace bsid
 
 // One precision and band per translation unit.
-#define BSID_LATTICE_REG_TABLE(REAL, NMAX)                                                 \
-    namespace bsid {                                                                         \
-    namespace cuda {                                                                         \
-    template <>                                                                              \
-    const lattice_launcher<REAL>* lattice_reg_table<REAL, NMAX>()                            \
-    {                                                                                        \
-        static const auto table =                                                            \
-            make_lattice_reg_table<REAL, NMAX>(std::make_integer_sequence<int, 32>{});      \
-        return table.data();                                                                 \
-    }                                                                                        \
-    }                                                                                        \
+#define BSID_LATTICE_REG_TABLE(REAL, NMAX)                                             \
+    namespace bsid {                                                                   \
+    namespace cuda {                                                                   \
+    template <>                                                                        \
+    const lattice_launcher<REAL>* lattice_reg_table<REAL, NMAX>()                      \
+    {                                                                                  \
+        static const auto table =                                                      \
+            make_lattice_reg_table<REAL, NMAX>(std::make_integer_sequence<int, 32>{}); \
+        return table.data();                                                           \
+    }                                                                                  \
+    }                                                                                  \
     }
 
 #endif /* INCLUDED_BSID_CUDA_LATTICE_KERNEL_REG_CUH */

@@ -30,37 +30,38 @@ template <typename real>
 struct launch_params {
     // the code and channel
     int n, q, P, N;
-    const uint32_t* words; // P x q codewords
+    const uint32_t* words;          // P x q codewords
     real ins, del, match, mismatch; // lattice_weights::ratio
     // the register kernels divide row r of the lattice by del^r, which makes
     // the vertical step's weight 1 (a cell is then two multiply-adds):
-    real wmatch, wmismatch;   // diagonal weights / del
-    unsigned renorm_rows;     // bit r: row r is multiplied by renorm_factor
-    real renorm_factor;       // del^R, keeps the scaled rows far from overflow
-    real out_scale;           // undoes the scaling left at row n
-    real row0[32];            // row 0 of the scaled lattice away from the frame's ends
+    real wmatch, wmismatch; // diagonal weights / del
+    unsigned renorm_rows;   // bit r: row r is multiplied by renorm_factor
+    real renorm_factor;     // del^R, keeps the scaled rows far from overflow
+    real out_scale;         // undoes the scaling left at row n
+    real row0[32];          // row 0 of the scaled lattice away from the frame's ends
     // limits
     int mtlo, dlo, Mt, Mn; // (ends outside m_tau: states b outside [0, Mt))
     // the batch
     int F;
-    const uint8_t* bits;      // all frames' received bits
-    const long long* offset;  // per frame: start of its bits
-    const long long* rho;     // per frame: received length
-    const real* priors;       // F x N x q, or null: normalized, floored at the smallest
-                              // normal real (for G only: no prior is a hard zero)
-    const double* prior_exact;// F x N x q in double, or null: the priors L is multiplied by
-    const int* has_prior;     // per frame
-    const double* start;      // F x Mt: alpha_0, the frame's start weights (normalized)
-    const double* end;        // F x Mt: beta_N, the frame's end weights (normalized)
+    const uint8_t* bits;     // all frames' received bits
+    const long long* offset; // per frame: start of its bits
+    const long long* rho;    // per frame: received length
+    const real* priors;      // F x N x q, or null: normalized, floored at the smallest
+                             // normal real (for G only: no prior is a hard zero)
+    const double*
+        prior_exact;      // F x N x q in double, or null: the priors L is multiplied by
+    const int* has_prior; // per frame
+    const double* start;  // F x Mt: alpha_0, the frame's start weights (normalized)
+    const double* end;    // F x Mt: beta_N, the frame's end weights (normalized)
     // the window of symbol indices [i0, i0 + Wc) in buffers of W indices
     int i0, Wc, W;
-    int nwarps;               // warps of 32 states per (frame, i): ceil(Mt / 32)
-    real* G;                  // F x W x Mn x Mt: G(f, i, e, a) = sum over D of gamma
-    real* Lpart;              // F x W x nwarps x q: partial sums of L over 32 states
-    double* alpha;            // F x (N + 1) x Mt (double in both precisions)
+    int nwarps;    // warps of 32 states per (frame, i): ceil(Mt / 32)
+    real* G;       // F x W x Mn x Mt: G(f, i, e, a) = sum over D of gamma
+    real* Lpart;   // F x W x nwarps x q: partial sums of L over 32 states
+    double* alpha; // F x (N + 1) x Mt (double in both precisions)
     const unsigned long long* packed; // per frame: 64 bits of padding, then its bits
     const long long* packed_offset;   // per frame: its first word
-    double* beta;             // F x (N + 1) x Mt (double in both precisions)
+    double* beta;                     // F x (N + 1) x Mt (double in both precisions)
     // The normalizers of alpha and beta, as sums of base-2 logs (the
     // recursions store them raw, norm_scan_kernel sums them): log_alpha_norm(f, i)
     // = log C_i (C_i: the product of alpha's normalizers up to i),
@@ -70,13 +71,13 @@ struct launch_params {
     //   Lambda_i = C_N lambda_N / (C_i D_{i+1}),
     // which pass_L divides out, so that its products stay near 1 in float
     // whatever the metrics' own scales (lattice_pass_L_scale).
-    double* log_alpha_norm;   // F x (N + 1)
-    double* log_beta_norm;    // F x (N + 1)
-    double* log_lambda_end;   // F
-    real* post;               // F x N x q (normalized in double, stored in real)
-    double* post_d;           // F x N x q in double instead, or null (batches with priors)
-    int* status;              // F
-    int* status_index;        // F
+    double* log_alpha_norm; // F x (N + 1)
+    double* log_beta_norm;  // F x (N + 1)
+    double* log_lambda_end; // F
+    real* post;             // F x N x q (normalized in double, stored in real)
+    double* post_d;         // F x N x q in double instead, or null (batches with priors)
+    int* status;            // F
+    int* status_index;      // F
 };
 
 /*
@@ -95,7 +96,8 @@ struct launch_params {
 
 //! 1 / Lambda_i of index i of frame f (see launch_params::log_alpha_norm).
 template <typename real>
-__device__ __forceinline__ double lattice_pass_L_scale(const launch_params<real>& p, int f, int i)
+__device__ __forceinline__ double
+lattice_pass_L_scale(const launch_params<real>& p, int f, int i)
 {
     const double* lc = p.log_alpha_norm + (long long)f * (p.N + 1);
     const double* ld = p.log_beta_norm + (long long)f * (p.N + 1);
@@ -106,7 +108,8 @@ __device__ __forceinline__ double lattice_pass_L_scale(const launch_params<real>
 template <typename real>
 __device__ __forceinline__ real warp_sum(real v)
 {
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
     return v;
 }
 
@@ -114,10 +117,12 @@ __device__ __forceinline__ real warp_sum(real v)
 // codeword lengths in bands of up to 8, 16 or 32 bits, with
 // NMAX + MN <= reg_max_segment.
 constexpr int reg_max_segment = 48;
-constexpr int reg_block = 128; // threads per block at most (32 or 64 when M_tau is that small)
+constexpr int reg_block =
+    128; // threads per block at most (32 or 64 when M_tau is that small)
 
 template <typename real>
-using lattice_launcher = void (*)(unsigned grid, unsigned block, const launch_params<real>& p, int chunks, int pass);
+using lattice_launcher = void (*)(
+    unsigned grid, unsigned block, const launch_params<real>& p, int chunks, int pass);
 
 //! The launchers of one precision and band, indexed by MN - 1 (32 entries;
 //! null where NMAX + MN > reg_max_segment).
@@ -128,9 +133,11 @@ const lattice_launcher<real>* lattice_reg_table();
 template <typename real>
 lattice_launcher<real> lattice_reg_launcher(int n, int Mn)
 {
-    if (Mn < 1 || Mn > 32 || n < 1 || n > 32) return nullptr;
+    if (Mn < 1 || Mn > 32 || n < 1 || n > 32)
+        return nullptr;
     const int nmax = n <= 8 ? 8 : n <= 16 ? 16 : 32;
-    if (nmax + Mn > reg_max_segment) return nullptr;
+    if (nmax + Mn > reg_max_segment)
+        return nullptr;
     const lattice_launcher<real>* t = nmax == 8    ? lattice_reg_table<real, 8>()
                                       : nmax == 16 ? lattice_reg_table<real, 16>()
                                                    : lattice_reg_table<real, 32>();

@@ -5,8 +5,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#include "launch_plan.h"
 #include "format.h"
+#include "launch_plan.h"
 #include <gnuradio/bsid/core/model.h>
 #include <algorithm>
 #include <cerrno>
@@ -25,8 +25,10 @@ register_weights plan_register_weights(const channel_params& ch, int n, bool sin
     // the scaled rows stay below 2^bound times the ratio lattice's values
     // (at most 2^48: float keeps 2^(127 - 60 - 48) of headroom)
     const double bound = single ? 60 : 500;
-    r.usable = n >= 1 && Pd > 0 && Pd <= 2 * Pt && Pt >= 0.25 && std::log2(1 / Pd) <= bound;
-    if (!r.usable) return r;
+    r.usable =
+        n >= 1 && Pd > 0 && Pd <= 2 * Pt && Pt >= 0.25 && std::log2(1 / Pd) <= bound;
+    if (!r.usable)
+        return r;
     const auto w = lattice_weights<double>::ratio(ch);
     const int R = std::max(1, int(std::floor(bound / std::log2(1 / Pd))));
     int renorms = 0;
@@ -50,7 +52,8 @@ size_t memory_model::per_index() const
 size_t memory_model::per_frame(size_t rho) const
 {
     // alpha, beta, start, end, and the logs of alpha's and beta's normalizers
-    const size_t rows = 2 * size_t(N + 1) * size_t(Mt) + 2 * size_t(Mt) + 2 * size_t(N + 2);
+    const size_t rows =
+        2 * size_t(N + 1) * size_t(Mt) + 2 * size_t(Mt) + 2 * size_t(N + 2);
     const size_t Nq = size_t(N) * size_t(q);
     // the state metrics in double; priors and posteriors in the decoder's
     // precision and in double
@@ -64,21 +67,27 @@ size_t plan_window(const memory_model& m,
                    int local_cap,
                    bool* fell_back)
 {
-    if (fell_back) *fell_back = false;
+    if (fell_back)
+        *fell_back = false;
     const size_t budget = usable / 10 * 8;
     size_t fixed = m.general_scratch;
-    for (size_t r : rho) fixed += m.per_frame(r);
-    if (fixed >= budget) return 0;
+    for (size_t r : rho)
+        fixed += m.per_frame(r);
+    if (fixed >= budget)
+        return 0;
     const size_t per_index = std::max<size_t>(1, m.per_index() * rho.size());
     const size_t fit = (budget - fixed) / per_index;
     if (storage == storage_kind::global) {
-        if (fit >= size_t(m.N)) return size_t(m.N);
-        if (fell_back) *fell_back = true;
+        if (fit >= size_t(m.N))
+            return size_t(m.N);
+        if (fell_back)
+            *fell_back = true;
     }
     // local storage: windows of at most N - 1 indices, within 64 MiB of G and
     // partial L (the recursions run a window per launch)
     size_t cap = std::max<size_t>(1, (size_t(64) << 20) / per_index);
-    if (local_cap > 0) cap = std::min(cap, size_t(local_cap));
+    if (local_cap > 0)
+        cap = std::min(cap, size_t(local_cap));
     return std::min({ fit, size_t(std::max(1, m.N - 1)), cap });
 }
 
@@ -100,12 +109,16 @@ namespace {
 int env_int(const char* name, int fallback, bool positive)
 {
     const char* v = std::getenv(name);
-    if (!v || !*v) return fallback;
+    if (!v || !*v)
+        return fallback;
     errno = 0;
     char* end = nullptr;
     const long x = std::strtol(v, &end, 10);
     if (errno != 0 || *end != '\0' || x < (positive ? 1 : 0) || x > INT_MAX) {
-        throw std::invalid_argument(detail::concat(name, " = '", v, "' is not a ",
+        throw std::invalid_argument(detail::concat(name,
+                                                   " = '",
+                                                   v,
+                                                   "' is not a ",
                                                    positive ? "positive" : "non-negative",
                                                    " integer"));
     }
@@ -121,8 +134,8 @@ backend_settings settings_from(const decoder_config& cfg)
             detail::concat("map_decoder: device = ", cfg.device, " must be >= 0"));
     }
     if (cfg.local_window < 0) {
-        throw std::invalid_argument(detail::concat("map_decoder: local_window = ",
-                                                   cfg.local_window, " must be >= 0 (0: auto)"));
+        throw std::invalid_argument(detail::concat(
+            "map_decoder: local_window = ", cfg.local_window, " must be >= 0 (0: auto)"));
     }
     backend_settings s;
     s.device = env_int("BSID_CUDA_DEVICE", cfg.device, false);

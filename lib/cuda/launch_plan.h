@@ -37,25 +37,28 @@ namespace cuda {
  */
 struct register_weights {
     bool usable = false;
-    unsigned renorm_rows = 0; //!< bit r: row r is multiplied by renorm_factor
-    double renorm_factor = 1; //!< Pd^R
-    double out_scale = 1;     //!< Pd^(n - R renorms) / Pt^n
+    unsigned renorm_rows = 0;         //!< bit r: row r is multiplied by renorm_factor
+    double renorm_factor = 1;         //!< Pd^R
+    double out_scale = 1;             //!< Pd^(n - R renorms) / Pt^n
     double wmatch = 0, wmismatch = 0; //!< the diagonal weights divided by del
 };
 
-//! The register form for codewords of n bits; `single` for float (bound 60), else double (500).
+//! The register form for codewords of n bits; `single` for float (bound 60), else double
+//! (500).
 register_weights plan_register_weights(const channel_params& ch, int n, bool single);
 
 //! Device memory per batch, in bytes, for one precision (sizeof(real) = real_bytes).
 struct memory_model {
     int N = 0, q = 0, Mt = 0, Mn = 0;
     size_t real_bytes = 4;
-    size_t general_scratch = 0; //!< the general lattice kernel's rows (0 with the register kernels)
+    size_t general_scratch =
+        0; //!< the general lattice kernel's rows (0 with the register kernels)
 
     int nwarps() const { return (Mt + 31) / 32; }
     //! G and the partial L of one symbol index of one frame
     size_t per_index() const;
-    //! alpha, beta, the boundary weights, the posteriors and the bits of one frame of rho bits
+    //! alpha, beta, the boundary weights, the posteriors and the bits of one frame of rho
+    //! bits
     size_t per_frame(size_t rho) const;
 };
 
@@ -73,7 +76,8 @@ size_t plan_window(const memory_model& m,
                    int local_cap,
                    bool* fell_back = nullptr);
 
-//! Threads per block of the block recursions: the states rounded up to whole warps, within `limit`.
+//! Threads per block of the block recursions: the states rounded up to whole warps,
+//! within `limit`.
 int plan_ab_block(int Mt, int limit);
 
 //! Threads per block of the register lattice kernel: no idle warps when M_tau is small.

@@ -32,19 +32,20 @@
 // Indices as in map_decoder_cpu.cc: a = m - m_tau^- (Mt states), e = d - m_n^-
 // (Mn drift changes within a codeword), D (q symbols).
 
-#include "map_decoder_cuda.h"
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "format.h"
 #include "kernel_launchers.h"
-#include "launch_plan.h"
 #include "lattice_kernels.cuh"
+#include "launch_plan.h"
+#include "map_decoder_cuda.h"
 #include "stage_clock.h"
 #include <gnuradio/bsid/core/lattice.h>
 #include <gnuradio/bsid/core/log.h>
 #include <gnuradio/bsid/core/model.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <type_traits>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -52,7 +53,6 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace bsid {
@@ -72,7 +72,8 @@ public:
         const backend_settings set = settings_from(cfg);
         std::string why;
         if (!cuda_device_available(set.device, &why)) {
-            throw std::runtime_error("map_decoder(cuda): no usable CUDA device (" + why + ")");
+            throw std::runtime_error("map_decoder(cuda): no usable CUDA device (" + why +
+                                     ")");
         }
         d_device = set.device;
         d_local_cap = set.local_window;
@@ -81,13 +82,15 @@ public:
         const auto w = lattice_weights<real>::ratio(cfg.ch);
         d_w = w;
         std::vector<uint32_t> words;
-        for (const auto& book : cfg.cb.books()) words.insert(words.end(), book.begin(), book.end());
+        for (const auto& book : cfg.cb.books())
+            words.insert(words.end(), book.begin(), book.end());
         d_words.allocate(words.size());
         d_words.upload(words.data(), words.size());
 
         // The register kernels' form of the weights (launch_plan.h)
         d_regw = plan_register_weights(cfg.ch, n(), sizeof(real) == 4);
-        d_reg = d_regw.usable ? lattice_reg_launcher<real>(n(), d_limits.mn.size()) : nullptr;
+        d_reg =
+            d_regw.usable ? lattice_reg_launcher<real>(n(), d_limits.mn.size()) : nullptr;
 
         // Launch shapes from the device and the occupancy API (paper,
         // "Handling Resource Limits" and "Improving Occupancy").
@@ -97,14 +100,17 @@ public:
         // its rows take 2 Mn values per thread: at most 32 MiB of them
         // (the grid-stride loop covers any number of items)
         {
-            const size_t row_bytes = 2 * sizeof(real) * size_t(d_limits.mn.size()) * size_t(d_general_block);
+            const size_t row_bytes =
+                2 * sizeof(real) * size_t(d_limits.mn.size()) * size_t(d_general_block);
             const size_t most = std::max<size_t>(1, (size_t(32) << 20) / row_bytes);
-            d_general_grid = int(std::max<size_t>(1, std::min<size_t>(size_t(min_grid), most)));
+            d_general_grid =
+                int(std::max<size_t>(1, std::min<size_t>(size_t(min_grid), most)));
         }
         // alpha/beta blocks: one state per thread up to ab_max_block states
         // (the fast path), a multiple of 32 for the reductions
-        d_ab_block = plan_ab_block(d_limits.mtau.size(),
-                                   std::min(ab_block_limit<real>(), d_prop.maxThreadsPerBlock));
+        d_ab_block =
+            plan_ab_block(d_limits.mtau.size(),
+                          std::min(ab_block_limit<real>(), d_prop.maxThreadsPerBlock));
         // recursion "block" keeps alpha and beta on the block kernels for
         // every M_tau (tests compare the two)
         d_ab_warp = plan_warp_recursion(set.recursion, d_limits.mtau.size());
@@ -115,24 +121,36 @@ public:
         size_t free_b = 0, total_b = 0;
         BSID_CUDA(cudaMemGetInfo(&free_b, &total_b));
         d_baseline_used = total_b - free_b;
-        const bool global_fits = fixed + per_index * size_t(N()) + mm.general_scratch <= free_b / 10 * 8;
+        const bool global_fits =
+            fixed + per_index * size_t(N()) + mm.general_scratch <= free_b / 10 * 8;
         if (cfg.storage == storage_kind::automatic) {
             d_storage = global_fits ? storage_kind::global : storage_kind::local;
         } else {
             d_storage = cfg.storage;
         }
         log(log_level::info,
-            detail::concat("map_decoder(cuda): ", d_prop.name, " (", d_prop.multiProcessorCount,
-                           " SMs, ", free_b >> 20, " MiB free), ", to_string(cfg.precision), ", ",
-                           to_string(d_storage), " storage (G and L need ",
-                           (per_index * size_t(N())) >> 20, " MiB per frame); lattice: ",
-                           d_reg ? "registers" : "general", ", alpha/beta ",
+            detail::concat("map_decoder(cuda): ",
+                           d_prop.name,
+                           " (",
+                           d_prop.multiProcessorCount,
+                           " SMs, ",
+                           free_b >> 20,
+                           " MiB free), ",
+                           to_string(cfg.precision),
+                           ", ",
+                           to_string(d_storage),
+                           " storage (G and L need ",
+                           (per_index * size_t(N())) >> 20,
+                           " MiB per frame); lattice: ",
+                           d_reg ? "registers" : "general",
+                           ", alpha/beta ",
                            d_ab_warp ? "warp" : detail::concat("block ", d_ab_block)));
     }
 
     ~cuda_decoder() override
     {
-        if (d_staging) cudaFreeHost(d_staging);
+        if (d_staging)
+            cudaFreeHost(d_staging);
     }
 
     backend_kind backend() const override { return backend_kind::cuda; }
@@ -148,12 +166,15 @@ public:
                                            const std::vector<double*>& post) override
     {
         if (post.size() != frames.size()) {
-            throw std::invalid_argument("decode_batch: one output buffer per frame is needed");
+            throw std::invalid_argument(
+                "decode_batch: one output buffer per frame is needed");
         }
         std::vector<frame_result> results(frames.size());
         std::vector<size_t> todo;
         for (size_t k = 0; k < frames.size(); ++k) {
-            if (frames[k].priors) validate_priors(frames[k].priors, frames[k].log_priors); // throws before any work
+            if (frames[k].priors)
+                validate_priors(frames[k].priors,
+                                frames[k].log_priors); // throws before any work
         }
         for (size_t k = 0; k < frames.size(); ++k) {
             if (precheck(frames[k], results[k])) {
@@ -171,27 +192,33 @@ public:
                 size_t W = 0;
                 while (true) {
                     W = window_for(frames, todo, pos, count);
-                    if (W >= 1 || count == 1) break;
+                    if (W >= 1 || count == 1)
+                        break;
                     count = (count + 1) / 2;
                 }
                 if (W < 1) {
                     // one frame does not fit: decode it on the CPU rather than fail
-                    log(log_level::warning, "map_decoder(cuda): a frame does not fit in device "
-                                            "memory; decoding it on the CPU");
-                    results[todo[pos]] = cpu_fallback().decode(frames[todo[pos]], post[todo[pos]]);
+                    log(log_level::warning,
+                        "map_decoder(cuda): a frame does not fit in device "
+                        "memory; decoding it on the CPU");
+                    results[todo[pos]] =
+                        cpu_fallback().decode(frames[todo[pos]], post[todo[pos]]);
                     ++pos;
                     continue;
                 }
                 try {
                     run(frames, post, todo, pos, count, W, results);
                 } catch (const cuda_error& e) {
-                    if (e.code != cudaErrorMemoryAllocation) throw;
+                    if (e.code != cudaErrorMemoryAllocation)
+                        throw;
                     // out of device memory after all (another user?): the CPU takes over
                     release_cache();
                     log(log_level::warning,
-                        std::string("map_decoder(cuda): ") + e.what() + "; decoding on the CPU");
+                        std::string("map_decoder(cuda): ") + e.what() +
+                            "; decoding on the CPU");
                     for (size_t j = pos; j < pos + count; ++j) {
-                        results[todo[j]] = cpu_fallback().decode(frames[todo[j]], post[todo[j]]);
+                        results[todo[j]] =
+                            cpu_fallback().decode(frames[todo[j]], post[todo[j]]);
                     }
                 }
             } catch (const std::exception& e) {
@@ -207,7 +234,8 @@ public:
     }
 
 private:
-    // Frames todo[pos .. pos + count) failed on the device: decoder_error, uniform posteriors.
+    // Frames todo[pos .. pos + count) failed on the device: decoder_error, uniform
+    // posteriors.
     void fail(const std::vector<double*>& post,
               const std::vector<size_t>& todo,
               size_t pos,
@@ -216,8 +244,8 @@ private:
               const std::string& what) noexcept
     {
         try {
-            log(log_level::error, detail::concat("map_decoder(cuda): ", count,
-                                                 " frames failed: ", what));
+            log(log_level::error,
+                detail::concat("map_decoder(cuda): ", count, " frames failed: ", what));
             for (size_t j = pos; j < pos + count; ++j) {
                 fill_uniform(post[todo[j]]);
                 results[todo[j]] = { frame_status::decoder_error,
@@ -238,8 +266,8 @@ private:
         m.real_bytes = sizeof(real);
         // the general lattice kernel's rows (two of Mn values per thread)
         m.general_scratch = d_reg ? 0
-                                  : sizeof(real) * 2 * size_t(m.Mn) * size_t(d_general_block) *
-                                        size_t(d_general_grid);
+                                  : sizeof(real) * 2 * size_t(m.Mn) *
+                                        size_t(d_general_block) * size_t(d_general_grid);
         return m;
     }
 
@@ -253,16 +281,23 @@ private:
         size_t free_b = 0, total_b = 0;
         BSID_CUDA(cudaMemGetInfo(&free_b, &total_b));
         std::vector<size_t> rho(count);
-        for (size_t j = 0; j < count; ++j) rho[j] = frames[todo[pos + j]].rho;
+        for (size_t j = 0; j < count; ++j)
+            rho[j] = frames[todo[pos + j]].rho;
         bool fell_back = false;
-        const size_t W = plan_window(memory(), rho, free_b + cached_bytes(), d_storage,
-                                     d_local_cap, &fell_back); // the cache is reused
+        const size_t W = plan_window(memory(),
+                                     rho,
+                                     free_b + cached_bytes(),
+                                     d_storage,
+                                     d_local_cap,
+                                     &fell_back); // the cache is reused
         if (fell_back && W >= 1 && !d_warned_global) {
             d_warned_global = true;
             log(log_level::warning,
                 detail::concat("map_decoder(cuda): global storage needs ",
-                               (memory().per_index() * count * size_t(N())) >> 20, " MiB for ",
-                               count, " frames, more than the device has free; falling back to "
+                               (memory().per_index() * count * size_t(N())) >> 20,
+                               " MiB for ",
+                               count,
+                               " frames, more than the device has free; falling back to "
                                "local storage"));
         }
         return W;
@@ -291,7 +326,8 @@ private:
             offset[j] = (long long)bits.size();
             rho[j] = (long long)fv.rho;
             bits.insert(bits.end(), fv.bits, fv.bits + fv.rho);
-            if (fv.priors) any_prior = true;
+            if (fv.priors)
+                any_prior = true;
         }
         // priors: in double for L (finish_kernel), and in the decoder's
         // precision for G, floored at its smallest normal value so that a
@@ -303,13 +339,15 @@ private:
             priors_exact.assign(size_t(F) * Nn * Q, 1.0);
             for (size_t j = 0; j < count; ++j) {
                 const frame_view& fv = frames[todo[pos + j]];
-                if (!fv.priors) continue;
+                if (!fv.priors)
+                    continue;
                 has_prior[j] = 1;
                 double* ex = priors_exact.data() + j * size_t(Nn) * Q;
                 normalized_priors(fv.priors, fv.log_priors, ex);
                 real* pr = priors.data() + j * size_t(Nn) * Q;
                 for (size_t t = 0; t < size_t(Nn) * Q; ++t) {
-                    pr[t] = ex[t] > 0 ? real(std::max<double>(ex[t], std::numeric_limits<real>::min()))
+                    pr[t] = ex[t] > 0 ? real(std::max<double>(
+                                            ex[t], std::numeric_limits<real>::min()))
                                       : real(0);
                 }
             }
@@ -330,7 +368,8 @@ private:
         d_priors_exact.ensure(priors_exact.size());
         d_start.ensure(start.size());
         d_end.ensure(end.size());
-        if (any_prior) d_post_d.ensure(size_t(F) * Nn * Q);
+        if (any_prior)
+            d_post_d.ensure(size_t(F) * Nn * Q);
         d_has_prior.ensure(count);
         d_status.ensure(count);
         d_status_index.ensure(count);
@@ -362,7 +401,8 @@ private:
         BSID_CUDA(cudaMemset(d_status.get(), 0, sizeof(int) * count));
         // a refused frame's rows are never written: keep the copy back defined
         BSID_CUDA(cudaMemset(d_post.get(), 0, sizeof(real) * size_t(F) * Nn * Q));
-        if (any_prior) BSID_CUDA(cudaMemset(d_post_d.get(), 0, sizeof(double) * size_t(F) * Nn * Q));
+        if (any_prior)
+            BSID_CUDA(cudaMemset(d_post_d.get(), 0, sizeof(double) * size_t(F) * Nn * Q));
         BSID_CUDA(cudaMemset(d_status_index.get(), 0, sizeof(int) * count));
 
         launch_params<real> p{};
@@ -381,7 +421,8 @@ private:
         p.renorm_factor = real(d_regw.renorm_factor);
         p.out_scale = real(d_regw.out_scale);
         for (int k = 0; k < 32; ++k) {
-            p.row0[k] = model::lattice_row0(k, -d_limits.mn.lo, d_w.ins, k > 0 ? p.row0[k - 1] : real(0));
+            p.row0[k] = model::lattice_row0(
+                k, -d_limits.mn.lo, d_w.ins, k > 0 ? p.row0[k - 1] : real(0));
         }
         p.mtlo = d_limits.mtau.lo;
         p.dlo = d_limits.mn.lo;
@@ -407,7 +448,12 @@ private:
         p.log_lambda_end = d_log_lambda_end.get();
         p.packed = d_packed.get();
         p.packed_offset = d_packed_offset.get();
-        launch_pack(d_bits.get(), d_offset.get(), d_rho.get(), d_packed_offset.get(), d_packed.get(), F,
+        launch_pack(d_bits.get(),
+                    d_offset.get(),
+                    d_rho.get(),
+                    d_packed_offset.get(),
+                    d_packed.get(),
+                    F,
                     *std::max_element(rho.begin(), rho.end()) / 64 + 3);
         p.post = d_post.get();
         p.post_d = any_prior ? d_post_d.get() : nullptr;
@@ -421,7 +467,8 @@ private:
             p.Wc = Wc;
             clock.begin();
             launch_lattice(p, pass);
-            if (pass == pass_L) launch_finish(p);
+            if (pass == pass_L)
+                launch_finish(p);
             clock.end(pass == pass_G ? stage_clock::gamma : stage_clock::L);
         };
         auto recursion = [&](int which, stage_clock::stage st) {
@@ -429,8 +476,10 @@ private:
             launch_recursion(p, which, d_ab_warp, d_ab_block);
             // the normalizers' logs for pass L: alpha's once the forward pass
             // is complete, beta's for the window just done
-            if (which == 2 || (which == 0 && p.i0 + p.Wc == Nn)) launch_norm_scan(p, 0);
-            if (which != 0) launch_norm_scan(p, 1);
+            if (which == 2 || (which == 0 && p.i0 + p.Wc == Nn))
+                launch_norm_scan(p, 0);
+            if (which != 0)
+                launch_norm_scan(p, 1);
             clock.end(st);
         };
         if (!recompute) {
@@ -479,19 +528,23 @@ private:
             d_post_d.download(post_d.data(), nout);
         }
         if (d_staging_count < nout) {
-            if (d_staging) cudaFreeHost(d_staging);
+            if (d_staging)
+                cudaFreeHost(d_staging);
             d_staging = nullptr;
             d_staging_count = 0;
-            BSID_CUDA(cudaMallocHost(reinterpret_cast<void**>(&d_staging), nout * sizeof(real)));
+            BSID_CUDA(cudaMallocHost(reinterpret_cast<void**>(&d_staging),
+                                     nout * sizeof(real)));
             d_staging_count = nout;
         }
-        BSID_CUDA(cudaMemcpy(d_staging, d_post.get(), nout * sizeof(real), cudaMemcpyDeviceToHost));
+        BSID_CUDA(cudaMemcpy(
+            d_staging, d_post.get(), nout * sizeof(real), cudaMemcpyDeviceToHost));
         const real* out = d_staging;
         // copy the posteriors out on all cores (tens of MB per batch)
 #pragma omp parallel for schedule(static)
         for (long long jj = 0; jj < (long long)count; ++jj) {
             const size_t j = size_t(jj), k = todo[pos + j];
-            if (status[j] != st_ok) continue;
+            if (status[j] != st_ok)
+                continue;
             double* to = post[k];
             if (has_prior[j]) {
                 const double* from = post_d.data() + j * size_t(Nn) * Q;
@@ -506,8 +559,10 @@ private:
                 // it sums to 1 to double precision like the other backends' rows
                 for (int i = 0; i < Nn; ++i, from += Q, to += Q) {
                     double sum = 0;
-                    for (int D = 0; D < Q; ++D) sum += double(from[D]);
-                    for (int D = 0; D < Q; ++D) to[D] = double(from[D]) / sum;
+                    for (int D = 0; D < Q; ++D)
+                        sum += double(from[D]);
+                    for (int D = 0; D < Q; ++D)
+                        to[D] = double(from[D]) / sum;
                 }
             }
         }
@@ -519,14 +574,17 @@ private:
             }
             fill_uniform(post[k]);
             std::string where_s =
-                status[j] == st_alpha ? detail::concat("no path reaches symbol boundary ", where[j])
-                : status[j] == st_end ? detail::concat("no path ends at drift rho - tau = ",
-                                                       rho[j] - tau())
-                                      : detail::concat("the backward pass vanished at symbol ",
-                                                       where[j]);
-            results[k] = { frame_status::impossible,
-                           "the frame has probability 0 under the channel model within the drift "
-                           "limits (" + where_s + ")" };
+                status[j] == st_alpha
+                    ? detail::concat("no path reaches symbol boundary ", where[j])
+                : status[j] == st_end
+                    ? detail::concat("no path ends at drift rho - tau = ", rho[j] - tau())
+                    : detail::concat("the backward pass vanished at symbol ", where[j]);
+            results[k] = {
+                frame_status::impossible,
+                "the frame has probability 0 under the channel model within the drift "
+                "limits (" +
+                    where_s + ")"
+            };
         }
     }
 
@@ -554,8 +612,10 @@ private:
             const unsigned grid = unsigned(size_t(p.F) * size_t(p.Wc) * size_t(chunks));
             d_reg(grid, unsigned(block), p, chunks, pass);
         } else {
-            d_scratch.ensure(2 * size_t(p.Mn) * size_t(d_general_block) * size_t(d_general_grid));
-            launch_lattice_general(d_general_grid, d_general_block, p, d_scratch.get(), pass);
+            d_scratch.ensure(2 * size_t(p.Mn) * size_t(d_general_block) *
+                             size_t(d_general_grid));
+            launch_lattice_general(
+                d_general_grid, d_general_block, p, d_scratch.get(), pass);
             return;
         }
         BSID_CUDA(cudaGetLastError());
@@ -579,8 +639,8 @@ private:
     size_t d_staging_count = 0;
     size_t cached_bytes() const
     {
-        return d_G.bytes() + d_Lpart.bytes() + d_alpha.bytes() + d_beta.bytes() + d_post.bytes() +
-               d_scratch.bytes() + d_post_d.bytes();
+        return d_G.bytes() + d_Lpart.bytes() + d_alpha.bytes() + d_beta.bytes() +
+               d_post.bytes() + d_scratch.bytes() + d_post_d.bytes();
     }
     void release_cache()
     {
@@ -593,7 +653,8 @@ private:
         d_post_d.release();
     }
     int d_general_block = 128, d_general_grid = 1, d_ab_block = 128;
-    bool d_ab_warp = true; // warp recursions where M_tau allows (BSID_CUDA_AB=block: never)
+    bool d_ab_warp =
+        true; // warp recursions where M_tau allows (BSID_CUDA_AB=block: never)
     lattice_launcher<real> d_reg = nullptr; // the register kernel, if any
     register_weights d_regw;
     int d_local_cap = 0; // local storage: most indices per window (0: from memory)
@@ -611,19 +672,24 @@ bool cuda_device_available(int dev, std::string* why)
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
         cudaGetLastError();
-        const std::string runtime = std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
-        if (!why) return false;
+        const std::string runtime =
+            std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+        if (!why)
+            return false;
         if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice) {
-            // without a driver the runtime reports an "insufficient" one: say what it means
+            // without a driver the runtime reports an "insufficient" one: say what it
+            // means
             void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
             if (!driver) {
-                *why = "this machine has no GPU driver (libcuda.so.1 is not installed), so no GPU "
+                *why = "this machine has no GPU driver (libcuda.so.1 is not installed), "
+                       "so no GPU "
                        "can be used";
             } else {
                 dlclose(driver);
                 *why = e == cudaErrorNoDevice
                            ? "the NVIDIA driver finds no GPU (" + runtime + ")"
-                           : "the NVIDIA driver is older than this build's CUDA runtime needs (" +
+                           : "the NVIDIA driver is older than this build's CUDA runtime "
+                             "needs (" +
                                  runtime + ")";
             }
         } else {
@@ -632,11 +698,14 @@ bool cuda_device_available(int dev, std::string* why)
         return false;
     }
     if (count <= 0) {
-        if (why) *why = "no CUDA device";
+        if (why)
+            *why = "no CUDA device";
         return false;
     }
     if (dev < 0 || dev >= count) {
-        if (why) *why = detail::concat("device ", dev, " was asked for but there are ", count, " devices");
+        if (why)
+            *why = detail::concat(
+                "device ", dev, " was asked for but there are ", count, " devices");
         return false;
     }
     return true;
@@ -647,7 +716,8 @@ bool cuda_device_available(const decoder_config& cfg, std::string* why)
     try {
         return cuda_device_available(settings_from(cfg).device, why);
     } catch (const std::invalid_argument& e) {
-        if (why) *why = e.what();
+        if (why)
+            *why = e.what();
         return false;
     }
 }

@@ -28,7 +28,8 @@ std::unique_ptr<map_decoder> make_cuda_decoder(const decoder_config& cfg);
  */
 bool cuda_device_available(int device, std::string* why = nullptr);
 
-//! Whether the device a decoder_config names (with BSID_CUDA_DEVICE) can be used. Never throws.
+//! Whether the device a decoder_config names (with BSID_CUDA_DEVICE) can be used. Never
+//! throws.
 bool cuda_device_available(const decoder_config& cfg, std::string* why = nullptr);
 
 } // namespace bsid

@@ -28,14 +28,18 @@ protected:
     void SetUp() override
     {
         std::string why;
-        if (!cuda_device_available(0, &why)) GTEST_SKIP() << "no GPU: " << why;
+        if (!cuda_device_available(0, &why))
+            GTEST_SKIP() << "no GPU: " << why;
     }
 };
 
 const precision_kind precisions[] = { precision_kind::single, precision_kind::dual };
 
-std::unique_ptr<map_decoder> make(const codebook& cb, const channel_params& ch, int N,
-                                  backend_kind b, precision_kind p,
+std::unique_ptr<map_decoder> make(const codebook& cb,
+                                  const channel_params& ch,
+                                  int N,
+                                  backend_kind b,
+                                  precision_kind p,
                                   storage_kind s = storage_kind::automatic)
 {
     decoder_config cfg(cb, ch, N);
@@ -48,7 +52,8 @@ std::unique_ptr<map_decoder> make(const codebook& cb, const channel_params& ch, 
 std::vector<uint8_t> encode(const codebook& cb, int N)
 {
     std::vector<int64_t> msg(size_t(N), 0);
-    for (int i = 0; i < N; ++i) msg[size_t(i)] = (5 * i + 3) % cb.q();
+    for (int i = 0; i < N; ++i)
+        msg[size_t(i)] = (5 * i + 3) % cb.q();
     return cb.encode(msg.data(), msg.size());
 }
 
@@ -57,7 +62,8 @@ std::vector<uint8_t> encode(const codebook& cb, int N)
 TEST(cuda_bad_input_no_device, no_device_is_a_clear_error)
 {
     std::string why;
-    if (cuda_device_available(0, &why)) GTEST_SKIP() << "a GPU is usable here";
+    if (cuda_device_available(0, &why))
+        GTEST_SKIP() << "a GPU is usable here";
     EXPECT_FALSE(why.empty());
     decoder_config cfg(codebook::sparse(4, 4), channel_params(0.01, 0.01, 0), 2);
     cfg.backend = backend_kind::cuda;
@@ -82,7 +88,8 @@ TEST_F(cuda_bad_input, refused_frames_match_the_cpu)
     const channel_params ch(0.01, 0.01, 0.01);
     const auto x = encode(cb, N);
     std::vector<uint8_t> ten;
-    for (int k = 0; k < 10; ++k) ten.insert(ten.end(), x.begin(), x.end());
+    for (int k = 0; k < 10; ++k)
+        ten.insert(ten.end(), x.begin(), x.end());
     auto bad = x;
     bad[7] = 2;
     const std::vector<std::vector<uint8_t>> frames = { {}, { 1 }, x, ten, bad };
@@ -102,7 +109,8 @@ TEST_F(cuda_bad_input, refused_frames_match_the_cpu)
         }
         // and in one batch, one result per frame
         std::vector<frame_view> views;
-        std::vector<std::vector<double>> posts(frames.size(), std::vector<double>(size_t(N) * 16));
+        std::vector<std::vector<double>> posts(frames.size(),
+                                               std::vector<double>(size_t(N) * 16));
         std::vector<double*> outs;
         for (size_t k = 0; k < frames.size(); ++k) {
             views.push_back({ frames[k].data(), frames[k].size(), nullptr });
@@ -121,7 +129,8 @@ TEST_F(cuda_bad_input, refused_frames_match_the_cpu)
 TEST_F(cuda_bad_input, hard_channels_give_no_nan)
 {
     const codebook cb = codebook::builtin("ld3-modvec6");
-    const channel_params chans[] = { channel_params(0, 0, 0), channel_params(0.4, 0.4, 0.4),
+    const channel_params chans[] = { channel_params(0, 0, 0),
+                                     channel_params(0.4, 0.4, 0.4),
                                      channel_params(0, 0, 0.4) };
     for (auto p : precisions)
         for (const auto& ch : chans)
@@ -131,11 +140,13 @@ TEST_F(cuda_bad_input, hard_channels_give_no_nan)
                 for (uint64_t k = 0; k < 3; ++k) {
                     const auto t = transmit(ch, x.data(), x.size(), 4, k);
                     std::vector<double> post(size_t(N) * 16, NAN);
-                    const auto r = dec->decode({ t.rx.data(), t.rx.size(), nullptr }, post.data());
+                    const auto r =
+                        dec->decode({ t.rx.data(), t.rx.size(), nullptr }, post.data());
                     for (int i = 0; i < N; ++i) {
                         double s = 0;
                         for (int D = 0; D < 16; ++D) {
-                            ASSERT_TRUE(std::isfinite(post[size_t(i * 16 + D)])) << ch.repr();
+                            ASSERT_TRUE(std::isfinite(post[size_t(i * 16 + D)]))
+                                << ch.repr();
                             s += post[size_t(i * 16 + D)];
                         }
                         EXPECT_NEAR(s, 1.0, 1e-6) << ch.repr() << " " << r.reason;
@@ -160,7 +171,8 @@ TEST_F(cuda_bad_input, storage_larger_than_the_device)
             dec = make(cb, ch, N, backend_kind::cuda, precision_kind::single, s);
         } catch (const std::exception& e) {
             // a clear error is acceptable too, never a crash
-            EXPECT_NE(std::string(e.what()).find("memory"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("memory"), std::string::npos)
+                << e.what();
             continue;
         }
         if (s == storage_kind::automatic) {
@@ -168,7 +180,8 @@ TEST_F(cuda_bad_input, storage_larger_than_the_device)
         }
         std::vector<double> post(size_t(N) * 16);
         const std::vector<uint8_t> one = { 1 };
-        EXPECT_EQ(dec->decode({ nullptr, 0, nullptr }, post.data()).status, frame_status::empty);
+        EXPECT_EQ(dec->decode({ nullptr, 0, nullptr }, post.data()).status,
+                  frame_status::empty);
         EXPECT_EQ(dec->decode({ one.data(), one.size(), nullptr }, post.data()).status,
                   frame_status::drift_out_of_range);
         EXPECT_EQ(post[0], 1.0 / 16);

@@ -35,7 +35,8 @@ TEST(launch_plan, register_weights_reproduce_the_ratio_lattice)
     const auto r32 = plan_register_weights(ch, 32, true);
     EXPECT_EQ(r32.renorm_rows, (1u << 9) | (1u << 18) | (1u << 27));
     EXPECT_NEAR(r32.renorm_factor, std::pow(0.01, 9), 1e-30);
-    EXPECT_NEAR(r32.out_scale * std::pow(r32.renorm_factor, 3) / std::pow(w.del, 32), 1.0, 1e-9);
+    EXPECT_NEAR(
+        r32.out_scale * std::pow(r32.renorm_factor, 3) / std::pow(w.del, 32), 1.0, 1e-9);
     // channels without the form: no deletions, or deletions as likely as sending
     EXPECT_FALSE(plan_register_weights(channel_params(0.01, 0.0, 0.0), 8, true).usable);
     EXPECT_FALSE(plan_register_weights(channel_params(0.1, 0.7, 0.0), 8, true).usable);
@@ -54,7 +55,8 @@ TEST(launch_plan, window_global_local_and_caps)
     EXPECT_EQ(m.per_index(), 4u * (128 * 16 + 4 * 16));
     const std::vector<size_t> rho(256, 4000);
     size_t need = 0;
-    for (size_t r : rho) need += m.per_frame(r) + 500 * m.per_index();
+    for (size_t r : rho)
+        need += m.per_frame(r) + 500 * m.per_index();
     bool fell = true;
     // enough memory: global storage holds the whole frame
     EXPECT_EQ(plan_window(m, rho, need * 2, storage_kind::global, 0, &fell), 500u);
@@ -68,7 +70,8 @@ TEST(launch_plan, window_global_local_and_caps)
     EXPECT_EQ(plan_window(m, { 4000 }, need * 2, storage_kind::local, 0), 499u);
     EXPECT_EQ(plan_window(m, rho, need * 2, storage_kind::local, 3), 3u);
     // the 64 MiB cap on a window's G and partial L
-    EXPECT_LE(plan_window(m, rho, size_t(1) << 40, storage_kind::local, 0) * m.per_index() * 256,
+    EXPECT_LE(plan_window(m, rho, size_t(1) << 40, storage_kind::local, 0) *
+                  m.per_index() * 256,
               size_t(64) << 20);
     // nothing fits: 0, so that the caller halves the batch or uses the CPU
     EXPECT_EQ(plan_window(m, rho, 1000, storage_kind::global, 0), 0u);
@@ -95,7 +98,8 @@ TEST(launch_plan, block_sizes_and_recursions)
 
 TEST(launch_plan, settings_from_config_and_environment)
 {
-    decoder_config cfg(codebook::builtin("ld3-modvec6"), channel_params(0.01, 0.01, 0), 10);
+    decoder_config cfg(
+        codebook::builtin("ld3-modvec6"), channel_params(0.01, 0.01, 0), 10);
     // each variable is restored on leaving the test, also after a failed ASSERT
     qa::scoped_env device("BSID_CUDA_DEVICE", nullptr);
     qa::scoped_env ab("BSID_CUDA_AB", nullptr);

@@ -33,11 +33,13 @@ protected:
     void SetUp() override
     {
         std::string why;
-        if (!cuda_device_available(0, &why)) GTEST_SKIP() << "no GPU: " << why;
+        if (!cuda_device_available(0, &why))
+            GTEST_SKIP() << "no GPU: " << why;
     }
 };
 
-std::unique_ptr<map_decoder> make(decoder_config cfg, backend_kind b, precision_kind p, storage_kind s)
+std::unique_ptr<map_decoder>
+make(decoder_config cfg, backend_kind b, precision_kind p, storage_kind s)
 {
     cfg.backend = b;
     cfg.precision = p;
@@ -57,43 +59,54 @@ struct batch {
     std::vector<frame_view> views;
 };
 
-batch make_batch(const codebook& cb, const channel_params& ch, int N, bool with_priors, std::mt19937_64& rng)
+batch make_batch(const codebook& cb,
+                 const channel_params& ch,
+                 int N,
+                 bool with_priors,
+                 std::mt19937_64& rng)
 {
     batch b;
     std::uniform_int_distribution<int> sym(0, cb.q() - 1);
     for (int k = 0; k < 4; ++k) {
         std::vector<int64_t> msg(static_cast<size_t>(N));
-        for (auto& d : msg) d = sym(rng);
+        for (auto& d : msg)
+            d = sym(rng);
         const auto bits = cb.encode(msg.data(), msg.size());
         auto rx = transmit(ch, bits.data(), bits.size(), rng(), uint64_t(k)).rx;
-        if (rx.empty()) rx.push_back(1);
+        if (rx.empty())
+            rx.push_back(1);
         b.rx.push_back(rx);
     }
     b.rx.push_back({});                                              // empty
     b.rx.push_back(std::vector<uint8_t>(size_t(N) * cb.n() * 3, 0)); // drift far out
     b.rx.push_back(b.rx[0]);
-    b.rx.back()[0] = 9;                                              // not a bit
+    b.rx.back()[0] = 9; // not a bit
     std::uniform_real_distribution<double> u(0.05, 1.0);
     for (size_t k = 0; k < b.rx.size(); ++k) {
         std::vector<double> pr;
         if (with_priors && k % 2 == 0) {
             pr.resize(size_t(N) * cb.q());
-            for (auto& v : pr) v = u(rng);
+            for (auto& v : pr)
+                v = u(rng);
         }
         b.priors.push_back(pr);
     }
     for (size_t k = 0; k < b.rx.size(); ++k) {
-        b.views.push_back({ b.rx[k].data(), b.rx[k].size(),
+        b.views.push_back({ b.rx[k].data(),
+                            b.rx[k].size(),
                             b.priors[k].empty() ? nullptr : b.priors[k].data() });
     }
     return b;
 }
 
-std::vector<std::vector<double>> decode_all(map_decoder& dec, const batch& b, std::vector<frame_result>& res)
+std::vector<std::vector<double>>
+decode_all(map_decoder& dec, const batch& b, std::vector<frame_result>& res)
 {
-    std::vector<std::vector<double>> post(b.views.size(), std::vector<double>(size_t(dec.N()) * dec.q()));
+    std::vector<std::vector<double>> post(b.views.size(),
+                                          std::vector<double>(size_t(dec.N()) * dec.q()));
     std::vector<double*> outs;
-    for (auto& p : post) outs.push_back(p.data());
+    for (auto& p : post)
+        outs.push_back(p.data());
     res = dec.decode_batch(b.views, outs);
     return post;
 }
@@ -102,13 +115,17 @@ std::vector<std::vector<double>> decode_all(map_decoder& dec, const batch& b, st
 // deletions, from any backend: the sent frames (0 to 3) decode wherever the
 // limits hold their end drift, frame 4 is empty, frame 6 holds a byte that
 // is not a bit. (Frame 5, far from the sent length, is compared with the CPU.)
-void expect_batch_statuses(const map_decoder& dec, const batch& b,
-                           const std::vector<frame_result>& res, const std::string& what)
+void expect_batch_statuses(const map_decoder& dec,
+                           const batch& b,
+                           const std::vector<frame_result>& res,
+                           const std::string& what)
 {
     ASSERT_EQ(res.size(), b.rx.size()) << what;
     for (size_t k = 0; k < 4; ++k) {
-        const bool fits = dec.limits().mtau.contains((long long)b.rx[k].size() - dec.tau());
-        EXPECT_EQ(res[k].status, fits ? frame_status::ok : frame_status::drift_out_of_range)
+        const bool fits =
+            dec.limits().mtau.contains((long long)b.rx[k].size() - dec.tau());
+        EXPECT_EQ(res[k].status,
+                  fits ? frame_status::ok : frame_status::drift_out_of_range)
             << what << " frame " << k << ": " << res[k].reason;
     }
     EXPECT_EQ(res[4].status, frame_status::empty) << what;
@@ -125,8 +142,10 @@ TEST_F(cuda_decoder, matches_cpu_double_on_random_configurations)
     for (int q : { 2, 4, 16, 64, 1024 }) {
         for (int P : { 1, 3 }) {
             int nmin = 1;
-            while ((1 << nmin) < q) ++nmin;
-            const int n = std::uniform_int_distribution<int>(nmin, std::min(20, nmin + 6))(rng);
+            while ((1 << nmin) < q)
+                ++nmin;
+            const int n =
+                std::uniform_int_distribution<int>(nmin, std::min(20, nmin + 6))(rng);
             const int N = q >= 1024 ? 3 : std::uniform_int_distribution<int>(2, 24)(rng);
             const codebook cb = codebook::random(n, q, P, rng());
             const channel_params ch(0.2 * u(rng), 0.2 * u(rng), 0.2 * u(rng));
@@ -134,7 +153,8 @@ TEST_F(cuda_decoder, matches_cpu_double_on_random_configurations)
             const batch b = make_batch(cb, ch, N, with_priors, rng);
             decoder_config cfg(cb, ch, N);
             std::vector<frame_result> ref_res;
-            auto cpu = make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
+            auto cpu =
+                make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
             const auto ref = decode_all(*cpu, b, ref_res);
             EXPECT_EQ(ref_res[4].status, frame_status::empty);
             EXPECT_EQ(ref_res[6].status, frame_status::invalid_input);
@@ -147,9 +167,10 @@ TEST_F(cuda_decoder, matches_cpu_double_on_random_configurations)
                     const double tol = p == precision_kind::dual ? 1e-9 : 1e-4;
                     for (size_t k = 0; k < got.size(); ++k) {
                         EXPECT_EQ(res[k].status, ref_res[k].status)
-                            << "q=" << q << " n=" << n << " P=" << P << " frame " << k << ": "
-                            << res[k].reason << " / " << ref_res[k].reason;
-                        if (!ref_res[k].ok()) continue;
+                            << "q=" << q << " n=" << n << " P=" << P << " frame " << k
+                            << ": " << res[k].reason << " / " << ref_res[k].reason;
+                        if (!ref_res[k].ok())
+                            continue;
                         ++decoded;
                         EXPECT_LT(max_abs_diff(got[k], ref[k]), tol)
                             << "q=" << q << " n=" << n << " P=" << P << " N=" << N << " "
@@ -185,7 +206,8 @@ TEST_F(cuda_decoder, local_storage_in_many_windows)
         for (size_t k = 0; k < got.size(); ++k) {
             ASSERT_EQ(res[k].status, ref_res[k].status) << k;
             if (ref_res[k].ok()) {
-                EXPECT_LT(max_abs_diff(got[k], ref[k]), p == precision_kind::dual ? 1e-9 : 1e-4);
+                EXPECT_LT(max_abs_diff(got[k], ref[k]),
+                          p == precision_kind::dual ? 1e-9 : 1e-4);
             }
         }
     }
@@ -205,11 +227,14 @@ TEST_F(cuda_decoder, tiny_codes_match_brute_force)
             for (auto s : storages) {
                 auto dec = make(cfg, backend_kind::cuda, p, s);
                 std::vector<double> post(size_t(tc.N * tc.cb.q()));
-                const auto r = dec->decode({ tc.y.data(), tc.y.size(),
-                                             tc.priors.empty() ? nullptr : tc.priors.data() },
-                                           post.data());
+                const auto r =
+                    dec->decode({ tc.y.data(),
+                                  tc.y.size(),
+                                  tc.priors.empty() ? nullptr : tc.priors.data() },
+                                post.data());
                 ASSERT_TRUE(r.ok()) << r.reason;
-                EXPECT_LT(max_abs_diff(post, ref), p == precision_kind::dual ? 1e-9 : 1e-4)
+                EXPECT_LT(max_abs_diff(post, ref),
+                          p == precision_kind::dual ? 1e-9 : 1e-4)
                     << "trial " << trial << " " << to_string(p) << " " << to_string(s);
             }
     }
@@ -225,7 +250,8 @@ TEST_F(cuda_decoder, tiny_codes_match_restricted_reference_with_default_limits)
     for (int trial = 0; trial < 60; ++trial) {
         const tiny_case tc = random_case(rng, trial % 2 == 0);
         const decoder_config cfg(tc.cb, tc.ch, tc.N);
-        const frame_view f{ tc.y.data(), tc.y.size(),
+        const frame_view f{ tc.y.data(),
+                            tc.y.size(),
                             tc.priors.empty() ? nullptr : tc.priors.data() };
         for (auto p : precisions)
             for (auto s : storages) {
@@ -233,14 +259,16 @@ TEST_F(cuda_decoder, tiny_codes_match_restricted_reference_with_default_limits)
                 ASSERT_EQ(dec->backend(), backend_kind::cuda);
                 std::vector<double> post(size_t(tc.N * tc.cb.q()));
                 const auto r = dec->decode(f, post.data());
-                const long long drift = (long long)tc.y.size() - (long long)tc.N * tc.cb.n();
+                const long long drift =
+                    (long long)tc.y.size() - (long long)tc.N * tc.cb.n();
                 if (!dec->limits().mtau.contains(drift)) {
                     EXPECT_EQ(r.status, frame_status::drift_out_of_range) << r.reason;
                     continue;
                 }
                 const auto ref = brute_force_app(tc, &dec->limits());
                 double total = 0;
-                for (double v : ref) total += v;
+                for (double v : ref)
+                    total += v;
                 if (!std::isfinite(total)) { // zero probability within the limits
                     EXPECT_EQ(r.status, frame_status::impossible) << r.reason;
                     continue;
@@ -248,7 +276,8 @@ TEST_F(cuda_decoder, tiny_codes_match_restricted_reference_with_default_limits)
                 ASSERT_TRUE(r.ok()) << "trial " << trial << " " << to_string(p) << " "
                                     << to_string(s) << ": " << r.reason;
                 ++decoded;
-                EXPECT_LT(max_abs_diff(post, ref), p == precision_kind::dual ? 1e-9 : 1e-4)
+                EXPECT_LT(max_abs_diff(post, ref),
+                          p == precision_kind::dual ? 1e-9 : 1e-4)
                     << "trial " << trial << " " << to_string(p) << " " << to_string(s);
             }
     }
@@ -275,11 +304,13 @@ TEST_F(cuda_decoder, state_space_of_4097_states)
             ASSERT_EQ(dec->backend(), backend_kind::cuda);
             ASSERT_EQ(dec->limits().mtau.size(), 4097);
             const auto got = decode_all(*dec, b, res);
-            expect_batch_statuses(*dec, b, res, "cuda " + to_string(p) + " " + to_string(s));
+            expect_batch_statuses(
+                *dec, b, res, "cuda " + to_string(p) + " " + to_string(s));
             for (size_t k = 0; k < got.size(); ++k) {
                 ASSERT_EQ(res[k].status, ref_res[k].status) << k << " " << res[k].reason;
                 if (ref_res[k].ok()) {
-                    EXPECT_LT(max_abs_diff(got[k], ref[k]), p == precision_kind::dual ? 1e-9 : 1e-4)
+                    EXPECT_LT(max_abs_diff(got[k], ref[k]),
+                              p == precision_kind::dual ? 1e-9 : 1e-4)
                         << to_string(p) << " " << to_string(s) << " frame " << k;
                 }
             }
@@ -293,12 +324,14 @@ TEST_F(cuda_decoder, impossible_frames_and_auto_backend)
     for (auto p : precisions) {
         auto dec = make(cfg, backend_kind::cuda, p, storage_kind::automatic);
         std::vector<double> post(4);
-        const std::vector<uint8_t> good = { 1, 1, 1, 0, 0, 0 }, bad = { 1, 0, 1, 0, 0, 0 };
+        const std::vector<uint8_t> good = { 1, 1, 1, 0, 0, 0 },
+                                   bad = { 1, 0, 1, 0, 0, 0 };
         ASSERT_TRUE(dec->decode({ good.data(), good.size(), nullptr }, post.data()).ok());
         EXPECT_EQ(post, (std::vector<double>{ 0, 1, 1, 0 }));
         const auto r = dec->decode({ bad.data(), bad.size(), nullptr }, post.data());
         EXPECT_EQ(r.status, frame_status::impossible) << r.reason;
-        for (double v : post) EXPECT_EQ(v, 0.5);
+        for (double v : post)
+            EXPECT_EQ(v, 0.5);
     }
     cfg.backend = backend_kind::automatic;
     EXPECT_EQ(map_decoder::make(cfg)->backend(), backend_kind::cuda);
@@ -316,25 +349,32 @@ TEST_F(cuda_decoder, warp_and_block_recursions_agree)
         const batch b = make_batch(cb, ch, N, N == 60, rng);
         decoder_config cfg(cb, ch, N);
         std::vector<frame_result> ref_res, res;
-        auto cpu = make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
+        auto cpu =
+            make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
         const auto ref = decode_all(*cpu, b, ref_res);
         expect_batch_statuses(*cpu, b, ref_res, "cpu N=" + std::to_string(N));
         for (const char* path : { "warp", "block" }) {
-            cfg.recursion = std::string(path) == "block" ? recursion_kind::block : recursion_kind::automatic;
+            cfg.recursion = std::string(path) == "block" ? recursion_kind::block
+                                                         : recursion_kind::automatic;
             for (auto p : precisions)
                 for (auto s : storages) {
                     auto dec = make(cfg, backend_kind::cuda, p, s);
                     ASSERT_EQ(dec->backend(), backend_kind::cuda);
                     const auto got = decode_all(*dec, b, res);
-                    expect_batch_statuses(*dec, b, res,
-                                          "cuda N=" + std::to_string(N) + " " + path + " " +
-                                              to_string(p) + " " + to_string(s));
+                    expect_batch_statuses(*dec,
+                                          b,
+                                          res,
+                                          "cuda N=" + std::to_string(N) + " " + path +
+                                              " " + to_string(p) + " " + to_string(s));
                     for (size_t k = 0; k < got.size(); ++k) {
-                        ASSERT_EQ(res[k].status, ref_res[k].status) << k << " " << res[k].reason;
+                        ASSERT_EQ(res[k].status, ref_res[k].status)
+                            << k << " " << res[k].reason;
                         if (ref_res[k].ok()) {
-                            EXPECT_LT(max_abs_diff(got[k], ref[k]), p == precision_kind::dual ? 1e-9 : 1e-4)
-                                << "N=" << N << " M_tau=" << dec->limits().mtau.size() << " " << path
-                                << " " << to_string(p) << " " << to_string(s) << " frame " << k;
+                            EXPECT_LT(max_abs_diff(got[k], ref[k]),
+                                      p == precision_kind::dual ? 1e-9 : 1e-4)
+                                << "N=" << N << " M_tau=" << dec->limits().mtau.size()
+                                << " " << path << " " << to_string(p) << " "
+                                << to_string(s) << " frame " << k;
                         }
                     }
                 }
@@ -343,14 +383,20 @@ TEST_F(cuda_decoder, warp_and_block_recursions_agree)
 }
 
 // One frame's message, encoded and sent: frame k of `seed`.
-std::vector<uint8_t> send(const codebook& cb, const channel_params& ch, int N, uint64_t seed,
-                          uint64_t k, std::vector<int64_t>* msg_out = nullptr)
+std::vector<uint8_t> send(const codebook& cb,
+                          const channel_params& ch,
+                          int N,
+                          uint64_t seed,
+                          uint64_t k,
+                          std::vector<int64_t>* msg_out = nullptr)
 {
     std::mt19937_64 rng(seed * 1000 + k);
     std::uniform_int_distribution<int> sym(0, cb.q() - 1);
     std::vector<int64_t> msg(static_cast<size_t>(N));
-    for (auto& m : msg) m = sym(rng);
-    if (msg_out) *msg_out = msg;
+    for (auto& m : msg)
+        m = sym(rng);
+    if (msg_out)
+        *msg_out = msg;
     const auto bits = cb.encode(msg.data(), msg.size());
     std::vector<uint8_t> rx;
     channel_emulator(ch, seed, k).process(bits.data(), bits.size(), rx);
@@ -362,28 +408,46 @@ TEST_F(cuda_decoder, every_channel_float_and_double_match_the_cpu)
     // the drift limits of asymmetric channels (never clipped) and float
     // without underflow: every frame the CPU decodes in double, the GPU
     // decodes in both precisions and storage modes, within 1e-9 / 1e-4
-    struct C { double Pi, Pd, Ps; int N; };
+    struct C {
+        double Pi, Pd, Ps;
+        int N;
+    };
     const codebook cb = codebook::builtin("ld3-modvec6");
-    for (C c : { C{ 0.02, 0.002, 0.0, 500 }, C{ 0.002, 0.02, 0.0, 500 }, C{ 0.1, 0.1, 0.0, 500 },
-                 C{ 0.1, 0.1, 0.05, 300 }, C{ 0.2, 0.2, 0.0, 300 }, C{ 0.3, 0.01, 0.0, 200 },
-                 C{ 0.01, 0.3, 0.0, 200 }, C{ 0.2, 0.0, 0.0, 200 }, C{ 0.0, 0.2, 0.0, 200 },
+    for (C c : { C{ 0.02, 0.002, 0.0, 500 },
+                 C{ 0.002, 0.02, 0.0, 500 },
+                 C{ 0.1, 0.1, 0.0, 500 },
+                 C{ 0.1, 0.1, 0.05, 300 },
+                 C{ 0.2, 0.2, 0.0, 300 },
+                 C{ 0.3, 0.01, 0.0, 200 },
+                 C{ 0.01, 0.3, 0.0, 200 },
+                 C{ 0.2, 0.0, 0.0, 200 },
+                 C{ 0.0, 0.2, 0.0, 200 },
                  C{ 0.01, 0.01, 0.5, 200 } }) {
         const channel_params ch(c.Pi, c.Pd, c.Ps);
         decoder_config cfg(cb, ch, c.N);
         batch b;
-        for (uint64_t k = 0; k < 3; ++k) b.rx.push_back(send(cb, ch, c.N, 7, k));
-        for (auto& r : b.rx) b.views.push_back({ r.data(), r.size(), nullptr });
+        for (uint64_t k = 0; k < 3; ++k)
+            b.rx.push_back(send(cb, ch, c.N, 7, k));
+        for (auto& r : b.rx)
+            b.views.push_back({ r.data(), r.size(), nullptr });
         std::vector<frame_result> ref_res, res;
-        const auto ref = decode_all(*make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global), b, ref_res);
+        const auto ref = decode_all(
+            *make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global),
+            b,
+            ref_res);
         for (auto p : precisions)
             for (auto s : storages) {
                 const auto got = decode_all(*make(cfg, backend_kind::cuda, p, s), b, res);
                 for (size_t k = 0; k < got.size(); ++k) {
-                    ASSERT_TRUE(ref_res[k].ok()) << ch.repr() << " frame " << k << ": " << ref_res[k].reason;
-                    ASSERT_TRUE(res[k].ok()) << ch.repr() << " " << to_string(p) << " " << to_string(s)
-                                             << " frame " << k << ": " << res[k].reason;
-                    EXPECT_LT(max_abs_diff(got[k], ref[k]), p == precision_kind::dual ? 1e-9 : 1e-4)
-                        << ch.repr() << " " << to_string(p) << " " << to_string(s) << " frame " << k;
+                    ASSERT_TRUE(ref_res[k].ok())
+                        << ch.repr() << " frame " << k << ": " << ref_res[k].reason;
+                    ASSERT_TRUE(res[k].ok())
+                        << ch.repr() << " " << to_string(p) << " " << to_string(s)
+                        << " frame " << k << ": " << res[k].reason;
+                    EXPECT_LT(max_abs_diff(got[k], ref[k]),
+                              p == precision_kind::dual ? 1e-9 : 1e-4)
+                        << ch.repr() << " " << to_string(p) << " " << to_string(s)
+                        << " frame " << k;
                 }
             }
     }
@@ -399,11 +463,14 @@ TEST_F(cuda_decoder, log_priors_keep_their_range)
     std::vector<int64_t> msg;
     const auto rx = send(cb, ch, N, 3, 0, &msg);
     std::vector<double> lp(size_t(N) * Q, 0.0);
-    for (int i = 0; i < N; ++i) lp[size_t(i) * Q + size_t(msg[size_t(i)])] = -200.0;
+    for (int i = 0; i < N; ++i)
+        lp[size_t(i) * Q + size_t(msg[size_t(i)])] = -200.0;
     decoder_config cfg(cb, ch, N);
     std::vector<double> ref(size_t(N) * Q), post(size_t(N) * Q);
     frame_view v{ rx.data(), rx.size(), lp.data(), true };
-    ASSERT_TRUE(make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global)->decode(v, ref.data()).ok());
+    ASSERT_TRUE(make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global)
+                    ->decode(v, ref.data())
+                    .ok());
     for (auto p : precisions)
         for (auto s : storages) {
             ASSERT_TRUE(make(cfg, backend_kind::cuda, p, s)->decode(v, post.data()).ok());
@@ -412,7 +479,8 @@ TEST_F(cuda_decoder, log_priors_keep_their_range)
                 const double got = post[size_t(i) * Q + size_t(msg[size_t(i)])];
                 const double want = ref[size_t(i) * Q + size_t(msg[size_t(i)])];
                 EXPECT_GT(got, 0.0) << to_string(p) << " symbol " << i;
-                EXPECT_NEAR(got / want, 1.0, p == precision_kind::dual ? 1e-9 : 1e-3) << i;
+                EXPECT_NEAR(got / want, 1.0, p == precision_kind::dual ? 1e-9 : 1e-3)
+                    << i;
             }
         }
 }

@@ -9,9 +9,9 @@
 // eqn:alpha_norm) from G, the sums over D of gamma, one block or one warp
 // per frame and direction, in double in both precisions (their range: a
 // state the model makes unlikely, e.g. by a prior far against the sent
-// symbols, must not underflow; they cost a small part of the time); and the posteriors of each (frame, i) from the
-// lattice pass's partial sums (eqn:L). Steps and normalization from
-// model.h; the boundary conditions are the frame's start and end weights.
+// symbols, must not underflow; they cost a small part of the time); and the posteriors of
+// each (frame, i) from the lattice pass's partial sums (eqn:L). Steps and normalization
+// from model.h; the boundary conditions are the frame's start and end weights.
 
 #include "cuda_check.h"
 #include "kernel_launchers.h"
@@ -29,19 +29,22 @@ namespace cuda {
 // result (the kernels' early returns depend on it). blockDim: a multiple of 32.
 __device__ double block_sum(double v, double* shared)
 {
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int nwarps = int(blockDim.x + 31) >> 5;
     __syncthreads(); // the previous call's readers are done with shared
-    if (lane == 0) shared[warp] = v;
+    if (lane == 0)
+        shared[warp] = v;
     __syncthreads();
     double r = 0;
-    for (int w = 0; w < nwarps; ++w) r += shared[w];
+    for (int w = 0; w < nwarps; ++w)
+        r += shared[w];
     return r;
 }
 
 constexpr int ab_max_block = 512; // states per block on the fast path
-constexpr int ab_pad = 32;         // zeros on each side of the fast path's row (M_n <= 32)
+constexpr int ab_pad = 32;        // zeros on each side of the fast path's row (M_n <= 32)
 // the fast path's G in registers: up to EMAX values (8, 16 or 32) per thread
 
 /*
@@ -53,14 +56,17 @@ constexpr int ab_pad = 32;         // zeros on each side of the fast path's row 
 template <typename real, int EMAX>
 __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, double* sh)
 {
-    if (p.status[f] != st_ok) return;
+    if (p.status[f] != st_ok)
+        return;
     double* alpha = p.alpha + (long long)f * (p.N + 1) * p.Mt;
     const int Mt = p.Mt, Mn = p.Mn, dlo = p.dlo;
     const bool fast = Mt <= int(blockDim.x) && Mn <= EMAX;
-    double* norm = p.log_alpha_norm + (long long)f * (p.N + 1); // raw until norm_scan_kernel
+    double* norm =
+        p.log_alpha_norm + (long long)f * (p.N + 1); // raw until norm_scan_kernel
     if (p.i0 == 0) {
         // alpha_0: the frame's start weights (map_decoder::boundaries)
-        for (int b = threadIdx.x; b < Mt; b += blockDim.x) alpha[b] = p.start[(long long)f * Mt + b];
+        for (int b = threadIdx.x; b < Mt; b += blockDim.x)
+            alpha[b] = p.start[(long long)f * Mt + b];
         __syncthreads();
     }
     const int b = threadIdx.x;
@@ -70,13 +76,15 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, dou
     unsigned live = 0;
     for (int e = 0; e < EMAX; ++e) {
         const int a = b - dlo - e;
-        if (e < Mn && b < Mt && a >= 0 && a < Mt) live |= 1u << e;
+        if (e < Mn && b < Mt && a >= 0 && a < Mt)
+            live |= 1u << e;
     }
     real g[EMAX];
     auto load_g = [&](int iw) {
         const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt + (b - dlo);
 #pragma unroll
-        for (int e = 0; e < EMAX; ++e) g[e] = ((live >> e) & 1u) ? G[(long long)e * (Mt - 1)] : real(0);
+        for (int e = 0; e < EMAX; ++e)
+            g[e] = ((live >> e) & 1u) ? G[(long long)e * (Mt - 1)] : real(0);
     };
     if (fast) {
         for (int s = threadIdx.x; s < int(blockDim.x) + 2 * ab_pad; s += blockDim.x) {
@@ -93,15 +101,21 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, dou
         double s_fast = 0;
         if (fast) {
 #pragma unroll
-            for (int e = 0; e < EMAX; ++e) s_fast += row[b - dlo - e] * g[e];
+            for (int e = 0; e < EMAX; ++e)
+                s_fast += row[b - dlo - e] * g[e];
             local = s_fast;
-            if (iw + 1 < p.Wc) load_g(iw + 1); // in flight during the reduction
+            if (iw + 1 < p.Wc)
+                load_g(iw + 1); // in flight during the reduction
         } else {
             const double* ai = alpha + (long long)i * Mt;
             const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
             for (int bb = threadIdx.x; bb < Mt; bb += blockDim.x) {
                 const double s = model::forward_sum<double>(
-                    bb, dlo, Mn, Mt, [&](int a) { return ai[a]; },
+                    bb,
+                    dlo,
+                    Mn,
+                    Mt,
+                    [&](int a) { return ai[a]; },
                     [&](int e, int a) { return G[(long long)e * Mt + a]; });
                 an[bb] = s;
                 local += s;
@@ -116,7 +130,8 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, dou
             }
             return; // every thread sees the same sum
         }
-        if (threadIdx.x == 0) norm[i + 1] = sum;
+        if (threadIdx.x == 0)
+            norm[i + 1] = sum;
         if (fast) {
             // block_sum's barriers: every thread has read sh for this index
             if (b < Mt) {
@@ -125,7 +140,8 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, dou
                 an[b] = v;
             }
         } else {
-            for (int bb = threadIdx.x; bb < Mt; bb += blockDim.x) an[bb] *= inv;
+            for (int bb = threadIdx.x; bb < Mt; bb += blockDim.x)
+                an[bb] *= inv;
         }
         __syncthreads();
     }
@@ -133,7 +149,8 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, dou
         // some path must end where the end weights allow
         double s = 0;
         const double* en = p.end + (long long)f * Mt;
-        for (int b = 0; b < Mt; ++b) s += double(alpha[(long long)p.N * Mt + b]) * double(en[b]);
+        for (int b = 0; b < Mt; ++b)
+            s += double(alpha[(long long)p.N * Mt + b]) * double(en[b]);
         if (!(s > 0)) {
             p.status[f] = st_end;
             p.status_index[f] = p.N;
@@ -151,15 +168,18 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, dou
 template <typename real, int EMAX>
 __device__ void beta_pass(const launch_params<real>& p, int f, double* red, double* sh)
 {
-    if (p.status[f] != st_ok) return;
+    if (p.status[f] != st_ok)
+        return;
     double* beta = p.beta + (long long)f * (p.N + 1) * p.Mt;
     const int Mt = p.Mt, Mn = p.Mn, dlo = p.dlo;
     const bool fast = Mt <= int(blockDim.x) && Mn <= EMAX;
-    double* norm = p.log_beta_norm + (long long)f * (p.N + 1); // raw until norm_scan_kernel
+    double* norm =
+        p.log_beta_norm + (long long)f * (p.N + 1); // raw until norm_scan_kernel
     if (p.i0 + p.Wc == p.N) {
         // beta_N: the frame's end weights (map_decoder::boundaries)
         double* bN = beta + (long long)p.N * Mt;
-        for (int a = threadIdx.x; a < Mt; a += blockDim.x) bN[a] = p.end[(long long)f * Mt + a];
+        for (int a = threadIdx.x; a < Mt; a += blockDim.x)
+            bN[a] = p.end[(long long)f * Mt + a];
         __syncthreads();
     }
     const int a = threadIdx.x;
@@ -188,15 +208,21 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, doub
         double s_fast = 0;
         if (fast) {
 #pragma unroll
-            for (int e = 0; e < EMAX; ++e) s_fast += g[e] * row[a + dlo + e];
+            for (int e = 0; e < EMAX; ++e)
+                s_fast += g[e] * row[a + dlo + e];
             local = s_fast;
-            if (iw > 0) load_g(iw - 1);
+            if (iw > 0)
+                load_g(iw - 1);
         } else {
             const double* bn = beta + (long long)(i + 1) * Mt;
             const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
             for (int aa = threadIdx.x; aa < Mt; aa += blockDim.x) {
                 const double s = model::backward_sum<double>(
-                    aa, dlo, Mn, Mt, [&](int b) { return bn[b]; },
+                    aa,
+                    dlo,
+                    Mn,
+                    Mt,
+                    [&](int b) { return bn[b]; },
                     [&](int e, int a) { return G[(long long)e * Mt + a]; });
                 bc[aa] = s;
                 local += s;
@@ -211,7 +237,8 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, doub
             }
             return;
         }
-        if (threadIdx.x == 0) norm[i] = bs;
+        if (threadIdx.x == 0)
+            norm[i] = bs;
         if (fast) {
             if (a < Mt) {
                 const double v = s_fast * inv;
@@ -219,7 +246,8 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, doub
                 bc[a] = v;
             }
         } else {
-            for (int aa = threadIdx.x; aa < Mt; aa += blockDim.x) bc[aa] *= inv;
+            for (int aa = threadIdx.x; aa < Mt; aa += blockDim.x)
+                bc[aa] *= inv;
         }
         __syncthreads();
     }
@@ -228,7 +256,8 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, doub
 // alpha and beta of every frame: blockIdx.x is the frame; blockIdx.y picks
 // the direction when both run at once (global storage), else `which` does.
 template <typename real, int EMAX>
-__global__ void __launch_bounds__(ab_max_block) ab_kernel(launch_params<real> p, int which)
+__global__ void __launch_bounds__(ab_max_block)
+    ab_kernel(launch_params<real> p, int which)
 {
     extern __shared__ double red[]; // 32 doubles, then the fast path's row
     double* sh = red + 32;
@@ -253,11 +282,13 @@ __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int 
     __shared__ double rowbuf[2 * ab_pad + 32 * SPL];
     const int f = blockIdx.x;
     const bool fwd = (gridDim.y == 2 ? int(blockIdx.y) : which) == 0;
-    if (p.status[f] != st_ok) return;
+    if (p.status[f] != st_ok)
+        return;
     const int Mt = p.Mt, Mn = p.Mn, dlo = p.dlo, lane = threadIdx.x;
     double* rows = (fwd ? p.alpha : p.beta) + (long long)f * (p.N + 1) * Mt;
     double* row = rowbuf + ab_pad;
-    for (int s = lane; s < 2 * ab_pad + 32 * SPL; s += 32) rowbuf[s] = 0.0;
+    for (int s = lane; s < 2 * ab_pad + 32 * SPL; s += 32)
+        rowbuf[s] = 0.0;
     __syncwarp();
     // the first row: 0 forward (a one-hot at drift 0 for the frame's start),
     // i0 + Wc backward (a one-hot at the frame's end drift for index N)
@@ -265,11 +296,13 @@ __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int 
     const bool init = fwd ? p.i0 == 0 : first == p.N;
     // each step's normalizer, raw until norm_scan_kernel
     double* norm = (fwd ? p.log_alpha_norm : p.log_beta_norm) + (long long)f * (p.N + 1);
-    const double* bound = (fwd ? p.start : p.end) + (long long)f * Mt; // map_decoder::boundaries
+    const double* bound =
+        (fwd ? p.start : p.end) + (long long)f * Mt; // map_decoder::boundaries
 #pragma unroll
     for (int j = 0; j < SPL; ++j) {
         const int b = lane + 32 * j;
-        if (b >= Mt) continue;
+        if (b >= Mt)
+            continue;
         double v;
         if (init) {
             v = bound[b];
@@ -287,7 +320,8 @@ __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int 
         live[j] = 0;
         for (int e = 0; e < EMAX; ++e) {
             const int a = fwd ? b - dlo - e : b;
-            if (e < Mn && b < Mt && a >= 0 && a < Mt) live[j] |= 1u << e;
+            if (e < Mn && b < Mt && a >= 0 && a < Mt)
+                live[j] |= 1u << e;
         }
     }
     real g[SPL][EMAX];
@@ -298,7 +332,9 @@ __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int 
             const int b = lane + 32 * j;
 #pragma unroll
             for (int e = 0; e < EMAX; ++e) {
-                g[j][e] = ((live[j] >> e) & 1u) ? G[(long long)e * Mt + (fwd ? b - dlo - e : b)] : real(0);
+                g[j][e] = ((live[j] >> e) & 1u)
+                              ? G[(long long)e * Mt + (fwd ? b - dlo - e : b)]
+                              : real(0);
             }
         }
     };
@@ -314,10 +350,12 @@ __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int 
             const int b = lane + 32 * j;
             s[j] = 0.0;
 #pragma unroll
-            for (int e = 0; e < EMAX; ++e) s[j] += (fwd ? row[b - dlo - e] : row[b + dlo + e]) * g[j][e];
+            for (int e = 0; e < EMAX; ++e)
+                s[j] += (fwd ? row[b - dlo - e] : row[b + dlo + e]) * g[j][e];
             local += s[j];
         }
-        if (step + 1 < p.Wc) load_g(fwd ? iw + 1 : iw - 1); // in flight from here on
+        if (step + 1 < p.Wc)
+            load_g(fwd ? iw + 1 : iw - 1);  // in flight from here on
         const double sum = warp_sum(local); // the same in every lane
         double inv = 0;
         if (!model::normalizer(sum, inv)) {
@@ -328,7 +366,8 @@ __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int 
             return;
         }
         const int to = fwd ? i + 1 : i;
-        if (lane == 0) norm[to] = sum;
+        if (lane == 0)
+            norm[to] = sum;
         __syncwarp(); // every lane has read the row
 #pragma unroll
         for (int j = 0; j < SPL; ++j) {
@@ -345,7 +384,8 @@ __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int 
         // some path must end where the end weights allow
         const double* en = p.end + (long long)f * Mt;
         double s = 0;
-        for (int b = lane; b < Mt; b += 32) s += double(row[b]) * double(en[b]);
+        for (int b = lane; b < Mt; b += 32)
+            s += double(row[b]) * double(en[b]);
         s = warp_sum(s);
         if (lane == 0 && !(s > 0)) {
             p.status[f] = st_end;
@@ -359,16 +399,18 @@ __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int 
 /*
  * The recursions store each step's normalizer as it is (one store: no log
  * on their critical path); this turns them into the sums of base-2 logs of
- * launch_params::log_alpha_norm, one warp per frame. which = 0: alpha's, prefix sums over all N steps (after the forward
- * pass); which = 1: beta's over the window [i0, i0 + Wc), suffix sums
- * continuing from index i0 + Wc (after each backward window).
+ * launch_params::log_alpha_norm, one warp per frame. which = 0: alpha's, prefix sums over
+ * all N steps (after the forward pass); which = 1: beta's over the window [i0, i0 + Wc),
+ * suffix sums continuing from index i0 + Wc (after each backward window).
  */
 template <typename real>
 __global__ void __launch_bounds__(32) norm_scan_kernel(launch_params<real> p, int which)
 {
     const int f = blockIdx.x, lane = threadIdx.x;
-    if (p.status[f] != st_ok) return;
-    double* v = (which == 0 ? p.log_alpha_norm : p.log_beta_norm) + (long long)f * (p.N + 1);
+    if (p.status[f] != st_ok)
+        return;
+    double* v =
+        (which == 0 ? p.log_alpha_norm : p.log_beta_norm) + (long long)f * (p.N + 1);
     const bool fwd = which == 0;
     const int count = fwd ? p.N : p.Wc;
     const int top = p.i0 + p.Wc;
@@ -378,7 +420,8 @@ __global__ void __launch_bounds__(32) norm_scan_kernel(launch_params<real> p, in
     // the logs in parallel, then summed by one lane in a fixed order (from
     // index 1 up, from N - 1 down), so that the sums do not depend on how the
     // windows cut the frame: global and local storage stay bit-identical
-    for (int k = lane; k < count; k += 32) v[at(k)] = log2(v[at(k)]);
+    for (int k = lane; k < count; k += 32)
+        v[at(k)] = log2(v[at(k)]);
     __syncwarp();
     if (lane == 0) {
         double run = base;
@@ -387,8 +430,10 @@ __global__ void __launch_bounds__(32) norm_scan_kernel(launch_params<real> p, in
             v[at(k)] = run;
         }
     }
-    if (lane == 0 && fwd) v[0] = 0.0;
-    if (lane == 0 && !fwd && top == p.N) v[p.N] = 0.0;
+    if (lane == 0 && fwd)
+        v[0] = 0.0;
+    if (lane == 0 && !fwd && top == p.N)
+        v[p.N] = 0.0;
 }
 
 /*
@@ -402,21 +447,25 @@ __global__ void finish_kernel(launch_params<real> p)
     const int fi = blockIdx.x;
     const int f = fi / p.Wc;
     const int iw = fi - f * p.Wc;
-    if (p.status[f] != st_ok) return;
+    if (p.status[f] != st_ok)
+        return;
     const int i = p.i0 + iw;
     const real* Lp = p.Lpart + ((long long)f * p.W + iw) * p.nwarps * p.q;
     real* out = p.post + ((long long)f * p.N + i) * p.q;
     // the prior, left out of the lattice pass, multiplies L here in double:
     // a prior far below the float range is not a hard zero
-    const double* prior = p.prior_exact && p.has_prior[f] ? p.prior_exact + ((long long)f * p.N + i) * p.q
-                                                          : nullptr;
+    const double* prior = p.prior_exact && p.has_prior[f]
+                              ? p.prior_exact + ((long long)f * p.N + i) * p.q
+                              : nullptr;
     auto L = [&](int D) {
         double s = 0;
-        for (int w = 0; w < p.nwarps; ++w) s += double(Lp[(long long)w * p.q + D]);
+        for (int w = 0; w < p.nwarps; ++w)
+            s += double(Lp[(long long)w * p.q + D]);
         return prior ? s * prior[D] : s;
     };
     double total = 0;
-    for (int D = threadIdx.x; D < p.q; D += blockDim.x) total += L(D);
+    for (int D = threadIdx.x; D < p.q; D += blockDim.x)
+        total += L(D);
     const double ls = block_sum(total, red);
     double inv = 0;
     if (!model::normalizer(ls, inv)) {
@@ -431,9 +480,11 @@ __global__ void finish_kernel(launch_params<real> p)
     // frame without gets the same output in any batch
     if (prior && p.post_d) {
         double* od = p.post_d + ((long long)f * p.N + i) * p.q;
-        for (int D = threadIdx.x; D < p.q; D += blockDim.x) od[D] = L(D) / ls;
+        for (int D = threadIdx.x; D < p.q; D += blockDim.x)
+            od[D] = L(D) / ls;
     } else {
-        for (int D = threadIdx.x; D < p.q; D += blockDim.x) out[D] = real(L(D) / ls);
+        for (int D = threadIdx.x; D < p.q; D += blockDim.x)
+            out[D] = real(L(D) / ls);
     }
 }
 
@@ -448,13 +499,26 @@ void launch_recursion(const launch_params<real>& p, int which, bool warp, int ab
         // one warp per frame up to 64 states (1 or 2 per lane); beyond, the
         // block kernels are as fast (S500: 2.6 against 2.7 us per frame)
         switch (emax * 10 + spl) {
-        case 81: ab_warp_kernel<real, 8, 1><<<grid, 32>>>(p, which); break;
-        case 82: ab_warp_kernel<real, 8, 2><<<grid, 32>>>(p, which); break;
-        case 161: ab_warp_kernel<real, 16, 1><<<grid, 32>>>(p, which); break;
-        case 162: ab_warp_kernel<real, 16, 2><<<grid, 32>>>(p, which); break;
-        case 321: ab_warp_kernel<real, 32, 1><<<grid, 32>>>(p, which); break;
-        case 322: ab_warp_kernel<real, 32, 2><<<grid, 32>>>(p, which); break;
-        default: throw std::logic_error("map_decoder(cuda): no warp recursion for this shape");
+        case 81:
+            ab_warp_kernel<real, 8, 1><<<grid, 32>>>(p, which);
+            break;
+        case 82:
+            ab_warp_kernel<real, 8, 2><<<grid, 32>>>(p, which);
+            break;
+        case 161:
+            ab_warp_kernel<real, 16, 1><<<grid, 32>>>(p, which);
+            break;
+        case 162:
+            ab_warp_kernel<real, 16, 2><<<grid, 32>>>(p, which);
+            break;
+        case 321:
+            ab_warp_kernel<real, 32, 1><<<grid, 32>>>(p, which);
+            break;
+        case 322:
+            ab_warp_kernel<real, 32, 2><<<grid, 32>>>(p, which);
+            break;
+        default:
+            throw std::logic_error("map_decoder(cuda): no warp recursion for this shape");
         }
     } else if (emax == 8) {
         ab_kernel<real, 8><<<grid, ab_block, shared>>>(p, which);

@@ -32,7 +32,8 @@ public:
     }
     void begin()
     {
-        if (!d_on) return;
+        if (!d_on)
+            return;
         mark m{};
         BSID_CUDA(cudaEventCreate(&m.a));
         BSID_CUDA(cudaEventCreate(&m.b));
@@ -41,7 +42,8 @@ public:
     }
     void end(stage s)
     {
-        if (!d_on) return;
+        if (!d_on)
+            return;
         d_marks.back().s = s;
         BSID_CUDA(cudaEventRecord(d_marks.back().b));
     }

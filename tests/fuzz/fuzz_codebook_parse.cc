@@ -44,13 +44,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     }
 
     const int n = cb.n(), q = cb.q(), P = cb.P();
-    if (n < 1 || n > 32) violated("n outside [1, 32]");
-    if (q < 2 || q > 65536 || (n < 32 && q > (1LL << n))) violated("q outside its limits");
-    if (P < 1) violated("P < 1");
+    if (n < 1 || n > 32)
+        violated("n outside [1, 32]");
+    if (q < 2 || q > 65536 || (n < 32 && q > (1LL << n)))
+        violated("q outside its limits");
+    if (P < 1)
+        violated("P < 1");
     for (const auto& book : cb.books()) {
-        if (int(book.size()) != q) violated("a book without q words");
+        if (int(book.size()) != q)
+            violated("a book without q words");
         for (auto w : book) {
-            if (n < 32 && uint64_t(w) >= (1ULL << n)) violated("a word wider than n bits");
+            if (n < 32 && uint64_t(w) >= (1ULL << n))
+                violated("a word wider than n bits");
         }
     }
 
@@ -61,14 +66,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     } catch (const std::invalid_argument&) {
         violated("to_text() of an accepted codebook is refused by parse()");
     }
-    if (again != cb || again.P() != P) violated("to_text -> parse changed the codebook");
+    if (again != cb || again.P() != P)
+        violated("to_text -> parse changed the codebook");
 
     // Encode a few symbols (bounded: at most 2 P symbols).
     const size_t N = std::min<size_t>(size_t(2) * size_t(P), 64);
     std::vector<int64_t> symbols(N);
-    for (size_t i = 0; i < N; ++i) symbols[i] = int64_t((i * 7919u) % unsigned(q));
+    for (size_t i = 0; i < N; ++i)
+        symbols[i] = int64_t((i * 7919u) % unsigned(q));
     const auto bits = cb.encode(symbols.data(), N);
-    if (bits.size() != N * size_t(n)) violated("encode() length is not n N");
+    if (bits.size() != N * size_t(n))
+        violated("encode() length is not n N");
     for (size_t i = 0; i < N; ++i) {
         const auto w = cb.word(i, int(symbols[i]));
         for (int r = 0; r < n; ++r) {

@@ -49,8 +49,12 @@ std::string g_case; // the parameters of the current input, for the report
 
 [[noreturn]] void violated(const char* what, const frame_result& r)
 {
-    std::fprintf(stderr, "fuzz_decoder: invariant violated: %s (status %s: %s)\n  %s\n", what,
-                 to_string(r.status), r.reason.c_str(), g_case.c_str());
+    std::fprintf(stderr,
+                 "fuzz_decoder: invariant violated: %s (status %s: %s)\n  %s\n",
+                 what,
+                 to_string(r.status),
+                 r.reason.c_str(),
+                 g_case.c_str());
     std::abort();
 }
 
@@ -75,13 +79,15 @@ outcome run(map_decoder& dec, const frame_view& f, bool batch)
     try {
         if (batch) {
             auto rs = dec.decode_batch({ f }, { o.post.data() });
-            if (rs.size() != 1) violated("decode_batch returned the wrong number of results", {});
+            if (rs.size() != 1)
+                violated("decode_batch returned the wrong number of results", {});
             o.r = rs[0];
         } else {
             o.r = dec.decode(f, o.post.data());
         }
     } catch (const std::invalid_argument&) {
-        if (!f.priors) violated("invalid_argument without priors", o.r);
+        if (!f.priors)
+            violated("invalid_argument without priors", o.r);
         o.threw = true;
     }
     return o;
@@ -89,7 +95,8 @@ outcome run(map_decoder& dec, const frame_view& f, bool batch)
 
 void check(const map_decoder& dec, const frame_view& f, const outcome& o)
 {
-    if (o.threw) return;
+    if (o.threw)
+        return;
     const int N = dec.N(), q = dec.q();
     // the documented refusals, in the order precheck applies them
     frame_status expected = frame_status::ok;
@@ -105,7 +112,8 @@ void check(const map_decoder& dec, const frame_view& f, const outcome& o)
     if (expected == frame_status::ok && o.r.status != frame_status::ok &&
         o.r.status != frame_status::impossible)
         violated("a well-formed frame refused for a reason other than impossible", o.r);
-    if (!o.r.ok() && o.r.reason.empty()) violated("a refusal without a reason", o.r);
+    if (!o.r.ok() && o.r.reason.empty())
+        violated("a refusal without a reason", o.r);
 
     for (int i = 0; i < N; ++i) {
         const double* row = o.post.data() + size_t(i) * size_t(q);
@@ -113,16 +121,19 @@ void check(const map_decoder& dec, const frame_view& f, const outcome& o)
         for (int D = 0; D < q; ++D) {
             if (!std::isfinite(row[D]) || row[D] < 0 || row[D] > 1)
                 violated("a posterior is not a finite probability", o.r);
-            if (!o.r.ok() && row[D] != 1.0 / q) violated("a refused frame's row is not uniform", o.r);
+            if (!o.r.ok() && row[D] != 1.0 / q)
+                violated("a refused frame's row is not uniform", o.r);
             sum += row[D];
         }
-        if (o.r.ok() && std::abs(sum - 1) > 1e-9) violated("a decoded row does not sum to 1", o.r);
+        if (o.r.ok() && std::abs(sum - 1) > 1e-9)
+            violated("a decoded row does not sum to 1", o.r);
     }
 }
 
 bool same(const outcome& a, const outcome& b)
 {
-    if (a.threw || b.threw) return a.threw == b.threw; // the output is not defined then
+    if (a.threw || b.threw)
+        return a.threw == b.threw; // the output is not defined then
     return a.r.status == b.r.status && a.post == b.post;
 }
 
@@ -163,7 +174,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         m.lo = -in.ConsumeIntegralInRange<int>(0, -t.lo);
         m.hi = in.ConsumeIntegralInRange<int>(0, t.hi);
         cfg.mtau = t;
-        if (limits_mode == 3) cfg.mn = m;
+        if (limits_mode == 3)
+            cfg.mn = m;
     }
 
     // Priors: absent, or N q values from the input (possibly zero rows,
@@ -171,7 +183,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     std::vector<double> priors;
     if (in.ConsumeBool()) {
         priors.resize(size_t(N) * size_t(q));
-        for (auto& p : priors) p = double(in.ConsumeIntegralInRange<int>(0, 15)) / 4.0;
+        for (auto& p : priors)
+            p = double(in.ConsumeIntegralInRange<int>(0, 15)) / 4.0;
     }
 
     // The frame: at most tau + 24 bits.
@@ -182,8 +195,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     if (mode == 7) {
         // raw bytes: almost always refused as invalid_input
     } else {
-        for (auto& b : bits) b &= 1;
-        if (mode == 6 && !bits.empty()) bits[size_t(seed) % bits.size()] = uint8_t(2 + seed % 254);
+        for (auto& b : bits)
+            b &= 1;
+        if (mode == 6 && !bits.empty())
+            bits[size_t(seed) % bits.size()] = uint8_t(2 + seed % 254);
     }
     frame_view f;
     f.bits = bits.data();
@@ -197,10 +212,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
            << " sparse=" << sparse << " N=" << N << " " << cfg.ch.repr()
            << " precision=" << to_string(cfg.precision) << " Pr=" << cfg.Pr
            << " limits_mode=" << limits_mode;
-        if (cfg.mtau) os << " mtau=[" << cfg.mtau->lo << "," << cfg.mtau->hi << "]";
-        if (cfg.mn) os << " mn=[" << cfg.mn->lo << "," << cfg.mn->hi << "]";
+        if (cfg.mtau)
+            os << " mtau=[" << cfg.mtau->lo << "," << cfg.mtau->hi << "]";
+        if (cfg.mn)
+            os << " mn=[" << cfg.mn->lo << "," << cfg.mn->hi << "]";
         os << " priors=" << !priors.empty() << " rho=" << f.rho << " bits=";
-        for (size_t t = 0; t < f.rho; ++t) os << int(f.bits[t]) << (f.bits[t] > 1 ? "," : "");
+        for (size_t t = 0; t < f.rho; ++t)
+            os << int(f.bits[t]) << (f.bits[t] > 1 ? "," : "");
         g_case = os.str();
     }
 
@@ -211,7 +229,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         cfg.storage = storage_kind::local;
         local = map_decoder::make(cfg);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "fuzz_decoder: make() refused valid parameters: %s\n", e.what());
+        std::fprintf(
+            stderr, "fuzz_decoder: make() refused valid parameters: %s\n", e.what());
         std::abort();
     }
     const outcome g = run(*global, f, false);
@@ -221,13 +240,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     if (!same(g, l)) {
         for (size_t k = 0; k < g.post.size(); ++k)
             if (!(g.post[k] == l.post[k]))
-                std::fprintf(stderr, "  post[%zu]: global %.17g local %.17g\n", k, g.post[k],
+                std::fprintf(stderr,
+                             "  post[%zu]: global %.17g local %.17g\n",
+                             k,
+                             g.post[k],
                              l.post[k]);
-        std::fprintf(stderr, "  statuses: global %s, local %s\n", to_string(g.r.status),
+        std::fprintf(stderr,
+                     "  statuses: global %s, local %s\n",
+                     to_string(g.r.status),
                      to_string(l.r.status));
         violated("global and local storage differ", g.r);
     }
     const outcome b = run(*global, f, true);
-    if (!same(g, b)) violated("decode_batch differs from decode", g.r);
+    if (!same(g, b))
+        violated("decode_batch differs from decode", g.r);
     return 0;
 }

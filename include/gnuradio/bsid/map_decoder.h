@@ -96,7 +96,8 @@ public:
                      const std::string& len_tag_key = "packet_len",
                      bool follow_channel_tags = true);
 
-    //! The channel for frames that begin after the call (unless bsid_channel tags set it).
+    //! The channel for frames that begin after the call (unless bsid_channel tags set
+    //! it).
     virtual void set_channel(double Pi, double Pd, double Ps) = 0;
 
     //! Output frames produced, and how many of them are erasures.

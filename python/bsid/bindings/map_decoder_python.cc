@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(map_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(a4728f30ba0978c2bcb73531c48a8f76)                     */
+/* BINDTOOL_HEADER_FILE_HASH(c6f70f22a00dbc81dc8f78de6f759624)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -24,10 +24,10 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <limits>
 #include <sstream>
 #include <string>
 
@@ -74,12 +74,15 @@ py::array int_array(const py::handle& obj, const char* what)
 py::array_t<uint8_t> bits_array(const py::handle& obj, const char* what)
 {
     py::array a = int_array(obj, what);
-    if (a.dtype().kind() == 'b' || (a.dtype().kind() == 'u' && a.dtype().itemsize() == 1)) {
+    if (a.dtype().kind() == 'b' ||
+        (a.dtype().kind() == 'u' && a.dtype().itemsize() == 1)) {
         return py::array_t<uint8_t, py::array::c_style | py::array::forcecast>::ensure(a);
     }
-    auto wide = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(a);
+    auto wide =
+        py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(a);
     if (!wide) {
-        throw py::value_error(std::string(what) + ": values do not fit in 64-bit integers");
+        throw py::value_error(std::string(what) +
+                              ": values do not fit in 64-bit integers");
     }
     const auto n = wide.size();
     py::array_t<uint8_t> out(n);
@@ -97,7 +100,8 @@ py::array_t<uint8_t> bits_array(const py::handle& obj, const char* what)
     return out;
 }
 
-std::vector<std::vector<bsid::codebook::word_type>> books_from_python(const py::handle& obj)
+std::vector<std::vector<bsid::codebook::word_type>>
+books_from_python(const py::handle& obj)
 {
     std::vector<std::vector<bsid::codebook::word_type>> books;
     if (!py::isinstance<py::sequence>(obj) && !py::isinstance<py::array>(obj)) {
@@ -119,9 +123,11 @@ std::vector<std::vector<bsid::codebook::word_type>> books_from_python(const py::
             }
             const py::int_ iv(py::reinterpret_borrow<py::object>(w).attr("__index__")());
             if (iv < py::int_(0) || iv > py::int_(0xffffffffLL)) {
-                throw py::value_error("codebook: book " + std::to_string(b) + ", symbol " +
-                                      std::to_string(D) + ": word " + py::str(static_cast<const py::object&>(iv)).cast<std::string>() +
-                                      " is not an unsigned 32-bit value");
+                throw py::value_error(
+                    "codebook: book " + std::to_string(b) + ", symbol " +
+                    std::to_string(D) + ": word " +
+                    py::str(static_cast<const py::object&>(iv)).cast<std::string>() +
+                    " is not an unsigned 32-bit value");
             }
             words.push_back(bsid::codebook::word_type(iv.cast<unsigned long long>()));
             ++D;
@@ -137,7 +143,8 @@ py::list books_to_python(const bsid::codebook& cb)
     py::list books;
     for (const auto& book : cb.books()) {
         py::list l;
-        for (auto w : book) l.append(py::int_(w));
+        for (auto w : book)
+            l.append(py::int_(w));
         books.append(l);
     }
     return books;
@@ -149,22 +156,31 @@ py::tuple range_tuple(const bsid::drift_range& r) { return py::make_tuple(r.lo, 
 // A received frame as bytes for the decoder. Values other than 0 and 1 are
 // not an exception here: the decoder refuses such a frame with its status.
 struct received_frame {
-    py::array_t<uint8_t> bytes;  // when the input was already bytes
-    std::vector<uint8_t> owned;  // otherwise
-    std::string bad;             // a value that does not fit in a byte, described
-    const uint8_t* data() const { return owned.empty() && bytes ? bytes.data() : owned.data(); }
-    size_t size() const { return owned.empty() && bytes ? size_t(bytes.size()) : owned.size(); }
+    py::array_t<uint8_t> bytes; // when the input was already bytes
+    std::vector<uint8_t> owned; // otherwise
+    std::string bad;            // a value that does not fit in a byte, described
+    const uint8_t* data() const
+    {
+        return owned.empty() && bytes ? bytes.data() : owned.data();
+    }
+    size_t size() const
+    {
+        return owned.empty() && bytes ? size_t(bytes.size()) : owned.size();
+    }
 };
 
 received_frame received_from_python(const py::handle& obj)
 {
     received_frame f;
     py::array a = int_array(obj, "received frame");
-    if (a.dtype().kind() == 'b' || (a.dtype().kind() == 'u' && a.dtype().itemsize() == 1)) {
-        f.bytes = py::array_t<uint8_t, py::array::c_style | py::array::forcecast>::ensure(a);
+    if (a.dtype().kind() == 'b' ||
+        (a.dtype().kind() == 'u' && a.dtype().itemsize() == 1)) {
+        f.bytes =
+            py::array_t<uint8_t, py::array::c_style | py::array::forcecast>::ensure(a);
         return f;
     }
-    auto wide = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(a);
+    auto wide =
+        py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(a);
     f.owned.resize(size_t(wide.size()));
     for (py::ssize_t t = 0; t < wide.size(); ++t) {
         const int64_t v = wide.data()[t];
@@ -176,7 +192,8 @@ received_frame received_from_python(const py::handle& obj)
         }
         f.owned[size_t(t)] = v == 0 ? 0 : v == 1 ? 1 : 2;
     }
-    if (f.owned.empty()) f.bytes = py::array_t<uint8_t>(0);
+    if (f.owned.empty())
+        f.bytes = py::array_t<uint8_t>(0);
     return f;
 }
 
@@ -192,8 +209,9 @@ priors_from_python(const py::handle& obj, int N, int q)
     }
     const char kind = any.dtype().kind();
     if (kind != 'f' && kind != 'i' && kind != 'u') {
-        throw py::type_error("priors must be an (N, q) array of real numbers, got dtype " +
-                             std::string(py::str(any.dtype())));
+        throw py::type_error(
+            "priors must be an (N, q) array of real numbers, got dtype " +
+            std::string(py::str(any.dtype())));
     }
     auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(any);
     if (!a) {
@@ -202,7 +220,8 @@ priors_from_python(const py::handle& obj, int N, int q)
     if (a.ndim() != 2 || a.shape(0) != N || a.shape(1) != q) {
         std::ostringstream os;
         os << "priors must have shape (N, q) = (" << N << ", " << q << "), got (";
-        for (py::ssize_t k = 0; k < a.ndim(); ++k) os << (k ? ", " : "") << a.shape(k);
+        for (py::ssize_t k = 0; k < a.ndim(); ++k)
+            os << (k ? ", " : "") << a.shape(k);
         os << (a.ndim() == 1 ? ",)" : ")");
         throw py::value_error(os.str());
     }
@@ -218,27 +237,33 @@ struct frame_refused : std::runtime_error {
     }
 };
 
-std::optional<bsid::drift_range> range_from_python(const py::object& obj, const char* name)
+std::optional<bsid::drift_range> range_from_python(const py::object& obj,
+                                                   const char* name)
 {
-    if (obj.is_none()) return std::nullopt;
-    const std::string err = std::string(name) + " must be None or a pair (lo, hi) of integers";
-    if (!py::isinstance<py::sequence>(obj) || py::isinstance<py::str>(obj) || py::len(obj) != 2) {
+    if (obj.is_none())
+        return std::nullopt;
+    const std::string err =
+        std::string(name) + " must be None or a pair (lo, hi) of integers";
+    if (!py::isinstance<py::sequence>(obj) || py::isinstance<py::str>(obj) ||
+        py::len(obj) != 2) {
         throw py::type_error(err);
     }
     // compared as Python integers: a bound beyond 64 bits is "too wide", not a type error
-    const py::int_ lo_lim(std::numeric_limits<int>::min()), hi_lim(std::numeric_limits<int>::max());
+    const py::int_ lo_lim(std::numeric_limits<int>::min()),
+        hi_lim(std::numeric_limits<int>::max());
     int v[2];
     const py::sequence seq = obj;
     for (int k = 0; k < 2; ++k) {
         const py::object item = seq[k];
-        if (py::isinstance<py::bool_>(item) || !PyIndex_Check(item.ptr())) throw py::type_error(err);
+        if (py::isinstance<py::bool_>(item) || !PyIndex_Check(item.ptr()))
+            throw py::type_error(err);
         const py::int_ x = py::reinterpret_steal<py::int_>(PyNumber_Index(item.ptr()));
         if (x < lo_lim || x > hi_lim) {
-            throw py::value_error(std::string(name) + " = (" + std::string(py::str(seq[0])) + ", " +
-                                  std::string(py::str(seq[1])) +
-                                  ") is too wide: each bound must lie in [" +
-                                  std::to_string(std::numeric_limits<int>::min()) + ", " +
-                                  std::to_string(std::numeric_limits<int>::max()) + "]");
+            throw py::value_error(
+                std::string(name) + " = (" + std::string(py::str(seq[0])) + ", " +
+                std::string(py::str(seq[1])) + ") is too wide: each bound must lie in [" +
+                std::to_string(std::numeric_limits<int>::min()) + ", " +
+                std::to_string(std::numeric_limits<int>::max()) + "]");
         }
         v[k] = x.cast<int>();
     }
@@ -249,10 +274,18 @@ std::optional<bsid::drift_range> range_from_python(const py::object& obj, const 
 class py_map_decoder
 {
 public:
-    py_map_decoder(const bsid::codebook& cb, const bsid::channel_params& ch, int N,
-                   const std::string& backend, const std::string& precision,
-                   const std::string& storage, double Pr, const py::object& mtau,
-                   const py::object& mn, int threads, int device, const std::string& recursion,
+    py_map_decoder(const bsid::codebook& cb,
+                   const bsid::channel_params& ch,
+                   int N,
+                   const std::string& backend,
+                   const std::string& precision,
+                   const std::string& storage,
+                   double Pr,
+                   const py::object& mtau,
+                   const py::object& mn,
+                   int threads,
+                   int device,
+                   const std::string& recursion,
                    int local_window)
     {
         bsid::decoder_config cfg(cb, ch, N);
@@ -280,56 +313,70 @@ public:
                                     : std::make_pair(log_priors, true);
     }
 
-    py::array_t<double> decode(const py::object& rx, const py::object& priors_in,
+    py::array_t<double> decode(const py::object& rx,
+                               const py::object& priors_in,
                                const py::object& log_priors)
     {
         const auto [priors, is_log] = pick_priors(priors_in, log_priors);
         const auto f = received_from_python(rx);
         std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>> pri;
-        if (!priors.is_none()) pri = priors_from_python(priors, d_dec->N(), d_dec->q());
+        if (!priors.is_none())
+            pri = priors_from_python(priors, d_dec->N(), d_dec->q());
         if (!f.bad.empty()) {
             throw frame_refused({ bsid::frame_status::invalid_input, f.bad });
         }
         py::array_t<double> post({ d_dec->N(), d_dec->q() });
-        const bsid::frame_view view{ f.data(), f.size(), pri ? pri->data() : nullptr, is_log };
+        const bsid::frame_view view{
+            f.data(), f.size(), pri ? pri->data() : nullptr, is_log
+        };
         double* out = post.mutable_data();
         bsid::frame_result r;
         {
             py::gil_scoped_release nogil;
             r = d_dec->decode(view, out);
         }
-        if (r.status == bsid::frame_status::decoder_error) throw std::runtime_error(r.reason);
-        if (!r.ok()) throw frame_refused(r);
+        if (r.status == bsid::frame_status::decoder_error)
+            throw std::runtime_error(r.reason);
+        if (!r.ok())
+            throw frame_refused(r);
         return post;
     }
 
-    py::object decode_batch(const py::sequence& frames, const py::object& priors_in, bool statuses,
+    py::object decode_batch(const py::sequence& frames,
+                            const py::object& priors_in,
+                            bool statuses,
                             const py::object& log_priors)
     {
         const auto [priors, is_log] = pick_priors(priors_in, log_priors);
         const size_t K = size_t(py::len(frames));
         std::vector<received_frame> rx;
         rx.reserve(K);
-        for (const auto& fr : frames) rx.push_back(received_from_python(fr));
-        // priors: None, one (N, q) array for every frame, or a list with one entry per frame
-        std::vector<std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>>>
+        for (const auto& fr : frames)
+            rx.push_back(received_from_python(fr));
+        // priors: None, one (N, q) array for every frame, or a list with one entry per
+        // frame
+        std::vector<
+            std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>>>
             pri(K);
         if (!priors.is_none()) {
-            const bool per_frame = py::isinstance<py::list>(priors) || py::isinstance<py::tuple>(priors);
+            const bool per_frame =
+                py::isinstance<py::list>(priors) || py::isinstance<py::tuple>(priors);
             if (per_frame) {
                 if (size_t(py::len(priors)) != K) {
-                    throw py::value_error("decode_batch: priors has " +
-                                          std::to_string(py::len(priors)) + " entries for " +
-                                          std::to_string(K) + " frames");
+                    throw py::value_error(
+                        "decode_batch: priors has " + std::to_string(py::len(priors)) +
+                        " entries for " + std::to_string(K) + " frames");
                 }
                 size_t k = 0;
                 for (const auto& p : priors) {
-                    if (!p.is_none()) pri[k] = priors_from_python(p, d_dec->N(), d_dec->q());
+                    if (!p.is_none())
+                        pri[k] = priors_from_python(p, d_dec->N(), d_dec->q());
                     ++k;
                 }
             } else {
                 const auto shared = priors_from_python(priors, d_dec->N(), d_dec->q());
-                for (auto& p : pri) p = shared;
+                for (auto& p : pri)
+                    p = shared;
             }
         }
         std::vector<py::array_t<double>> outs;
@@ -343,7 +390,10 @@ public:
                 results[k] = { bsid::frame_status::invalid_input, rx[k].bad };
                 continue;
             }
-            views.push_back({ rx[k].data(), rx[k].size(), pri[k] ? pri[k]->data() : nullptr, is_log });
+            views.push_back({ rx[k].data(),
+                              rx[k].size(),
+                              pri[k] ? pri[k]->data() : nullptr,
+                              is_log });
             ptrs.push_back(outs[k].mutable_data());
             index.push_back(k);
         }
@@ -352,7 +402,8 @@ public:
             py::gil_scoped_release nogil;
             decoded = d_dec->decode_batch(views, ptrs);
         }
-        for (size_t j = 0; j < index.size(); ++j) results[index[j]] = decoded[j];
+        for (size_t j = 0; j < index.size(); ++j)
+            results[index[j]] = decoded[j];
         py::list posts, stats;
         for (size_t k = 0; k < K; ++k) {
             if (results[k].ok()) {
@@ -360,9 +411,11 @@ public:
             } else {
                 posts.append(py::none());
             }
-            stats.append(py::make_tuple(bsid::to_string(results[k].status), results[k].reason));
+            stats.append(
+                py::make_tuple(bsid::to_string(results[k].status), results[k].reason));
         }
-        if (statuses) return py::make_tuple(posts, stats);
+        if (statuses)
+            return py::make_tuple(posts, stats);
         return std::move(posts);
     }
 
@@ -397,7 +450,8 @@ public:
                 symbol_errors.mutable_data()[k] = e[k].symbol_errors;
                 bit_errors.mutable_data()[k] = e[k].bit_errors;
             }
-            std::copy(d_counter->decisions().begin(), d_counter->decisions().end(),
+            std::copy(d_counter->decisions().begin(),
+                      d_counter->decisions().end(),
                       decisions.mutable_data());
         }
         py::dict d;
@@ -421,23 +475,27 @@ private:
 
 PYBIND11_MODULE(bsid_core, m)
 {
-    m.doc() = "gr-bsid core: codebooks, the BSID channel, drift limits (no GNU Radio needed).";
+    m.doc() =
+        "gr-bsid core: codebooks, the BSID channel, drift limits (no GNU Radio needed).";
     m.attr("__version__") = BSID_VERSION;
 
     // bsid.FrameRefused: the decoder refused a frame; a ValueError whose
     // .status names why (a name in frame_status_names). A frame the decoder
     // failed on (decoder_error: out of memory, a device error) raises
     // RuntimeError instead.
-    static py::handle refused(PyErr_NewExceptionWithDoc(
-        "bsid_core.FrameRefused",
-        "A frame the decoder refused; a ValueError with the reason as message and the status "
-        "name in .status.",
-        PyExc_ValueError, nullptr));
+    static py::handle refused(
+        PyErr_NewExceptionWithDoc("bsid_core.FrameRefused",
+                                  "A frame the decoder refused; a ValueError with the "
+                                  "reason as message and the status "
+                                  "name in .status.",
+                                  PyExc_ValueError,
+                                  nullptr));
     m.attr("FrameRefused") = refused;
 
     py::register_exception_translator([](std::exception_ptr p) {
         try {
-            if (p) std::rethrow_exception(p);
+            if (p)
+                std::rethrow_exception(p);
         } catch (const bsid::io_error& e) {
             PyErr_SetString(PyExc_OSError, e.what());
         } catch (const frame_refused& e) {
@@ -462,53 +520,72 @@ Pi + Pd >= 1, or Ps > 1.)doc")
         .def(py::self == py::self)
         .def(py::self != py::self)
         .def(py::pickle(
-            [](const bsid::channel_params& c) { return py::make_tuple(c.Pi(), c.Pd(), c.Ps()); },
+            [](const bsid::channel_params& c) {
+                return py::make_tuple(c.Pi(), c.Pd(), c.Ps());
+            },
             [](const py::tuple& t) {
-                return bsid::channel_params(t[0].cast<double>(), t[1].cast<double>(),
-                                            t[2].cast<double>());
+                return bsid::channel_params(
+                    t[0].cast<double>(), t[1].cast<double>(), t[2].cast<double>());
             }));
 
     // ---------------------------------------------------------------- drift limits
-    m.def("drift_limits",
-          [](long long T, double Pi, double Pd, double Pr) {
-              bsid::drift_range r;
-              {
-                  py::gil_scoped_release nogil;
-                  r = bsid::drift_limits(T, Pi, Pd, Pr);
-              }
-              return range_tuple(r);
-          },
-          "T"_a, "Pi"_a, "Pd"_a, "Pr"_a = 1e-10,
-          R"doc(
+    m.def(
+        "drift_limits",
+        [](long long T, double Pi, double Pd, double Pr) {
+            bsid::drift_range r;
+            {
+                py::gil_scoped_release nogil;
+                r = bsid::drift_limits(T, Pi, Pd, Pr);
+            }
+            return range_tuple(r);
+        },
+        "T"_a,
+        "Pi"_a,
+        "Pd"_a,
+        "Pr"_a = 1e-10,
+        R"doc(
 Drift limits (lo, hi) for T transmitted bits: the smallest range, grown from
 drift 0 by the rule of docs/design.md section 4, outside which the drift falls
 with probability below Pr.)doc");
-    m.def("drift_pdf",
-          [](long long T, double Pi, double Pd, long long lo, long long hi) {
-              std::vector<double> v;
-              {
-                  py::gil_scoped_release nogil;
-                  v = bsid::drift_pdf(T, Pi, Pd, lo, hi);
-              }
-              return to_numpy(std::move(v));
-          },
-          "T"_a, "Pi"_a, "Pd"_a, "lo"_a, "hi"_a,
-          R"doc(
+    m.def(
+        "drift_pdf",
+        [](long long T, double Pi, double Pd, long long lo, long long hi) {
+            std::vector<double> v;
+            {
+                py::gil_scoped_release nogil;
+                v = bsid::drift_pdf(T, Pi, Pd, lo, hi);
+            }
+            return to_numpy(std::move(v));
+        },
+        "T"_a,
+        "Pi"_a,
+        "Pd"_a,
+        "lo"_a,
+        "hi"_a,
+        R"doc(
 phi_T(m) for m = lo..hi: the probability that the drift after T transmitted
 bits is m (docs/design.md section 4). Returns a float64 numpy array.)doc");
-    m.def("Pr_n", &bsid::codeword_exclusion, "Pr"_a, "N"_a,
+    m.def("Pr_n",
+          &bsid::codeword_exclusion,
+          "Pr"_a,
+          "N"_a,
           "Per-codeword exclusion probability 1 - (1 - Pr)^(1/N), computed as "
           "-expm1(log1p(-Pr)/N).");
-    m.def("decoder_limits",
-          [](long long N, int n, double Pi, double Pd, double Pr) {
-              const auto L = bsid::compute_decoder_limits(N, n, Pi, Pd, Pr);
-              py::dict d;
-              d["mtau"] = range_tuple(L.mtau);
-              d["mn"] = range_tuple(L.mn);
-              return d;
-          },
-          "N"_a, "n"_a, "Pi"_a, "Pd"_a, "Pr"_a = 1e-10,
-          R"doc(
+    m.def(
+        "decoder_limits",
+        [](long long N, int n, double Pi, double Pd, double Pr) {
+            const auto L = bsid::compute_decoder_limits(N, n, Pi, Pd, Pr);
+            py::dict d;
+            d["mtau"] = range_tuple(L.mtau);
+            d["mn"] = range_tuple(L.mn);
+            return d;
+        },
+        "N"_a,
+        "n"_a,
+        "Pi"_a,
+        "Pd"_a,
+        "Pr"_a = 1e-10,
+        R"doc(
 The decoder's state spaces for N codewords of n bits (docs/design.md section 4),
 so that P(some boundary's drift lies outside mtau) + P(some codeword's lattice
 path leaves mn) < Pr, each by a union bound. Pr is split: for k = 1..8 the
@@ -517,33 +594,53 @@ boundaries what mn leaves (mtau = boundary_limits(N, n, Pi, Pd,
 Pr - excluded_mass(...)["corridors"])); the pair with the least work
 ceil(M_tau / 32) (n M_n - mn_lo (mn_lo - 1) / 2) wins, the first on a tie.
 Neither range is clipped to the other.)doc");
-    m.def("boundary_limits",
-          [](long long N, int n, double Pi, double Pd, double Pr) {
-              return range_tuple(bsid::boundary_limits(N, n, Pi, Pd, Pr));
-          },
-          "N"_a, "n"_a, "Pi"_a, "Pd"_a, "Pr"_a,
-          R"doc(
+    m.def(
+        "boundary_limits",
+        [](long long N, int n, double Pi, double Pd, double Pr) {
+            return range_tuple(bsid::boundary_limits(N, n, Pi, Pd, Pr));
+        },
+        "N"_a,
+        "n"_a,
+        "Pi"_a,
+        "Pd"_a,
+        "Pr"_a,
+        R"doc(
 (lo, hi) such that sum over the N + 1 codeword boundaries i of P(drift after i n bits
 lies outside [lo, hi]) < Pr: the limits rule applied to mu(m) = sum_i phi_{i n}(m).)doc");
-    m.def("corridor_limits",
-          [](long long N, int n, double Pi, double Pd, double Pr) {
-              return range_tuple(bsid::corridor_limits(N, n, Pi, Pd, Pr));
-          },
-          "N"_a, "n"_a, "Pi"_a, "Pd"_a, "Pr"_a,
-          R"doc(
+    m.def(
+        "corridor_limits",
+        [](long long N, int n, double Pi, double Pd, double Pr) {
+            return range_tuple(bsid::corridor_limits(N, n, Pi, Pd, Pr));
+        },
+        "N"_a,
+        "n"_a,
+        "Pi"_a,
+        "Pd"_a,
+        "Pr"_a,
+        R"doc(
 (lo, hi) such that N P(a codeword's lattice path leaves [lo, hi] at some node) < Pr.)doc");
-    m.def("excluded_mass",
-          [](long long N, int n, double Pi, double Pd, std::pair<int, int> mtau,
-             std::pair<int, int> mn) {
-              const auto e = bsid::excluded_mass(N, n, Pi, Pd, { mtau.first, mtau.second },
-                                                 { mn.first, mn.second });
-              py::dict d;
-              d["boundaries"] = e.boundaries;
-              d["corridors"] = e.corridors;
-              return d;
-          },
-          "N"_a, "n"_a, "Pi"_a, "Pd"_a, "mtau"_a, "mn"_a,
-          R"doc(
+    m.def(
+        "excluded_mass",
+        [](long long N,
+           int n,
+           double Pi,
+           double Pd,
+           std::pair<int, int> mtau,
+           std::pair<int, int> mn) {
+            const auto e = bsid::excluded_mass(
+                N, n, Pi, Pd, { mtau.first, mtau.second }, { mn.first, mn.second });
+            py::dict d;
+            d["boundaries"] = e.boundaries;
+            d["corridors"] = e.corridors;
+            return d;
+        },
+        "N"_a,
+        "n"_a,
+        "Pi"_a,
+        "Pd"_a,
+        "mtau"_a,
+        "mn"_a,
+        R"doc(
 What limits leave out, each a union bound: {"boundaries": sum over the N + 1 boundaries
 of P(drift outside mtau), "corridors": N P(a codeword's path leaves mn)}.)doc");
 
@@ -561,20 +658,38 @@ Invalid codebooks raise ValueError naming the problem.)doc")
         .def(py::init([](int n, const py::object& books) {
                  return bsid::codebook(n, books_from_python(books));
              }),
-             "n"_a, "books"_a)
-        .def_static("load", &bsid::codebook::load, "path"_a,
-                    "Reads a codebook file ('#' comments, a line 'n q P', then P lines of q "
-                    "integers).")
-        .def_static("parse", &bsid::codebook::parse, "text"_a, "origin"_a = "<text>",
+             "n"_a,
+             "books"_a)
+        .def_static(
+            "load",
+            &bsid::codebook::load,
+            "path"_a,
+            "Reads a codebook file ('#' comments, a line 'n q P', then P lines of q "
+            "integers).")
+        .def_static("parse",
+                    &bsid::codebook::parse,
+                    "text"_a,
+                    "origin"_a = "<text>",
                     "Parses the text of a codebook file.")
-        .def_static("random", &bsid::codebook::random, "n"_a, "q"_a, "P"_a = 1, "seed"_a = 0,
+        .def_static("random",
+                    &bsid::codebook::random,
+                    "n"_a,
+                    "q"_a,
+                    "P"_a = 1,
+                    "seed"_a = 0,
                     R"doc(
 P books of q distinct random n-bit words. Stable across versions: book b
 draws 32-bit words from the Philox4x32-10 stream (seed, 2^63 + b), keeps
 the top n bits, and skips repeats until it has q words (docs/random-numbers.md).)doc")
-        .def_static("sparse", &bsid::codebook::sparse, "n"_a, "q"_a,
-                    "The q lowest-weight n-bit words, ties broken by increasing value (P = 1).")
-        .def_static("builtin", &bsid::codebook::builtin, "name"_a,
+        .def_static(
+            "sparse",
+            &bsid::codebook::sparse,
+            "n"_a,
+            "q"_a,
+            "The q lowest-weight n-bit words, ties broken by increasing value (P = 1).")
+        .def_static("builtin",
+                    &bsid::codebook::builtin,
+                    "name"_a,
                     "A codebook shipped with the module, e.g. 'ld3-modvec6'.")
         .def_static("builtin_names", &bsid::codebook::builtin_names)
         .def_static("from_spec", &bsid::codebook::from_spec, "spec"_a)
@@ -583,33 +698,41 @@ the top n bits, and skips repeats until it has q words (docs/random-numbers.md).
         .def_property_readonly("n", &bsid::codebook::n)
         .def_property_readonly("q", &bsid::codebook::q)
         .def_property_readonly("P", &bsid::codebook::P)
-        .def_property_readonly("spec", &bsid::codebook::spec,
-                               "The spec this codebook came from ('' if built from lists).")
+        .def_property_readonly(
+            "spec",
+            &bsid::codebook::spec,
+            "The spec this codebook came from ('' if built from lists).")
         .def_property_readonly("books", &books_to_python)
-        .def("word",
-             [](const bsid::codebook& cb, long long i, int D) {
-                 if (i < 0 || D < 0 || D >= cb.q()) {
-                     throw py::index_error("codebook.word: need i >= 0 and 0 <= D < q");
-                 }
-                 return cb.word(size_t(i), D);
-             },
-             "i"_a, "D"_a, "C_i(D): the codeword of symbol D at message position i.")
-        .def("encode",
-             [](const bsid::codebook& cb, const py::object& symbols) {
-                 auto a = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(
-                     int_array(symbols, "symbols"));
-                 py::array_t<uint8_t> bits(a.size() * cb.n());
-                 cb.encode(a.data(), size_t(a.size()), bits.mutable_data());
-                 return bits;
-             },
-             "symbols"_a,
-             "Encodes N symbols in [0, q) to nN unpacked bits (uint8), MSB of each codeword "
-             "first.")
+        .def(
+            "word",
+            [](const bsid::codebook& cb, long long i, int D) {
+                if (i < 0 || D < 0 || D >= cb.q()) {
+                    throw py::index_error("codebook.word: need i >= 0 and 0 <= D < q");
+                }
+                return cb.word(size_t(i), D);
+            },
+            "i"_a,
+            "D"_a,
+            "C_i(D): the codeword of symbol D at message position i.")
+        .def(
+            "encode",
+            [](const bsid::codebook& cb, const py::object& symbols) {
+                auto a = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::
+                    ensure(int_array(symbols, "symbols"));
+                py::array_t<uint8_t> bits(a.size() * cb.n());
+                cb.encode(a.data(), size_t(a.size()), bits.mutable_data());
+                return bits;
+            },
+            "symbols"_a,
+            "Encodes N symbols in [0, q) to nN unpacked bits (uint8), MSB of each "
+            "codeword "
+            "first.")
         .def("__repr__",
              [](const bsid::codebook& cb) {
                  std::ostringstream os;
                  os << "codebook(n=" << cb.n() << ", q=" << cb.q() << ", P=" << cb.P();
-                 if (!cb.spec().empty()) os << ", spec='" << cb.spec() << "'";
+                 if (!cb.spec().empty())
+                     os << ", spec='" << cb.spec() << "'";
                  os << ")";
                  return os.str();
              })
@@ -620,8 +743,8 @@ the top n bits, and skips repeats until it has q words (docs/random-numbers.md).
                 return py::make_tuple(cb.n(), books_to_python(cb), cb.spec());
             },
             [](const py::tuple& t) {
-                return bsid::codebook(t[0].cast<int>(), books_from_python(t[1]),
-                                      t[2].cast<std::string>());
+                return bsid::codebook(
+                    t[0].cast<int>(), books_from_python(t[1]), t[2].cast<std::string>());
             }));
 
     // ---------------------------------------------------------------- channel
@@ -629,41 +752,55 @@ the top n bits, and skips repeats until it has q words (docs/random-numbers.md).
 The BSID channel as a stream: feed bits in any chunks with process(); the
 output equals transmit(ch, all_bits, seed, frame) however the input is split.
 Counts the events it applied (insertions, deletions, substitutions).)doc")
-        .def(py::init<const bsid::channel_params&, unsigned long long, unsigned long long>(),
-             "ch"_a, "seed"_a, "frame"_a = 0)
-        .def("process",
-             [](bsid::channel_emulator& em, const py::object& bits) {
-                 auto in = bits_array(bits, "channel_emulator.process: bits");
-                 std::vector<uint8_t> rx;
-                 {
-                     py::gil_scoped_release nogil;
-                     em.process(in.data(), size_t(in.size()), rx);
-                 }
-                 return to_numpy(std::move(rx));
-             },
-             "bits"_a, "Passes bits through the channel; returns the received bits (uint8).")
+        .def(py::init<const bsid::channel_params&,
+                      unsigned long long,
+                      unsigned long long>(),
+             "ch"_a,
+             "seed"_a,
+             "frame"_a = 0)
+        .def(
+            "process",
+            [](bsid::channel_emulator& em, const py::object& bits) {
+                auto in = bits_array(bits, "channel_emulator.process: bits");
+                std::vector<uint8_t> rx;
+                {
+                    py::gil_scoped_release nogil;
+                    em.process(in.data(), size_t(in.size()), rx);
+                }
+                return to_numpy(std::move(rx));
+            },
+            "bits"_a,
+            "Passes bits through the channel; returns the received bits (uint8).")
         .def("set_params", &bsid::channel_emulator::set_params, "ch"_a)
         .def_property_readonly("params", &bsid::channel_emulator::params)
-        .def_property_readonly("drift", &bsid::channel_emulator::drift,
+        .def_property_readonly("drift",
+                               &bsid::channel_emulator::drift,
                                "Received minus transmitted bits so far.")
         .def_property_readonly("bits_in", &bsid::channel_emulator::bits_in)
         .def_property_readonly("insertions", &bsid::channel_emulator::insertions)
         .def_property_readonly("deletions", &bsid::channel_emulator::deletions)
         .def_property_readonly("substitutions", &bsid::channel_emulator::substitutions);
 
-    m.def("transmit",
-          [](const bsid::channel_params& ch, const py::object& bits, unsigned long long seed,
-             unsigned long long frame) {
-              auto in = bits_array(bits, "transmit: bits");
-              bsid::transmission t;
-              {
-                  py::gil_scoped_release nogil;
-                  t = bsid::transmit(ch, in.data(), size_t(in.size()), seed, frame);
-              }
-              return py::make_tuple(to_numpy(std::move(t.rx)), to_numpy(std::move(t.drift)));
-          },
-          "ch"_a, "bits"_a, "seed"_a, "frame"_a = 0,
-          R"doc(
+    m.def(
+        "transmit",
+        [](const bsid::channel_params& ch,
+           const py::object& bits,
+           unsigned long long seed,
+           unsigned long long frame) {
+            auto in = bits_array(bits, "transmit: bits");
+            bsid::transmission t;
+            {
+                py::gil_scoped_release nogil;
+                t = bsid::transmit(ch, in.data(), size_t(in.size()), seed, frame);
+            }
+            return py::make_tuple(to_numpy(std::move(t.rx)),
+                                  to_numpy(std::move(t.drift)));
+        },
+        "ch"_a,
+        "bits"_a,
+        "seed"_a,
+        "frame"_a = 0,
+        R"doc(
 rx, drift = transmit(ch, bits, seed, frame=0)
 
 Sends one frame of unpacked bits through the BSID channel ch. rx is the
@@ -697,26 +834,60 @@ than 0/1, an end drift outside the limits, or a frame of probability 0, and
 RuntimeError for a frame the decoder failed on (out of memory, a device
 error); decode_batch never raises for one frame: it gives that frame None and
 its status.)doc")
-        .def(py::init<const bsid::codebook&, const bsid::channel_params&, int, const std::string&,
-                      const std::string&, const std::string&, double, const py::object&,
-                      const py::object&, int, int, const std::string&, int>(),
-             "codebook"_a, "channel"_a, "N"_a, "backend"_a = "auto", "precision"_a = "float",
-             "storage"_a = "auto", "Pr"_a = 1e-10, "mtau"_a = py::none(), "mn"_a = py::none(),
-             "threads"_a = 0, "device"_a = 0, "recursion"_a = "auto", "local_window"_a = 0)
-        .def("decode", &py_map_decoder::decode, "rx"_a, "priors"_a = py::none(), py::kw_only(),
-             "log_priors"_a = py::none(), R"doc(
+        .def(py::init<const bsid::codebook&,
+                      const bsid::channel_params&,
+                      int,
+                      const std::string&,
+                      const std::string&,
+                      const std::string&,
+                      double,
+                      const py::object&,
+                      const py::object&,
+                      int,
+                      int,
+                      const std::string&,
+                      int>(),
+             "codebook"_a,
+             "channel"_a,
+             "N"_a,
+             "backend"_a = "auto",
+             "precision"_a = "float",
+             "storage"_a = "auto",
+             "Pr"_a = 1e-10,
+             "mtau"_a = py::none(),
+             "mn"_a = py::none(),
+             "threads"_a = 0,
+             "device"_a = 0,
+             "recursion"_a = "auto",
+             "local_window"_a = 0)
+        .def("decode",
+             &py_map_decoder::decode,
+             "rx"_a,
+             "priors"_a = py::none(),
+             py::kw_only(),
+             "log_priors"_a = py::none(),
+             R"doc(
 Decodes one frame: (N, q) posteriors. priors: (N, q) probabilities (rows
 normalized for you); or log_priors: (N, q) natural logs, any constant per row,
 -inf for a zero prior. Priors keep their full double range in every precision:
 a log-prior ratio of 200 (a prior of 1e-87) is not a hard zero.)doc")
-        .def("decode_batch", &py_map_decoder::decode_batch, "frames"_a, "priors"_a = py::none(),
-             "statuses"_a = false, py::kw_only(), "log_priors"_a = py::none(), R"doc(
+        .def("decode_batch",
+             &py_map_decoder::decode_batch,
+             "frames"_a,
+             "priors"_a = py::none(),
+             "statuses"_a = false,
+             py::kw_only(),
+             "log_priors"_a = py::none(),
+             R"doc(
 Decodes many frames over `threads` threads. Returns a list with an (N, q)
 array per frame, None for a refused frame; with statuses=True, returns
 (posteriors, [(status, reason), ...]). priors (or log_priors, natural logs):
 None, one (N, q) array for all frames, or a list with an array (or None) per
 frame.)doc")
-        .def("count_errors", &py_map_decoder::count_errors, "batch"_a, "threads"_a = 0,
+        .def("count_errors",
+             &py_map_decoder::count_errors,
+             "batch"_a,
+             "threads"_a = 0,
              R"doc(
 Decodes a frame_batch (frame_source.generate) and counts each frame's errors
 against the sent symbols, without the GIL. Returns a dict of numpy arrays:
@@ -725,27 +896,41 @@ bit_errors (int32, one per frame), decisions (int32, (frames, N): the MAP
 symbol decisions, ties to the lowest index, -1 for a refused frame). A
 refused frame counts all N symbols and N ceil(log2 q) bits as errors; bits
 follow the symbol-to-bit map (MSB first). threads: for the counting.)doc")
-        .def_property_readonly("limits", &py_map_decoder::limits,
-                               "{'mtau': (lo, hi), 'mn': (lo, hi)}: the drift limits in use.")
-        .def_property_readonly("backend", [](const py_map_decoder& d) { return bsid::to_string(d.dec().backend()); })
-        .def_property_readonly("storage", [](const py_map_decoder& d) { return bsid::to_string(d.dec().storage()); })
-        .def_property_readonly("precision", [](const py_map_decoder& d) { return bsid::to_string(d.dec().precision()); })
+        .def_property_readonly(
+            "limits",
+            &py_map_decoder::limits,
+            "{'mtau': (lo, hi), 'mn': (lo, hi)}: the drift limits in use.")
+        .def_property_readonly(
+            "backend",
+            [](const py_map_decoder& d) { return bsid::to_string(d.dec().backend()); })
+        .def_property_readonly(
+            "storage",
+            [](const py_map_decoder& d) { return bsid::to_string(d.dec().storage()); })
+        .def_property_readonly(
+            "precision",
+            [](const py_map_decoder& d) { return bsid::to_string(d.dec().precision()); })
         .def_property_readonly("N", [](const py_map_decoder& d) { return d.dec().N(); })
         .def_property_readonly("n", [](const py_map_decoder& d) { return d.dec().n(); })
         .def_property_readonly("q", [](const py_map_decoder& d) { return d.dec().q(); })
-        .def_property_readonly("tau", [](const py_map_decoder& d) { return d.dec().tau(); })
-        .def_property_readonly("codebook", [](const py_map_decoder& d) { return d.dec().config().cb; })
-        .def_property_readonly("channel", [](const py_map_decoder& d) { return d.dec().config().ch; })
-        .def_property_readonly("cells_per_frame", [](const py_map_decoder& d) { return d.dec().cells_per_frame(); },
-                               "Lattice cells per frame, N q M_tau (n M_n - m_n^-(m_n^- - 1)/2).")
+        .def_property_readonly("tau",
+                               [](const py_map_decoder& d) { return d.dec().tau(); })
+        .def_property_readonly(
+            "codebook", [](const py_map_decoder& d) { return d.dec().config().cb; })
+        .def_property_readonly(
+            "channel", [](const py_map_decoder& d) { return d.dec().config().ch; })
+        .def_property_readonly(
+            "cells_per_frame",
+            [](const py_map_decoder& d) { return d.dec().cells_per_frame(); },
+            "Lattice cells per frame, N q M_tau (n M_n - m_n^-(m_n^- - 1)/2).")
         .def("__repr__", [](const py_map_decoder& d) {
             std::ostringstream os;
             const auto& L = d.dec().limits();
-            os << "map_decoder_core(N=" << d.dec().N() << ", n=" << d.dec().n() << ", q=" << d.dec().q()
-               << ", backend='" << bsid::to_string(d.dec().backend()) << "', precision='"
+            os << "map_decoder_core(N=" << d.dec().N() << ", n=" << d.dec().n()
+               << ", q=" << d.dec().q() << ", backend='"
+               << bsid::to_string(d.dec().backend()) << "', precision='"
                << bsid::to_string(d.dec().precision()) << "', storage='"
-               << bsid::to_string(d.dec().storage()) << "', mtau=(" << L.mtau.lo << ", " << L.mtau.hi
-               << "), mn=(" << L.mn.lo << ", " << L.mn.hi << "))";
+               << bsid::to_string(d.dec().storage()) << "', mtau=(" << L.mtau.lo << ", "
+               << L.mtau.hi << "), mn=(" << L.mn.lo << ", " << L.mn.hi << "))";
             return os.str();
         });
 
@@ -753,11 +938,13 @@ follow the symbol-to-bit map (MSB first). threads: for the counting.)doc")
     {
         // bsid::frame_status, in the order of its values (count_errors' codes)
         py::list names;
-        for (const auto s : bsid::all_frame_statuses) names.append(bsid::to_string(s));
+        for (const auto s : bsid::all_frame_statuses)
+            names.append(bsid::to_string(s));
         m.attr("frame_status_names") = py::tuple(names);
     }
 
-    py::class_<bsid::frame_batch, std::shared_ptr<bsid::frame_batch>>(m, "frame_batch", R"doc(
+    py::class_<bsid::frame_batch, std::shared_ptr<bsid::frame_batch>>(
+        m, "frame_batch", R"doc(
 A batch of simulated frames (frame_source.generate): the sent symbols and
 the received bits of frames first .. first + len - 1. Pass it back to
 generate(out=...) to refill it without new allocations.)doc")
@@ -765,22 +952,27 @@ generate(out=...) to refill it without new allocations.)doc")
         .def("__len__", &bsid::frame_batch::size)
         .def_readonly("first", &bsid::frame_batch::first)
         .def_readonly("N", &bsid::frame_batch::N)
-        .def_property_readonly("symbols",
-                               [](const bsid::frame_batch& b) {
-                                   py::array_t<int32_t> a({ py::ssize_t(b.size()), py::ssize_t(b.N) });
-                                   std::copy(b.symbols.begin(), b.symbols.end(), a.mutable_data());
-                                   return a;
-                               },
-                               "The sent symbols, an (frames, N) int32 array (a copy).")
-        .def("rx",
-             [](const bsid::frame_batch& b, size_t k) {
-                 if (k >= b.size()) throw py::index_error("frame_batch.rx: no such frame");
-                 return to_numpy(std::vector<uint8_t>(b.rx[k]));
-             },
-             "k"_a, "The received bits of the batch's k-th frame (a uint8 copy).")
+        .def_property_readonly(
+            "symbols",
+            [](const bsid::frame_batch& b) {
+                py::array_t<int32_t> a({ py::ssize_t(b.size()), py::ssize_t(b.N) });
+                std::copy(b.symbols.begin(), b.symbols.end(), a.mutable_data());
+                return a;
+            },
+            "The sent symbols, an (frames, N) int32 array (a copy).")
+        .def(
+            "rx",
+            [](const bsid::frame_batch& b, size_t k) {
+                if (k >= b.size())
+                    throw py::index_error("frame_batch.rx: no such frame");
+                return to_numpy(std::vector<uint8_t>(b.rx[k]));
+            },
+            "k"_a,
+            "The received bits of the batch's k-th frame (a uint8 copy).")
         .def_property_readonly("rx_lengths", [](const bsid::frame_batch& b) {
             std::vector<int64_t> v;
-            for (const auto& r : b.rx) v.push_back(int64_t(r.size()));
+            for (const auto& r : b.rx)
+                v.push_back(int64_t(r.size()));
             return to_numpy(std::move(v));
         });
 
@@ -794,66 +986,93 @@ transmit(ch, bits, s, k) (docs/random-numbers.md).
     batch = src.generate(first, count, threads=0)   # frames first .. first+count-1
     f = src.frame(k)     # dict: symbols, tx, rx, drift (tau + 1 values)
 )doc")
-        .def(py::init<const bsid::codebook&, const bsid::channel_params&, int, uint64_t>(),
-             "codebook"_a, "channel"_a, "N"_a, "seed"_a)
-        .def("generate",
-             [](const bsid::frame_source& src, uint64_t first, size_t count, int threads,
-                std::shared_ptr<bsid::frame_batch> out) {
-                 if (!out) out = std::make_shared<bsid::frame_batch>();
-                 {
-                     py::gil_scoped_release nogil;
-                     src.generate(first, count, *out, threads);
-                 }
-                 return out;
-             },
-             "first"_a, "count"_a, "threads"_a = 0, "out"_a = nullptr,
-             "Frames first .. first + count - 1 as a frame_batch (refills `out` if given), "
-             "made without the GIL over `threads` threads (0: all cores).")
-        .def("message",
-             [](const bsid::frame_source& src, uint64_t k) {
-                 std::vector<int32_t> v(size_t(src.N()));
-                 src.message(k, v.data());
-                 return to_numpy(std::move(v));
-             },
-             "k"_a, "The N message symbols of frame k (int32).")
-        .def("frame",
-             [](const bsid::frame_source& src, uint64_t k) {
-                 bsid::simulated_frame f;
-                 {
-                     py::gil_scoped_release nogil;
-                     f = src.frame(k);
-                 }
-                 py::dict d;
-                 d["frame"] = f.index;
-                 d["symbols"] = to_numpy(std::move(f.symbols));
-                 d["tx"] = to_numpy(std::move(f.tx));
-                 d["rx"] = to_numpy(std::move(f.rx));
-                 d["drift"] = to_numpy(std::move(f.drift));
-                 return d;
-             },
-             "k"_a,
-             "Frame k in full: a dict with symbols (N), tx (tau bits), rx (rho bits) and the "
-             "true drift path (tau + 1 values, rho - tau last), as transmit() gives it.")
+        .def(
+            py::init<const bsid::codebook&, const bsid::channel_params&, int, uint64_t>(),
+            "codebook"_a,
+            "channel"_a,
+            "N"_a,
+            "seed"_a)
+        .def(
+            "generate",
+            [](const bsid::frame_source& src,
+               uint64_t first,
+               size_t count,
+               int threads,
+               std::shared_ptr<bsid::frame_batch> out) {
+                if (!out)
+                    out = std::make_shared<bsid::frame_batch>();
+                {
+                    py::gil_scoped_release nogil;
+                    src.generate(first, count, *out, threads);
+                }
+                return out;
+            },
+            "first"_a,
+            "count"_a,
+            "threads"_a = 0,
+            "out"_a = nullptr,
+            "Frames first .. first + count - 1 as a frame_batch (refills `out` if "
+            "given), "
+            "made without the GIL over `threads` threads (0: all cores).")
+        .def(
+            "message",
+            [](const bsid::frame_source& src, uint64_t k) {
+                std::vector<int32_t> v(size_t(src.N()));
+                src.message(k, v.data());
+                return to_numpy(std::move(v));
+            },
+            "k"_a,
+            "The N message symbols of frame k (int32).")
+        .def(
+            "frame",
+            [](const bsid::frame_source& src, uint64_t k) {
+                bsid::simulated_frame f;
+                {
+                    py::gil_scoped_release nogil;
+                    f = src.frame(k);
+                }
+                py::dict d;
+                d["frame"] = f.index;
+                d["symbols"] = to_numpy(std::move(f.symbols));
+                d["tx"] = to_numpy(std::move(f.tx));
+                d["rx"] = to_numpy(std::move(f.rx));
+                d["drift"] = to_numpy(std::move(f.drift));
+                return d;
+            },
+            "k"_a,
+            "Frame k in full: a dict with symbols (N), tx (tau bits), rx (rho bits) and "
+            "the "
+            "true drift path (tau + 1 values, rho - tau last), as transmit() gives it.")
         .def_property_readonly("codebook", &bsid::frame_source::cb)
         .def_property_readonly("channel", &bsid::frame_source::channel)
         .def_property_readonly("N", &bsid::frame_source::N)
         .def_property_readonly("seed", &bsid::frame_source::seed);
 
-    m.def("hard_decisions",
-          [](const py::object& post) {
-              auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(post);
-              if (!a || a.ndim() != 2) throw py::value_error("hard_decisions: post must be an (N, q) array");
-              py::array_t<int32_t> out(a.shape(0));
-              bsid::hard_decisions(a.data(), int(a.shape(0)), int(a.shape(1)), out.mutable_data());
-              return out;
-          },
-          "post"_a,
-          "The most likely symbol of each row of an (N, q) posterior array (int32); values within "
-          "a relative 1e-12 of the largest tie, and ties go to the lowest index.");
+    m.def(
+        "hard_decisions",
+        [](const py::object& post) {
+            auto a =
+                py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(
+                    post);
+            if (!a || a.ndim() != 2)
+                throw py::value_error("hard_decisions: post must be an (N, q) array");
+            py::array_t<int32_t> out(a.shape(0));
+            bsid::hard_decisions(
+                a.data(), int(a.shape(0)), int(a.shape(1)), out.mutable_data());
+            return out;
+        },
+        "post"_a,
+        "The most likely symbol of each row of an (N, q) posterior array (int32); values "
+        "within "
+        "a relative 1e-12 of the largest tie, and ties go to the lowest index.");
 
-    m.def("set_log_level",
-          [](const std::string& level) { bsid::set_log_level(bsid::parse_log_level(level)); },
-          "level"_a,
-          "Threshold of the core library's log on stderr: debug, info, warning (default), error "
-          "or off. The environment variable BSID_LOG_LEVEL sets the initial value.");
+    m.def(
+        "set_log_level",
+        [](const std::string& level) {
+            bsid::set_log_level(bsid::parse_log_level(level));
+        },
+        "level"_a,
+        "Threshold of the core library's log on stderr: debug, info, warning (default), "
+        "error "
+        "or off. The environment variable BSID_LOG_LEVEL sets the initial value.");
 }

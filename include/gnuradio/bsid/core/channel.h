@@ -46,7 +46,10 @@ public:
      * minus transmitted so far) before the events of input bit t.
      * Throws std::invalid_argument if an input byte is not 0 or 1.
      */
-    void process(const uint8_t* bits, size_t n, std::vector<uint8_t>& rx, int32_t* drift = nullptr);
+    void process(const uint8_t* bits,
+                 size_t n,
+                 std::vector<uint8_t>& rx,
+                 int32_t* drift = nullptr);
 
     //! Changes the parameters for the bits still to come.
     void set_params(const channel_params& params);
@@ -65,9 +68,9 @@ private:
     uint8_t random_bit();
 
     channel_params d_params;
-    double d_pe;          // P(a bit is not passed untouched) = Pi + Pd + Pt Ps
-    double d_log1m_pe;    // log(1 - pe)
-    double d_logPi;       // log(Pi)
+    double d_pe;       // P(a bit is not passed untouched) = Pi + Pd + Pt Ps
+    double d_log1m_pe; // log(1 - pe)
+    double d_logPi;    // log(Pi)
     philox_stream d_rng;
     long long d_skip = -1; // untouched bits before the next event; -1: not drawn
     uint32_t d_bitbuf = 0;
@@ -78,8 +81,9 @@ private:
 
 //! Output of transmit(): the received bits and the drift path.
 struct transmission {
-    std::vector<uint8_t> rx;    //!< rho received bits
-    std::vector<int32_t> drift; //!< tau + 1 values: drift before each input bit, then rho - tau
+    std::vector<uint8_t> rx; //!< rho received bits
+    std::vector<int32_t>
+        drift; //!< tau + 1 values: drift before each input bit, then rho - tau
 };
 
 /*!

@@ -85,7 +85,10 @@ public:
     const std::vector<std::vector<word_type>>& books() const { return d_books; }
 
     //! C_i(D): the codeword of symbol D at message position i.
-    word_type word(size_t i, int D) const { return d_books[i % d_books.size()][size_t(D)]; }
+    word_type word(size_t i, int D) const
+    {
+        return d_books[i % d_books.size()][size_t(D)];
+    }
 
     /*!
      * \brief Encodes N symbols into tau = nN unpacked bits (one 0/1 per byte),
@@ -96,7 +99,10 @@ public:
     void encode(const int64_t* symbols, size_t N, uint8_t* bits) const;
     void encode(const int32_t* symbols, size_t N, uint8_t* bits) const;
 
-    bool operator==(const codebook& o) const { return d_n == o.d_n && d_books == o.d_books; }
+    bool operator==(const codebook& o) const
+    {
+        return d_n == o.d_n && d_books == o.d_books;
+    }
     bool operator!=(const codebook& o) const { return !(*this == o); }
 
 private:

@@ -45,7 +45,8 @@ struct drift_range {
 double drift_pdf(long long T, double Pi, double Pd, long long m);
 
 //! phi_T(m) for m = lo, ..., hi (empty if hi < lo).
-std::vector<double> drift_pdf(long long T, double Pi, double Pd, long long lo, long long hi);
+std::vector<double>
+drift_pdf(long long T, double Pi, double Pd, long long lo, long long hi);
 
 /*!
  * \brief The drift limits [m_T^-, m_T^+] for T transmitted bits and exclusion
@@ -117,23 +118,26 @@ struct limits_exclusion {
 };
 
 //! The excluded probabilities of given limits (m_n must hold 0, else corridors = N).
-limits_exclusion excluded_mass(long long N, int n, double Pi, double Pd, const drift_range& mtau,
+limits_exclusion excluded_mass(long long N,
+                               int n,
+                               double Pi,
+                               double Pd,
+                               const drift_range& mtau,
                                const drift_range& mn);
 
 /*!
  * \brief The decoder's limits for exclusion probability Pr (docs/design.md
  * section 4), so that
- *   P(some boundary's drift lies outside m_tau) + P(some codeword's path leaves m_n) < Pr,
- * each term by a union bound. Pr is split between the two: for k = 1..8 the
- * corridor gets Pr / 2^k, m_n = corridor_limits(N, n, Pi, Pd, Pr / 2^k), and
- * the boundaries get the rest, m_tau = boundary_limits(N, n, Pi, Pd,
- * Pr - excluded_mass(...).corridors); of these the pair with the least work
- * wins (the first on a tie), the work being ceil(M_tau / 32)
- * (n M_n - m_n^- (m_n^- - 1) / 2): the paper's lattice cells with M_tau in
- * whole groups of 32 states (CUDA warps). Both hold 0; neither is clipped to
- * the other.
+ *   P(some boundary's drift lies outside m_tau) + P(some codeword's path leaves m_n) <
+ * Pr, each term by a union bound. Pr is split between the two: for k = 1..8 the corridor
+ * gets Pr / 2^k, m_n = corridor_limits(N, n, Pi, Pd, Pr / 2^k), and the boundaries get
+ * the rest, m_tau = boundary_limits(N, n, Pi, Pd, Pr - excluded_mass(...).corridors); of
+ * these the pair with the least work wins (the first on a tie), the work being ceil(M_tau
+ * / 32) (n M_n - m_n^- (m_n^- - 1) / 2): the paper's lattice cells with M_tau in whole
+ * groups of 32 states (CUDA warps). Both hold 0; neither is clipped to the other.
  */
-decoder_limits compute_decoder_limits(long long N, int n, double Pi, double Pd, double Pr);
+decoder_limits
+compute_decoder_limits(long long N, int n, double Pi, double Pd, double Pr);
 
 } // namespace bsid
 

@@ -36,7 +36,8 @@ struct simulated_frame {
     std::vector<int32_t> symbols; //!< the N sent symbols
     std::vector<uint8_t> tx;      //!< the tau = n N transmitted bits
     std::vector<uint8_t> rx;      //!< the rho received bits
-    std::vector<int32_t> drift;   //!< tau + 1 values: the true drift path, as transmit() gives it
+    std::vector<int32_t>
+        drift; //!< tau + 1 values: the true drift path, as transmit() gives it
 };
 
 /*!
@@ -60,7 +61,8 @@ class frame_source
 {
 public:
     //! First stream id of the message streams (frame k uses this + k).
-    static constexpr uint64_t message_stream_base = (uint64_t(1) << 63) + (uint64_t(1) << 62);
+    static constexpr uint64_t message_stream_base =
+        (uint64_t(1) << 63) + (uint64_t(1) << 62);
     static constexpr uint64_t max_frames = uint64_t(1) << 62;
 
     //! Throws std::invalid_argument if N < 1.

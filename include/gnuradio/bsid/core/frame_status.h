@@ -27,18 +27,24 @@ enum class frame_status {
     invalid_input,      //!< a received byte is not 0 or 1
     drift_out_of_range, //!< rho - tau lies outside [m_tau^-, m_tau^+]
     impossible,         //!< the frame has probability 0 under the model (and limits)
-    decoder_error,      //!< the decoder failed on this frame (out of memory, a device error)
+    decoder_error, //!< the decoder failed on this frame (out of memory, a device error)
     // decided by the blocks, before any decoding
-    truncated,  //!< fewer bits arrived than the frame's length tag announced
-    frame_lost, //!< the channel lost the whole frame (a `bsid_frames_lost` count)
+    truncated,   //!< fewer bits arrived than the frame's length tag announced
+    frame_lost,  //!< the channel lost the whole frame (a `bsid_frames_lost` count)
     invalid_tag, //!< the frame's length tag is not a non-negative integer
 };
 
 //! Every status, in the order of their values.
 constexpr std::array<frame_status, 9> all_frame_statuses = {
-    frame_status::ok,         frame_status::empty,         frame_status::invalid_input,
-    frame_status::drift_out_of_range, frame_status::impossible, frame_status::decoder_error,
-    frame_status::truncated,  frame_status::frame_lost,    frame_status::invalid_tag,
+    frame_status::ok,
+    frame_status::empty,
+    frame_status::invalid_input,
+    frame_status::drift_out_of_range,
+    frame_status::impossible,
+    frame_status::decoder_error,
+    frame_status::truncated,
+    frame_status::frame_lost,
+    frame_status::invalid_tag,
 };
 
 /*!

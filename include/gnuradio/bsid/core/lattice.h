@@ -59,18 +59,12 @@ void corridor_lattice(const lattice_weights<real>& w,
  * F[n][c] = R(y[0..c) | x) for c = 0..len(y). Quadratic cost; meant for
  * tests and references. Uses the exact (unscaled) weights.
  */
-std::vector<double> full_lattice_last_row(const channel_params& ch,
-                                          const uint8_t* x,
-                                          size_t nx,
-                                          const uint8_t* y,
-                                          size_t ny);
+std::vector<double> full_lattice_last_row(
+    const channel_params& ch, const uint8_t* x, size_t nx, const uint8_t* y, size_t ny);
 
 //! R(y | x) over the full lattice: full_lattice_last_row(...)[ny].
-double receiver_metric(const channel_params& ch,
-                       const uint8_t* x,
-                       size_t nx,
-                       const uint8_t* y,
-                       size_t ny);
+double receiver_metric(
+    const channel_params& ch, const uint8_t* x, size_t nx, const uint8_t* y, size_t ny);
 
 } // namespace bsid
 

@@ -53,18 +53,21 @@ std::string to_string(storage_kind s);
 struct decoder_config {
     codebook cb;
     channel_params ch;
-    int N = 0;                                 //!< message symbols per frame
+    int N = 0; //!< message symbols per frame
     backend_kind backend = backend_kind::automatic;
     precision_kind precision = precision_kind::single;
     storage_kind storage = storage_kind::automatic;
-    double Pr = 1e-10;                         //!< drift exclusion probability
-    std::optional<drift_range> mtau, mn;       //!< explicit limits
-    int threads = 0;                           //!< decode_batch threads; 0: all cores
-    int device = 0;                            //!< CUDA device index
+    double Pr = 1e-10;                   //!< drift exclusion probability
+    std::optional<drift_range> mtau, mn; //!< explicit limits
+    int threads = 0;                     //!< decode_batch threads; 0: all cores
+    int device = 0;                      //!< CUDA device index
     recursion_kind recursion = recursion_kind::automatic; //!< CUDA alpha/beta kernels
-    int local_window = 0; //!< CUDA local storage: most symbol indices per window (0: from memory)
+    int local_window =
+        0; //!< CUDA local storage: most symbol indices per window (0: from memory)
 
-    decoder_config(codebook c, channel_params p, int N_) : cb(std::move(c)), ch(p), N(N_) {}
+    decoder_config(codebook c, channel_params p, int N_) : cb(std::move(c)), ch(p), N(N_)
+    {
+    }
 };
 
 //! One received frame and its optional priors, as pointers into caller memory.
@@ -145,7 +148,8 @@ public:
      */
     frame_result check_length(size_t rho) const;
 
-    //! Throws std::invalid_argument, naming the entry, if priors (N q values) are invalid.
+    //! Throws std::invalid_argument, naming the entry, if priors (N q values) are
+    //! invalid.
     void validate_priors(const double* priors, bool log_priors = false) const;
 
     /*!

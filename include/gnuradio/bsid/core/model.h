@@ -63,12 +63,16 @@ struct lattice_weights {
 
     static lattice_weights exact(const channel_params& ch)
     {
-        return { real(ch.Pi() / 2), real(ch.Pd()), real(ch.Pt() * (1 - ch.Ps())),
+        return { real(ch.Pi() / 2),
+                 real(ch.Pd()),
+                 real(ch.Pt() * (1 - ch.Ps())),
                  real(ch.Pt() * ch.Ps()) };
     }
     static lattice_weights ratio(const channel_params& ch)
     {
-        return { real(ch.Pi()), real(ch.Pd() / ch.Pt()), real(2 * (1 - ch.Ps())),
+        return { real(ch.Pi()),
+                 real(ch.Pd() / ch.Pt()),
+                 real(2 * (1 - ch.Ps())),
                  real(2 * ch.Ps()) };
     }
 
@@ -102,7 +106,8 @@ BSID_HD real lattice_last_cell(real wdiag, real diag, real del, real vert)
  * kernels): wdiag_del is the diagonal weight divided by del.
  */
 template <typename real>
-BSID_HD real lattice_cell_unit_del(real wdiag_del, real diag, real vert, real ins, real horz)
+BSID_HD real
+lattice_cell_unit_del(real wdiag_del, real diag, real vert, real ins, real horz)
 {
     return ins * horz + (wdiag_del * diag + vert);
 }
@@ -137,7 +142,8 @@ BSID_HD acc forward_sum(int b, int dlo, int Mn, int Mt, const Prev& prev, const 
     acc s = acc(0);
     for (int e = 0; e < Mn; ++e) {
         const int a = b - dlo - e;
-        if (a >= 0 && a < Mt) s += acc(prev(a)) * acc(g(e, a));
+        if (a >= 0 && a < Mt)
+            s += acc(prev(a)) * acc(g(e, a));
     }
     return s;
 }
@@ -152,7 +158,8 @@ BSID_HD acc backward_sum(int a, int dlo, int Mn, int Mt, const Next& next, const
     acc s = acc(0);
     for (int e = 0; e < Mn; ++e) {
         const int b = a + dlo + e;
-        if (b >= 0 && b < Mt) s += acc(g(e, a)) * acc(next(b));
+        if (b >= 0 && b < Mt)
+            s += acc(g(e, a)) * acc(next(b));
     }
     return s;
 }
@@ -165,7 +172,8 @@ BSID_HD acc backward_sum(int a, int dlo, int Mn, int Mt, const Next& next, const
  */
 BSID_HD bool normalizer(double s, double& inv)
 {
-    if (!(s > 0.0 && s <= 1.7976931348623157e308)) return false; // NaN fails too
+    if (!(s > 0.0 && s <= 1.7976931348623157e308))
+        return false; // NaN fails too
     inv = 1.0 / s;
     return true;
 }

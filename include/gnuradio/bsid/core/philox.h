@@ -94,9 +94,11 @@ public:
 private:
     void refill()
     {
-        d_buf = philox4x32_10::block(
-            { uint32_t(d_block), uint32_t(d_block >> 32), uint32_t(d_id), uint32_t(d_id >> 32) },
-            d_key);
+        d_buf = philox4x32_10::block({ uint32_t(d_block),
+                                       uint32_t(d_block >> 32),
+                                       uint32_t(d_id),
+                                       uint32_t(d_id >> 32) },
+                                     d_key);
         ++d_block;
         d_pos = 0;
     }

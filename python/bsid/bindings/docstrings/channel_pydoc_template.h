@@ -16,7 +16,8 @@
  */
 
 
-static const char* __doc_gr_bsid_channel = R"doc(BSID channel emulator: random insertions, deletions and substitutions on a
+static const char* __doc_gr_bsid_channel =
+    R"doc(BSID channel emulator: random insertions, deletions and substitutions on a
 stream of unpacked bits.
 
 Each input bit sees k >= 0 insertions of random bits (probability
@@ -72,7 +73,8 @@ static const char* __doc_gr_bsid_channel_channel_0 = R"doc()doc";
 static const char* __doc_gr_bsid_channel_channel_1 = R"doc()doc";
 
 
-static const char* __doc_gr_bsid_channel_make = R"doc(Make a BSID channel emulator: random insertions, deletions and substitutions
+static const char* __doc_gr_bsid_channel_make =
+    R"doc(Make a BSID channel emulator: random insertions, deletions and substitutions
 on a stream of unpacked bits, frame by frame on a tagged stream.
 
 Frame k of the run goes through the same random stream as
@@ -112,7 +114,8 @@ Args:
     Pd : deletion probability)doc";
 
 
-static const char* __doc_gr_bsid_channel_set_Ps = R"doc(Set the substitution probability Ps.
+static const char* __doc_gr_bsid_channel_set_Ps =
+    R"doc(Set the substitution probability Ps.
 
 Takes effect at the next frame (immediately on an untagged stream) and is safe
 to call while the flowgraph runs. The new value is checked together with the
@@ -123,7 +126,8 @@ Args:
     Ps : substitution probability)doc";
 
 
-static const char* __doc_gr_bsid_channel_set_channel = R"doc(Set the insertion, deletion and substitution probabilities at once.
+static const char* __doc_gr_bsid_channel_set_channel =
+    R"doc(Set the insertion, deletion and substitution probabilities at once.
 
 Takes effect at the next frame (immediately on an untagged stream) and is safe
 to call while the flowgraph runs. Invalid values throw std::invalid_argument
@@ -135,22 +139,28 @@ Args:
     Ps : substitution probability)doc";
 
 
-static const char* __doc_gr_bsid_channel_Pi = R"doc(The current insertion probability Pi.)doc";
+static const char* __doc_gr_bsid_channel_Pi =
+    R"doc(The current insertion probability Pi.)doc";
 
 
-static const char* __doc_gr_bsid_channel_Pd = R"doc(The current deletion probability Pd.)doc";
+static const char* __doc_gr_bsid_channel_Pd =
+    R"doc(The current deletion probability Pd.)doc";
 
 
-static const char* __doc_gr_bsid_channel_Ps = R"doc(The current substitution probability Ps.)doc";
+static const char* __doc_gr_bsid_channel_Ps =
+    R"doc(The current substitution probability Ps.)doc";
 
 
-static const char* __doc_gr_bsid_channel_frames = R"doc(Frames passed so far, lost ones included.)doc";
+static const char* __doc_gr_bsid_channel_frames =
+    R"doc(Frames passed so far, lost ones included.)doc";
 
 
-static const char* __doc_gr_bsid_channel_frames_lost = R"doc(Frames lost entirely (all their bits deleted).
+static const char* __doc_gr_bsid_channel_frames_lost =
+    R"doc(Frames lost entirely (all their bits deleted).
 
 Each such run of lost frames is reported downstream by a "bsid_frames_lost"
 tag on the first item of the next frame.)doc";
 
 
-static const char* __doc_gr_bsid_channel_error = R"doc(Why the block stopped on bad input ("" while all is well).)doc";
+static const char* __doc_gr_bsid_channel_error =
+    R"doc(Why the block stopped on bad input ("" while all is well).)doc";

@@ -17,7 +17,8 @@
  */
 
 
-static const char* __doc_gr_bsid_codebook_encoder = R"doc(Codebook encoder: q-ary message symbols to n-bit codewords.
+static const char* __doc_gr_bsid_codebook_encoder =
+    R"doc(Codebook encoder: q-ary message symbols to n-bit codewords.
 
 Input: int32 message symbols in [0, q). Output: unpacked bits (one 0/1 per
 byte), n per symbol, the most significant bit of each codeword first.
@@ -47,7 +48,8 @@ static const char* __doc_gr_bsid_codebook_encoder_codebook_encoder_0 = R"doc()do
 static const char* __doc_gr_bsid_codebook_encoder_codebook_encoder_1 = R"doc()doc";
 
 
-static const char* __doc_gr_bsid_codebook_encoder_make = R"doc(Make a codebook encoder: q-ary message symbols (int32 in [0, q)) to n-bit
+static const char* __doc_gr_bsid_codebook_encoder_make =
+    R"doc(Make a codebook encoder: q-ary message symbols (int32 in [0, q)) to n-bit
 codewords, as unpacked bits, most significant bit first.
 
 Frames hold N symbols; each output frame of tau = n N bits starts with a
@@ -60,7 +62,9 @@ Args:
     len_tag_key : the tagged-stream length key (default "packet_len"))doc";
 
 
-static const char* __doc_gr_bsid_codebook_encoder_frames = R"doc(Frames started so far.)doc";
+static const char* __doc_gr_bsid_codebook_encoder_frames =
+    R"doc(Frames started so far.)doc";
 
 
-static const char* __doc_gr_bsid_codebook_encoder_error = R"doc(Why the block stopped on bad input ("" while all is well).)doc";
+static const char* __doc_gr_bsid_codebook_encoder_error =
+    R"doc(Why the block stopped on bad input ("" while all is well).)doc";

@@ -16,7 +16,8 @@
  */
 
 
-static const char* __doc_gr_bsid_map_decoder = R"doc(MAP synchronization decoder: received frames of bits in, soft symbol outputs
+static const char* __doc_gr_bsid_map_decoder =
+    R"doc(MAP synchronization decoder: received frames of bits in, soft symbol outputs
 for an outer decoder out.
 
 Input: unpacked bits, a len_tag_key tag on the first bit of each received
@@ -84,7 +85,8 @@ static const char* __doc_gr_bsid_map_decoder_map_decoder_0 = R"doc()doc";
 static const char* __doc_gr_bsid_map_decoder_map_decoder_1 = R"doc()doc";
 
 
-static const char* __doc_gr_bsid_map_decoder_make = R"doc(Make a MAP synchronization decoder: received frames of bits (a len_tag_key
+static const char* __doc_gr_bsid_map_decoder_make =
+    R"doc(Make a MAP synchronization decoder: received frames of bits (a len_tag_key
 tag on the first bit of each, value rho) in; per frame, with a len_tag_key
 tag on its first item, N posterior vectors of q floats ("posteriors"),
 N ceil(log2 q) bit LLRs ("llr") or N int32 symbols ("hard") out. Refused and
@@ -108,7 +110,8 @@ Args:
     follow_channel_tags : decode with the channel of upstream "bsid_channel" tags (from bsid.channel) (default True))doc";
 
 
-static const char* __doc_gr_bsid_map_decoder_set_channel = R"doc(Set the channel the decoder assumes.
+static const char* __doc_gr_bsid_map_decoder_set_channel =
+    R"doc(Set the channel the decoder assumes.
 
 Safe to call while the flowgraph runs; it applies to frames that begin after
 the call. Once a "bsid_channel" tag has arrived (with follow_channel_tags),
@@ -121,13 +124,17 @@ Args:
     Ps : substitution probability)doc";
 
 
-static const char* __doc_gr_bsid_map_decoder_frames = R"doc(Output frames produced, erasures included.)doc";
+static const char* __doc_gr_bsid_map_decoder_frames =
+    R"doc(Output frames produced, erasures included.)doc";
 
 
-static const char* __doc_gr_bsid_map_decoder_erasures = R"doc(Output frames that are erasures (each tagged "bsid_erasure").)doc";
+static const char* __doc_gr_bsid_map_decoder_erasures =
+    R"doc(Output frames that are erasures (each tagged "bsid_erasure").)doc";
 
 
-static const char* __doc_gr_bsid_map_decoder_bits_discarded = R"doc(Input bits that belonged to no tagged frame.)doc";
+static const char* __doc_gr_bsid_map_decoder_bits_discarded =
+    R"doc(Input bits that belonged to no tagged frame.)doc";
 
 
-static const char* __doc_gr_bsid_map_decoder_backend = R"doc(The backend in use ("cpu" or "cuda").)doc";
+static const char* __doc_gr_bsid_map_decoder_backend =
+    R"doc(The backend in use ("cpu" or "cuda").)doc";
