@@ -190,9 +190,25 @@ frame_result map_decoder::check_length(size_t rho) const
 
 bool map_decoder::precheck(const frame_view& frame, frame_result& result) const
 {
-    result = check_length(frame.rho);
-    if (!result.ok()) {
-        return false;
+    if (frame.boundaries) {
+        // the caller's weights say where the frame may end: only their shape is checked
+        const size_t Mt = size_t(d_limits.mtau.size());
+        if (frame.boundaries->start.size() != Mt || frame.boundaries->end.size() != Mt) {
+            result = { frame_status::invalid_input,
+                       detail::concat("the boundary weights hold ",
+                                      frame.boundaries->start.size(),
+                                      " and ",
+                                      frame.boundaries->end.size(),
+                                      " states; the decoder has M_tau = ",
+                                      Mt) };
+            return false;
+        }
+        result = {};
+    } else {
+        result = check_length(frame.rho);
+        if (!result.ok()) {
+            return false;
+        }
     }
     // all bytes ORed together first (a loop without branches, vectorized:
     // a frame of thousands of bits is checked in a fraction of a microsecond),
@@ -300,12 +316,17 @@ frame_boundaries map_decoder::boundaries(const frame_view& frame) const
 {
     const int Mt = d_limits.mtau.size();
     frame_boundaries b;
-    b.start.assign(size_t(Mt), 0.0);
-    b.end.assign(size_t(Mt), 0.0);
-    b.start[size_t(-d_limits.mtau.lo)] = 1.0; // the frame starts at drift 0
-    const long long end = (long long)frame.rho - tau() - d_limits.mtau.lo;
-    if (end >= 0 && end < Mt)
-        b.end[size_t(end)] = 1.0; // rho is known
+    if (frame.boundaries) {
+        b = *frame.boundaries; // the caller's (frame_decoder: start priors, sync word,
+                               // free ends)
+    } else {
+        b.start.assign(size_t(Mt), 0.0);
+        b.end.assign(size_t(Mt), 0.0);
+        b.start[size_t(-d_limits.mtau.lo)] = 1.0; // the frame starts at drift 0
+        const long long end = (long long)frame.rho - tau() - d_limits.mtau.lo;
+        if (end >= 0 && end < Mt)
+            b.end[size_t(end)] = 1.0; // rho is known
+    }
     // weights that are not one-hot (start priors, free ends) are normalized here, once
     for (auto* w : { &b.start, &b.end }) {
         double sum = 0;
@@ -317,6 +338,24 @@ frame_boundaries map_decoder::boundaries(const frame_view& frame) const
         }
     }
     return b;
+}
+
+void map_decoder::write_boundary_metrics(const frame_view& frame,
+                                         const double* alpha_N,
+                                         const double* beta_0) const
+{
+    if (!frame.boundary_metrics)
+        return;
+    const size_t Mt = size_t(d_limits.mtau.size());
+    double* out = frame.boundary_metrics;
+    for (const double* row : { alpha_N, beta_0 }) {
+        double sum = 0;
+        for (size_t a = 0; row && a < Mt; ++a)
+            sum += row[a];
+        for (size_t a = 0; a < Mt; ++a)
+            out[a] = sum > 0 ? row[a] / sum : 0.0;
+        out += Mt;
+    }
 }
 
 void map_decoder::fill_uniform(double* post) const

@@ -291,10 +291,27 @@ private:
      * needs one block per frame instead of N Mt), and any other failure
      * gives the frame a decoder_error status with uniform posteriors.
      */
+    // decode_contained, then the boundary metrics (alpha_N, beta_0) if the caller asked
     frame_result decode_guarded(const frame_view& f,
                                 double* post,
                                 workspace* ws,
                                 stage_times& t) noexcept
+    {
+        const frame_result r = decode_contained(f, post, ws, t);
+        if (r.ok()) {
+            const size_t Mt = size_t(d_limits.mtau.size());
+            write_boundary_metrics(
+                f, ws->alpha.data() + size_t(N()) * Mt, ws->beta_next.data());
+        } else {
+            write_boundary_metrics(f, nullptr, nullptr);
+        }
+        return r;
+    }
+
+    frame_result decode_contained(const frame_view& f,
+                                  double* post,
+                                  workspace* ws,
+                                  stage_times& t) noexcept
     {
         const bool global = d_storage == storage_kind::global;
         if (!ws) {
@@ -310,9 +327,8 @@ private:
                 if (!(global && d_cfg.storage == storage_kind::automatic))
                     throw;
                 log(log_level::warning,
-                    "map_decoder(cpu): out of host memory for global storage; the frame "
-                    "is "
-                    "decoded with local storage");
+                    "map_decoder(cpu): out of host memory for global storage; "
+                    "the frame is decoded with local storage");
                 return decode_one(f, post, *ws, t, false);
             }
         } catch (const std::bad_alloc&) {

@@ -58,6 +58,13 @@ public:
         if (count)
             BSID_CUDA(cudaMemcpy(host, d_ptr, count * sizeof(T), cudaMemcpyDeviceToHost));
     }
+    //! count values from element `offset` on.
+    void download_at(T* host, size_t offset, size_t count) const
+    {
+        if (count)
+            BSID_CUDA(cudaMemcpy(
+                host, d_ptr + offset, count * sizeof(T), cudaMemcpyDeviceToHost));
+    }
     T* get() const { return d_ptr; }
 
 private:

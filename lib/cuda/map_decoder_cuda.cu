@@ -180,6 +180,7 @@ public:
             if (precheck(frames[k], results[k])) {
                 todo.push_back(k);
             } else {
+                write_boundary_metrics(frames[k], nullptr, nullptr);
                 fill_uniform(post[k]);
             }
         }
@@ -224,9 +225,9 @@ public:
             } catch (const std::exception& e) {
                 // a device error, or host memory running out: these frames
                 // fail, the batch and the process go on
-                fail(post, todo, pos, count, results, e.what());
+                fail(frames, post, todo, pos, count, results, e.what());
             } catch (...) {
-                fail(post, todo, pos, count, results, "unknown error");
+                fail(frames, post, todo, pos, count, results, "unknown error");
             }
             pos += count;
         }
@@ -236,7 +237,8 @@ public:
 private:
     // Frames todo[pos .. pos + count) failed on the device: decoder_error, uniform
     // posteriors.
-    void fail(const std::vector<double*>& post,
+    void fail(const std::vector<frame_view>& frames,
+              const std::vector<double*>& post,
               const std::vector<size_t>& todo,
               size_t pos,
               size_t count,
@@ -248,6 +250,7 @@ private:
                 detail::concat("map_decoder(cuda): ", count, " frames failed: ", what));
             for (size_t j = pos; j < pos + count; ++j) {
                 fill_uniform(post[todo[j]]);
+                write_boundary_metrics(frames[todo[j]], nullptr, nullptr);
                 results[todo[j]] = { frame_status::decoder_error,
                                      "the CUDA decoder failed on the frame: " + what };
             }
@@ -568,6 +571,18 @@ private:
         }
         for (size_t j = 0; j < count; ++j) {
             const size_t k = todo[pos + j];
+            if (frames[k].boundary_metrics) {
+                // alpha_N and beta_0 of this frame (frame_decoder's boundary posteriors)
+                std::vector<double> a(size_t(Mt)), b(size_t(Mt));
+                if (status[j] == st_ok) {
+                    d_alpha.download_at(
+                        a.data(), (j * size_t(Nn + 1) + size_t(Nn)) * Mt, Mt);
+                    d_beta.download_at(b.data(), j * size_t(Nn + 1) * Mt, Mt);
+                    write_boundary_metrics(frames[k], a.data(), b.data());
+                } else {
+                    write_boundary_metrics(frames[k], nullptr, nullptr);
+                }
+            }
             if (status[j] == st_ok) {
                 results[k] = {};
                 continue;

@@ -70,6 +70,18 @@ struct decoder_config {
     }
 };
 
+/*!
+ * \brief A frame's boundary conditions (paper: "Initial conditions are given
+ * by alpha_0(m) and beta_N(m), set as the prior probabilities of the frame
+ * boundaries"), over the Mt drift states of m_tau (state a is drift
+ * m_tau^- + a): start weighs the drift at boundary 0 (alpha_0), end the drift
+ * at boundary N (beta_N). Non-negative, each summing to 1 (or all 0: a frame
+ * no boundary allows, which the decoders refuse as impossible).
+ */
+struct frame_boundaries {
+    std::vector<double> start, end;
+};
+
 //! One received frame and its optional priors, as pointers into caller memory.
 struct frame_view {
     const uint8_t* bits = nullptr; //!< rho received bits, one 0/1 per byte
@@ -82,19 +94,23 @@ struct frame_view {
      * largest, so a log-prior ratio of up to about 700 stays nonzero.
      */
     bool log_priors = false;
+    /*!
+     * Boundary conditions over the decoder's Mt states, or null for the
+     * default: the frame starts at drift 0 and ends at drift rho - tau
+     * (boundaries()). With them, rho is the length of the segment the weights
+     * refer to: it is not checked against the limits, and an empty segment is
+     * decoded like any other (the weights decide what is possible).
+     * frame_decoder sets them.
+     */
+    const frame_boundaries* boundaries = nullptr;
+    /*!
+     * If not null, 2 Mt values receive the frame's boundary metrics: the
+     * forward metric alpha_N (Mt values) then the backward metric beta_0 (Mt
+     * values), each normalized to sum 1 (all 0 for a refused frame).
+     */
+    double* boundary_metrics = nullptr;
 };
 
-/*!
- * \brief A frame's boundary conditions (paper: "Initial conditions are given
- * by alpha_0(m) and beta_N(m), set as the prior probabilities of the frame
- * boundaries"), over the Mt drift states of m_tau (state a is drift
- * m_tau^- + a): start weighs the drift at boundary 0 (alpha_0), end the drift
- * at boundary N (beta_N). Non-negative, each summing to 1 (or all 0: a frame
- * no boundary allows, which the decoders refuse as impossible).
- */
-struct frame_boundaries {
-    std::vector<double> start, end;
-};
 
 /*!
  * \brief Time spent per stage, accumulated over decodes when profiling is on
@@ -197,6 +213,14 @@ protected:
 
     //! Writes uniform posteriors (a refused frame's output).
     void fill_uniform(double* post) const;
+
+    /*!
+     * Writes frame.boundary_metrics, if asked for: alpha_N then beta_0 (Mt
+     * values each), each normalized; null rows (a refused frame) give zeros.
+     */
+    void write_boundary_metrics(const frame_view& frame,
+                                const double* alpha_N,
+                                const double* beta_0) const;
 
     decoder_config d_cfg;
     decoder_limits d_limits;

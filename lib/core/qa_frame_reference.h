@@ -1,0 +1,186 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The brute-force reference of frame_decoder (docs/design.md section 3,
+// "Frame boundaries"), shared by the CPU and CUDA tests: every message,
+// every start and every end of a tiny frame, weighed by
+//   P(D) pi(s) R(rx[s:e] | W || X(D)) T(e)
+// with R the full, unconstrained lattice and T summed over every look-ahead
+// message and end. Quadratic and exponential: tiny codes only.
+
+#ifndef INCLUDED_BSID_QA_FRAME_REFERENCE_H
+#define INCLUDED_BSID_QA_FRAME_REFERENCE_H
+
+#include <gnuradio/bsid/core/frame_decoder.h>
+#include <gnuradio/bsid/core/lattice.h>
+#include <gtest/gtest.h>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace bsid {
+namespace qa {
+
+struct frame_reference {
+    std::vector<double> post;      // N q
+    std::vector<double> start;     // over the request's start positions, sorted
+    std::vector<double> end, fwd;  // over positions 0 .. L
+};
+
+// W || X(D) for the message `msg` (symbols), books from index 0
+inline std::vector<uint8_t> sent_bits(const codebook& cb,
+                                      const std::vector<uint8_t>& W,
+                                      const std::vector<int>& msg)
+{
+    std::vector<uint8_t> x = W;
+    for (size_t i = 0; i < msg.size(); ++i) {
+        const auto w = cb.word(i, msg[i]);
+        for (int r = 0; r < cb.n(); ++r)
+            x.push_back(uint8_t((w >> (cb.n() - 1 - r)) & 1u));
+    }
+    return x;
+}
+
+// every message of `count` symbols, in turn
+template <typename F>
+void each_message(int count, int q, F f)
+{
+    std::vector<int> msg(size_t(count), 0);
+    while (true) {
+        f(msg);
+        int i = 0;
+        while (i < count && ++msg[size_t(i)] == q)
+            msg[size_t(i++)] = 0;
+        if (i == count)
+            return;
+    }
+}
+
+inline frame_reference brute_force(const codebook& cb,
+                                   const channel_params& ch,
+                                   int N,
+                                   const std::vector<uint8_t>& W,
+                                   const std::vector<uint8_t>& rx,
+                                   const std::vector<double>& priors, // N q, or empty
+                                   const position_weights& start,     // sorted
+                                   end_mode end,
+                                   int K)
+{
+    const int q = cb.q();
+    const long long L = (long long)rx.size();
+    // T(e): known: 1 at L; free: the next frame's W and K symbols, then random bits
+    std::vector<double> T(size_t(L + 1), 0.0);
+    if (end == end_mode::known) {
+        T[size_t(L)] = 1.0;
+    } else {
+        for (long long e = 0; e <= L; ++e) {
+            double t = 0;
+            each_message(K, q, [&](const std::vector<int>& m2) {
+                const auto x = sent_bits(cb, W, m2);
+                const auto row =
+                    full_lattice_last_row(ch, x.data(), x.size(), rx.data() + e, size_t(L - e));
+                for (long long c = 0; c <= L - e; ++c)
+                    t += std::pow(double(q), -K) * row[size_t(c)] *
+                         std::ldexp(1.0, -int(L - e - c));
+            });
+            T[size_t(e)] = t;
+        }
+    }
+    frame_reference ref;
+    ref.post.assign(size_t(N) * q, 0.0);
+    ref.start.assign(start.positions.size(), 0.0);
+    ref.end.assign(size_t(L + 1), 0.0);
+    ref.fwd.assign(size_t(L + 1), 0.0);
+    double total = 0, total_fwd = 0;
+    each_message(N, q, [&](const std::vector<int>& msg) {
+        double pD = 1;
+        for (int i = 0; i < N && !priors.empty(); ++i)
+            pD *= priors[size_t(i) * q + size_t(msg[size_t(i)])];
+        const auto x = sent_bits(cb, W, msg);
+        for (size_t k = 0; k < start.positions.size(); ++k) {
+            const long long s = start.positions[k];
+            const auto row =
+                full_lattice_last_row(ch, x.data(), x.size(), rx.data() + s, size_t(L - s));
+            for (long long c = 0; c <= L - s; ++c) {
+                const double f = pD * start.weights[k] * row[size_t(c)];
+                const double v = f * T[size_t(s + c)];
+                ref.fwd[size_t(s + c)] += f;
+                total_fwd += f;
+                ref.start[k] += v;
+                ref.end[size_t(s + c)] += v;
+                for (int i = 0; i < N; ++i)
+                    ref.post[size_t(i) * q + size_t(msg[size_t(i)])] += v;
+                total += v;
+            }
+        }
+    });
+    for (auto* v : { &ref.post, &ref.start, &ref.end })
+        for (double& x : *v)
+            x = total > 0 ? x / total : 0.0;
+    for (double& x : ref.fwd)
+        x = total_fwd > 0 ? x / total_fwd : 0.0;
+    if (end == end_mode::known)
+        std::fill(ref.fwd.begin(), ref.fwd.end(), 0.0), ref.fwd[size_t(L)] = 1.0;
+    // the posteriors: N rows of the marginals, each summing to 1
+    return ref;
+}
+
+/*
+ * Decodes with `dec` and compares every output with the brute force within
+ * `tol` (absolute, on probabilities).
+ */
+inline void expect_matches_reference(frame_decoder& dec,
+                                     const std::vector<uint8_t>& rx,
+                                     const std::vector<double>& priors,
+                                     const std::optional<position_weights>& start,
+                                     end_mode end,
+                                     int K,
+                                     double tol,
+                                     const std::string& what)
+{
+    frame_request r;
+    r.bits = rx.data();
+    r.L = rx.size();
+    r.priors = priors.empty() ? nullptr : priors.data();
+    r.start = start;
+    r.end = end;
+    r.lookahead = K;
+    const frame_decode_result got = dec.decode(r);
+    ASSERT_TRUE(got.result.ok()) << what << ": " << got.result.reason;
+    position_weights sp = start ? *start : position_weights{ { 0 }, { 1.0 } };
+    double sum = 0;
+    for (double w : sp.weights)
+        sum += w;
+    for (double& w : sp.weights)
+        w /= sum;
+    const auto ref = brute_force(dec.config().cb, dec.config().ch, dec.N(), dec.sync_word(), rx,
+                                 priors, sp, end, K);
+    ASSERT_EQ(got.posteriors.size(), ref.post.size());
+    for (size_t k = 0; k < ref.post.size(); ++k)
+        ASSERT_NEAR(got.posteriors[k], ref.post[k], tol) << what << ": posterior " << k;
+    ASSERT_EQ(got.start.positions, sp.positions) << what;
+    for (size_t k = 0; k < ref.start.size(); ++k)
+        ASSERT_NEAR(got.start.weights[k], ref.start[k], tol) << what << ": start " << k;
+    // the ends the decoder lists, and nothing of the reference outside them
+    std::vector<double> end_got(rx.size() + 1, 0.0), fwd_got(rx.size() + 1, 0.0);
+    for (size_t k = 0; k < got.end_positions.size(); ++k) {
+        const long long e = got.end_positions[k];
+        ASSERT_TRUE(e >= 0 && e <= (long long)rx.size()) << what << ": end position " << e;
+        end_got[size_t(e)] = got.end_posterior[k];
+        fwd_got[size_t(e)] = got.end_forward[k];
+    }
+    for (size_t e = 0; e <= rx.size(); ++e) {
+        ASSERT_NEAR(end_got[e], ref.end[e], tol) << what << ": end posterior at " << e;
+        ASSERT_NEAR(fwd_got[e], ref.fwd[e], tol) << what << ": forward end metric at " << e;
+    }
+}
+
+} // namespace qa
+} // namespace bsid
+
+#endif /* INCLUDED_BSID_QA_FRAME_REFERENCE_H */
