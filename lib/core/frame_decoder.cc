@@ -91,8 +91,9 @@ std::vector<double> sync_tail_log_weights(const channel_params& ch,
             const size_t k = size_t(t - e0);
             double v = w.del * next[k]; // W's bit j deleted
             if (t < L) {
-                v += 2 * w.diag(W[size_t(j)], rx[t]) * next[k + 1]; // bit j received as rx[t]
-                v += 2 * w.ins * cur[k + 1];                        // rx[t] inserted before it
+                v += 2 * w.diag(W[size_t(j)], rx[t]) *
+                     next[k + 1];            // bit j received as rx[t]
+                v += 2 * w.ins * cur[k + 1]; // rx[t] inserted before it
             }
             cur[k] = v;
         }
@@ -135,11 +136,11 @@ void normalize(std::vector<double>& v)
 struct frame_decoder::prepared {
     bool refused = false; // decided before decoding (result holds why)
     frame_result result;
-    bool plain = false;          // the backend's own boundaries (the default decode)
-    position_weights start;      // the start prior, sorted, normalized
+    bool plain = false;     // the backend's own boundaries (the default decode)
+    position_weights start; // the start prior, sorted, normalized
     std::vector<std::vector<double>> wrow; // per start: R(rx[s:s+c] | W), c = 0..
-    long long p0 = 0;            // the backend's bit 0 is rx[p0]
-    int lo_b = 0, hi_b = 0;      // the backend's state range
+    long long p0 = 0;                      // the backend's bit 0 is rx[p0]
+    int lo_b = 0, hi_b = 0;                // the backend's state range
     std::shared_ptr<map_decoder> dec;
     frame_boundaries bounds;
     std::vector<long long> end_e; // free end with look-ahead: the positions asked for
@@ -187,7 +188,8 @@ std::shared_ptr<map_decoder> frame_decoder::backend(int lo, int hi)
     for (size_t k = 0; k < d_backends.size(); ++k) {
         if (d_backends[k].first == std::make_pair(lo, hi)) {
             auto dec = d_backends[k].second;
-            std::rotate(d_backends.begin(), d_backends.begin() + long(k),
+            std::rotate(d_backends.begin(),
+                        d_backends.begin() + long(k),
                         d_backends.begin() + long(k) + 1); // most recent first
             return dec;
         }
@@ -221,8 +223,11 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
     if (L > 0 && !r.bits)
         throw std::invalid_argument("decode_frame: no bits for a segment of L > 0");
     if (r.lookahead < 0 || r.lookahead > N()) {
-        throw std::invalid_argument(detail::concat(
-            "decode_frame: lookahead K = ", r.lookahead, " must lie in [0, N = ", N(), "]"));
+        throw std::invalid_argument(detail::concat("decode_frame: lookahead K = ",
+                                                   r.lookahead,
+                                                   " must lie in [0, N = ",
+                                                   N(),
+                                                   "]"));
     }
     if (r.lookahead > 0 && r.end != end_mode::free) {
         throw std::invalid_argument("decode_frame: a look-ahead needs end = free");
@@ -234,28 +239,39 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
     if (r.start) {
         const position_weights& sp = *r.start;
         if (sp.positions.size() != sp.weights.size()) {
-            throw std::invalid_argument(
-                detail::concat("start prior: ", sp.positions.size(), " positions but ",
-                               sp.weights.size(), " weights"));
+            throw std::invalid_argument(detail::concat("start prior: ",
+                                                       sp.positions.size(),
+                                                       " positions but ",
+                                                       sp.weights.size(),
+                                                       " weights"));
         }
         if (sp.positions.empty())
-            throw std::invalid_argument("start prior: no positions (give none for pi(0) = 1)");
+            throw std::invalid_argument(
+                "start prior: no positions (give none for pi(0) = 1)");
         std::vector<size_t> order(sp.positions.size());
         std::iota(order.begin(), order.end(), 0);
-        std::sort(order.begin(), order.end(),
-                  [&](size_t a, size_t b) { return sp.positions[a] < sp.positions[b]; });
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            return sp.positions[a] < sp.positions[b];
+        });
         double sum = 0;
         for (size_t k : order) {
             const long long s = sp.positions[k];
             const double w = sp.weights[k];
             if (s < 0 || s > L) {
-                throw std::invalid_argument(detail::concat(
-                    "start prior: position ", s, " is outside the segment [0, L = ", L, "]"));
+                throw std::invalid_argument(
+                    detail::concat("start prior: position ",
+                                   s,
+                                   " is outside the segment [0, L = ",
+                                   L,
+                                   "]"));
             }
             if (!std::isfinite(w) || w < 0) {
                 throw std::invalid_argument(
-                    detail::concat("start prior: the weight of position ", s, " is ",
-                                   detail::fmt_double(w), ", not a finite non-negative number"));
+                    detail::concat("start prior: the weight of position ",
+                                   s,
+                                   " is ",
+                                   detail::fmt_double(w),
+                                   ", not a finite non-negative number"));
             }
             if (!p.start.positions.empty() && p.start.positions.back() == s)
                 throw std::invalid_argument(
@@ -266,7 +282,8 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
         }
         if (!(sum > 0))
             throw std::invalid_argument("start prior: every weight is 0");
-        const double top = *std::max_element(p.start.weights.begin(), p.start.weights.end());
+        const double top =
+            *std::max_element(p.start.weights.begin(), p.start.weights.end());
         for (double& w : p.start.weights)
             w /= top; // relative to the largest first: no overflow of the sum
         normalize(p.start.weights);
@@ -283,13 +300,19 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
         return;
     }
 
-    const long long s_min = p.start.positions.front(), S = p.start.positions.back() - s_min;
+    const long long s_min = p.start.positions.front(),
+                    S = p.start.positions.back() - s_min;
     const long long off = std::max<long long>(0, G + d_limits.mtau.lo);
-    const long long lo_b = G + d_limits.mtau.lo - off, hi_b = S + G + d_limits.mtau.hi - off;
+    const long long lo_b = G + d_limits.mtau.lo - off,
+                    hi_b = S + G + d_limits.mtau.hi - off;
     if (hi_b - lo_b + 1 > (1 << 20)) {
-        throw std::invalid_argument(detail::concat(
-            "decode_frame: starts over ", S + 1, " positions and the drift limits need ",
-            hi_b - lo_b + 1, " states; at most ", 1 << 20));
+        throw std::invalid_argument(
+            detail::concat("decode_frame: starts over ",
+                           S + 1,
+                           " positions and the drift limits need ",
+                           hi_b - lo_b + 1,
+                           " states; at most ",
+                           1 << 20));
     }
     p.p0 = s_min + off;
     p.lo_b = int(lo_b);
@@ -308,10 +331,11 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
         const long long ny = std::min(L, x_hi) - s;
         if (ny < 0)
             continue;
-        p.wrow[k] = full_lattice_last_row(d_cfg.ch, d_sync.data(), d_sync.size(), r.bits + s,
-                                          size_t(ny));
+        p.wrow[k] = full_lattice_last_row(
+            d_cfg.ch, d_sync.data(), d_sync.size(), r.bits + s, size_t(ny));
         for (long long c = std::max<long long>(0, x_lo - s); c <= ny; ++c)
-            p.bounds.start[size_t(s + c - x_lo)] += p.start.weights[k] * p.wrow[k][size_t(c)];
+            p.bounds.start[size_t(s + c - x_lo)] +=
+                p.start.weights[k] * p.wrow[k][size_t(c)];
     }
     {
         // to the backend's scale: times 2^x (relative to the largest)
@@ -323,8 +347,10 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
         }
         if (!exp_relative(lw)) {
             p.refused = true;
-            p.result = { frame_status::impossible,
-                         "no start position can reach the first codeword through the sync word" };
+            p.result = {
+                frame_status::impossible,
+                "no start position can reach the first codeword through the sync word"
+            };
             return;
         }
         p.bounds.start = std::move(lw);
@@ -337,11 +363,21 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
         if (a < 0 || a >= Mt) {
             p.refused = true;
             p.result = { frame_status::drift_out_of_range,
-                         detail::concat("the frame cannot end at position L = ", L,
-                                        ": with starts in [", s_min, ", ", s_min + S,
-                                        "] and the drift limits m_tau = [", d_limits.mtau.lo,
-                                        ", ", d_limits.mtau.hi, "] it ends in [", e_lo, ", ",
-                                        e_lo + Mt - 1, "]") };
+                         detail::concat("the frame cannot end at position L = ",
+                                        L,
+                                        ": with starts in [",
+                                        s_min,
+                                        ", ",
+                                        s_min + S,
+                                        "] and the drift limits m_tau = [",
+                                        d_limits.mtau.lo,
+                                        ", ",
+                                        d_limits.mtau.hi,
+                                        "] it ends in [",
+                                        e_lo,
+                                        ", ",
+                                        e_lo + Mt - 1,
+                                        "]") };
             return;
         }
         p.bounds.end[size_t(a)] = 1.0;
@@ -352,8 +388,12 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
     if (e_first > L) {
         p.refused = true;
         p.result = { frame_status::impossible,
-                     detail::concat("the segment of L = ", L, " bits is too short for any end: "
-                                    "the frame ends at position ", e_lo, " or later") };
+                     detail::concat("the segment of L = ",
+                                    L,
+                                    " bits is too short for any end: "
+                                    "the frame ends at position ",
+                                    e_lo,
+                                    " or later") };
         return;
     }
     const long long e_last = std::min(L, e_lo + Mt - 1);
@@ -370,9 +410,11 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
         logT = sync_tail_log_weights(d_cfg.ch, d_sync, r.bits, L, e_first);
         logT.resize(size_t(e_last - e_first + 1));
     }
-    std::vector<double> w(static_cast<size_t>(Mt), -std::numeric_limits<double>::infinity());
+    std::vector<double> w(static_cast<size_t>(Mt),
+                          -std::numeric_limits<double>::infinity());
     for (long long e = e_first; e <= e_last; ++e)
-        w[size_t(e - e_lo)] = logT[size_t(e - e_first)] - double(e - e_lo) * ln2; // times 2^-e
+        w[size_t(e - e_lo)] =
+            logT[size_t(e - e_first)] - double(e - e_lo) * ln2; // times 2^-e
     if (!exp_relative(w)) {
         p.refused = true;
         p.result = { frame_status::impossible, "no end position has a positive weight" };
@@ -381,7 +423,9 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
     p.bounds.end = std::move(w);
 }
 
-void frame_decoder::finish(const frame_request& r, prepared& p, frame_decode_result& out) const
+void frame_decoder::finish(const frame_request& r,
+                           prepared& p,
+                           frame_decode_result& out) const
 {
     const long long L = (long long)r.L;
     const size_t Mt = size_t(p.hi_b - p.lo_b + 1);
@@ -438,8 +482,9 @@ void frame_decoder::finish(const frame_request& r, prepared& p, frame_decode_res
             continue;
         out.end_positions.push_back(e);
         out.end_posterior.push_back(ok ? alphaN[a] * p.bounds.end[a] : 0.0);
-        out.end_forward.push_back(ok && alphaN[a] > 0 ? std::log(alphaN[a]) - double(a) * ln2
-                                                      : -std::numeric_limits<double>::infinity());
+        out.end_forward.push_back(ok && alphaN[a] > 0
+                                      ? std::log(alphaN[a]) - double(a) * ln2
+                                      : -std::numeric_limits<double>::infinity());
     }
     normalize(out.end_posterior);
     if (!exp_relative(out.end_forward))
@@ -464,7 +509,8 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
     const size_t R = requests.size();
     std::vector<prepared> p(R);
     for (size_t k = 0; k < R; ++k)
-        prepare(requests[k], p[k], random_tail); // every request checked before any decode
+        prepare(
+            requests[k], p[k], random_tail); // every request checked before any decode
 
     // look-ahead: T(e) is, up to a constant, the start posterior of the next
     // frame's first K symbols under a uniform start prior over the ends e
@@ -491,19 +537,23 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
             if (!got[j].result.ok()) {
                 pk.refused = true;
                 pk.result = { got[j].result.status,
-                              "the look-ahead has probability 0: " + got[j].result.reason };
+                              "the look-ahead has probability 0: " +
+                                  got[j].result.reason };
                 continue;
             }
             // T(e) times 2^-e (the backend's scale)
-            std::vector<double> w(pk.bounds.end.size(), -std::numeric_limits<double>::infinity());
+            std::vector<double> w(pk.bounds.end.size(),
+                                  -std::numeric_limits<double>::infinity());
             for (size_t i = 0; i < pk.end_e.size(); ++i) {
                 const double t = got[j].start.weights[i];
                 if (t > 0)
-                    w[size_t(pk.end_e[i] - e_lo)] = std::log(t) - double(pk.end_e[i] - e_lo) * ln2;
+                    w[size_t(pk.end_e[i] - e_lo)] =
+                        std::log(t) - double(pk.end_e[i] - e_lo) * ln2;
             }
             if (!exp_relative(w)) {
                 pk.refused = true;
-                pk.result = { frame_status::impossible, "no end position has a positive weight" };
+                pk.result = { frame_status::impossible,
+                              "no end position has a positive weight" };
                 continue;
             }
             pk.bounds.end = std::move(w);
@@ -519,8 +569,9 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
             out[k].result = p[k].result;
             continue;
         }
-        auto it = std::find_if(groups.begin(), groups.end(),
-                               [&](const auto& g) { return g.first == p[k].dec.get(); });
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+            return g.first == p[k].dec.get();
+        });
         if (it == groups.end()) {
             groups.push_back({ p[k].dec.get(), {} });
             it = groups.end() - 1;

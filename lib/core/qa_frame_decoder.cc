@@ -70,18 +70,31 @@ TEST(frame_decoder, brute_force_every_boundary_model)
                             priors.push_back(0.1 + double(g() % 100) / 100);
                     }
                     const position_weights spread{ { 0, 1, 3 }, { 0.5, 0.2, 0.3 } };
-                    for (const auto& start : { std::optional<position_weights>{},
-                                               std::optional<position_weights>{ spread } }) {
-                        const std::string what = "W='" + W + "' " + to_string(prec) + " " +
-                                                 to_string(storage) + " trial " +
+                    for (const auto& start :
+                         { std::optional<position_weights>{},
+                           std::optional<position_weights>{ spread } }) {
+                        const std::string what = "W='" + W + "' " + to_string(prec) +
+                                                 " " + to_string(storage) + " trial " +
                                                  std::to_string(trial) +
                                                  (start ? " spread start" : " start 0");
-                        qa::expect_matches_reference(
-                            dec, rx, priors, start, end_mode::known, 0, tol, what + " known");
+                        qa::expect_matches_reference(dec,
+                                                     rx,
+                                                     priors,
+                                                     start,
+                                                     end_mode::known,
+                                                     0,
+                                                     tol,
+                                                     what + " known");
                         for (int K : { 0, 1, 2 }) {
-                            qa::expect_matches_reference(dec, rx, priors, start, end_mode::free,
-                                                         K, tol,
-                                                         what + " free K=" + std::to_string(K));
+                            qa::expect_matches_reference(
+                                dec,
+                                rx,
+                                priors,
+                                start,
+                                end_mode::free,
+                                K,
+                                tol,
+                                what + " free K=" + std::to_string(K));
                         }
                     }
                 }
@@ -122,7 +135,8 @@ TEST(frame_decoder, default_request_is_map_decoder_decode)
             if (k < 4) {
                 ASSERT_TRUE(r.ok()) << r.reason;
                 EXPECT_EQ(got.start.positions, std::vector<long long>{ 0 });
-                EXPECT_EQ(got.end_positions, std::vector<long long>{ (long long)rx.size() });
+                EXPECT_EQ(got.end_positions,
+                          std::vector<long long>{ (long long)rx.size() });
                 EXPECT_EQ(got.end_posterior, std::vector<double>{ 1.0 });
             }
         }
@@ -146,7 +160,8 @@ TEST(frame_decoder, free_end_finds_where_the_frame_ends)
         sent.insert(sent.end(), body.begin(), body.end());
         auto rx = transmit(ch, sent.data(), sent.size(), 5, uint64_t(k)).rx;
         const long long true_end = (long long)rx.size() + 2; // two garbage bits before
-        // then the next frame, as the model has it: its sync word, then (to us) random bits
+        // then the next frame, as the model has it: its sync word, then (to us) random
+        // bits
         auto tail = parse_sync_word("01101001");
         const auto more = random_bits(40, g);
         tail.insert(tail.end(), more.begin(), more.end());
@@ -163,8 +178,9 @@ TEST(frame_decoder, free_end_finds_where_the_frame_ends)
         r.end = end_mode::free;
         const auto got = dec.decode(r);
         ASSERT_TRUE(got.result.ok()) << got.result.reason;
-        const auto best_end = std::max_element(got.end_posterior.begin(), got.end_posterior.end()) -
-                              got.end_posterior.begin();
+        const auto best_end =
+            std::max_element(got.end_posterior.begin(), got.end_posterior.end()) -
+            got.end_posterior.begin();
         EXPECT_EQ(got.end_positions[size_t(best_end)], true_end);
         const auto best_start =
             std::max_element(got.start.weights.begin(), got.start.weights.end()) -

@@ -27,15 +27,14 @@ namespace bsid {
 namespace qa {
 
 struct frame_reference {
-    std::vector<double> post;      // N q
-    std::vector<double> start;     // over the request's start positions, sorted
-    std::vector<double> end, fwd;  // over positions 0 .. L
+    std::vector<double> post;     // N q
+    std::vector<double> start;    // over the request's start positions, sorted
+    std::vector<double> end, fwd; // over positions 0 .. L
 };
 
 // W || X(D) for the message `msg` (symbols), books from index 0
-inline std::vector<uint8_t> sent_bits(const codebook& cb,
-                                      const std::vector<uint8_t>& W,
-                                      const std::vector<int>& msg)
+inline std::vector<uint8_t>
+sent_bits(const codebook& cb, const std::vector<uint8_t>& W, const std::vector<int>& msg)
 {
     std::vector<uint8_t> x = W;
     for (size_t i = 0; i < msg.size(); ++i) {
@@ -82,8 +81,8 @@ inline frame_reference brute_force(const codebook& cb,
             double t = 0;
             each_message(K, q, [&](const std::vector<int>& m2) {
                 const auto x = sent_bits(cb, W, m2);
-                const auto row =
-                    full_lattice_last_row(ch, x.data(), x.size(), rx.data() + e, size_t(L - e));
+                const auto row = full_lattice_last_row(
+                    ch, x.data(), x.size(), rx.data() + e, size_t(L - e));
                 for (long long c = 0; c <= L - e; ++c)
                     t += std::pow(double(q), -K) * row[size_t(c)] *
                          std::ldexp(1.0, -int(L - e - c));
@@ -104,8 +103,8 @@ inline frame_reference brute_force(const codebook& cb,
         const auto x = sent_bits(cb, W, msg);
         for (size_t k = 0; k < start.positions.size(); ++k) {
             const long long s = start.positions[k];
-            const auto row =
-                full_lattice_last_row(ch, x.data(), x.size(), rx.data() + s, size_t(L - s));
+            const auto row = full_lattice_last_row(
+                ch, x.data(), x.size(), rx.data() + s, size_t(L - s));
             for (long long c = 0; c <= L - s; ++c) {
                 const double f = pD * start.weights[k] * row[size_t(c)];
                 const double v = f * T[size_t(s + c)];
@@ -158,8 +157,15 @@ inline void expect_matches_reference(frame_decoder& dec,
         sum += w;
     for (double& w : sp.weights)
         w /= sum;
-    const auto ref = brute_force(dec.config().cb, dec.config().ch, dec.N(), dec.sync_word(), rx,
-                                 priors, sp, end, K);
+    const auto ref = brute_force(dec.config().cb,
+                                 dec.config().ch,
+                                 dec.N(),
+                                 dec.sync_word(),
+                                 rx,
+                                 priors,
+                                 sp,
+                                 end,
+                                 K);
     ASSERT_EQ(got.posteriors.size(), ref.post.size());
     for (size_t k = 0; k < ref.post.size(); ++k)
         ASSERT_NEAR(got.posteriors[k], ref.post[k], tol) << what << ": posterior " << k;
@@ -170,13 +176,15 @@ inline void expect_matches_reference(frame_decoder& dec,
     std::vector<double> end_got(rx.size() + 1, 0.0), fwd_got(rx.size() + 1, 0.0);
     for (size_t k = 0; k < got.end_positions.size(); ++k) {
         const long long e = got.end_positions[k];
-        ASSERT_TRUE(e >= 0 && e <= (long long)rx.size()) << what << ": end position " << e;
+        ASSERT_TRUE(e >= 0 && e <= (long long)rx.size())
+            << what << ": end position " << e;
         end_got[size_t(e)] = got.end_posterior[k];
         fwd_got[size_t(e)] = got.end_forward[k];
     }
     for (size_t e = 0; e <= rx.size(); ++e) {
         ASSERT_NEAR(end_got[e], ref.end[e], tol) << what << ": end posterior at " << e;
-        ASSERT_NEAR(fwd_got[e], ref.fwd[e], tol) << what << ": forward end metric at " << e;
+        ASSERT_NEAR(fwd_got[e], ref.fwd[e], tol)
+            << what << ": forward end metric at " << e;
     }
 }
 

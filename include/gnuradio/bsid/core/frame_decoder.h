@@ -109,7 +109,8 @@ public:
     //! cfg: as for map_decoder::make (its mtau/mn, if set, bound the drift
     //! at codeword boundaries, after W, relative to the frame's start).
     //! Throws std::invalid_argument for bad parameters.
-    explicit frame_decoder(const decoder_config& cfg, std::vector<uint8_t> sync_word = {});
+    explicit frame_decoder(const decoder_config& cfg,
+                           std::vector<uint8_t> sync_word = {});
     ~frame_decoder();
 
     //! Decodes one segment. Invalid requests (a bad start prior, a position
@@ -120,7 +121,8 @@ public:
      * Decodes many segments; equal to decode() on each in turn. All requests
      * are checked before any is decoded; a frame's own failure is its status.
      */
-    std::vector<frame_decode_result> decode_batch(const std::vector<frame_request>& requests);
+    std::vector<frame_decode_result>
+    decode_batch(const std::vector<frame_request>& requests);
 
     //! The decoder of frames that start at drift 0 (no start spread).
     map_decoder& primary();
@@ -138,8 +140,8 @@ private:
      * random_tail: a free end is followed by random bits only (the look-ahead
      * decode itself, whose tail is not a further frame's sync word).
      */
-    std::vector<frame_decode_result> decode_batch(const std::vector<frame_request>& requests,
-                                                  bool random_tail);
+    std::vector<frame_decode_result>
+    decode_batch(const std::vector<frame_request>& requests, bool random_tail);
     void prepare(const frame_request& r, prepared& p, bool random_tail);
     std::shared_ptr<map_decoder> backend(int lo, int hi);
     frame_decoder& lookahead_decoder(int K);
