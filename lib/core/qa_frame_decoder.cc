@@ -23,9 +23,6 @@ using namespace bsid;
 
 namespace {
 
-// a tiny code: n = 3, q = 2, P = 1 (so K = 2 > P), N = 2
-codebook tiny() { return codebook(3, { { 0b011, 0b100 } }); }
-
 std::vector<uint8_t> random_bits(size_t count, std::mt19937& g)
 {
     std::vector<uint8_t> v(count);
@@ -34,73 +31,11 @@ std::vector<uint8_t> random_bits(size_t count, std::mt19937& g)
     return v;
 }
 
-// limits that hold every path of a segment of L bits
-decoder_config covering(const codebook& cb, const channel_params& ch, int N, int L, int G)
-{
-    decoder_config cfg(cb, ch, N);
-    cfg.backend = backend_kind::cpu;
-    cfg.mtau = drift_range{ -(N * cb.n() + G), L };
-    cfg.mn = drift_range{ -cb.n(), L };
-    return cfg;
-}
-
 } // namespace
 
 TEST(frame_decoder, brute_force_every_boundary_model)
 {
-    const codebook cb = tiny();
-    const channel_params ch(0.1, 0.15, 0.05);
-    const int N = 2;
-    std::mt19937 g(uint32_t(qa::test_seed()));
-    for (const std::string W : { "", "101" }) {
-        const auto sync = parse_sync_word(W);
-        for (auto prec : { precision_kind::dual, precision_kind::single }) {
-            for (auto storage : { storage_kind::global, storage_kind::local }) {
-                const double tol = prec == precision_kind::dual ? 1e-9 : 1e-4;
-                const int L = 9 + int(sync.size());
-                decoder_config cfg = covering(cb, ch, N, L, int(sync.size()));
-                cfg.precision = prec;
-                cfg.storage = storage;
-                frame_decoder dec(cfg, sync);
-                for (int trial = 0; trial < 3; ++trial) {
-                    const auto rx = random_bits(size_t(L), g);
-                    std::vector<double> priors;
-                    if (trial == 2) {
-                        for (int k = 0; k < N * cb.q(); ++k)
-                            priors.push_back(0.1 + double(g() % 100) / 100);
-                    }
-                    const position_weights spread{ { 0, 1, 3 }, { 0.5, 0.2, 0.3 } };
-                    for (const auto& start :
-                         { std::optional<position_weights>{},
-                           std::optional<position_weights>{ spread } }) {
-                        const std::string what = "W='" + W + "' " + to_string(prec) +
-                                                 " " + to_string(storage) + " trial " +
-                                                 std::to_string(trial) +
-                                                 (start ? " spread start" : " start 0");
-                        qa::expect_matches_reference(dec,
-                                                     rx,
-                                                     priors,
-                                                     start,
-                                                     end_mode::known,
-                                                     0,
-                                                     tol,
-                                                     what + " known");
-                        for (int K : { 0, 1, 2 }) {
-                            qa::expect_matches_reference(
-                                dec,
-                                rx,
-                                priors,
-                                start,
-                                end_mode::free,
-                                K,
-                                tol,
-                                what + " free K=" + std::to_string(K));
-                        }
-                    }
-                }
-            }
-        }
-    }
+    qa::check_every_boundary_model(backend_kind::cpu);
 }
 
 TEST(frame_decoder, default_request_is_map_decoder_decode)
@@ -192,9 +127,9 @@ TEST(frame_decoder, free_end_finds_where_the_frame_ends)
 
 TEST(frame_decoder, bad_requests_are_clear_errors_or_statuses)
 {
-    const codebook cb = tiny();
+    const codebook cb = qa::tiny_code();
     const channel_params ch(0.1, 0.1, 0.0);
-    frame_decoder dec(covering(cb, ch, 2, 12, 0));
+    frame_decoder dec(qa::covering(cb, ch, 2, 12, 0, backend_kind::cpu));
     const std::vector<uint8_t> rx(8, 1);
     auto request = [&]() {
         frame_request r;

@@ -188,6 +188,89 @@ inline void expect_matches_reference(frame_decoder& dec,
     }
 }
 
+// a tiny code: n = 3, q = 2, P = 1 (so a look-ahead of K = 2 > P), for N = 2
+inline codebook tiny_code() { return codebook(3, { { 0b011, 0b100 } }); }
+
+// limits that hold every path of a segment of L bits
+inline decoder_config covering(const codebook& cb,
+                               const channel_params& ch,
+                               int N,
+                               int L,
+                               int G,
+                               backend_kind backend)
+{
+    decoder_config cfg(cb, ch, N);
+    cfg.backend = backend;
+    cfg.mtau = drift_range{ -(N * cb.n() + G), L };
+    cfg.mn = drift_range{ -cb.n(), L };
+    return cfg;
+}
+
+/*
+ * Every boundary model against the brute force on one backend: no sync word
+ * and G = 3; float and double; global and local storage; start at 0 and a
+ * spread start prior; known end, and free ends with K = 0, 1, 2; uniform and
+ * random symbol priors. Tolerances 1e-9 (double) and 1e-4 (float).
+ */
+inline void check_every_boundary_model(backend_kind backend, uint32_t seed = 0)
+{
+    const codebook cb = tiny_code();
+    const channel_params ch(0.1, 0.15, 0.05);
+    const int N = 2;
+    std::mt19937 g(seed ? seed : uint32_t(12345));
+    for (const std::string W : { "", "101" }) {
+        const auto sync = parse_sync_word(W);
+        for (auto prec : { precision_kind::dual, precision_kind::single }) {
+            for (auto storage : { storage_kind::global, storage_kind::local }) {
+                const double tol = prec == precision_kind::dual ? 1e-9 : 1e-4;
+                const int L = 9 + int(sync.size());
+                decoder_config cfg = covering(cb, ch, N, L, int(sync.size()), backend);
+                cfg.precision = prec;
+                cfg.storage = storage;
+                frame_decoder dec(cfg, sync);
+                for (int trial = 0; trial < 3; ++trial) {
+                    std::vector<uint8_t> rx(static_cast<size_t>(L));
+                    for (auto& b : rx)
+                        b = uint8_t(g() & 1u);
+                    std::vector<double> priors;
+                    if (trial == 2) {
+                        for (int k = 0; k < N * cb.q(); ++k)
+                            priors.push_back(0.1 + double(g() % 100) / 100);
+                    }
+                    const position_weights spread{ { 0, 1, 3 }, { 0.5, 0.2, 0.3 } };
+                    for (const auto& start :
+                         { std::optional<position_weights>{},
+                           std::optional<position_weights>{ spread } }) {
+                        const std::string what = "W='" + W + "' " + to_string(prec) +
+                                                 " " + to_string(storage) + " trial " +
+                                                 std::to_string(trial) +
+                                                 (start ? " spread start" : " start 0");
+                        expect_matches_reference(dec,
+                                                 rx,
+                                                 priors,
+                                                 start,
+                                                 end_mode::known,
+                                                 0,
+                                                 tol,
+                                                 what + " known");
+                        for (int K : { 0, 1, 2 }) {
+                            expect_matches_reference(dec,
+                                                     rx,
+                                                     priors,
+                                                     start,
+                                                     end_mode::free,
+                                                     K,
+                                                     tol,
+                                                     what +
+                                                         " free K=" + std::to_string(K));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 } // namespace qa
 } // namespace bsid
 

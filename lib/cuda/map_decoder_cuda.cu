@@ -573,7 +573,8 @@ private:
             const size_t k = todo[pos + j];
             if (frames[k].boundary_metrics) {
                 // alpha_N and beta_0 of this frame (frame_decoder's boundary posteriors)
-                std::vector<double> a(size_t(Mt)), b(size_t(Mt));
+                std::vector<double> a(static_cast<size_t>(Mt)),
+                    b(static_cast<size_t>(Mt));
                 if (status[j] == st_ok) {
                     d_alpha.download_at(
                         a.data(), (j * size_t(Nn + 1) + size_t(Nn)) * Mt, Mt);

@@ -14,6 +14,7 @@
 #include <gnuradio/bsid/core/drift_limits.h>
 #include <gnuradio/bsid/core/error_counter.h>
 #include <gnuradio/bsid/core/errors.h>
+#include <gnuradio/bsid/core/frame_decoder.h>
 #include <gnuradio/bsid/core/frame_source.h>
 #include <gnuradio/bsid/core/log.h>
 #include <gnuradio/bsid/core/map_decoder.h>
@@ -270,6 +271,73 @@ std::optional<bsid::drift_range> range_from_python(const py::object& obj,
     return bsid::drift_range{ v[0], v[1] };
 }
 
+// A start prior from Python: None, a dict {position: weight}, or a pair
+// (positions, weights) of array-likes.
+std::optional<bsid::position_weights> start_from_python(const py::object& obj)
+{
+    if (obj.is_none())
+        return std::nullopt;
+    const std::string err =
+        "start_prior must be None, a dict {position: weight} or a pair "
+        "(positions, weights)";
+    bsid::position_weights pw;
+    auto weight = [&](const py::handle& v) {
+        if (py::isinstance<py::bool_>(v) ||
+            !(py::isinstance<py::float_>(v) || PyIndex_Check(v.ptr()) ||
+              py::isinstance<py::int_>(v) || py::hasattr(v, "__float__")) ||
+            PyComplex_Check(v.ptr()))
+            throw py::type_error("start_prior: weights must be real numbers");
+        return v.cast<double>();
+    };
+    auto position = [&](const py::handle& v) {
+        if (py::isinstance<py::bool_>(v) || !PyIndex_Check(v.ptr()))
+            throw py::type_error("start_prior: positions must be integers");
+        return v.cast<long long>();
+    };
+    if (py::isinstance<py::dict>(obj)) {
+        for (const auto& item : py::reinterpret_borrow<py::dict>(obj)) {
+            pw.positions.push_back(position(item.first));
+            pw.weights.push_back(weight(item.second));
+        }
+        return pw;
+    }
+    if (!py::isinstance<py::sequence>(obj) || py::isinstance<py::str>(obj) ||
+        py::len(obj) != 2)
+        throw py::type_error(err);
+    const py::sequence seq = obj;
+    const py::array pos = py::array::ensure(seq[0]), w = py::array::ensure(seq[1]);
+    if (!pos || !w || pos.ndim() != 1 || w.ndim() != 1)
+        throw py::type_error(err);
+    if (pos.size() > 0 && pos.dtype().kind() != 'i' && pos.dtype().kind() != 'u')
+        throw py::type_error("start_prior: positions must be integers, got dtype " +
+                             std::string(py::str(pos.dtype())));
+    if (w.size() > 0 && w.dtype().kind() != 'f' && w.dtype().kind() != 'i' &&
+        w.dtype().kind() != 'u')
+        throw py::type_error("start_prior: weights must be real numbers, got dtype " +
+                             std::string(py::str(w.dtype())));
+    const auto p64 =
+        py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(pos);
+    const auto wd =
+        py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(w);
+    pw.positions.assign(p64.data(), p64.data() + p64.size());
+    pw.weights.assign(wd.data(), wd.data() + wd.size());
+    return pw;
+}
+
+// One frame decode's outputs, as numpy arrays.
+struct py_frame_result {
+    bsid::frame_decode_result r;
+    int N = 0, q = 0;
+};
+
+template <typename T>
+py::array_t<T> to_numpy(const std::vector<T>& v)
+{
+    py::array_t<T> a(py::ssize_t(v.size()));
+    std::copy(v.begin(), v.end(), a.mutable_data());
+    return a;
+}
+
 // The Python-facing decoder: a bsid::map_decoder plus numpy conversions.
 class py_map_decoder
 {
@@ -286,7 +354,8 @@ public:
                    int threads,
                    int device,
                    const std::string& recursion,
-                   int local_window)
+                   int local_window,
+                   const std::string& sync_word)
     {
         bsid::decoder_config cfg(cb, ch, N);
         cfg.backend = bsid::parse_backend(backend);
@@ -299,8 +368,14 @@ public:
         cfg.device = device;
         cfg.recursion = bsid::parse_recursion(recursion);
         cfg.local_window = local_window;
-        d_dec = bsid::map_decoder::make(cfg);
+        d_frames =
+            std::make_unique<bsid::frame_decoder>(cfg, bsid::parse_sync_word(sync_word));
+        d_dec = &d_frames->primary();
+        d_sync = sync_word;
     }
+
+    const std::string& sync_word() const { return d_sync; }
+    bsid::frame_decoder& frames() { return *d_frames; }
 
     // priors or log_priors (not both): which one, as an object, and whether it is logs
     static std::pair<py::object, bool> pick_priors(const py::object& priors,
@@ -333,7 +408,7 @@ public:
         bsid::frame_result r;
         {
             py::gil_scoped_release nogil;
-            r = d_dec->decode(view, out);
+            r = decode_views({ view }, { out })[0];
         }
         if (r.status == bsid::frame_status::decoder_error)
             throw std::runtime_error(r.reason);
@@ -400,7 +475,7 @@ public:
         std::vector<bsid::frame_result> decoded;
         {
             py::gil_scoped_release nogil;
-            decoded = d_dec->decode_batch(views, ptrs);
+            decoded = decode_views(views, ptrs);
         }
         for (size_t j = 0; j < index.size(); ++j)
             results[index[j]] = decoded[j];
@@ -419,11 +494,114 @@ public:
         return std::move(posts);
     }
 
+    /*
+     * The frames, each starting at position 0 and ending at its last bit:
+     * the backend's own decode_batch, or with a sync word the frame decoder
+     * (which then weighs W at the frame's start).
+     */
+    std::vector<bsid::frame_result>
+    decode_views(const std::vector<bsid::frame_view>& views,
+                 const std::vector<double*>& out)
+    {
+        if (d_frames->sync_word().empty())
+            return d_dec->decode_batch(views, out);
+        std::vector<bsid::frame_request> req(views.size());
+        for (size_t k = 0; k < views.size(); ++k) {
+            req[k].bits = views[k].bits;
+            req[k].L = views[k].rho;
+            req[k].priors = views[k].priors;
+            req[k].log_priors = views[k].log_priors;
+        }
+        const auto got = d_frames->decode_batch(req);
+        std::vector<bsid::frame_result> r(views.size());
+        for (size_t k = 0; k < views.size(); ++k) {
+            std::copy(got[k].posteriors.begin(), got[k].posteriors.end(), out[k]);
+            r[k] = got[k].result;
+        }
+        return r;
+    }
+
+    // decode_frame / decode_frames: the requests, checked, then decoded without the GIL
+    py::list decode_frames(const py::sequence& frames,
+                           const py::object& priors_in,
+                           const py::object& log_priors,
+                           const py::object& start_priors,
+                           const std::string& end,
+                           int lookahead)
+    {
+        const auto [priors, is_log] = pick_priors(priors_in, log_priors);
+        const size_t K = size_t(py::len(frames));
+        const bsid::end_mode e = bsid::parse_end_mode(end);
+        std::vector<received_frame> rx;
+        for (const auto& fr : frames)
+            rx.push_back(received_from_python(fr));
+        auto per_frame = [&](const py::object& obj, const char* name) {
+            std::vector<py::object> v(K, obj);
+            if (py::isinstance<py::list>(obj)) {
+                if (size_t(py::len(obj)) != K)
+                    throw py::value_error(std::string("decode_frames: ") + name +
+                                          " has " + std::to_string(py::len(obj)) +
+                                          " entries for " + std::to_string(K) +
+                                          " frames");
+                for (size_t k = 0; k < K; ++k)
+                    v[k] = obj[py::int_(k)];
+            }
+            return v;
+        };
+        const auto pri_obj = per_frame(priors, "priors");
+        const auto start_obj = per_frame(start_priors, "start_priors");
+        std::vector<
+            std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>>>
+            pri(K);
+        std::vector<bsid::frame_request> req(K);
+        for (size_t k = 0; k < K; ++k) {
+            if (!pri_obj[k].is_none())
+                pri[k] = priors_from_python(pri_obj[k], d_dec->N(), d_dec->q());
+            req[k].bits = rx[k].data();
+            req[k].L = rx[k].size();
+            req[k].priors = pri[k] ? pri[k]->data() : nullptr;
+            req[k].log_priors = is_log;
+            req[k].start = start_from_python(start_obj[k]);
+            req[k].end = e;
+            req[k].lookahead = lookahead;
+        }
+        std::vector<bsid::frame_decode_result> got;
+        {
+            py::gil_scoped_release nogil;
+            got = d_frames->decode_batch(req);
+        }
+        py::list out;
+        for (size_t k = 0; k < K; ++k)
+            out.append(py_frame_result{ std::move(got[k]), d_dec->N(), d_dec->q() });
+        return out;
+    }
+
+    py::object decode_frame(const py::object& rx,
+                            const py::object& priors,
+                            const py::object& log_priors,
+                            const py::object& start_prior,
+                            const std::string& end,
+                            int lookahead)
+    {
+        py::list one;
+        one.append(rx);
+        // one frame: its priors and start prior are not lists of per-frame entries
+        auto wrap = [](const py::object& o) {
+            if (o.is_none())
+                return o;
+            py::list l;
+            l.append(o);
+            return py::object(l);
+        };
+        return decode_frames(
+            one, wrap(priors), wrap(log_priors), wrap(start_prior), end, lookahead)[0];
+    }
+
     py::dict limits() const
     {
         py::dict d;
-        d["mtau"] = range_tuple(d_dec->limits().mtau);
-        d["mn"] = range_tuple(d_dec->limits().mn);
+        d["mtau"] = range_tuple(d_frames->limits().mtau);
+        d["mn"] = range_tuple(d_frames->limits().mn);
         return d;
     }
 
@@ -437,6 +615,11 @@ public:
         py::array_t<uint8_t> status(K);
         py::array_t<int32_t> symbol_errors(K), bit_errors(K);
         py::array_t<int32_t> decisions({ py::ssize_t(K), py::ssize_t(d_dec->N()) });
+        if (!d_sync.empty()) {
+            throw py::value_error(
+                "count_errors: simulated frames carry no sync word; make the "
+                "decoder without sync_word to count their errors");
+        }
         {
             py::gil_scoped_release nogil;
             std::lock_guard<std::mutex> lock(d_counter_mutex);
@@ -465,7 +648,9 @@ public:
     const bsid::map_decoder& dec() const { return *d_dec; }
 
 private:
-    std::unique_ptr<bsid::map_decoder> d_dec;
+    std::unique_ptr<bsid::frame_decoder> d_frames; // the sync word, boundary priors
+    bsid::map_decoder* d_dec = nullptr;            // its primary backend
+    std::string d_sync;
     std::mutex d_counter_mutex; // guards d_counter and its buffers
     std::unique_ptr<bsid::error_counter> d_counter;
     int d_counter_threads = -1;
@@ -808,14 +993,68 @@ received uint8 bit array; drift (int32) has tau + 1 entries: the drift before
 each transmitted bit, then rho - tau. Frame `frame` of `seed` is the same on
 any thread and device (Philox4x32-10 stream (seed, frame); frame < 2^63).)doc");
 
+    // ---------------------------------------------------------------- frame decode
+    // results
+    py::class_<py_frame_result>(m, "frame_decode_result", R"doc(
+What map_decoder_core.decode_frame gives (docs/frame_boundaries.md). Positions
+index the decoded segment. Unless status is "ok", posteriors are uniform and
+the boundary posteriors all 0.)doc")
+        .def_property_readonly(
+            "posteriors",
+            [](const py_frame_result& f) {
+                py::array_t<double> a({ f.N, f.q });
+                std::copy(f.r.posteriors.begin(), f.r.posteriors.end(), a.mutable_data());
+                return a;
+            },
+            "(N, q) symbol posteriors, rows summing to 1.")
+        .def_property_readonly(
+            "start_positions",
+            [](const py_frame_result& f) { return to_numpy(f.r.start.positions); },
+            "The start prior's positions, ascending.")
+        .def_property_readonly(
+            "start_posterior",
+            [](const py_frame_result& f) { return to_numpy(f.r.start.weights); },
+            "P(the frame's first transmitted bit is at each start position | rx).")
+        .def_property_readonly(
+            "end_positions",
+            [](const py_frame_result& f) { return to_numpy(f.r.end_positions); },
+            "The end positions e (<= L) the state space allows, ascending.")
+        .def_property_readonly(
+            "end_posterior",
+            [](const py_frame_result& f) { return to_numpy(f.r.end_posterior); },
+            "lambda(e): P(the frame ends at e | rx).")
+        .def_property_readonly(
+            "end_forward",
+            [](const py_frame_result& f) { return to_numpy(f.r.end_forward); },
+            "alpha_end(e): the forward end metric, normalized: the next frame's start "
+            "prior.")
+        .def_property_readonly(
+            "status",
+            [](const py_frame_result& f) {
+                return std::string(bsid::to_string(f.r.result.status));
+            },
+            "\"ok\" or why the frame was refused (frame_status_names).")
+        .def_property_readonly(
+            "reason",
+            [](const py_frame_result& f) { return f.r.result.reason; },
+            "Why the frame was refused (\"\" when ok).")
+        .def("__repr__", [](const py_frame_result& f) {
+            return "frame_decode_result(status='" +
+                   std::string(bsid::to_string(f.r.result.status)) +
+                   "', N=" + std::to_string(f.N) + ", q=" + std::to_string(f.q) +
+                   ", starts=" + std::to_string(f.r.start.positions.size()) +
+                   ", ends=" + std::to_string(f.r.end_positions.size()) + ")";
+        });
+
     // ---------------------------------------------------------------- decoder
     py::class_<py_map_decoder>(m, "map_decoder_core", R"doc(
 The MAP decoder of the paper (forward-backward over the drift), without GNU Radio.
 
     dec = map_decoder_core(cb, ch, N, backend="auto", precision="float",
                            storage="auto", Pr=1e-10, mtau=None, mn=None, threads=0,
-                           device=0, recursion="auto", local_window=0)
+                           device=0, recursion="auto", local_window=0, sync_word="")
     post = dec.decode(rx)              # uint8 0/1 array in, (N, q) float64 posteriors out
+    res = dec.decode_frame(rx, start_prior={0: 1, 1: 1}, end="free", lookahead=2)
     post = dec.decode(rx, priors)      # priors: (N, q), rows normalized for you
     post = dec.decode(rx, log_priors=lp)  # natural logs, any constant per row (-inf: 0)
     posts = dec.decode_batch([rx0, rx1, ...])   # None in place of a refused frame
@@ -828,7 +1067,9 @@ recursion ("auto": one warp per frame for alpha and beta up to 64 states,
 blocks beyond; "block": blocks always) and local_window (the most symbol
 indices per local-storage window; 0: from the free memory). The environment
 variables BSID_CUDA_DEVICE, BSID_CUDA_AB=block and BSID_CUDA_LOCAL_WINDOW
-override them.
+override them. sync_word: the word W ("0110...") that begins every frame and
+is weighed through the channel like the frame's other bits; with it, mtau and
+mn bound the drift at codeword boundaries after W.
 decode raises FrameRefused (a ValueError) for an empty frame, a value other
 than 0/1, an end drift outside the limits, or a frame of probability 0, and
 RuntimeError for a frame the decoder failed on (out of memory, a device
@@ -846,7 +1087,8 @@ its status.)doc")
                       int,
                       int,
                       const std::string&,
-                      int>(),
+                      int,
+                      const std::string&>(),
              "codebook"_a,
              "channel"_a,
              "N"_a,
@@ -859,7 +1101,41 @@ its status.)doc")
              "threads"_a = 0,
              "device"_a = 0,
              "recursion"_a = "auto",
-             "local_window"_a = 0)
+             "local_window"_a = 0,
+             "sync_word"_a = "")
+        .def("decode_frame",
+             &py_map_decoder::decode_frame,
+             "rx"_a,
+             "priors"_a = py::none(),
+             "log_priors"_a = py::none(),
+             "start_prior"_a = py::none(),
+             "end"_a = "known",
+             "lookahead"_a = 0,
+             R"doc(
+Decodes a received segment rx[0:L] with its frame boundaries as probabilities
+(docs/frame_boundaries.md): a frame_decode_result with posteriors (N, q),
+start_positions / start_posterior, end_positions / end_posterior /
+end_forward, status and reason. start_prior: None (the frame starts at
+position 0), a dict {position: weight} or a pair (positions, weights).
+end: "known" (the frame's last bit is rx[L-1]) or "free" (it ends anywhere;
+rx[e:L] is the next frame's sync word and first `lookahead` symbols, then
+random bits). Never raises for the frame itself: a refused frame has a status
+other than "ok"; invalid arguments raise ValueError or TypeError.)doc")
+        .def("decode_frames",
+             &py_map_decoder::decode_frames,
+             "frames"_a,
+             "priors"_a = py::none(),
+             "log_priors"_a = py::none(),
+             "start_priors"_a = py::none(),
+             "end"_a = "known",
+             "lookahead"_a = 0,
+             R"doc(
+decode_frame for many segments: a list of frame_decode_result. priors and
+start_priors: one for every frame, or a list with one entry (or None) per
+frame (a start prior pair is then a tuple).)doc")
+        .def_property_readonly("sync_word",
+                               &py_map_decoder::sync_word,
+                               "The sync word W that begins every frame (\"\" for none).")
         .def("decode",
              &py_map_decoder::decode,
              "rx"_a,
