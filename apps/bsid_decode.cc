@@ -21,6 +21,7 @@
 
 #include <gnuradio/bsid/core/codebook.h>
 #include <gnuradio/bsid/core/errors.h>
+#include <gnuradio/bsid/core/frame_decoder.h>
 #include <gnuradio/bsid/core/map_decoder.h>
 
 #include <algorithm>
@@ -62,6 +63,15 @@ Options:
   --log-priors FILE the same as natural logs (any constant per symbol; -inf: a zero prior)
   --threads T       threads (default 0: all cores)
   --batch K         frames decoded together (default 256)
+
+Frame boundaries (docs/frame_boundaries.md):
+  --sync-word W     the word (0s and 1s) that begins every frame
+  --start-prior F   start priors: one line per frame, or one line for all, of
+                    POSITION:WEIGHT pairs (default: every frame starts at 0)
+  --end E           known (default: the frame ends with its line) | free
+  --lookahead K     with --end free: the next frame's first K symbols follow
+  --boundaries      after each frame, print its start, end and forward end
+                    posteriors (lines "start", "end", "forward" of POS:P pairs)
 
 Input (stdin): one frame per line, as the characters 0 and 1; an empty line is
 an empty frame. Output (stdout): one line per frame, N*q numbers (%.17g,
@@ -114,6 +124,50 @@ bsid::drift_range range(const std::string& opt, const std::string& s)
 }
 
 // Priors: each line N*q numbers.
+// Start priors: each line POSITION:WEIGHT pairs (checked against each frame when
+// decoded).
+std::vector<std::optional<bsid::position_weights>>
+read_start_priors(const std::string& path)
+{
+    std::ifstream f(path);
+    if (!f)
+        die("cannot open start prior file '" + path + "'");
+    std::vector<std::optional<bsid::position_weights>> rows;
+    std::string line;
+    int lineno = 0;
+    while (std::getline(f, line)) {
+        ++lineno;
+        std::istringstream is(line);
+        bsid::position_weights pw;
+        std::string tok;
+        while (is >> tok) {
+            const auto colon = tok.find(':');
+            char* end = nullptr;
+            errno = 0;
+            const long long pos =
+                colon == std::string::npos ? 0 : std::strtoll(tok.c_str(), &end, 10);
+            const bool pos_ok = colon != std::string::npos &&
+                                end == tok.c_str() + colon && colon > 0 &&
+                                errno != ERANGE;
+            const std::string w = colon == std::string::npos ? "" : tok.substr(colon + 1);
+            char* wend = nullptr;
+            const double weight = std::strtod(w.c_str(), &wend);
+            if (!pos_ok || w.empty() || *wend != '\0') {
+                die("start prior file '" + path + "', line " + std::to_string(lineno) +
+                    ": '" + tok + "' is not POSITION:WEIGHT");
+            }
+            pw.positions.push_back(pos);
+            pw.weights.push_back(weight);
+        }
+        if (pw.positions.empty())
+            continue;
+        rows.push_back(std::move(pw));
+    }
+    if (rows.empty())
+        die("start prior file '" + path + "' holds no start priors");
+    return rows;
+}
+
 std::vector<std::vector<double>> read_priors(const std::string& path, size_t count)
 {
     std::ifstream f(path);
@@ -154,10 +208,13 @@ int run(int argc, char** argv)
 {
     std::map<std::string, std::string> opt;
     static const std::vector<std::string> known = {
-        "--codebook", "-N",          "--Pi",      "--Pd",    "--Ps",
-        "--backend",  "--precision", "--storage", "--Pr",    "--mtau",
-        "--mn",       "--priors",    "--threads", "--batch", "--log-priors"
+        "--codebook",    "-N",        "--Pi",         "--Pd",
+        "--Ps",          "--backend", "--precision",  "--storage",
+        "--Pr",          "--mtau",    "--mn",         "--priors",
+        "--threads",     "--batch",   "--log-priors", "--sync-word",
+        "--start-prior", "--end",     "--lookahead",  "--boundaries"
     };
+    static const std::vector<std::string> flags = { "--boundaries" }; // no value
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "-h" || a == "--help") {
@@ -178,6 +235,12 @@ int run(int argc, char** argv)
             die("unknown argument '" + a + "' (see --help)");
         if (opt.count(a))
             die("option " + a + " is given twice");
+        if (std::find(flags.begin(), flags.end(), a) != flags.end()) {
+            if (value)
+                die("option " + a + " takes no value");
+            opt[a] = "";
+            continue;
+        }
         if (!value) {
             if (i + 1 >= argc)
                 die("option " + a + " needs a value");
@@ -190,7 +253,11 @@ int run(int argc, char** argv)
             die(std::string("missing ") + req + " (see --help)");
     }
 
-    std::unique_ptr<bsid::map_decoder> dec;
+    std::unique_ptr<bsid::frame_decoder> fdec;
+    bsid::map_decoder* dec = nullptr;                          // fdec's primary backend
+    std::vector<std::optional<bsid::position_weights>> starts; // --start-prior lines
+    bsid::end_mode end = bsid::end_mode::known;
+    int lookahead = 0;
     std::vector<std::vector<double>> priors;
     bool log_priors = false; // --log-priors: priors holds natural logs
     size_t batch = 256;
@@ -218,7 +285,19 @@ int run(int argc, char** argv)
         }
         if (opt.count("--batch"))
             batch = size_t(integer("--batch", opt["--batch"], 1, 1 << 20));
-        dec = bsid::map_decoder::make(cfg);
+        const auto sync =
+            bsid::parse_sync_word(opt.count("--sync-word") ? opt["--sync-word"] : "");
+        fdec = std::make_unique<bsid::frame_decoder>(cfg, sync);
+        dec = &fdec->primary();
+        if (opt.count("--end"))
+            end = bsid::parse_end_mode(opt["--end"]);
+        if (opt.count("--lookahead")) {
+            lookahead = int(integer("--lookahead", opt["--lookahead"], 0, N));
+            if (end != bsid::end_mode::free)
+                die("--lookahead needs --end free");
+        }
+        if (opt.count("--start-prior"))
+            starts = read_start_priors(opt["--start-prior"]);
         if (opt.count("--priors") && opt.count("--log-priors")) {
             die("give --priors or --log-priors, not both");
         }
@@ -318,6 +397,103 @@ int run(int argc, char** argv)
         decodable = 0;
     };
 
+    // boundaries as probabilities (or a sync word): every frame through the frame decoder
+    const bool frames_mode = !fdec->sync_word().empty() || end != bsid::end_mode::known ||
+                             !starts.empty() || opt.count("--boundaries");
+    const bool print_bounds = opt.count("--boundaries") > 0;
+    auto flush_frames = [&]() {
+        std::vector<bsid::frame_request> req;
+        std::vector<size_t> which;
+        for (size_t k = 0; k < lines.size(); ++k) {
+            if (!bad[k].empty())
+                continue;
+            bsid::frame_request r;
+            r.bits = reinterpret_cast<const uint8_t*>(lines[k].data());
+            r.L = lines[k].size();
+            const size_t idx = frame_index + k;
+            if (!priors.empty()) {
+                if (priors.size() > 1 && idx >= priors.size())
+                    die("priors file has " + std::to_string(priors.size()) +
+                        " lines but there are more frames");
+                r.priors = priors[priors.size() == 1 ? 0 : idx].data();
+                r.log_priors = log_priors;
+            }
+            if (!starts.empty()) {
+                if (starts.size() > 1 && idx >= starts.size())
+                    die("start prior file has " + std::to_string(starts.size()) +
+                        " lines but there are more frames");
+                r.start = starts[starts.size() == 1 ? 0 : idx];
+            }
+            r.end = end;
+            r.lookahead = lookahead;
+            req.push_back(std::move(r));
+            which.push_back(k);
+        }
+        std::vector<bsid::frame_decode_result> got;
+        try {
+            got = fdec->decode_batch(req);
+        } catch (const std::invalid_argument& e) {
+            die(std::string("frames ") + std::to_string(frame_index + 1) + " to " +
+                std::to_string(frame_index + lines.size()) + ": " + e.what());
+        }
+        std::vector<const bsid::frame_decode_result*> res(lines.size(), nullptr);
+        for (size_t j = 0; j < which.size(); ++j)
+            res[which[j]] = &got[j];
+        std::string out;
+        char buf[64];
+        auto pairs = [&](const char* name,
+                         const std::vector<long long>& pos,
+                         const std::vector<double>& p,
+                         bool ok) {
+            out += name;
+            for (size_t j = 0; ok && j < pos.size(); ++j) {
+                std::snprintf(buf, sizeof buf, " %lld:%.17g", pos[j], p[j]);
+                out += buf;
+            }
+            out += '\n';
+        };
+        for (size_t k = 0; k < lines.size(); ++k) {
+            const bsid::frame_decode_result* r = res[k];
+            const bool ok = r && r->result.ok();
+            if (!ok) {
+                out += "erasure " + (r ? r->result.reason : bad[k]) + "\n";
+            } else {
+                for (size_t j = 0; j < r->posteriors.size(); ++j) {
+                    std::snprintf(buf, sizeof buf, "%.17g", r->posteriors[j]);
+                    if (j)
+                        out += ' ';
+                    out += buf;
+                }
+                out += '\n';
+            }
+            if (print_bounds) {
+                static const std::vector<long long> none_p;
+                static const std::vector<double> none_w;
+                pairs("start",
+                      ok ? r->start.positions : none_p,
+                      ok ? r->start.weights : none_w,
+                      ok);
+                pairs("end",
+                      ok ? r->end_positions : none_p,
+                      ok ? r->end_posterior : none_w,
+                      ok);
+                pairs("forward",
+                      ok ? r->end_positions : none_p,
+                      ok ? r->end_forward : none_w,
+                      ok);
+            }
+            if (out.size() >= (1 << 20)) {
+                std::fwrite(out.data(), 1, out.size(), stdout);
+                out.clear();
+            }
+        }
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        frame_index += lines.size();
+        lines.clear();
+        bad.clear();
+        decodable = 0;
+    };
+
     std::string line;
     while (std::getline(std::cin, line)) {
         if (!line.empty() && line.back() == '\r')
@@ -341,15 +517,15 @@ int run(int argc, char** argv)
             }
             line[t] = char(c - '0');
         }
-        if (why.empty() && dec->check_length(line.size()).ok())
+        if (why.empty() && (frames_mode || dec->check_length(line.size()).ok()))
             ++decodable;
         lines.push_back(std::move(line));
         bad.push_back(std::move(why));
         if (lines.size() == batch || decodable == max_held)
-            flush();
+            frames_mode ? flush_frames() : flush();
     }
     if (!lines.empty())
-        flush();
+        frames_mode ? flush_frames() : flush();
     std::fflush(stdout);
     return 0;
 }

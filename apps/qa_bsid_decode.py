@@ -210,5 +210,65 @@ class qa_bsid_decode(unittest.TestCase):
         self.assertIn("out of memory", out.stderr)
 
 
+    def test_007_frame_boundaries(self):
+        # a sync word, start priors, a free end with look-ahead, and the
+        # boundary posteriors, against decode_frame of the Python decoder
+        W = "01101001"
+        dec = bsid.map_decoder_core(self.cb, self.ch, self.N, precision="double", backend="cpu",
+                                    sync_word=W)
+        rng = np.random.default_rng(4)
+        segs = []
+        for k in range(3):
+            msg = rng.integers(0, 16, self.N)
+            bits = np.concatenate([np.array([int(c) for c in W], np.uint8), self.cb.encode(msg)])
+            rx, _ = bsid.transmit(self.ch, bits, seed=2, frame=k)
+            segs.append(np.concatenate([rng.integers(0, 2, k + 1), rx,
+                                        rng.integers(0, 2, 30)]).astype(np.uint8))
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+            f.write("0:1 1:1 2:1 3:2\n")
+            path = f.name
+        try:
+            args = self.args + ["--sync-word", W, "--end", "free", "--lookahead", "2",
+                                "--start-prior", path, "--boundaries"]
+            out = run(args, self.text(segs))
+            self.assertEqual(out.returncode, 0, out.stderr)
+            lines = out.stdout.splitlines()
+            self.assertEqual(len(lines), 4 * len(segs))
+            for k, seg in enumerate(segs):
+                want = dec.decode_frame(seg, start_prior={0: 1, 1: 1, 2: 1, 3: 2}, end="free",
+                                        lookahead=2)
+                self.assertEqual(want.status, "ok")
+                post = np.array(lines[4 * k].split(), dtype=float).reshape(self.N, 16)
+                np.testing.assert_array_equal(post, want.posteriors)
+                for name, pos, val, line in (
+                        ("start", want.start_positions, want.start_posterior, lines[4 * k + 1]),
+                        ("end", want.end_positions, want.end_posterior, lines[4 * k + 2]),
+                        ("forward", want.end_positions, want.end_forward, lines[4 * k + 3])):
+                    words = line.split()
+                    self.assertEqual(words[0], name)
+                    got = [w.split(":") for w in words[1:]]
+                    np.testing.assert_array_equal([int(p) for p, _ in got], pos)
+                    np.testing.assert_array_equal([float(v) for _, v in got], val)
+            # bad start prior files and option combinations are clear errors
+            with open(path, "w") as f:
+                f.write("0:1 x\n")
+            out = run(args, self.text(segs))
+            self.assertEqual(out.returncode, 2)
+            self.assertIn("is not POSITION:WEIGHT", out.stderr)
+            with open(path, "w") as f:
+                f.write("0:0 1:0\n")
+            out = run(args, self.text(segs))
+            self.assertEqual(out.returncode, 2)
+            self.assertIn("every weight is 0", out.stderr)
+            for extra, words in ((["--lookahead", "1"], "--end free"),
+                                 (["--end", "open"], "known, free"),
+                                 (["--sync-word", "01a"], "not 0 or 1"),
+                                 (["--boundaries=yes"], "takes no value")):
+                out = run(self.args + extra, "")
+                self.assertEqual(out.returncode, 2, out.stderr)
+                self.assertIn(words, out.stderr)
+        finally:
+            os.unlink(path)
+
 if __name__ == '__main__':
     unittest.main(verbosity=2)
