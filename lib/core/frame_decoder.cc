@@ -327,13 +327,18 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
     const long long x_lo = p.p0 + lo_b, x_hi = p.p0 + hi_b; // where codeword 0 may start
     p.wrow.resize(p.start.positions.size());
     for (size_t k = 0; k < p.start.positions.size(); ++k) {
+        // from start s, W ends at x = s + G + d with its drift d in the limits
+        // (so each start costs G (G + hi) cells, however wide the prior)
         const long long s = p.start.positions[k];
-        const long long ny = std::min(L, x_hi) - s;
+        const long long ny = std::min(std::min(L, x_hi) - s, G + d_limits.mtau.hi);
         if (ny < 0)
             continue;
         p.wrow[k] = full_lattice_last_row(
             d_cfg.ch, d_sync.data(), d_sync.size(), r.bits + s, size_t(ny));
-        for (long long c = std::max<long long>(0, x_lo - s); c <= ny; ++c)
+        const long long c0 = std::max<long long>({ 0, x_lo - s, G + d_limits.mtau.lo });
+        std::fill(
+            p.wrow[k].begin(), p.wrow[k].begin() + std::min<long long>(c0, ny + 1), 0.0);
+        for (long long c = c0; c <= ny; ++c)
             p.bounds.start[size_t(s + c - x_lo)] +=
                 p.start.weights[k] * p.wrow[k][size_t(c)];
     }
