@@ -18,9 +18,14 @@ namespace bsid {
 frame_source::frame_source(const codebook& cb,
                            const channel_params& ch,
                            int N,
-                           uint64_t seed)
-    : d_cb(cb), d_ch(ch), d_N(N), d_seed(seed)
+                           uint64_t seed,
+                           std::vector<uint8_t> sync_word)
+    : d_cb(cb), d_ch(ch), d_N(N), d_seed(seed), d_sync(std::move(sync_word))
 {
+    for (auto b : d_sync) {
+        if (b > 1)
+            throw std::invalid_argument("frame_source: a sync word bit is not 0 or 1");
+    }
     if (N < 1) {
         throw std::invalid_argument(
             detail::concat("frame_source: N = ", N, " must be at least 1 symbol"));
@@ -72,7 +77,8 @@ void frame_source::generate(uint64_t first,
         std::vector<uint8_t> tx;
         bool ok = true;
         try {
-            tx.resize(tau);
+            tx.resize(d_sync.size() + tau);
+            std::copy(d_sync.begin(), d_sync.end(), tx.begin()); // W, then the codewords
         } catch (...) {
             ok = false;
             std::lock_guard<std::mutex> lock(failure_mutex);
@@ -87,11 +93,11 @@ void frame_source::generate(uint64_t first,
                 const uint64_t k = first + uint64_t(j);
                 int32_t* sym = out.symbols.data() + size_t(j) * N;
                 message(k, sym);
-                d_cb.encode(sym, N, tx.data());
+                d_cb.encode(sym, N, tx.data() + d_sync.size());
                 auto& rx = out.rx[size_t(j)];
                 rx.clear();
                 channel_emulator em(d_ch, d_seed, k);
-                em.process(tx.data(), tau, rx);
+                em.process(tx.data(), tx.size(), rx);
             } catch (...) {
                 ok = false;
                 std::lock_guard<std::mutex> lock(failure_mutex);
@@ -114,8 +120,9 @@ simulated_frame frame_source::frame(uint64_t k) const
     f.index = k;
     f.symbols.resize(size_t(d_N));
     message(k, f.symbols.data());
-    f.tx.resize(size_t(d_N) * size_t(d_cb.n()));
-    d_cb.encode(f.symbols.data(), size_t(d_N), f.tx.data());
+    f.tx = d_sync;
+    f.tx.resize(d_sync.size() + size_t(d_N) * size_t(d_cb.n()));
+    d_cb.encode(f.symbols.data(), size_t(d_N), f.tx.data() + d_sync.size());
     auto t = transmit(d_ch, f.tx.data(), f.tx.size(), d_seed, k);
     f.rx = std::move(t.rx);
     f.drift = std::move(t.drift);

@@ -615,16 +615,11 @@ public:
         py::array_t<uint8_t> status(K);
         py::array_t<int32_t> symbol_errors(K), bit_errors(K);
         py::array_t<int32_t> decisions({ py::ssize_t(K), py::ssize_t(d_dec->N()) });
-        if (!d_sync.empty()) {
-            throw py::value_error(
-                "count_errors: simulated frames carry no sync word; make the "
-                "decoder without sync_word to count their errors");
-        }
         {
             py::gil_scoped_release nogil;
             std::lock_guard<std::mutex> lock(d_counter_mutex);
             if (!d_counter || d_counter_threads != threads) {
-                d_counter = std::make_unique<bsid::error_counter>(*d_dec, threads);
+                d_counter = std::make_unique<bsid::error_counter>(*d_frames, threads);
                 d_counter_threads = threads;
             }
             const auto& e = d_counter->run(batch);
@@ -1258,16 +1253,26 @@ C++ over threads. Frame k of seed s depends only on (codebook, channel, N, s, k)
 its symbols come from the Philox stream (s, 2^63 + 2^62 + k) and its channel is
 transmit(ch, bits, s, k) (docs/random-numbers.md).
 
-    src = frame_source(cb, ch, N, seed)
+    src = frame_source(cb, ch, N, seed, sync_word="")
     batch = src.generate(first, count, threads=0)   # frames first .. first+count-1
-    f = src.frame(k)     # dict: symbols, tx, rx, drift (tau + 1 values)
+    f = src.frame(k)     # dict: symbols, tx, rx, drift (G + tau + 1 values)
+
+sync_word: the word W ("0110...") sent before every frame's codewords; decode
+such frames with map_decoder_core(..., sync_word=W).
 )doc")
-        .def(
-            py::init<const bsid::codebook&, const bsid::channel_params&, int, uint64_t>(),
-            "codebook"_a,
-            "channel"_a,
-            "N"_a,
-            "seed"_a)
+        .def(py::init([](const bsid::codebook& cb,
+                         const bsid::channel_params& ch,
+                         int N,
+                         uint64_t seed,
+                         const std::string& sync_word) {
+                 return bsid::frame_source(
+                     cb, ch, N, seed, bsid::parse_sync_word(sync_word));
+             }),
+             "codebook"_a,
+             "channel"_a,
+             "N"_a,
+             "seed"_a,
+             "sync_word"_a = "")
         .def(
             "generate",
             [](const bsid::frame_source& src,

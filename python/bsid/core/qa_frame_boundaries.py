@@ -111,8 +111,18 @@ class qa_frame_boundaries(unittest.TestCase):
             res = plain.decode_frame(rxs[0])
             self.assertTrue(res.status != "ok" or
                             not np.allclose(res.posteriors, dec.decode(rxs[0]), atol=1e-3))
-            with self.assertRaisesRegex(ValueError, "sync word"):
-                dec.count_errors(bsid.frame_source(self.cb, self.ch, self.N, 1).generate(0, 1))
+            # the simulator's frames with the sync word, counted through the frame decoder
+            src = bsid.frame_source(self.cb, self.ch, self.N, 1, sync_word=W)
+            f = src.frame(2)
+            np.testing.assert_array_equal(f["tx"][:len(W)], [int(c) for c in W])
+            self.assertEqual(len(f["tx"]), len(W) + self.N * self.cb.n)
+            batch = src.generate(0, 4)
+            counts = dec.count_errors(batch)
+            for k in range(4):
+                want = bsid.hard_decisions(dec.decode_frame(batch.rx(k)).posteriors)
+                np.testing.assert_array_equal(counts["decisions"][k], want)
+            with self.assertRaisesRegex(ValueError, "not 0 or 1"):
+                bsid.frame_source(self.cb, self.ch, self.N, 1, sync_word="012")
 
     def test_004_bad_input(self):
         dec = bsid.map_decoder_core(self.cb, self.ch, self.N, backend="cpu")

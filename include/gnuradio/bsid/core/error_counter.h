@@ -8,6 +8,7 @@
 #ifndef INCLUDED_BSID_CORE_ERROR_COUNTER_H
 #define INCLUDED_BSID_CORE_ERROR_COUNTER_H
 
+#include <gnuradio/bsid/core/frame_decoder.h>
 #include <gnuradio/bsid/core/frame_source.h>
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <cstdint>
@@ -40,6 +41,9 @@ class error_counter
 public:
     //! threads: for the decisions and counts (0: all cores); the decoder has its own.
     explicit error_counter(map_decoder& dec, int threads = 0);
+    //! Frames that begin with a sync word: decoded by a frame_decoder (start 0, known
+    //! end).
+    explicit error_counter(frame_decoder& dec, int threads = 0);
 
     //! Decodes the batch (one decode_batch call) and counts each frame's errors.
     const std::vector<frame_errors>& run(const frame_batch& batch);
@@ -53,6 +57,7 @@ public:
 
 private:
     map_decoder& d_dec;
+    frame_decoder* d_frames = nullptr; // set: frames with a sync word go through it
     int d_threads;
     std::vector<double> d_post;
     std::vector<int32_t> d_decisions;

@@ -34,7 +34,7 @@ struct frame_batch {
 struct simulated_frame {
     uint64_t index = 0;
     std::vector<int32_t> symbols; //!< the N sent symbols
-    std::vector<uint8_t> tx;      //!< the tau = n N transmitted bits
+    std::vector<uint8_t> tx;      //!< the G + tau transmitted bits (W, then n N)
     std::vector<uint8_t> rx;      //!< the rho received bits
     std::vector<int32_t>
         drift; //!< tau + 1 values: the true drift path, as transmit() gives it
@@ -52,7 +52,7 @@ struct simulated_frame {
  *    multiply-and-reject, ACM TOMACS 29(1), 2019). For a power-of-two q
  *    nothing is ever rejected, and D is the top log2 q bits of x;
  *  - the codewords are codebook::encode() of the message (position i uses
- *    book i mod P);
+ *    book i mod P), after the sync word W if there is one;
  *  - the channel is frame k of seed s: channel_emulator(ch, s, k), the same
  *    output as transmit(ch, bits, s, k).
  * Frame indices must be below 2^62.
@@ -65,8 +65,16 @@ public:
         (uint64_t(1) << 63) + (uint64_t(1) << 62);
     static constexpr uint64_t max_frames = uint64_t(1) << 62;
 
-    //! Throws std::invalid_argument if N < 1.
-    frame_source(const codebook& cb, const channel_params& ch, int N, uint64_t seed);
+    /*!
+     * sync_word: the word W sent before every frame's codewords (bits 0/1;
+     * empty for none), so that frame k's transmitted bits are W || X(D).
+     * Throws std::invalid_argument if N < 1 or a sync word bit is not 0 or 1.
+     */
+    frame_source(const codebook& cb,
+                 const channel_params& ch,
+                 int N,
+                 uint64_t seed,
+                 std::vector<uint8_t> sync_word = {});
 
     /*!
      * \brief Fills `out` with frames first .. first + count - 1, spread over
@@ -86,12 +94,14 @@ public:
     const channel_params& channel() const { return d_ch; }
     int N() const { return d_N; }
     uint64_t seed() const { return d_seed; }
+    const std::vector<uint8_t>& sync_word() const { return d_sync; }
 
 private:
     codebook d_cb;
     channel_params d_ch;
     int d_N;
     uint64_t d_seed;
+    std::vector<uint8_t> d_sync;
 };
 
 } // namespace bsid
