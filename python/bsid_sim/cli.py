@@ -98,6 +98,9 @@ def build_parser():
                    help="codebook spec (builtin:NAME, file:PATH, random:n:q:P:seed, "
                         "sparse:n:q); it fixes n and q")
     g.add_argument("-N", type=_positive_int, help="message symbols per frame")
+    g.add_argument("--sync-word", metavar="W", default="",
+                   help="a word of 0s and 1s sent before every frame's codewords and weighed "
+                        "by the decoder (docs/frame_boundaries.md)")
     g.add_argument("--sweep", choices=SWEEPS, action=_Once,
                    hint="a run sweeps one parameter",
                    help="the parameter that varies: p (Pi = Pd = p), Pi, Pd or Ps")
@@ -305,6 +308,8 @@ def _main(argv):
             p.error(str(e))
     else:
         values = None
+    if set(a.sync_word) - {"0", "1"}:
+        p.error(f"--sync-word {a.sync_word!r}: only the characters 0 and 1")
     try:
         cb = bsid_core.codebook.from_spec(a.codebook)
     except (ValueError, OSError) as e:
@@ -316,7 +321,7 @@ def _main(argv):
             threads=a.threads, batch=a.batch, seed=a.seed, confidence=a.confidence,
             rel_error=a.rel_error, max_errors=a.max_errors, max_frames=a.max_frames,
             max_time=a.max_time, dump_dir=a.dump_failures or "", dump_max=a.dump_max,
-            label=a.label or f"{a.codebook} N={a.N}")
+            label=a.label or f"{a.codebook} N={a.N}", sync_word=a.sync_word)
     except ValueError as e:
         p.error(str(e))
 

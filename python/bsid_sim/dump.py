@@ -35,7 +35,7 @@ def write_failure(c, res, src, k, counts, j):
         "version": bsid_core.__version__,
         "codebook": c.spec, "n": cb.n, "q": cb.q, "P": cb.P, "books": cb.books,
         "N": c.N, "Pi": c.Pi, "Pd": c.Pd, "Ps": c.Ps, "Pr": c.Pr,
-        "mtau": list(res.mtau), "mn": list(res.mn),
+        "mtau": list(res.mtau), "mn": list(res.mn), "sync_word": c.sync_word,
         "backend": res.backend, "precision": c.precision, "storage": res.storage,
         "seed": c.seed, "frame": int(k), "point": c.point, "sweep": c.sweep,
         "status": status,
@@ -75,7 +75,8 @@ def _decoder(doc, backend, storage):
     ch = bsid_core.channel_params(doc["Pi"], doc["Pd"], doc["Ps"])
     return bsid_core.map_decoder_core(cb, ch, doc["N"], backend=backend,
                                       precision=doc["precision"], storage=storage,
-                                      mtau=tuple(doc["mtau"]), mn=tuple(doc["mn"]))
+                                      mtau=tuple(doc["mtau"]), mn=tuple(doc["mn"]),
+                                      sync_word=doc.get("sync_word", ""))
 
 
 def replay(path, backend=None, context=2, top=3, out=sys.stdout):

@@ -76,6 +76,7 @@ class PointConfig:
     dump_max: int = 1000
     label: str = ""
     point: int = 0                   # index in the sweep (for dump names)
+    sync_word: str = ""              # W before every frame's codewords ("" for none)
 
     @property
     def spec(self):
@@ -155,6 +156,7 @@ class PointResult:
             "max_frames": c.max_frames, "max_time": c.max_time, "stopped_by": self.stopped_by,
             "seconds": round(self.seconds, 6), "frames_per_s": round(self.frames_per_s(), 3),
             "mbit_per_s": round(self.mbit_per_s(), 6), "version": bsid_core.__version__,
+            "sync_word": c.sync_word,
         }
 
 
@@ -233,7 +235,7 @@ def make_decoder(c):
     ch = bsid_core.channel_params(c.Pi, c.Pd, c.Ps)
     return bsid_core.map_decoder_core(c.codebook, ch, c.N, backend=c.backend,
                                       precision=c.precision, storage=c.storage, Pr=c.Pr,
-                                      threads=c.threads)
+                                      threads=c.threads, sync_word=c.sync_word)
 
 
 def run_point(c, progress=None):
@@ -246,7 +248,7 @@ def run_point(c, progress=None):
     from . import dump  # noqa: avoid a cycle at import time
 
     dec = make_decoder(c)
-    src = bsid_core.frame_source(c.codebook, dec.channel, c.N, c.seed)
+    src = bsid_core.frame_source(c.codebook, dec.channel, c.N, c.seed, sync_word=c.sync_word)
     res = PointResult(config=c, backend=dec.backend, storage=dec.storage,
                       threads=resolved_threads(c.threads),
                       mtau=tuple(dec.limits["mtau"]), mn=tuple(dec.limits["mn"]))

@@ -82,7 +82,10 @@ class qa_sim_cli(unittest.TestCase):
         self.assertEqual(list(rows[0].keys()), COLUMNS)
         for r, j, p in zip(rows, jrows, (0.01, 0.02, 0.04)):
             self.assertEqual(list(j.keys()), COLUMNS)
+            self.assertEqual((r["sync_word"], j["sync_word"]), ("", ""))  # none given
             for k in COLUMNS:
+                if k == "sync_word":
+                    continue
                 self.assertNotIn(str(r[k]).lower(), ("nan", "inf", "-inf", ""), k)
                 if isinstance(j[k], float):
                     self.assertTrue(math.isfinite(j[k]), k)
@@ -342,6 +345,20 @@ class qa_sim_cli(unittest.TestCase):
             self.assertEqual(out.stdout, "", extra)
             self.assertNotIn("Traceback", out.stderr, extra)
 
+
+    def test_012_sync_word(self):
+        # frames that begin with a sync word, decoded with it: the JSON says so
+        out = run(TINY + ["--Pi", "0.01", "--Pd", "0.01", "--max-frames", "40",
+                          "--rel-error", "0", "--progress", "none", "--json", "-",
+                          "--sync-word", "0110100111010010"])
+        self.assertEqual(out.returncode, 0, out.stderr)
+        row = json.loads(out.stdout)[0]
+        self.assertEqual(row["sync_word"], "0110100111010010")
+        self.assertEqual(row["frames"], 40)
+        self.assertLess(row["ser"], 0.05)
+        bad = run(TINY + ["--Pi", "0.01", "--sync-word", "01x"])
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("--sync-word", bad.stderr)
 
 if __name__ == "__main__":
     unittest.main()

@@ -21,11 +21,11 @@ COLUMNS = [
     "erasures_drift", "erasures_other",
     "fer", "fer_lo", "fer_hi", "ser", "ser_lo", "ser_hi", "ber", "ber_lo", "ber_hi",
     "confidence", "rel_error", "max_errors", "max_frames", "max_time", "stopped_by",
-    "seconds", "frames_per_s", "mbit_per_s", "version",
+    "seconds", "frames_per_s", "mbit_per_s", "version", "sync_word",
 ]
 
 _TEXT = {"label", "codebook", "sweep", "backend", "precision", "storage", "stopped_by",
-         "version"}
+         "version", "sync_word"}
 
 
 def _check(rows):
