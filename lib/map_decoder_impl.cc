@@ -65,7 +65,8 @@ map_decoder::sptr map_decoder::make(const ::bsid::codebook& codebook,
                                     float llr_scale,
                                     float llr_clip,
                                     const std::string& len_tag_key,
-                                    bool follow_channel_tags)
+                                    bool follow_channel_tags,
+                                    const std::string& sync_word)
 {
     return gnuradio::make_block_sptr<map_decoder_impl>(codebook,
                                                        N,
@@ -81,7 +82,8 @@ map_decoder::sptr map_decoder::make(const ::bsid::codebook& codebook,
                                                        llr_scale,
                                                        llr_clip,
                                                        len_tag_key,
-                                                       follow_channel_tags);
+                                                       follow_channel_tags,
+                                                       sync_word);
 }
 
 map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
@@ -98,7 +100,8 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                                    float llr_scale,
                                    float llr_clip,
                                    const std::string& len_tag_key,
-                                   bool follow_channel_tags)
+                                   bool follow_channel_tags,
+                                   const std::string& sync_word)
     : gr::block(
           "map_decoder",
           gr::io_signature::make(1, 1, sizeof(uint8_t)),
@@ -110,6 +113,7 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
       d_llr_clip(llr_clip),
       d_len_key(pmt::intern(len_tag_key)),
       d_follow_channel(follow_channel_tags),
+      d_sync(::bsid::parse_sync_word(sync_word)),
       d_asm(pmt::intern(len_tag_key), lost_key),
       d_queue(item_size(parse_mode(output), codebook.q()))
 {
@@ -141,15 +145,38 @@ map_decoder_impl::build(const ::bsid::channel_params& ch) const
         return d_cfg;
     }();
     cfg.ch = ch;
-    decoder_ptr dec = ::bsid::map_decoder::make(cfg);
+    decoder_ptr dec = std::make_shared<::bsid::frame_decoder>(cfg, d_sync);
     const auto& L = dec->limits();
+    const auto& b = dec->primary();
     std::ostringstream os;
-    os << "backend " << ::bsid::to_string(dec->backend()) << ", "
-       << ::bsid::to_string(dec->precision()) << ", " << ::bsid::to_string(dec->storage())
+    os << "backend " << ::bsid::to_string(b.backend()) << ", "
+       << ::bsid::to_string(b.precision()) << ", " << ::bsid::to_string(b.storage())
        << " storage; " << cfg.ch.repr() << "; drift limits m_tau = [" << L.mtau.lo << ", "
        << L.mtau.hi << "], m_n = [" << L.mn.lo << ", " << L.mn.hi << "]";
+    if (!d_sync.empty())
+        os << "; sync word of " << d_sync.size() << " bits";
     GR_LOG_INFO(d_logger, os.str());
     return dec;
+}
+
+::bsid::frame_result map_decoder_impl::check_length(const ::bsid::frame_decoder& dec,
+                                                    uint64_t length) const
+{
+    if (d_sync.empty())
+        return dec.primary().check_length(size_t(std::min<uint64_t>(length, SIZE_MAX)));
+    if (length == 0)
+        return { ::bsid::frame_status::empty,
+                 "empty frame: no bits were received (rho = 0)" };
+    const long long drift = (long long)std::min<uint64_t>(length, uint64_t(1) << 62) -
+                            (long long)d_sync.size() - dec.tau();
+    const auto& t = dec.limits().mtau;
+    if (!t.contains(drift)) {
+        return { ::bsid::frame_status::drift_out_of_range,
+                 "end drift rho - G - tau = " + std::to_string(drift) +
+                     " is outside the drift limits m_tau = [" + std::to_string(t.lo) +
+                     ", " + std::to_string(t.hi) + "]" };
+    }
+    return {};
 }
 
 map_decoder_impl::decoder_ptr map_decoder_impl::current_decoder() const
@@ -176,7 +203,7 @@ void map_decoder_impl::set_channel(double Pi, double Pd, double Ps)
 
 std::string map_decoder_impl::backend() const
 {
-    return ::bsid::to_string(current_decoder()->backend());
+    return ::bsid::to_string(current_decoder()->primary().backend());
 }
 
 void map_decoder_impl::forecast(int noutput_items, gr_vector_int& ninput_items_required)
@@ -209,8 +236,7 @@ void map_decoder_impl::begin(uint64_t length, std::vector<gr::tag_t> tags)
     d_cur.tags = std::move(tags);
     // A frame that will be refused for its length is counted, not stored:
     // a bogus length tag cannot make the block hold gigabytes.
-    const auto pre =
-        d_cur.dec->check_length(size_t(std::min<uint64_t>(length, SIZE_MAX)));
+    const auto pre = check_length(*d_cur.dec, length);
     if (d_cur.erasure.empty() && !pre.ok()) {
         d_cur.erasure = status_name(pre.status);
         GR_LOG_DEBUG(d_logger, "erasure: " + pre.reason);
@@ -408,8 +434,21 @@ void map_decoder_impl::produce(uint64_t cap)
         for (auto& p : posts)
             outs.push_back(p.data());
         std::vector<::bsid::frame_result> results;
-        if (!views.empty())
-            results = front.dec->decode_batch(views, outs);
+        if (!views.empty() && d_sync.empty()) {
+            results = front.dec->primary().decode_batch(views, outs);
+        } else if (!views.empty()) {
+            // each frame starts with W and ends with its last bit
+            std::vector<::bsid::frame_request> req(views.size());
+            for (size_t j = 0; j < views.size(); ++j) {
+                req[j].bits = views[j].bits;
+                req[j].L = views[j].rho;
+            }
+            auto got = front.dec->decode_batch(req);
+            for (size_t j = 0; j < got.size(); ++j) {
+                std::copy(got[j].posteriors.begin(), got[j].posteriors.end(), outs[j]);
+                results.push_back(got[j].result);
+            }
+        }
         size_t w = 0;
         for (size_t j = 0; j < count; ++j) {
             const frame& f = d_ready[j];

@@ -10,6 +10,7 @@
 
 #include "frame_assembler.h"
 #include "output_queue.h"
+#include <gnuradio/bsid/core/frame_decoder.h>
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <gnuradio/bsid/map_decoder.h>
 #include <atomic>
@@ -39,7 +40,8 @@ public:
                      float llr_scale,
                      float llr_clip,
                      const std::string& len_tag_key,
-                     bool follow_channel_tags);
+                     bool follow_channel_tags,
+                     const std::string& sync_word);
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
@@ -59,7 +61,9 @@ public:
     static constexpr uint64_t max_frames_lost = uint64_t(1) << 20;
 
 private:
-    using decoder_ptr = std::shared_ptr<::bsid::map_decoder>;
+    // the decoder for one channel: a frame decoder (its primary backend
+    // decodes frames without a sync word exactly as map_decoder does)
+    using decoder_ptr = std::shared_ptr<::bsid::frame_decoder>;
 
     //! A received frame waiting to be decoded, an erasure decided already,
     //! or (lost > 0) a run of frames the channel lost.
@@ -74,6 +78,10 @@ private:
     };
 
     decoder_ptr build(const ::bsid::channel_params& ch) const;
+    //! Whether a frame of `length` received bits can be decoded at all (its
+    //! sync word counted): empty, or an end drift outside the limits, is not.
+    ::bsid::frame_result check_length(const ::bsid::frame_decoder& dec,
+                                      uint64_t length) const;
     //! Switches to the channel a bsid_channel tag announces (if it differs).
     void follow_channel(const gr::tag_t& t);
     decoder_ptr current_decoder() const;
@@ -105,6 +113,7 @@ private:
     const float d_llr_scale, d_llr_clip;
     const pmt::pmt_t d_len_key;
     const bool d_follow_channel;
+    const std::vector<uint8_t> d_sync; // W before every frame
     size_t d_items_per_frame;
 
     mutable std::mutex d_dec_mutex; // guards d_dec and d_cfg.ch against set_channel

@@ -74,5 +74,61 @@ class qa_codebook_encoder(gr_unittest.TestCase):
         self.assertEqual(len(snk.data()), 0)
 
 
+    def test_005_sync_word_before_each_frame(self):
+        W = "0110100111"
+        wbits = np.array([int(c) for c in W], dtype=np.uint8)
+        for tagged in (False, True):
+            with self.subTest(tagged=tagged):
+                self.tb = gr.top_block()
+                src = blocks.vector_source_i(self.msg.tolist(), False)
+                mark = gr.tag_utils.python_to_tag((13, pmt.intern("mark"), pmt.from_long(7)))
+                src.set_data(self.msg.tolist(), [mark])
+                enc = bsid.codebook_encoder(self.cb, self.N, sync_word=W)
+                snk = blocks.vector_sink_b()
+                if tagged:
+                    s2ts = blocks.stream_to_tagged_stream(gr.sizeof_int, 1, self.N, "packet_len")
+                    self.tb.connect(src, s2ts, enc, snk)
+                else:
+                    self.tb.connect(src, enc, snk)
+                self.tb.run()
+                want = np.concatenate([np.concatenate([wbits, self.cb.encode(self.msg[k:k + self.N])])
+                                       for k in range(0, len(self.msg), self.N)])
+                np.testing.assert_array_equal(np.array(snk.data()), want)
+                flen = len(W) + 80
+                self.assertEqual(tags_of(snk, "packet_len"), [(k * flen, flen) for k in range(5)])
+                # symbol 13 is symbol 3 of frame 1: after frame 0, W and three codewords
+                self.assertEqual(tags_of(snk, "mark"), [(flen + len(W) + 3 * 8, 7)])
+                self.assertEqual(enc.frames(), 5)
+        with self.assertRaises(ValueError):
+            bsid.codebook_encoder(self.cb, self.N, sync_word="01x")
+
+    def test_006_sync_word_loopback(self):
+        # encoder with W -> channel -> decoder with W: every frame decodes
+        W = "0110100111010010"
+        msg = np.random.default_rng(3).integers(0, 16, 20 * self.N).astype(np.int32)
+        src = blocks.vector_source_i(msg.tolist(), False)
+        enc = bsid.codebook_encoder(self.cb, self.N, sync_word=W)
+        chan = bsid.channel(0.01, 0.01, 0.0, seed=5)
+        dec = bsid.map_decoder(self.cb, self.N, 0.01, 0.01, 0.0, output="hard", backend="cpu",
+                               sync_word=W)
+        snk = blocks.vector_sink_i()
+        self.tb.connect(src, enc, chan, dec, snk)
+        self.tb.run()
+        got = np.array(snk.data()).reshape(-1, self.N)
+        self.assertEqual(len(got), 20)
+        self.assertEqual(tags_of(snk, "bsid_erasure"), [])
+        self.assertLessEqual((got != msg.reshape(-1, self.N)).sum(), 4)
+        # the same frames through a decoder that ignores W decode worse or not at all
+        self.tb = gr.top_block()
+        src = blocks.vector_source_i(msg.tolist(), False)
+        enc = bsid.codebook_encoder(self.cb, self.N, sync_word=W)
+        chan = bsid.channel(0.01, 0.01, 0.0, seed=5)
+        plain = bsid.map_decoder(self.cb, self.N, 0.01, 0.01, 0.0, output="hard", backend="cpu")
+        snk2 = blocks.vector_sink_i()
+        self.tb.connect(src, enc, chan, plain, snk2)
+        self.tb.run()
+        worse = np.array(snk2.data()).reshape(-1, self.N)
+        self.assertGreater((worse != msg.reshape(-1, self.N)).sum(), (got != msg.reshape(-1, self.N)).sum())
+
 if __name__ == '__main__':
     gr_unittest.run(qa_codebook_encoder)

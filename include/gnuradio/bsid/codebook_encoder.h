@@ -8,9 +8,9 @@
 #ifndef INCLUDED_BSID_CODEBOOK_ENCODER_H
 #define INCLUDED_BSID_CODEBOOK_ENCODER_H
 
+#include <gnuradio/block.h>
 #include <gnuradio/bsid/api.h>
 #include <gnuradio/bsid/core/codebook.h>
-#include <gnuradio/sync_interpolator.h>
 #include <string>
 
 namespace gr {
@@ -27,15 +27,16 @@ namespace bsid {
  *
  * Frames hold N symbols. On a tagged stream a frame starts at each \p
  * len_tag_key tag (whose value must be N); on an untagged stream frames are cut
- * every N symbols from the start. Each output frame of tau = n N bits starts
- * with a \p len_tag_key tag of value tau. Other tags move to the first bit of
- * their symbol.
+ * every N symbols from the start. With a \p sync_word W of G bits, each frame's
+ * bits are W then its codewords. Each output frame of G + tau bits (tau = n N)
+ * starts with a \p len_tag_key tag of value G + tau. Other tags move to the
+ * first bit of their symbol (the first bit of W for a frame's first symbol).
  *
  * A symbol outside [0, q), or a tag whose value is not N, is an error: the
  * block logs it, naming the stream position, writes the items before it, and
  * ends its stream (the flowgraph then finishes); error() returns the message.
  */
-class BSID_API codebook_encoder : virtual public gr::sync_interpolator
+class BSID_API codebook_encoder : virtual public gr::block
 {
 public:
     typedef std::shared_ptr<codebook_encoder> sptr;
@@ -44,10 +45,12 @@ public:
      * \param codebook    the inner code (bsid.codebook)
      * \param N           message symbols per frame
      * \param len_tag_key the tagged-stream length key
+     * \param sync_word   the word sent before every frame ("0110..."; "" for none)
      */
     static sptr make(const ::bsid::codebook& codebook,
                      int N,
-                     const std::string& len_tag_key = "packet_len");
+                     const std::string& len_tag_key = "packet_len",
+                     const std::string& sync_word = "");
 
     //! Frames started so far.
     virtual uint64_t frames() const = 0;

@@ -58,6 +58,11 @@ namespace bsid {
  * call; frames already received keep the channel they began with. It is safe
  * to call while the flowgraph runs. The backend and the drift limits are
  * logged at start and at each change.
+ *
+ * With a \p sync_word W of G bits, every received frame begins with W (the
+ * encoder's sync_word) and is decoded with W weighed through the channel
+ * (bsid::frame_decoder); the drift limits then bound the drift at codeword
+ * boundaries after W.
  */
 class BSID_API map_decoder : virtual public gr::block
 {
@@ -79,6 +84,8 @@ public:
      * \param len_tag_key the tagged-stream length key
      * \param follow_channel_tags decode with the channel of upstream
      *        "bsid_channel" tags (from bsid.channel)
+     * \param sync_word   the word that begins every frame ("0110..."; "" for
+     *        none), as the encoder sends it: weighed through the channel
      */
     static sptr make(const ::bsid::codebook& codebook,
                      int N,
@@ -94,7 +101,8 @@ public:
                      float llr_scale = 1.0f,
                      float llr_clip = 0.0f,
                      const std::string& len_tag_key = "packet_len",
-                     bool follow_channel_tags = true);
+                     bool follow_channel_tags = true,
+                     const std::string& sync_word = "");
 
     //! The channel for frames that begin after the call (unless bsid_channel tags set
     //! it).

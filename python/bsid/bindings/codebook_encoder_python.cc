@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(codebook_encoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(d900ab31e625b1a9f7292ff7c6e446db)                     */
+/* BINDTOOL_HEADER_FILE_HASH(305c3eafd3955a0da4fe95fa3a839f92)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -34,7 +34,8 @@ void bind_codebook_encoder(py::module& m)
 
 
     py::class_<codebook_encoder,
-               gr::sync_interpolator,
+               gr::block,
+               gr::basic_block,
                std::shared_ptr<codebook_encoder>>(
         m, "codebook_encoder", D(codebook_encoder))
 
@@ -42,6 +43,7 @@ void bind_codebook_encoder(py::module& m)
              py::arg("codebook"),
              py::arg("N"),
              py::arg("len_tag_key") = "packet_len",
+             py::arg("sync_word") = "",
              D(codebook_encoder, make))
 
 

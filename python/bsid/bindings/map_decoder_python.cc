@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(map_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(c6f70f22a00dbc81dc8f78de6f759624)                     */
+/* BINDTOOL_HEADER_FILE_HASH(9422038f769c26ac7ff2483d1f71919a)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -52,6 +52,7 @@ void bind_map_decoder(py::module& m)
              py::arg("llr_clip") = 0.F,
              py::arg("len_tag_key") = "packet_len",
              py::arg("follow_channel_tags") = true,
+             py::arg("sync_word") = "",
              D(map_decoder, make))
 
 

@@ -126,6 +126,7 @@ public:
 
     //! The decoder of frames that start at drift 0 (no start spread).
     map_decoder& primary();
+    const map_decoder& primary() const { return *d_primary; }
     const decoder_config& config() const { return d_cfg; }
     const std::vector<uint8_t>& sync_word() const { return d_sync; }
     //! The drift limits at codeword boundaries, relative to the frame's start.

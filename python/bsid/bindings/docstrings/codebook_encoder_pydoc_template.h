@@ -26,9 +26,10 @@ Symbol i of a frame uses book i mod P of the codebook.
 
 Frames hold N symbols. On a tagged stream a frame starts at each len_tag_key
 tag (whose value must be N); on an untagged stream frames are cut every N
-symbols from the start. Each output frame of tau = n N bits starts with a
-len_tag_key tag of value tau. Other tags move to the first bit of their
-symbol.
+symbols from the start. With a sync_word W of G bits, each frame's bits are W
+then its codewords. Each output frame of G + tau bits (tau = n N) starts with
+a len_tag_key tag of value G + tau. Other tags move to the first bit of their
+symbol (the first bit of W for a frame's first symbol).
 
 A symbol outside [0, q), or a tag whose value is not N, is an error: the
 block logs it, naming the stream position, writes the items before it, and
@@ -39,7 +40,8 @@ Constructor Specific Documentation:
 Args:
     codebook : the inner code (bsid.codebook)
     N : message symbols per frame
-    len_tag_key : the tagged-stream length key (default "packet_len"))doc";
+    len_tag_key : the tagged-stream length key (default "packet_len")
+    sync_word : the word sent before every frame ("0110..."; "" for none))doc";
 
 
 static const char* __doc_gr_bsid_codebook_encoder_codebook_encoder_0 = R"doc()doc";
@@ -52,14 +54,16 @@ static const char* __doc_gr_bsid_codebook_encoder_make =
     R"doc(Make a codebook encoder: q-ary message symbols (int32 in [0, q)) to n-bit
 codewords, as unpacked bits, most significant bit first.
 
-Frames hold N symbols; each output frame of tau = n N bits starts with a
-len_tag_key tag of value tau. On a tagged stream the input len_tag_key tags
-must have the value N.
+Frames hold N symbols; each output frame of G + tau bits (the sync word W of
+G bits, then tau = n N bits of codewords) starts with a len_tag_key tag of
+value G + tau. On a tagged stream the input len_tag_key tags must have the
+value N.
 
 Args:
     codebook : the inner code (bsid.codebook)
     N : message symbols per frame
-    len_tag_key : the tagged-stream length key (default "packet_len"))doc";
+    len_tag_key : the tagged-stream length key (default "packet_len")
+    sync_word : the word sent before every frame ("0110..."; "" for none))doc";
 
 
 static const char* __doc_gr_bsid_codebook_encoder_frames =

@@ -59,6 +59,10 @@ received keep the channel they began with. It is safe to call while the
 flowgraph runs. The backend and the drift limits are logged at start and at
 each change.
 
+With a sync_word W of G bits, every received frame begins with W (the
+encoder's sync_word) and is decoded with W weighed through the channel; the
+drift limits then bound the drift at codeword boundaries after W.
+
 Constructor Specific Documentation:
 
 Args:
@@ -76,7 +80,8 @@ Args:
     llr_scale : LLR multiplier ("llr" output; default 1.0)
     llr_clip : LLR magnitude limit, 0 for none ("llr" output; default 0.0)
     len_tag_key : the tagged-stream length key (default "packet_len")
-    follow_channel_tags : decode with the channel of upstream "bsid_channel" tags (from bsid.channel) (default True))doc";
+    follow_channel_tags : decode with the channel of upstream "bsid_channel" tags (from bsid.channel) (default True)
+    sync_word : the word that begins every frame ("0110..."; "" for none), as the encoder sends it (default ""))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_map_decoder_0 = R"doc()doc";
@@ -107,7 +112,8 @@ Args:
     llr_scale : LLR multiplier ("llr" output; default 1.0)
     llr_clip : LLR magnitude limit, 0 for none ("llr" output; default 0.0)
     len_tag_key : the tagged-stream length key (default "packet_len")
-    follow_channel_tags : decode with the channel of upstream "bsid_channel" tags (from bsid.channel) (default True))doc";
+    follow_channel_tags : decode with the channel of upstream "bsid_channel" tags (from bsid.channel) (default True)
+    sync_word : the word that begins every frame ("0110..."; "" for none), as the encoder sends it (default ""))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_set_channel =
