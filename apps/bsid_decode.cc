@@ -332,6 +332,23 @@ int run(int argc, char** argv)
     std::vector<std::string> bad; // per line: why its characters are not a frame, or ""
     size_t decodable = 0;         // lines of this batch that pass the length check
 
+    // one frame's N q posteriors as a line of %.17g values; `out` is written
+    // to stdout as it grows, never held whole
+    auto write_posteriors = [&](std::string& out, const double* p) {
+        char num[32];
+        for (size_t j = 0; j < NQ; ++j) {
+            std::snprintf(num, sizeof num, "%.17g", p[j]);
+            if (j)
+                out += ' ';
+            out += num;
+            if (out.size() >= (1 << 20)) {
+                std::fwrite(out.data(), 1, out.size(), stdout);
+                out.clear();
+            }
+        }
+        out += '\n';
+    };
+
     size_t frame_index = 0;
     auto flush = [&]() {
         std::vector<bsid::frame_result> results(lines.size());
@@ -342,7 +359,7 @@ int run(int argc, char** argv)
                 results[k] = { bsid::frame_status::invalid_input, bad[k] };
                 continue;
             }
-            results[k] = dec->check_length(lines[k].size());
+            results[k] = fdec->check_length(lines[k].size());
             if (!results[k].ok())
                 continue; // refused before any memory is spent on it
             const double* pri = nullptr;
@@ -364,30 +381,18 @@ int run(int argc, char** argv)
         std::vector<double*> outs;
         for (auto& p : posts)
             outs.push_back(p.data());
-        const auto got = dec->decode_batch(views, outs);
+        const auto got = fdec->decode_batch(views, outs); // W weighed, if any
         std::vector<size_t> post_of(lines.size(), SIZE_MAX);
         for (size_t j = 0; j < decoded.size(); ++j) {
             results[decoded[j]] = got[j];
             post_of[decoded[j]] = j;
         }
         std::string out;
-        char buf[32];
         for (size_t k = 0; k < lines.size(); ++k) {
             if (!results[k].ok()) {
                 out += "erasure " + results[k].reason + "\n";
             } else {
-                const double* p = posts[post_of[k]].data();
-                for (size_t j = 0; j < NQ; ++j) {
-                    std::snprintf(buf, sizeof buf, "%.17g", p[j]);
-                    if (j)
-                        out += ' ';
-                    out += buf;
-                    if (out.size() >= (1 << 20)) { // written as it grows, not held whole
-                        std::fwrite(out.data(), 1, out.size(), stdout);
-                        out.clear();
-                    }
-                }
-                out += '\n';
+                write_posteriors(out, posts[post_of[k]].data());
             }
         }
         std::fwrite(out.data(), 1, out.size(), stdout);
@@ -397,9 +402,9 @@ int run(int argc, char** argv)
         decodable = 0;
     };
 
-    // boundaries as probabilities (or a sync word): every frame through the frame decoder
-    const bool frames_mode = !fdec->sync_word().empty() || end != bsid::end_mode::known ||
-                             !starts.empty() || opt.count("--boundaries");
+    // boundaries as probabilities: every frame through the frame decoder's requests
+    const bool frames_mode =
+        end != bsid::end_mode::known || !starts.empty() || opt.count("--boundaries");
     const bool print_bounds = opt.count("--boundaries") > 0;
     auto flush_frames = [&]() {
         std::vector<bsid::frame_request> req;
@@ -458,13 +463,7 @@ int run(int argc, char** argv)
             if (!ok) {
                 out += "erasure " + (r ? r->result.reason : bad[k]) + "\n";
             } else {
-                for (size_t j = 0; j < r->posteriors.size(); ++j) {
-                    std::snprintf(buf, sizeof buf, "%.17g", r->posteriors[j]);
-                    if (j)
-                        out += ' ';
-                    out += buf;
-                }
-                out += '\n';
+                write_posteriors(out, r->posteriors.data());
             }
             if (print_bounds) {
                 static const std::vector<long long> none_p;
@@ -517,7 +516,7 @@ int run(int argc, char** argv)
             }
             line[t] = char(c - '0');
         }
-        if (why.empty() && (frames_mode || dec->check_length(line.size()).ok()))
+        if (why.empty() && (frames_mode || fdec->check_length(line.size()).ok()))
             ++decodable;
         lines.push_back(std::move(line));
         bad.push_back(std::move(why));

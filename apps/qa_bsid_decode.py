@@ -210,6 +210,26 @@ class qa_bsid_decode(unittest.TestCase):
         self.assertIn("out of memory", out.stderr)
 
 
+    def test_008_sync_word_alone(self):
+        # frames that begin with W, one per line: the plain format, W weighed
+        W = "01101001"
+        dec = bsid.map_decoder_core(self.cb, self.ch, self.N, precision="double", backend="cpu",
+                                    sync_word=W)
+        rng = np.random.default_rng(6)
+        frames = []
+        for k in range(3):
+            bits = np.concatenate([np.array([int(c) for c in W], np.uint8),
+                                   self.cb.encode(rng.integers(0, 16, self.N))])
+            frames.append(bsid.transmit(self.ch, bits, seed=3, frame=k)[0])
+        out = run(self.args + ["--sync-word", W], self.text(frames + [np.ones(4, np.uint8)]))
+        self.assertEqual(out.returncode, 0, out.stderr)
+        lines = out.stdout.splitlines()
+        self.assertEqual(len(lines), 4)
+        for rx, line in zip(frames, lines):
+            np.testing.assert_array_equal(
+                np.array(line.split(), dtype=float).reshape(self.N, 16), dec.decode(rx))
+        self.assertTrue(lines[3].startswith("erasure end drift rho - G - tau"), lines[3])
+
     def test_007_frame_boundaries(self):
         # a sync word, start priors, a free end with look-ahead, and the
         # boundary posteriors, against decode_frame of the Python decoder

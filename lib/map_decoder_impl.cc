@@ -159,26 +159,6 @@ map_decoder_impl::build(const ::bsid::channel_params& ch) const
     return dec;
 }
 
-::bsid::frame_result map_decoder_impl::check_length(const ::bsid::frame_decoder& dec,
-                                                    uint64_t length) const
-{
-    if (d_sync.empty())
-        return dec.primary().check_length(size_t(std::min<uint64_t>(length, SIZE_MAX)));
-    if (length == 0)
-        return { ::bsid::frame_status::empty,
-                 "empty frame: no bits were received (rho = 0)" };
-    const long long drift = (long long)std::min<uint64_t>(length, uint64_t(1) << 62) -
-                            (long long)d_sync.size() - dec.tau();
-    const auto& t = dec.limits().mtau;
-    if (!t.contains(drift)) {
-        return { ::bsid::frame_status::drift_out_of_range,
-                 "end drift rho - G - tau = " + std::to_string(drift) +
-                     " is outside the drift limits m_tau = [" + std::to_string(t.lo) +
-                     ", " + std::to_string(t.hi) + "]" };
-    }
-    return {};
-}
-
 map_decoder_impl::decoder_ptr map_decoder_impl::current_decoder() const
 {
     std::lock_guard<std::mutex> lock(d_dec_mutex);
@@ -236,7 +216,8 @@ void map_decoder_impl::begin(uint64_t length, std::vector<gr::tag_t> tags)
     d_cur.tags = std::move(tags);
     // A frame that will be refused for its length is counted, not stored:
     // a bogus length tag cannot make the block hold gigabytes.
-    const auto pre = check_length(*d_cur.dec, length);
+    const auto pre =
+        d_cur.dec->check_length(size_t(std::min<uint64_t>(length, SIZE_MAX)));
     if (d_cur.erasure.empty() && !pre.ok()) {
         d_cur.erasure = status_name(pre.status);
         GR_LOG_DEBUG(d_logger, "erasure: " + pre.reason);
@@ -434,21 +415,8 @@ void map_decoder_impl::produce(uint64_t cap)
         for (auto& p : posts)
             outs.push_back(p.data());
         std::vector<::bsid::frame_result> results;
-        if (!views.empty() && d_sync.empty()) {
-            results = front.dec->primary().decode_batch(views, outs);
-        } else if (!views.empty()) {
-            // each frame starts with W and ends with its last bit
-            std::vector<::bsid::frame_request> req(views.size());
-            for (size_t j = 0; j < views.size(); ++j) {
-                req[j].bits = views[j].bits;
-                req[j].L = views[j].rho;
-            }
-            auto got = front.dec->decode_batch(req);
-            for (size_t j = 0; j < got.size(); ++j) {
-                std::copy(got[j].posteriors.begin(), got[j].posteriors.end(), outs[j]);
-                results.push_back(got[j].result);
-            }
-        }
+        if (!views.empty())
+            results = front.dec->decode_batch(views, outs); // W weighed, if any
         size_t w = 0;
         for (size_t j = 0; j < count; ++j) {
             const frame& f = d_ready[j];

@@ -78,10 +78,6 @@ private:
     };
 
     decoder_ptr build(const ::bsid::channel_params& ch) const;
-    //! Whether a frame of `length` received bits can be decoded at all (its
-    //! sync word counted): empty, or an end drift outside the limits, is not.
-    ::bsid::frame_result check_length(const ::bsid::frame_decoder& dec,
-                                      uint64_t length) const;
     //! Switches to the channel a bsid_channel tag announces (if it differs).
     void follow_channel(const gr::tag_t& t);
     decoder_ptr current_decoder() const;

@@ -52,22 +52,8 @@ const std::vector<frame_errors>& error_counter::run(const frame_batch& batch)
         views[k] = batch.view(k);
         outs[k] = d_post.data() + k * NQ;
     }
-    std::vector<frame_result> results;
-    if (d_frames && !d_frames->sync_word().empty()) {
-        // each frame starts with W at position 0 and ends with its last bit
-        std::vector<frame_request> req(K);
-        for (size_t k = 0; k < K; ++k) {
-            req[k].bits = views[k].bits;
-            req[k].L = views[k].rho;
-        }
-        auto got = d_frames->decode_batch(req);
-        for (size_t k = 0; k < K; ++k) {
-            std::copy(got[k].posteriors.begin(), got[k].posteriors.end(), outs[k]);
-            results.push_back(got[k].result);
-        }
-    } else {
-        results = d_dec.decode_batch(views, outs);
-    }
+    const auto results =
+        d_frames ? d_frames->decode_batch(views, outs) : d_dec.decode_batch(views, outs);
 
     const int m = bits_per_symbol(q);
     const long long KK = (long long)K;

@@ -155,8 +155,8 @@ frame_decoder::frame_decoder(const decoder_config& cfg, std::vector<uint8_t> syn
         if (b > 1)
             throw std::invalid_argument("frame_decoder: a sync word bit is not 0 or 1");
     }
-    d_primary = map_decoder::make(cfg);
     if (d_sync.empty()) {
+        d_primary = map_decoder::make(cfg);
         d_limits = d_primary->limits();
         return;
     }
@@ -164,14 +164,9 @@ frame_decoder::frame_decoder(const decoder_config& cfg, std::vector<uint8_t> syn
     // N + ceil(G / n) codewords from the frame's start cover every boundary
     const int n = cfg.cb.n();
     const long long G = (long long)d_sync.size();
-    if (!cfg.mtau || !cfg.mn) {
-        d_limits = compute_decoder_limits(
-            cfg.N + (G + n - 1) / n, n, cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr);
-    }
-    if (cfg.mtau)
-        d_limits.mtau = *cfg.mtau;
-    if (cfg.mn)
-        d_limits.mn = *cfg.mn;
+    decoder_config longer = cfg;
+    longer.N = cfg.N + int((G + n - 1) / n);
+    d_limits = map_decoder::limits_for(longer); // explicit mtau/mn checked here
     const int off = std::max<int>(0, int(G) + d_limits.mtau.lo);
     d_primary = backend(int(G) + d_limits.mtau.lo - off, int(G) + d_limits.mtau.hi - off);
 }
@@ -495,6 +490,61 @@ void frame_decoder::finish(const frame_request& r,
     if (!exp_relative(out.end_forward))
         std::fill(out.end_forward.begin(), out.end_forward.end(), 0.0);
     normalize(out.end_forward);
+}
+
+frame_result frame_decoder::check_length(size_t rho) const
+{
+    if (d_sync.empty())
+        return d_primary->check_length(rho);
+    if (rho == 0)
+        return { frame_status::empty, "empty frame: no bits were received (rho = 0)" };
+    const long long G = (long long)d_sync.size();
+    const long long drift = (long long)std::min<size_t>(rho, size_t(1) << 62) - G - tau();
+    if (!d_limits.mtau.contains(drift)) {
+        return { frame_status::drift_out_of_range,
+                 detail::concat("end drift rho - G - tau = ",
+                                rho,
+                                " - ",
+                                G,
+                                " - ",
+                                tau(),
+                                " = ",
+                                drift,
+                                " is outside the drift limits m_tau = [",
+                                d_limits.mtau.lo,
+                                ", ",
+                                d_limits.mtau.hi,
+                                "]") };
+    }
+    return {};
+}
+
+std::vector<frame_result>
+frame_decoder::decode_batch(const std::vector<frame_view>& frames,
+                            const std::vector<double*>& post)
+{
+    if (post.size() != frames.size())
+        throw std::invalid_argument(
+            "decode_batch: one output buffer per frame is needed");
+    if (d_sync.empty()) {
+        if (frames.size() == 1)
+            return { d_primary->decode(frames[0], post[0]) };
+        return d_primary->decode_batch(frames, post);
+    }
+    std::vector<frame_request> req(frames.size());
+    for (size_t k = 0; k < frames.size(); ++k) {
+        req[k].bits = frames[k].bits;
+        req[k].L = frames[k].rho;
+        req[k].priors = frames[k].priors;
+        req[k].log_priors = frames[k].log_priors;
+    }
+    auto got = decode_batch(req);
+    std::vector<frame_result> out(frames.size());
+    for (size_t k = 0; k < frames.size(); ++k) {
+        std::copy(got[k].posteriors.begin(), got[k].posteriors.end(), post[k]);
+        out[k] = std::move(got[k].result);
+    }
+    return out;
 }
 
 frame_decode_result frame_decoder::decode(const frame_request& request)

@@ -104,7 +104,9 @@ std::string range_str(const drift_range& r)
 // that the per-frame arrays cannot overflow their index types.
 constexpr long long max_states = 1 << 20;
 
-decoder_limits checked_limits(const decoder_config& cfg)
+} // namespace
+
+decoder_limits map_decoder::limits_for(const decoder_config& cfg)
 {
     if (cfg.N < 1) {
         throw std::invalid_argument(
@@ -154,10 +156,8 @@ decoder_limits checked_limits(const decoder_config& cfg)
     return L;
 }
 
-} // namespace
-
 map_decoder::map_decoder(const decoder_config& cfg)
-    : d_cfg(cfg), d_limits(checked_limits(cfg))
+    : d_cfg(cfg), d_limits(limits_for(cfg))
 {
     resolve_threads(cfg.threads);
 }

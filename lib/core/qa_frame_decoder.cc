@@ -198,3 +198,56 @@ TEST(frame_decoder, bad_requests_are_clear_errors_or_statuses)
     b.end = end_mode::free;
     EXPECT_EQ(dec.decode(b).result.status, frame_status::invalid_input);
 }
+
+TEST(frame_decoder, frames_at_position_zero_with_a_sync_word)
+{
+    // decode_batch over frame_views and check_length: what the blocks,
+    // bsid_decode and count_errors call, with W counted and weighed
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.0);
+    const int N = 20;
+    const auto W = parse_sync_word("0110100111");
+    decoder_config cfg(cb, ch, N);
+    cfg.backend = backend_kind::cpu;
+    cfg.precision = precision_kind::dual;
+    frame_decoder dec(cfg, W);
+    const long long G = (long long)W.size(), tau = dec.tau();
+    EXPECT_TRUE(dec.check_length(size_t(G + tau)).ok());
+    EXPECT_EQ(dec.check_length(0).status, frame_status::empty);
+    const auto& lim = dec.limits().mtau; // the drift after W, rho - G - tau
+    EXPECT_TRUE(dec.check_length(size_t(G + tau + lim.lo)).ok());
+    EXPECT_EQ(dec.check_length(size_t(G + tau + lim.lo - 1)).status,
+              frame_status::drift_out_of_range);
+    EXPECT_EQ(dec.check_length(size_t(G + tau + lim.hi + 1)).status,
+              frame_status::drift_out_of_range);
+    EXPECT_TRUE(dec.check_length(size_t(G + tau + lim.hi)).ok());
+    std::mt19937 g(5);
+    std::vector<std::vector<uint8_t>> rx;
+    std::vector<frame_view> views;
+    for (int k = 0; k < 3; ++k) {
+        std::vector<uint8_t> sent = W;
+        const auto body = random_bits(size_t(tau), g);
+        sent.insert(sent.end(), body.begin(), body.end());
+        rx.push_back(transmit(ch, sent.data(), sent.size(), 2, uint64_t(k)).rx);
+    }
+    rx.push_back(
+        std::vector<uint8_t>(5, 1)); // far too short: refused, like check_length says
+    for (const auto& r : rx)
+        views.push_back({ r.data(), r.size() });
+    std::vector<std::vector<double>> post(rx.size(),
+                                          std::vector<double>(size_t(N) * cb.q()));
+    std::vector<double*> out;
+    for (auto& p : post)
+        out.push_back(p.data());
+    const auto res = dec.decode_batch(views, out);
+    for (size_t k = 0; k < rx.size(); ++k) {
+        frame_request r;
+        r.bits = rx[k].data();
+        r.L = rx[k].size();
+        const auto want = dec.decode(r);
+        EXPECT_EQ(res[k].status, want.result.status) << k;
+        EXPECT_EQ(post[k], want.posteriors) << k;
+    }
+    EXPECT_TRUE(res[0].ok());
+    EXPECT_FALSE(res[3].ok());
+}

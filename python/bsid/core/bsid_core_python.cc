@@ -282,10 +282,9 @@ std::optional<bsid::position_weights> start_from_python(const py::object& obj)
         "(positions, weights)";
     bsid::position_weights pw;
     auto weight = [&](const py::handle& v) {
-        if (py::isinstance<py::bool_>(v) ||
-            !(py::isinstance<py::float_>(v) || PyIndex_Check(v.ptr()) ||
-              py::isinstance<py::int_>(v) || py::hasattr(v, "__float__")) ||
-            PyComplex_Check(v.ptr()))
+        // a number with a float value that is not a bool, a complex or a string
+        if (py::isinstance<py::bool_>(v) || PyComplex_Check(v.ptr()) ||
+            py::isinstance<py::str>(v) || !py::hasattr(v, "__float__"))
             throw py::type_error("start_prior: weights must be real numbers");
         return v.cast<double>();
     };
@@ -408,7 +407,7 @@ public:
         bsid::frame_result r;
         {
             py::gil_scoped_release nogil;
-            r = decode_views({ view }, { out })[0];
+            r = d_frames->decode_batch({ view }, { out })[0];
         }
         if (r.status == bsid::frame_status::decoder_error)
             throw std::runtime_error(r.reason);
@@ -475,7 +474,7 @@ public:
         std::vector<bsid::frame_result> decoded;
         {
             py::gil_scoped_release nogil;
-            decoded = decode_views(views, ptrs);
+            decoded = d_frames->decode_batch(views, ptrs);
         }
         for (size_t j = 0; j < index.size(); ++j)
             results[index[j]] = decoded[j];
@@ -492,33 +491,6 @@ public:
         if (statuses)
             return py::make_tuple(posts, stats);
         return std::move(posts);
-    }
-
-    /*
-     * The frames, each starting at position 0 and ending at its last bit:
-     * the backend's own decode_batch, or with a sync word the frame decoder
-     * (which then weighs W at the frame's start).
-     */
-    std::vector<bsid::frame_result>
-    decode_views(const std::vector<bsid::frame_view>& views,
-                 const std::vector<double*>& out)
-    {
-        if (d_frames->sync_word().empty())
-            return d_dec->decode_batch(views, out);
-        std::vector<bsid::frame_request> req(views.size());
-        for (size_t k = 0; k < views.size(); ++k) {
-            req[k].bits = views[k].bits;
-            req[k].L = views[k].rho;
-            req[k].priors = views[k].priors;
-            req[k].log_priors = views[k].log_priors;
-        }
-        const auto got = d_frames->decode_batch(req);
-        std::vector<bsid::frame_result> r(views.size());
-        for (size_t k = 0; k < views.size(); ++k) {
-            std::copy(got[k].posteriors.begin(), got[k].posteriors.end(), out[k]);
-            r[k] = got[k].result;
-        }
-        return r;
     }
 
     // decode_frame / decode_frames: the requests, checked, then decoded without the GIL

@@ -124,6 +124,18 @@ public:
     std::vector<frame_decode_result>
     decode_batch(const std::vector<frame_request>& requests);
 
+    /*!
+     * Frames that start at position 0 (with W, if any) and end with their
+     * last bit, as map_decoder::decode_batch takes them: without a sync
+     * word this is the primary backend's decode (or decode_batch) itself.
+     */
+    std::vector<frame_result> decode_batch(const std::vector<frame_view>& frames,
+                                           const std::vector<double*>& post);
+
+    //! map_decoder::check_length for such frames, W counted: whether a frame
+    //! of rho received bits can be decoded at all.
+    frame_result check_length(size_t rho) const;
+
     //! The decoder of frames that start at drift 0 (no start spread).
     map_decoder& primary();
     const map_decoder& primary() const { return *d_primary; }

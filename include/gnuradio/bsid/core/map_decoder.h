@@ -147,6 +147,14 @@ public:
     //! limits, std::runtime_error if the requested backend is unavailable.
     static std::unique_ptr<map_decoder> make(const decoder_config& cfg);
 
+    /*!
+     * The drift limits a decoder of `cfg` uses: cfg.mtau and cfg.mn where
+     * given, the rest from Pr (compute_decoder_limits); throws
+     * std::invalid_argument, naming the range, for limits that do not hold 0
+     * or are too wide, or a frame that is too long.
+     */
+    static decoder_limits limits_for(const decoder_config& cfg);
+
     //! Decodes one frame into post (N q values).
     virtual frame_result decode(const frame_view& frame, double* post) = 0;
 
