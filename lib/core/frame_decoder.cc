@@ -108,16 +108,21 @@ std::vector<double> sync_tail_log_weights(const channel_params& ch,
     return out;
 }
 
-// exp(v - max v), in place; false if every value is -inf (all zero)
-bool exp_relative(std::vector<double>& v)
+// exp(v - max v), in place; false if every value is -inf (all zero). With
+// log_scale, *log_scale = ln sum exp(v) (the scale that the backend's
+// normalization of the result divides out).
+bool exp_relative(std::vector<double>& v, double* log_scale = nullptr)
 {
     double top = -std::numeric_limits<double>::infinity();
     for (double x : v)
         top = std::max(top, x);
     if (!std::isfinite(top))
         return false;
+    double sum = 0;
     for (double& x : v)
-        x = std::exp(x - top);
+        sum += (x = std::exp(x - top));
+    if (log_scale)
+        *log_scale = top + std::log(sum);
     return true;
 }
 
@@ -146,6 +151,10 @@ struct frame_decoder::prepared {
     std::vector<long long> end_e; // free end with look-ahead: the positions asked for
     std::vector<double> metrics;  // alpha_N then beta_0
     std::vector<double> post;
+    // the evidence: the start and end weights given to the backend are the
+    // exact ones (times 2^(x - x_lo) and 2^-(e - e_lo)) over these scales
+    double log_scale_start = 0, log_scale_end = 0;
+    double backend_evidence = -std::numeric_limits<double>::infinity();
 };
 
 frame_decoder::frame_decoder(const decoder_config& cfg, std::vector<uint8_t> sync_word)
@@ -227,6 +236,11 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
     if (r.lookahead > 0 && r.end != end_mode::free) {
         throw std::invalid_argument("decode_frame: a look-ahead needs end = free");
     }
+    if (r.lookahead > 0 && !r.next_frame_follows) {
+        throw std::invalid_argument(
+            "decode_frame: a look-ahead needs a next frame after the end");
+    }
+    random_tail = random_tail || !r.next_frame_follows;
     if (r.priors)
         d_primary->validate_priors(r.priors, r.log_priors);
 
@@ -345,7 +359,7 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
             lw[size_t(a)] = w > 0 ? std::log(w) + double(a) * ln2
                                   : -std::numeric_limits<double>::infinity();
         }
-        if (!exp_relative(lw)) {
+        if (!exp_relative(lw, &p.log_scale_start)) {
             p.refused = true;
             p.result = {
                 frame_status::impossible,
@@ -380,7 +394,8 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
                                         "]") };
             return;
         }
-        p.bounds.end[size_t(a)] = 1.0;
+        p.bounds.end[size_t(a)] = 1.0; // T(L) = 1, times 2^-(L - e_lo)
+        p.log_scale_end = -double(a) * ln2;
         return;
     }
     // free: T(e) for the ends e <= L the states allow
@@ -415,7 +430,7 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
     for (long long e = e_first; e <= e_last; ++e)
         w[size_t(e - e_lo)] =
             logT[size_t(e - e_first)] - double(e - e_lo) * ln2; // times 2^-e
-    if (!exp_relative(w)) {
+    if (!exp_relative(w, &p.log_scale_end)) {
         p.refused = true;
         p.result = { frame_status::impossible, "no end position has a positive weight" };
         return;
@@ -464,6 +479,28 @@ void frame_decoder::finish(const frame_request& r,
         if (exp_relative(lv))
             out.start.weights = std::move(lv);
         normalize(out.start.weights);
+    }
+
+    // the evidence (the backend's over the scales of the weights it was
+    // given: the 2^x and 2^-e factors leave 2^(e_lo - x_lo) = 2^tau), and
+    // against random bits: ln sum_s pi(s) Z_s 2^(L - s) = ln Z + ln sum_s
+    // P(s | rx) 2^(L - s)
+    if (ok) {
+        out.log_evidence = p.plain ? p.backend_evidence - double(L) * ln2
+                                   : p.backend_evidence + p.log_scale_start +
+                                         p.log_scale_end - double(tau()) * ln2;
+        double top = -std::numeric_limits<double>::infinity(), sum = 0;
+        for (size_t k = 0; k < out.start.positions.size(); ++k) {
+            if (out.start.weights[k] > 0)
+                top = std::max(top, double(L - out.start.positions[k]) * ln2);
+        }
+        for (size_t k = 0; k < out.start.positions.size(); ++k) {
+            if (out.start.weights[k] > 0)
+                sum += out.start.weights[k] *
+                       std::exp(double(L - out.start.positions[k]) * ln2 - top);
+        }
+        out.log_likelihood_ratio = sum > 0 ? out.log_evidence + top + std::log(sum)
+                                           : -std::numeric_limits<double>::infinity();
     }
 
     // the end: lambda(e) = alpha_N beta_N, and the forward metric alpha_N
@@ -605,12 +642,15 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
                     w[size_t(pk.end_e[i] - e_lo)] =
                         std::log(t) - double(pk.end_e[i] - e_lo) * ln2;
             }
-            if (!exp_relative(w)) {
+            // T(e) = P(the look-ahead | e) is the inner start posterior
+            // times the inner evidence and the count of its (uniform) starts
+            if (!exp_relative(w, &pk.log_scale_end)) {
                 pk.refused = true;
                 pk.result = { frame_status::impossible,
                               "no end position has a positive weight" };
                 continue;
             }
+            pk.log_scale_end += got[j].log_evidence + std::log(double(pk.end_e.size()));
             pk.bounds.end = std::move(w);
         }
     }
@@ -646,6 +686,7 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
             v.log_priors = r.log_priors;
             v.boundaries = p[k].plain ? nullptr : &p[k].bounds;
             v.boundary_metrics = p[k].metrics.data();
+            v.log_evidence = &p[k].backend_evidence;
             views.push_back(v);
             posts.push_back(p[k].post.data());
         }

@@ -31,6 +31,8 @@ const char* to_string(frame_status s)
         return "frame_lost";
     case frame_status::invalid_tag:
         return "invalid_tag";
+    case frame_status::sync_lost:
+        return "sync_lost";
     }
     return "unknown";
 }

@@ -358,6 +358,12 @@ void map_decoder::write_boundary_metrics(const frame_view& frame,
     }
 }
 
+void map_decoder::write_no_evidence(const frame_view& frame)
+{
+    if (frame.log_evidence)
+        *frame.log_evidence = -std::numeric_limits<double>::infinity();
+}
+
 void map_decoder::fill_uniform(double* post) const
 {
     std::fill(post, post + size_t(N()) * size_t(q()), 1.0 / q());

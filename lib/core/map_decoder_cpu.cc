@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -188,6 +189,8 @@ private:
         std::vector<real> scratch; // lattice rows
         std::vector<double> prior; // N q, normalized, or empty for uniform
         frame_boundaries bounds;
+        // ln of the products of alpha's normalizers and of sum alpha_N beta_N
+        double log_evidence = 0;
     };
 
     // Workspaces are kept between calls: a global-storage gamma array is tens
@@ -305,6 +308,11 @@ private:
         } else {
             write_boundary_metrics(f, nullptr, nullptr);
         }
+        if (f.log_evidence) {
+            *f.log_evidence =
+                r.ok() ? ws->log_evidence + double(tau()) * std::log(d_cfg.ch.Pt())
+                       : -std::numeric_limits<double>::infinity();
+        }
         return r;
     }
 
@@ -403,8 +411,10 @@ private:
         double inv = 0;
 
         // Forward pass (eqn:alpha, eqn:alpha_norm) from the start weights
-        // (normalized; all 0 leaves no path to boundary 1).
+        // (normalized; all 0 leaves no path to boundary 1). The normalizers'
+        // logs add up to the frame's evidence.
         std::copy(ws.bounds.start.begin(), ws.bounds.start.end(), ws.alpha.begin());
+        ws.log_evidence = 0;
         for (int i = 0; i < Nn; ++i) {
             const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
             double* alpha_next = ws.alpha.data() + size_t(i + 1) * Mt;
@@ -434,6 +444,7 @@ private:
                 return impossible(
                     detail::concat("no path reaches symbol boundary ", i + 1));
             }
+            ws.log_evidence += std::log(sum);
             for (int b = 0; b < Mt; ++b)
                 alpha_next[b] *= inv;
             if (d_profiling)
@@ -448,6 +459,7 @@ private:
                 return impossible(detail::concat("no path ends at drift rho - tau = ",
                                                  (long long)f.rho - tau()));
             }
+            ws.log_evidence += std::log(s);
         }
 
         // Backward pass (eqn:beta) from the end weights, fused with the

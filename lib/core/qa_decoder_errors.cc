@@ -92,7 +92,8 @@ TEST(frame_status, one_vocabulary)
                            "decoder_error",
                            "truncated",
                            "frame_lost",
-                           "invalid_tag" }) {
+                           "invalid_tag",
+                           "sync_lost" }) {
         EXPECT_EQ(names.count(n), 1u) << n;
     }
     EXPECT_THROW(parse_frame_status("lost"), std::invalid_argument);

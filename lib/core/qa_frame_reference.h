@@ -30,6 +30,8 @@ struct frame_reference {
     std::vector<double> post;     // N q
     std::vector<double> start;    // over the request's start positions, sorted
     std::vector<double> end, fwd; // over positions 0 .. L
+    double log_evidence = 0;      // ln of the total weight
+    double log_lr = 0;            // ln sum_s pi(s) Z_s 2^(L - s)
 };
 
 // W || X(D) for the message `msg` (symbols), books from index 0
@@ -65,12 +67,20 @@ inline frame_reference brute_force(const codebook& cb,
                                    int N,
                                    const std::vector<uint8_t>& W,
                                    const std::vector<uint8_t>& rx,
-                                   const std::vector<double>& priors, // N q, or empty
-                                   const position_weights& start,     // sorted
+                                   std::vector<double> priors,    // N q, or empty
+                                   const position_weights& start, // sorted
                                    end_mode end,
                                    int K)
 {
     const int q = cb.q();
+    for (size_t i = 0; i < priors.size() / size_t(q); ++i) {
+        // rows normalized, as P(D) (the evidence depends on it)
+        double sum = 0;
+        for (int D = 0; D < q; ++D)
+            sum += priors[i * size_t(q) + size_t(D)];
+        for (int D = 0; D < q; ++D)
+            priors[i * size_t(q) + size_t(D)] /= sum;
+    }
     const long long L = (long long)rx.size();
     // T(e): known: 1 at L; free: the next frame's W and K symbols, then random bits
     std::vector<double> T(size_t(L + 1), 0.0);
@@ -97,7 +107,7 @@ inline frame_reference brute_force(const codebook& cb,
     ref.fwd.assign(size_t(L + 1), 0.0);
     double total = 0, total_fwd = 0;
     each_message(N, q, [&](const std::vector<int>& msg) {
-        double pD = 1;
+        double pD = priors.empty() ? std::pow(double(q), -N) : 1.0; // P(D)
         for (int i = 0; i < N && !priors.empty(); ++i)
             pD *= priors[size_t(i) * q + size_t(msg[size_t(i)])];
         const auto x = sent_bits(cb, W, msg);
@@ -118,6 +128,11 @@ inline frame_reference brute_force(const codebook& cb,
             }
         }
     });
+    ref.log_evidence = std::log(total);
+    double lr = 0;
+    for (size_t k = 0; k < start.positions.size(); ++k)
+        lr += ref.start[k] * std::ldexp(1.0, int(L - start.positions[k]));
+    ref.log_lr = std::log(lr);
     for (auto* v : { &ref.post, &ref.start, &ref.end })
         for (double& x : *v)
             x = total > 0 ? x / total : 0.0;
@@ -169,6 +184,11 @@ inline void expect_matches_reference(frame_decoder& dec,
     ASSERT_EQ(got.posteriors.size(), ref.post.size());
     for (size_t k = 0; k < ref.post.size(); ++k)
         ASSERT_NEAR(got.posteriors[k], ref.post[k], tol) << what << ": posterior " << k;
+    // the evidence, and against random bits (relative 1e-9 in double)
+    ASSERT_NEAR(got.log_evidence, ref.log_evidence, std::max(tol, 1e-9) * 10)
+        << what << ": log evidence";
+    ASSERT_NEAR(got.log_likelihood_ratio, ref.log_lr, std::max(tol, 1e-9) * 10)
+        << what << ": log-likelihood ratio against random bits";
     ASSERT_EQ(got.start.positions, sp.positions) << what;
     for (size_t k = 0; k < ref.start.size(); ++k)
         ASSERT_NEAR(got.start.weights[k], ref.start[k], tol) << what << ": start " << k;

@@ -181,6 +181,7 @@ public:
                 todo.push_back(k);
             } else {
                 write_boundary_metrics(frames[k], nullptr, nullptr);
+                write_no_evidence(frames[k]);
                 fill_uniform(post[k]);
             }
         }
@@ -251,6 +252,7 @@ private:
             for (size_t j = pos; j < pos + count; ++j) {
                 fill_uniform(post[todo[j]]);
                 write_boundary_metrics(frames[todo[j]], nullptr, nullptr);
+                write_no_evidence(frames[todo[j]]);
                 results[todo[j]] = { frame_status::decoder_error,
                                      "the CUDA decoder failed on the frame: " + what };
             }
@@ -583,6 +585,21 @@ private:
                 } else {
                     write_boundary_metrics(frames[k], nullptr, nullptr);
                 }
+            }
+            if (frames[k].log_evidence) {
+                // ln of C_N lambda_N (base-2 logs on the device), less the
+                // N ln q that the sums over D without priors carry (the CPU
+                // divides them by q), plus tau ln Pt (map_decoder.h)
+                double ev = -std::numeric_limits<double>::infinity();
+                if (status[j] == st_ok) {
+                    double lc = 0, ll = 0;
+                    d_log_alpha_norm.download_at(&lc, j * size_t(Nn + 1) + size_t(Nn), 1);
+                    d_log_lambda_end.download_at(&ll, j, 1);
+                    ev = (lc + ll) * std::log(2.0) -
+                         (has_prior[j] ? 0.0 : double(Nn) * std::log(double(Q))) +
+                         double(tau()) * std::log(d_cfg.ch.Pt());
+                }
+                *frames[k].log_evidence = ev;
             }
             if (status[j] == st_ok) {
                 results[k] = {};

@@ -144,6 +144,11 @@ def reference(books, n, N, chp, sync, rx, start=None, end="known", K=0, prior_ro
             post[i, d] += wD
     total = lam.sum()
     out = {"total": total}
+    # the evidence with P(D) and pi(s) normalized, and against random bits
+    norm = np.sum(np.log(np.sum(prior_rows, axis=1))) + np.log(sum(start.values()))
+    if total > 0:
+        out["log_evidence"] = np.log(total) - norm
+        out["log_lr"] = np.log(sum(v * 2.0 ** (L - s) for s, v in spost.items())) - norm
     if total > 0:
         out["posteriors"] = post / total
         out["start"] = {s: v / total for s, v in spost.items()}
@@ -194,6 +199,12 @@ class qa_frame_boundaries_edge(unittest.TestCase):
         self.assertEqual(res.status, "ok", msg + " " + res.reason)
         np.testing.assert_allclose(res.posteriors, ref["posteriors"], rtol=0, atol=tol,
                                    err_msg=msg + " posteriors")
+        # the evidence, and against random bits (in logs)
+        etol = 10 * max(tol, 1e-9)
+        self.assertAlmostEqual(res.log_evidence, ref["log_evidence"], delta=etol,
+                               msg=msg + " log evidence")
+        self.assertAlmostEqual(res.log_likelihood_ratio, ref["log_lr"], delta=etol,
+                               msg=msg + " log-likelihood ratio")
         # the start posterior over the start prior's positions
         want_pos = sorted(ref["start"]) if start is not None else [0]
         np.testing.assert_array_equal(res.start_positions, want_pos, err_msg=msg)

@@ -71,7 +71,7 @@ class qa_input_errors(unittest.TestCase):
         names = bsid.frame_status_names
         self.assertEqual(names[:5], ("ok", "empty", "invalid_input", "drift_out_of_range",
                                      "impossible"))
-        for n in ("decoder_error", "truncated", "frame_lost", "invalid_tag"):
+        for n in ("decoder_error", "truncated", "frame_lost", "invalid_tag", "sync_lost"):
             self.assertIn(n, names)
         self.assertEqual(len(set(names)), len(names))
         # every status decode_batch gives is one of them

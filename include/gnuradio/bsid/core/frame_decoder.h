@@ -10,6 +10,7 @@
 
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -59,6 +60,12 @@ struct frame_request {
     std::optional<position_weights> start;
     end_mode end = end_mode::known;
     int lookahead = 0;
+    /*!
+     * With a free end: whether the bits after the end begin the next frame
+     * (its sync word and first K symbols, then random bits), or are random
+     * bits only (false: the end of a stream; K must then be 0).
+     */
+    bool next_frame_follows = true;
 };
 
 /*!
@@ -80,6 +87,20 @@ struct frame_decode_result {
      */
     std::vector<long long> end_positions;
     std::vector<double> end_posterior, end_forward;
+    /*!
+     * ln Z, Z the total weight of the model, summed over messages, starts and
+     * ends: sum P(D) pi(s) P(rx[s:e] | W || X(D)) T(e) (pi normalized). The
+     * likelihood of the segment's bits from the frame's start on.
+     */
+    double log_evidence = -std::numeric_limits<double>::infinity();
+    /*!
+     * ln of the evidence against random bits:
+     *   ln sum_s pi(s) P(rx[s:L] | a frame starting at s) / 2^-(L - s),
+     * positive when the bits look more like a frame (and what follows it)
+     * than like random bits (stream_decoder's test of synchronization).
+     * -infinity for a refused frame.
+     */
+    double log_likelihood_ratio = -std::numeric_limits<double>::infinity();
 };
 
 /*!

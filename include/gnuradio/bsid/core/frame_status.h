@@ -32,10 +32,12 @@ enum class frame_status {
     truncated,   //!< fewer bits arrived than the frame's length tag announced
     frame_lost,  //!< the channel lost the whole frame (a `bsid_frames_lost` count)
     invalid_tag, //!< the frame's length tag is not a non-negative integer
+    // decided by the stream decoder
+    sync_lost, //!< the stream decoder is not synchronized here (stream_decoder)
 };
 
 //! Every status, in the order of their values.
-constexpr std::array<frame_status, 9> all_frame_statuses = {
+constexpr std::array<frame_status, 10> all_frame_statuses = {
     frame_status::ok,
     frame_status::empty,
     frame_status::invalid_input,
@@ -45,12 +47,13 @@ constexpr std::array<frame_status, 9> all_frame_statuses = {
     frame_status::truncated,
     frame_status::frame_lost,
     frame_status::invalid_tag,
+    frame_status::sync_lost,
 };
 
 /*!
  * A short stable name, the status's identifier: "ok", "empty",
  * "invalid_input", "drift_out_of_range", "impossible", "decoder_error",
- * "truncated", "frame_lost", "invalid_tag".
+ * "truncated", "frame_lost", "invalid_tag", "sync_lost".
  */
 const char* to_string(frame_status s);
 

@@ -109,6 +109,17 @@ struct frame_view {
      * values), each normalized to sum 1 (all 0 for a refused frame).
      */
     double* boundary_metrics = nullptr;
+    /*!
+     * If not null, receives the frame's log evidence against random bits, in
+     * the backend's weighing: ln of the sum over all paths and messages of
+     * alpha_0 (normalized) times the path's likelihood ratio (each received
+     * bit against a random one, lattice_weights::ratio) times beta_N
+     * (normalized), plus tau ln Pt. With the default boundaries this is
+     * ln P(rx | the model) - ln P(rx | rho random bits); frame_decoder turns
+     * it into the evidence of its own boundaries. -infinity for a refused
+     * frame.
+     */
+    double* log_evidence = nullptr;
 };
 
 
@@ -229,6 +240,9 @@ protected:
     void write_boundary_metrics(const frame_view& frame,
                                 const double* alpha_N,
                                 const double* beta_0) const;
+
+    //! A refused frame's log evidence, if asked for: -infinity.
+    static void write_no_evidence(const frame_view& frame);
 
     decoder_config d_cfg;
     decoder_limits d_limits;

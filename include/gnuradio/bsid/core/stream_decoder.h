@@ -1,0 +1,211 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_BSID_CORE_STREAM_DECODER_H
+#define INCLUDED_BSID_CORE_STREAM_DECODER_H
+
+#include <gnuradio/bsid/core/frame_decoder.h>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace bsid {
+
+/*!
+ * \brief How a stream_decoder follows a stream (docs/design.md section 3,
+ * "Stream decoding"; docs/receiving.md for a receiver's view).
+ */
+struct stream_options {
+    //! K: the next frame's symbols weighed after each frame's end (0 <= K <= N)
+    int lookahead = 2;
+    /*!
+     * The first frame's start: a prior over absolute stream positions (the
+     * position of the frame's first transmitted bit, its sync word's first
+     * bit if it has one). Unset: the decoder starts unsynchronized and
+     * acquires at the first start tag or sync word it finds.
+     */
+    std::optional<position_weights> first_start = position_weights{ { 0 }, { 1.0 } };
+    /*!
+     * Half width, in bits, of the start prior put around a start tag or a
+     * sync word found by search: uniform over [t - w, t + w].
+     */
+    int acquire_window = 4;
+    /*!
+     * Where a frame starts relative to its start tag: start = tag + offset.
+     * Unset: -G, for a tag on the bit after the sync word (as
+     * digital.correlate_access_code_tag_bb puts it when its access code is
+     * the frame's sync word).
+     */
+    std::optional<long long> tag_offset;
+    /*!
+     * The test of synchronization: a decoded frame whose log-likelihood
+     * ratio against random bits (frame_decode_result::log_likelihood_ratio,
+     * natural log) is below this loses sync. 0: the frame must be more
+     * likely than random bits.
+     */
+    double sync_threshold = 0.0;
+    /*!
+     * While unsynchronized without a start tag, look for the next frame:
+     * with a sync word, by its likelihood at every position of a frame
+     * length of bits, then a decode around the best one; without, by a
+     * decode whose start prior spans a whole frame length. false: wait for
+     * a start tag.
+     */
+    bool search = true;
+};
+
+/*!
+ * \brief One frame put out by a stream_decoder: decoded, or an erasure
+ * (uniform posteriors) with the reason. Positions are absolute: bit k of the
+ * stream is the k-th bit ever pushed, from 0.
+ */
+struct stream_frame {
+    uint64_t index = 0;             //!< k: frames put out before this one
+    frame_result result;            //!< ok, or why it is an erasure
+    std::vector<double> posteriors; //!< N x q, rows summing to 1
+    //! where frame k should start: the last anchor (a start tag, an
+    //! acquisition or the first frame's start) plus whole frame lengths
+    long long nominal_start = 0, nominal_end = 0; //!< nominal_end = nominal_start + F
+    //! the most probable start (the first bit of its sync word, if any) and
+    //! end (one past its last bit); -1 for an erasure
+    long long start = -1, end = -1;
+    double start_probability = 0, end_probability = 0; //!< their posteriors
+    //! the frame's log-likelihood ratio against random bits (-inf if not decoded)
+    double log_likelihood_ratio = -std::numeric_limits<double>::infinity();
+    bool acquired = false; //!< decoded from an acquisition (tag or search)
+    //! the received bits [segment_begin, segment_end) its decode read (-1: none)
+    long long segment_begin = -1, segment_end = -1;
+    //! start - nominal_start and end - nominal_end (0 for an erasure)
+    long long start_drift() const { return start < 0 ? 0 : start - nominal_start; }
+    long long end_drift() const { return end < 0 ? 0 : end - nominal_end; }
+};
+
+/*!
+ * \brief Decodes an unbounded received bitstream, frame after frame
+ * (docs/design.md section 3, "Stream decoding").
+ *
+ * Bits come in chunks of any size (push); frames come out in order, decoded
+ * or as erasures, and every frame length of received bits gives one frame
+ * out (equal frames in and out). Frame k + 1's start prior is frame k's
+ * forward end metric, trimmed from both tails while the mass dropped stays
+ * <= Pr (the decoder's), so that drift is followed indefinitely; only the
+ * bits still needed are kept.
+ *
+ * A frame is decoded once the stream holds its segment: from its earliest
+ * start to its latest end, s_max + F + m^+ (F = G + N n transmitted bits,
+ * m^+ the frame's upper drift limit), then G + K n more bits (the next
+ * frame's sync word and K symbols) and the upper drift limit over those.
+ *
+ * A frame whose log-likelihood ratio against random bits is below the
+ * threshold, or that the decoder refuses, loses sync: it is put out as a
+ * `sync_lost` erasure, as is each further frame length of bits until the
+ * decoder re-acquires, at a start tag or by a search. A stream that ends
+ * inside a frame puts it out as a `truncated` erasure (flush).
+ *
+ * Not thread-safe (one stream); the frame_decoder may be shared.
+ */
+class stream_decoder
+{
+public:
+    //! Throws std::invalid_argument for bad options.
+    stream_decoder(std::shared_ptr<frame_decoder> dec, stream_options opt = {});
+
+    /*!
+     * Appends received bits (one per byte; a byte other than 0 or 1 makes
+     * the frame it falls in an `invalid_input` erasure) and decodes every
+     * frame that is complete. start_tags: positions of start tags within
+     * this chunk (0 .. count - 1, any order).
+     */
+    std::vector<stream_frame>
+    push(const uint8_t* bits, size_t count, const std::vector<size_t>& start_tags = {});
+
+    //! The end of the stream: the frames that can still be decoded, then a
+    //! frame the stream ends inside as a `truncated` erasure. Push nothing after.
+    std::vector<stream_frame> flush();
+
+    /*
+     * The same in steps, for decoding frames of many streams in one batch
+     * (stream_batch): feed() appends without decoding; next() advances
+     * without decoding, puts erasures into out, and returns the request of
+     * the next frame to decode (its bits stay valid until the next feed()
+     * or complete()), or nothing if more bits are needed; complete() takes
+     * that request's result.
+     */
+    void
+    feed(const uint8_t* bits, size_t count, const std::vector<size_t>& start_tags = {});
+    std::optional<frame_request> next(std::vector<stream_frame>& out);
+    void complete(const frame_decode_result& result, std::vector<stream_frame>& out);
+    //! From now on the stream has ended (next() then finishes it).
+    void end_of_stream() { d_ended = true; }
+
+    long long received() const { return d_base + (long long)d_buf.size(); }
+    //! Bits held (the flat memory: about two segments at most)
+    size_t buffered() const { return d_buf.size(); }
+    bool synchronized() const { return d_mode == mode::synced; }
+    uint64_t frames_out() const { return d_k; }
+    //! F = G + N n, the transmitted bits of a frame
+    long long frame_bits() const { return d_F; }
+    const stream_options& options() const { return d_opt; }
+    frame_decoder& decoder() { return *d_dec; }
+
+private:
+    enum class mode { synced, hunting };
+    enum class pending_kind { none, synced, search };
+
+    long long nominal(uint64_t k) const
+    {
+        return d_anchor + (long long)(k - d_anchor_k) * d_F;
+    }
+    long long segment_end(long long s_max) const;
+    void acquire(long long at, std::vector<stream_frame>& out);
+    void lose_sync(const frame_result& why, std::vector<stream_frame>& out);
+    void
+    erase(frame_status status, const std::string& reason, std::vector<stream_frame>& out);
+    void erase_until(long long at, std::vector<stream_frame>& out);
+    void take(frame_decode_result& r, bool acquired, std::vector<stream_frame>& out);
+    bool invalid_in(long long from, long long to, long long* where) const;
+    long long search_sync_word(long long from, long long to) const;
+    void trim();
+    void advance_hunt();
+    void process_tags_synced();
+
+    std::shared_ptr<frame_decoder> d_dec;
+    stream_options d_opt;
+    long long d_F = 0, d_G = 0, d_offset = 0;
+    long long d_tail = 0; // G + K n + the upper drift limit over those bits
+    int d_hi = 0;         // the frame's upper end drift limit m^+
+    bool d_ended = false;
+    bool d_finished = false; // ended, and everything put out
+    int d_sync_hi = 0;       // the upper drift limit over the sync word's G bits
+
+    std::vector<uint8_t> d_buf; // bits from position d_base on
+    long long d_base = 0;
+    std::deque<long long> d_tags;    // frame starts from start tags, ascending
+    std::deque<long long> d_invalid; // positions of bytes that were not bits
+
+    mode d_mode = mode::hunting;
+    position_weights d_prior; // synced: the next frame's start prior (absolute)
+    long long d_hunt = 0;     // hunting: where the next frame length of bits begins
+    long long d_floor = 0;    // hunting: tags before this are stale
+    bool d_acquired = false;  // the next frame is decoded from an acquisition
+    long long d_anchor = 0;   // nominal start of frame d_anchor_k
+    uint64_t d_anchor_k = 0;
+    uint64_t d_k = 0; // the next frame's index
+
+    pending_kind d_pending = pending_kind::none;
+    long long d_seg = 0;     // the pending request's segment starts here
+    long long d_seg_end = 0; // and ends here
+    bool d_req_cut = false;  // the stream ends where the pending frame may not be whole
+    position_weights d_req_start; // the pending request's start prior (segment positions)
+};
+
+} // namespace bsid
+
+#endif /* INCLUDED_BSID_CORE_STREAM_DECODER_H */

@@ -1,0 +1,623 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Stream decoding (docs/design.md section 3, "Stream decoding"): frames one
+// after another over an unbounded bitstream, each decoded by frame_decoder
+// with a free end, its start prior carried over from the previous frame's
+// forward end metric. Two modes: synced (a start prior for the next frame)
+// and hunting (no prior: frame lengths of bits put out as sync_lost
+// erasures until a start tag or a search finds a frame).
+
+#include "format.h"
+#include <gnuradio/bsid/core/drift_limits.h>
+#include <gnuradio/bsid/core/lattice.h>
+#include <gnuradio/bsid/core/log.h>
+#include <gnuradio/bsid/core/stream_decoder.h>
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace bsid {
+
+namespace {
+
+constexpr long long max_states = 1 << 20; // frame_decoder's bound on the state space
+
+// the prior checked, sorted and normalized (absolute positions)
+position_weights checked_prior(const position_weights& p, const char* what)
+{
+    if (p.positions.size() != p.weights.size())
+        throw std::invalid_argument(detail::concat(what,
+                                                   ": ",
+                                                   p.positions.size(),
+                                                   " positions but ",
+                                                   p.weights.size(),
+                                                   " weights"));
+    if (p.positions.empty())
+        throw std::invalid_argument(detail::concat(what, ": no positions"));
+    std::vector<size_t> order(p.positions.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return p.positions[a] < p.positions[b];
+    });
+    position_weights out;
+    double sum = 0;
+    for (size_t k : order) {
+        const long long s = p.positions[k];
+        const double w = p.weights[k];
+        if (s < 0)
+            throw std::invalid_argument(
+                detail::concat(what, ": position ", s, " is before the stream's start"));
+        if (!std::isfinite(w) || w < 0)
+            throw std::invalid_argument(
+                detail::concat(what,
+                               ": the weight of position ",
+                               s,
+                               " is ",
+                               detail::fmt_double(w),
+                               ", not a finite non-negative number"));
+        if (!out.positions.empty() && out.positions.back() == s)
+            throw std::invalid_argument(
+                detail::concat(what, ": position ", s, " is given twice"));
+        out.positions.push_back(s);
+        out.weights.push_back(w);
+        sum += w;
+    }
+    if (!(sum > 0))
+        throw std::invalid_argument(detail::concat(what, ": every weight is 0"));
+    if (out.positions.back() - out.positions.front() >= max_states / 2)
+        throw std::invalid_argument(
+            detail::concat(what,
+                           ": spread over ",
+                           out.positions.back() - out.positions.front() + 1,
+                           " positions; at most ",
+                           max_states / 2));
+    for (double& w : out.weights)
+        w /= sum;
+    return out;
+}
+
+// the most probable entry (the first on a tie)
+size_t argmax(const std::vector<double>& v)
+{
+    return size_t(std::max_element(v.begin(), v.end()) - v.begin());
+}
+
+} // namespace
+
+stream_decoder::stream_decoder(std::shared_ptr<frame_decoder> dec, stream_options opt)
+    : d_dec(std::move(dec)), d_opt(std::move(opt))
+{
+    if (!d_dec)
+        throw std::invalid_argument("stream_decoder: no frame decoder");
+    const decoder_config& cfg = d_dec->config();
+    if (d_opt.lookahead < 0 || d_opt.lookahead > cfg.N)
+        throw std::invalid_argument(detail::concat("stream_decoder: lookahead K = ",
+                                                   d_opt.lookahead,
+                                                   " must lie in [0, N = ",
+                                                   cfg.N,
+                                                   "]"));
+    if (d_opt.acquire_window < 0 || d_opt.acquire_window > 65536)
+        throw std::invalid_argument(detail::concat("stream_decoder: acquire_window = ",
+                                                   d_opt.acquire_window,
+                                                   " bits must lie in [0, 65536]"));
+    if (std::isnan(d_opt.sync_threshold) ||
+        d_opt.sync_threshold == std::numeric_limits<double>::infinity())
+        throw std::invalid_argument(
+            "stream_decoder: sync_threshold must be a number below +infinity");
+    d_G = (long long)d_dec->sync_word().size();
+    d_F = d_G + d_dec->tau();
+    d_offset = d_opt.tag_offset ? *d_opt.tag_offset : -d_G;
+    if (std::llabs(d_offset) > (1LL << 40))
+        throw std::invalid_argument("stream_decoder: tag_offset is out of range");
+    d_hi = d_dec->limits().mtau.hi;
+    const long long T = d_G + (long long)d_opt.lookahead * cfg.cb.n();
+    d_tail = T + (T > 0 ? drift_limits(T, cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr).hi : 0);
+    d_sync_hi = d_G > 0 ? drift_limits(d_G, cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr).hi : 0;
+    if (d_opt.first_start) {
+        d_prior = checked_prior(*d_opt.first_start, "stream_decoder: first_start");
+        d_mode = mode::synced;
+        d_anchor = d_prior.positions[argmax(d_prior.weights)];
+    } else {
+        d_mode = mode::hunting;
+    }
+}
+
+long long stream_decoder::segment_end(long long s_max) const
+{
+    return s_max + d_F + d_hi + d_tail;
+}
+
+void stream_decoder::feed(const uint8_t* bits,
+                          size_t count,
+                          const std::vector<size_t>& start_tags)
+{
+    if (d_ended)
+        throw std::invalid_argument(
+            "stream_decoder: bits pushed after the end of the stream (flush)");
+    if (count > 0 && !bits)
+        throw std::invalid_argument("stream_decoder: no bits for a chunk of count > 0");
+    std::vector<size_t> tags = start_tags;
+    std::sort(tags.begin(), tags.end());
+    for (size_t t : tags) {
+        if (t >= count)
+            throw std::invalid_argument(detail::concat("stream_decoder: a start tag at ",
+                                                       t,
+                                                       " lies outside the chunk of ",
+                                                       count,
+                                                       " bits"));
+    }
+    const long long pos0 = received();
+    d_buf.reserve(d_buf.size() + count);
+    for (size_t j = 0; j < count; ++j) {
+        if (bits[j] > 1) {
+            d_invalid.push_back(pos0 + (long long)j); // the frame it falls in: an erasure
+            d_buf.push_back(0);
+        } else {
+            d_buf.push_back(bits[j]);
+        }
+    }
+    for (size_t t : tags) {
+        const long long s = pos0 + (long long)t + d_offset;
+        if (!d_tags.empty() && d_tags.back() >= s)
+            continue; // the same start twice
+        d_tags.push_back(s);
+    }
+}
+
+bool stream_decoder::invalid_in(long long from, long long to, long long* where) const
+{
+    for (long long x : d_invalid) {
+        if (x >= from && x < to) {
+            *where = x;
+            return true;
+        }
+    }
+    return false;
+}
+
+void stream_decoder::erase(frame_status status,
+                           const std::string& reason,
+                           std::vector<stream_frame>& out)
+{
+    stream_frame f;
+    f.index = d_k;
+    f.result = { status, reason };
+    const decoder_config& cfg = d_dec->config();
+    f.posteriors.assign(size_t(cfg.N) * size_t(cfg.cb.q()), 1.0 / cfg.cb.q());
+    f.nominal_start = nominal(d_k);
+    f.nominal_end = f.nominal_start + d_F;
+    out.push_back(std::move(f));
+    ++d_k;
+}
+
+// hunting: one sync_lost erasure per frame length of bits before position `at`
+void stream_decoder::erase_until(long long at, std::vector<stream_frame>& out)
+{
+    if (at <= d_hunt)
+        return;
+    const long long count = (at - d_hunt + d_F / 2) / d_F; // to the nearest frame length
+    for (long long j = 0; j < count; ++j) {
+        erase(frame_status::sync_lost,
+              detail::concat("unsynchronized: no frame found in the bits from position ",
+                             d_hunt,
+                             " to ",
+                             d_hunt + d_F),
+              out);
+        advance_hunt();
+    }
+}
+
+void stream_decoder::advance_hunt()
+{
+    d_hunt += d_F;
+    // a tag before the new block would have acquired already
+    d_floor = std::max(d_floor, d_hunt - d_opt.acquire_window);
+}
+
+// hunting -> synced: a uniform start prior over [at - w, at + w]
+void stream_decoder::acquire(long long at, std::vector<stream_frame>& out)
+{
+    erase_until(at, out);
+    const long long w = d_opt.acquire_window;
+    d_prior = {};
+    for (long long s = std::max({ at - w, d_base, 0LL }); s <= at + w; ++s) {
+        d_prior.positions.push_back(s);
+        d_prior.weights.push_back(1.0);
+    }
+    for (double& x : d_prior.weights)
+        x /= double(d_prior.weights.size());
+    d_mode = mode::synced;
+    d_anchor = at;
+    d_anchor_k = d_k;
+    d_acquired = true;
+    log(log_level::info,
+        detail::concat("stream_decoder: acquiring frame ", d_k, " at position ", at));
+}
+
+// synced -> hunting: the next frame is put out as a sync_lost erasure (or
+// the status of `why`), and hunting begins a frame length after its most
+// probable start
+void stream_decoder::lose_sync(const frame_result& why, std::vector<stream_frame>& out)
+{
+    const long long s = d_prior.positions[argmax(d_prior.weights)];
+    log(log_level::info,
+        detail::concat("stream_decoder: frame ",
+                       d_k,
+                       ": ",
+                       to_string(why.status),
+                       ": ",
+                       why.reason));
+    erase(why.status, why.reason, out);
+    d_mode = mode::hunting;
+    d_hunt = s + d_F;
+    d_floor = s + d_opt.acquire_window + 1; // a tag at the lost frame's start: not again
+    d_anchor = d_hunt;
+    d_anchor_k = d_k;
+    d_acquired = false;
+}
+
+void stream_decoder::process_tags_synced()
+{
+    const long long w = d_opt.acquire_window;
+    const long long s_min = d_prior.positions.front(), s_max = d_prior.positions.back();
+    while (!d_tags.empty() && d_tags.front() < s_min - w) {
+        // inside a frame decoded in sync: the evidence outweighs it
+        log(log_level::debug,
+            detail::concat("stream_decoder: a start tag for position ",
+                           d_tags.front(),
+                           " lies inside a frame decoded in sync; ignored"));
+        d_tags.pop_front();
+    }
+    while (!d_tags.empty() && d_tags.front() <= s_max + w) {
+        // where the frame is expected: it anchors the nominal positions, the
+        // carried prior (sharper than a window) stays
+        d_anchor = d_tags.front();
+        d_anchor_k = d_k;
+        d_tags.pop_front();
+    }
+}
+
+long long stream_decoder::search_sync_word(long long from, long long to) const
+{
+    // the sync word's likelihood ratio against random bits at each start s:
+    // sum_c R(rx[s:s+c] | W) 2^c over the ends the drift limits allow
+    const std::vector<uint8_t>& W = d_dec->sync_word();
+    const long long have = received();
+    long long best = from;
+    double best_v = -1;
+    for (long long s = from; s < to; ++s) {
+        const long long ny = std::min(have - s, d_G + d_sync_hi);
+        if (ny < 0)
+            break;
+        const auto row = full_lattice_last_row(d_dec->config().ch,
+                                               W.data(),
+                                               W.size(),
+                                               d_buf.data() + (s - d_base),
+                                               size_t(ny));
+        double v = 0;
+        for (size_t c = 0; c < row.size(); ++c)
+            v += std::ldexp(row[c], int(c));
+        if (v > best_v)
+            best_v = v, best = s;
+    }
+    return best;
+}
+
+std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out)
+{
+    if (d_pending != pending_kind::none)
+        throw std::logic_error("stream_decoder: the pending request is not complete");
+    const long long w = d_opt.acquire_window;
+    while (!d_finished) {
+        const long long have = received();
+        if (d_mode == mode::synced) {
+            process_tags_synced();
+            const long long s_min = d_prior.positions.front(),
+                            s_max = d_prior.positions.back();
+            const long long need = segment_end(s_max);
+            if (have < need && !d_ended)
+                return std::nullopt;
+            const bool at_end = have < need;
+            if (at_end && have - s_max <= d_G) {
+                // the stream ended where this frame starts: no more than a
+                // sync word of it arrived (after its latest start), so no frame
+                d_finished = true;
+                return std::nullopt;
+            }
+            long long seg_end = std::min(need, have);
+            bool tail_model = have >= need; // the next frame's W and K symbols follow
+            long long bad = 0;
+            if (invalid_in(s_min, s_max + d_F + d_hi, &bad)) {
+                lose_sync({ frame_status::invalid_input,
+                            detail::concat("the byte at stream position ",
+                                           bad,
+                                           " is not a bit (0 or 1)") },
+                          out);
+                trim();
+                continue;
+            }
+            if (invalid_in(s_min, seg_end, &bad)) {
+                // after the frame's latest end: the segment stops before it
+                seg_end = bad;
+                tail_model = false;
+            }
+            frame_request r;
+            r.bits = d_buf.data() + (s_min - d_base);
+            r.L = size_t(seg_end - s_min);
+            d_req_start = d_prior;
+            for (long long& s : d_req_start.positions)
+                s -= s_min;
+            r.start = d_req_start;
+            r.end = end_mode::free;
+            r.lookahead = tail_model ? d_opt.lookahead : 0;
+            r.next_frame_follows = tail_model;
+            d_pending = pending_kind::synced;
+            d_seg = s_min;
+            d_seg_end = seg_end;
+            d_req_cut = have < s_max + d_F + d_hi; // the frame itself may be cut
+            return r;
+        }
+
+        // hunting: a start tag after the lost frame's start acquires
+        while (!d_tags.empty() &&
+               (d_tags.front() < d_floor || d_tags.front() + w < d_base))
+            d_tags.pop_front();
+        if (!d_tags.empty()) {
+            const long long t = d_tags.front();
+            d_tags.pop_front();
+            acquire(t, out);
+            continue;
+        }
+        const long long block_end = d_hunt + d_F;
+        // a tag for a start inside the block arrives with the bit at start - offset
+        const long long need =
+            d_opt.search ? segment_end(block_end + w)
+                         : block_end + w + std::max<long long>(0, -d_offset) + 1;
+        if (have < need && !d_ended)
+            return std::nullopt;
+        if (have < need && have - d_hunt < d_F) {
+            // the stream ends inside this frame length of bits
+            d_finished = true;
+            if (have - d_hunt > d_G)
+                erase(frame_status::truncated,
+                      detail::concat("the stream ends ",
+                                     have - d_hunt,
+                                     " bits into a frame length, unsynchronized"),
+                      out);
+            return std::nullopt;
+        }
+        long long bad = 0;
+        if (!d_opt.search || invalid_in(d_hunt, block_end, &bad)) {
+            erase(frame_status::sync_lost,
+                  !d_opt.search
+                      ? detail::concat("unsynchronized: no start tag for the bits from "
+                                       "position ",
+                                       d_hunt,
+                                       " to ",
+                                       block_end)
+                      : detail::concat("unsynchronized: the byte at stream position ",
+                                       bad,
+                                       " is not a bit (0 or 1)"),
+                  out);
+            advance_hunt();
+            trim();
+            continue;
+        }
+        // search: candidate starts from [d_hunt - w, block_end + w)
+        const long long lo = std::max({ d_hunt - w, d_base, d_floor });
+        const long long hi = std::min(block_end + w, have);
+        position_weights cand;
+        if (d_G > 0) {
+            const long long s = search_sync_word(lo, hi);
+            for (long long x = std::max(s - w, d_base); x <= std::min(s + w, have); ++x)
+                cand.positions.push_back(x), cand.weights.push_back(1.0);
+        } else {
+            for (long long x = lo; x < hi; ++x)
+                cand.positions.push_back(x), cand.weights.push_back(1.0);
+        }
+        if (cand.positions.empty()) {
+            erase(frame_status::sync_lost,
+                  detail::concat(
+                      "unsynchronized: no frame found in the bits from position ",
+                      d_hunt,
+                      " to ",
+                      block_end),
+                  out);
+            advance_hunt();
+            continue;
+        }
+        const long long s_min = cand.positions.front();
+        const long long full_end = segment_end(cand.positions.back());
+        const long long seg_end = std::min(full_end, have);
+        if (invalid_in(s_min, seg_end, &bad)) {
+            erase(frame_status::sync_lost,
+                  detail::concat("unsynchronized: the byte at stream position ",
+                                 bad,
+                                 " is not a bit (0 or 1)"),
+                  out);
+            advance_hunt();
+            trim();
+            continue;
+        }
+        for (double& x : cand.weights)
+            x /= double(cand.weights.size());
+        frame_request r;
+        r.bits = d_buf.data() + (s_min - d_base);
+        r.L = size_t(seg_end - s_min);
+        d_req_start = cand;
+        for (long long& s : d_req_start.positions)
+            s -= s_min;
+        r.start = d_req_start;
+        r.end = end_mode::free;
+        r.lookahead = seg_end < full_end ? 0 : d_opt.lookahead;
+        r.next_frame_follows = seg_end == full_end;
+        d_req_cut = false; // a failed search is a frame length of sync_lost
+        d_pending = pending_kind::search;
+        d_seg = s_min;
+        d_seg_end = seg_end;
+        return r;
+    }
+    return std::nullopt;
+}
+
+// a decoded frame put out; the next frame's start prior from its forward end metric
+void stream_decoder::take(frame_decode_result& r,
+                          bool acquired,
+                          std::vector<stream_frame>& out)
+{
+    stream_frame f;
+    f.index = d_k;
+    f.result = r.result;
+    f.posteriors = std::move(r.posteriors);
+    f.nominal_start = nominal(d_k);
+    f.nominal_end = f.nominal_start + d_F;
+    const size_t bs = argmax(r.start.weights), be = argmax(r.end_posterior);
+    f.start = d_seg + r.start.positions[bs];
+    f.start_probability = r.start.weights[bs];
+    f.end = d_seg + r.end_positions[be];
+    f.end_probability = r.end_posterior[be];
+    f.log_likelihood_ratio = r.log_likelihood_ratio;
+    f.acquired = acquired;
+    f.segment_begin = d_seg;
+    f.segment_end = d_seg_end;
+    out.push_back(std::move(f));
+    ++d_k;
+
+    // trimmed from both tails while the mass dropped stays <= Pr
+    const double Pr = d_dec->config().Pr;
+    size_t a = 0, b = r.end_forward.size();
+    double dropped = 0;
+    while (b - a > 1) {
+        // the lighter tail first (the left one on a tie)
+        const double left = r.end_forward[a], right = r.end_forward[b - 1];
+        const bool take_left = left <= right;
+        const double m = take_left ? left : right;
+        if (dropped + m > Pr)
+            break;
+        dropped += m;
+        take_left ? ++a : --b;
+    }
+    position_weights next;
+    double sum = 0;
+    for (size_t k = a; k < b; ++k) {
+        next.positions.push_back(d_seg + r.end_positions[k]);
+        next.weights.push_back(r.end_forward[k]);
+        sum += r.end_forward[k];
+    }
+    if (!(sum > 0)) { // (an ok frame always has a forward end metric)
+        lose_sync({ frame_status::sync_lost, "the frame has no forward end metric" },
+                  out);
+        return;
+    }
+    for (double& x : next.weights)
+        x /= sum;
+    d_prior = std::move(next);
+    d_mode = mode::synced;
+    d_acquired = false;
+}
+
+void stream_decoder::complete(const frame_decode_result& result,
+                              std::vector<stream_frame>& out)
+{
+    const pending_kind kind = d_pending;
+    if (kind == pending_kind::none)
+        throw std::logic_error("stream_decoder: no request is pending");
+    d_pending = pending_kind::none;
+    const bool in_sync =
+        result.result.ok() && result.log_likelihood_ratio >= d_opt.sync_threshold;
+    frame_result why;
+    if (!result.result.ok())
+        why = { frame_status::sync_lost,
+                "the decoder refused the frame (" +
+                    std::string(to_string(result.result.status)) +
+                    "): " + result.result.reason };
+    else if (!in_sync)
+        why = { frame_status::sync_lost,
+                detail::concat("the frame's log-likelihood ratio against random bits, ",
+                               detail::fmt_double(result.log_likelihood_ratio),
+                               ", is below the sync threshold ",
+                               detail::fmt_double(d_opt.sync_threshold)) };
+    if (d_req_cut && !in_sync) {
+        // the stream ends inside this frame
+        why.status = frame_status::truncated;
+        why.reason = "the stream ends inside the frame: " + why.reason;
+    }
+    frame_decode_result r = result;
+    if (kind == pending_kind::synced) {
+        if (!in_sync) {
+            lose_sync(why, out);
+            if (d_req_cut)
+                d_finished = true;
+        } else {
+            take(r, d_acquired, out);
+        }
+        trim();
+        return;
+    }
+    // a search
+    if (!in_sync) {
+        erase(frame_status::sync_lost,
+              detail::concat("unsynchronized: no frame found in the bits from position ",
+                             d_hunt,
+                             " to ",
+                             d_hunt + d_F,
+                             " (",
+                             why.reason,
+                             ")"),
+              out);
+        advance_hunt();
+        trim();
+        return;
+    }
+    const long long s = d_seg + r.start.positions[argmax(r.start.weights)];
+    erase_until(s, out);
+    d_anchor = s;
+    d_anchor_k = d_k;
+    log(log_level::info,
+        detail::concat(
+            "stream_decoder: acquired frame ", d_k, " at position ", s, " by search"));
+    take(r, true, out);
+    trim();
+}
+
+void stream_decoder::trim()
+{
+    long long keep = d_mode == mode::synced
+                         ? d_prior.positions.front()
+                         : std::min(d_hunt - d_opt.acquire_window, d_floor);
+    keep = std::min(keep, received());
+    if (keep > d_base) {
+        d_buf.erase(d_buf.begin(), d_buf.begin() + (keep - d_base));
+        d_base = keep;
+    }
+    while (!d_invalid.empty() && d_invalid.front() < d_base)
+        d_invalid.pop_front();
+}
+
+std::vector<stream_frame> stream_decoder::push(const uint8_t* bits,
+                                               size_t count,
+                                               const std::vector<size_t>& start_tags)
+{
+    feed(bits, count, start_tags);
+    std::vector<stream_frame> out;
+    while (auto r = next(out))
+        complete(d_dec->decode(*r), out);
+    return out;
+}
+
+std::vector<stream_frame> stream_decoder::flush()
+{
+    end_of_stream();
+    std::vector<stream_frame> out;
+    while (auto r = next(out))
+        complete(d_dec->decode(*r), out);
+    return out;
+}
+
+} // namespace bsid
