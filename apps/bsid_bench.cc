@@ -24,6 +24,9 @@
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <gnuradio/bsid/core/philox.h>
 
+#include "bench_args.h"
+#include "bench_stream.h"
+
 #include <omp.h>
 
 #include <chrono>
@@ -39,6 +42,10 @@
 #include <vector>
 
 namespace {
+
+using bench::parse_int;
+using bench::parse_list;
+using bench::parse_words;
 
 const char* usage = R"(usage: bsid_bench --bench channel|decode [options]
 
@@ -69,51 +76,23 @@ Decoder options (--bench decode; defaults are config S500, Pi = Pd = 0.01, Ps = 
   --Pr X          drift exclusion probability (default 1e-10)
   --compare cpu   also decode the same frames with the CPU backend (all
                   threads) and report the speed ratio
+  --framing F     genie (default): frames between their true boundaries;
+                  stream: many streams of frames sent back to back through
+                  one channel each, decoded by the stream decoder one frame of
+                  each stream per batch, against genie framing of the same
+                  frames in the same run (frames_per_s counts frames decoded
+                  ok; ratio_to_genie, SER, sync losses and wrong MAP ends)
+  --streams S     streams (stream framing; default 256)
+  --stream-frames K  frames per stream (stream framing; default 8)
+  --lookahead L   the stream decoder's look-ahead K (stream framing; default 2)
+  --sync-word W   the frames' sync word, e.g. 0110100111010010 (default none)
+  --workers L     host threads taking turns on the backend (stream framing;
+                  default 2)
   -h, --help      this text
 
 Decoded message bits/s count N log2(q) bits per frame; lattice cells follow the
 paper: N q M_tau (n M_n - m_n^-(m_n^- - 1)/2) per frame.
 )";
-
-std::vector<std::string> parse_words(const std::string& s)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
-        out.push_back(item);
-    return out;
-}
-
-std::vector<double> parse_list(const std::string& opt, const std::string& s)
-{
-    std::vector<double> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        char* end = nullptr;
-        const double v = std::strtod(item.c_str(), &end);
-        if (item.empty() || *end != '\0') {
-            throw std::invalid_argument("option " + opt + ": '" + item +
-                                        "' is not a number");
-        }
-        out.push_back(v);
-    }
-    if (out.empty()) {
-        throw std::invalid_argument("option " + opt + " needs a value");
-    }
-    return out;
-}
-
-long long parse_int(const std::string& opt, const std::string& s)
-{
-    char* end = nullptr;
-    const long long v = std::strtoll(s.c_str(), &end, 10);
-    if (s.empty() || *end != '\0') {
-        throw std::invalid_argument("option " + opt + ": '" + s + "' is not an integer");
-    }
-    return v;
-}
 
 struct channel_result {
     double seconds = 0;
@@ -435,12 +414,32 @@ int main(int argc, char** argv)
         }
         opt[a] = argv[++i];
     }
-    static const char* known[] = {
-        "--bench",   "-N",          "-n",        "--tau",      "--Pi",
-        "--Pd",      "--Ps",        "--threads", "--frames",   "--min-time",
-        "--seed",    "--drift",     "-q",        "--codebook", "--backend",
-        "--storage", "--precision", "--batch",   "--Pr",       "--compare"
-    };
+    static const char* known[] = { "--bench",
+                                   "-N",
+                                   "-n",
+                                   "--tau",
+                                   "--Pi",
+                                   "--Pd",
+                                   "--Ps",
+                                   "--threads",
+                                   "--frames",
+                                   "--min-time",
+                                   "--seed",
+                                   "--drift",
+                                   "-q",
+                                   "--codebook",
+                                   "--backend",
+                                   "--storage",
+                                   "--precision",
+                                   "--batch",
+                                   "--Pr",
+                                   "--compare",
+                                   "--framing",
+                                   "--streams",
+                                   "--stream-frames",
+                                   "--lookahead",
+                                   "--sync-word",
+                                   "--workers" };
     for (const auto& kv : opt) {
         bool ok = false;
         for (const char* k : known)
@@ -456,6 +455,25 @@ int main(int argc, char** argv)
             return bench_channel(opt);
         }
         if (bench == "decode") {
+            const std::string framing =
+                opt.count("--framing") ? opt["--framing"] : "genie";
+            if (framing == "stream")
+                return bench::bench_stream(opt);
+            if (framing != "genie") {
+                std::cerr << "bsid_bench: --framing '" << framing
+                          << "' is not one of genie, stream\n";
+                return 2;
+            }
+            for (const char* k : { "--streams",
+                                   "--stream-frames",
+                                   "--lookahead",
+                                   "--sync-word",
+                                   "--workers" }) {
+                if (opt.count(k)) {
+                    std::cerr << "bsid_bench: " << k << " needs --framing stream\n";
+                    return 2;
+                }
+            }
             return bench_decode(opt);
         }
         std::cerr << "bsid_bench: unknown or missing --bench '" << bench

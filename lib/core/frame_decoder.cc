@@ -33,7 +33,9 @@
 #include <gnuradio/bsid/core/lattice.h>
 #include <gnuradio/bsid/core/model.h>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -600,10 +602,25 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
 {
     const size_t R = requests.size();
     std::vector<prepared> p(R);
-    for (size_t k = 0; k < R; ++k)
-        prepare(
-            requests[k], p[k], random_tail); // every request checked before any decode
+    auto t0 = std::chrono::steady_clock::now();
+    // the wall time since t0 into `stage` (profiling), and t0 moved on
+    auto lap = [&](double frame_stage_times::*stage) {
+        if (!d_profiling)
+            return;
+        const auto t1 = std::chrono::steady_clock::now();
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_times.*stage += std::chrono::duration<double>(t1 - t0).count();
+        t0 = t1;
+    };
+    // every request checked and prepared before any decode, on the decoder's
+    // threads (the sync word's lattices, the tails: host work per frame that a
+    // GPU batch would otherwise wait for); the first invalid one throws
+    for_each_request(R, [&](size_t k) {
+        prepare(requests[k], p[k], random_tail);
+        p[k].post.assign(size_t(N()) * size_t(q()), 1.0 / q()); // (uniform if refused)
+    });
 
+    lap(&frame_stage_times::prepare);
     // look-ahead: T(e) is, up to a constant, the start posterior of the next
     // frame's first K symbols under a uniform start prior over the ends e
     std::map<int, std::vector<size_t>> by_K;
@@ -655,11 +672,11 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
         }
     }
 
+    lap(&frame_stage_times::lookahead);
     // decode, grouped by backend
     std::vector<frame_decode_result> out(R);
     std::vector<std::pair<map_decoder*, std::vector<size_t>>> groups;
     for (size_t k = 0; k < R; ++k) {
-        p[k].post.assign(size_t(N()) * size_t(q()), 1.0 / q());
         if (p[k].refused) {
             out[k].result = p[k].result;
             continue;
@@ -694,9 +711,29 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
         for (size_t j = 0; j < which.size(); ++j)
             out[which[j]].result = results[j];
     }
-    for (size_t k = 0; k < R; ++k)
-        finish(requests[k], p[k], out[k]);
+    lap(&frame_stage_times::decode);
+    for_each_request(R, [&](size_t k) { finish(requests[k], p[k], out[k]); });
+    lap(&frame_stage_times::finish);
     return out;
+}
+
+template <typename F>
+void frame_decoder::for_each_request(size_t R, F f) const
+{
+    const int T = R > 1 ? std::min<int>(resolve_threads(d_cfg.threads), int(R)) : 1;
+    std::vector<std::exception_ptr> err(R);
+#pragma omp parallel for num_threads(T) schedule(dynamic, 4)
+    for (long long k = 0; k < (long long)R; ++k) {
+        try {
+            f(size_t(k));
+        } catch (...) {
+            err[size_t(k)] = std::current_exception(); // nothing leaves the region
+        }
+    }
+    for (const auto& e : err) {
+        if (e)
+            std::rethrow_exception(e);
+    }
 }
 
 } // namespace bsid

@@ -12,6 +12,7 @@
 
 #include "qa_frame_reference.h"
 #include <gnuradio/bsid/core/channel.h>
+#include <gnuradio/bsid/core/stream_batch.h>
 #include <gnuradio/bsid/core/stream_decoder.h>
 #include <gtest/gtest.h>
 #include <cmath>
@@ -474,4 +475,54 @@ TEST(stream_decoder, bad_input)
         o.first_start = position_weights{ { 0 }, { INFINITY } };
     });
     EXPECT_THROW(stream_decoder(nullptr), std::invalid_argument);
+}
+
+TEST(stream_batch, many_streams_decode_as_each_alone)
+{
+    // a round decodes the next frame of every stream; each stream's frames
+    // are those of its own stream_decoder (streams of different lengths,
+    // one with a burst that loses sync, one that starts unsynchronized)
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.0);
+    const int N = 15;
+    const auto W = parse_sync_word("0110100111010010");
+    auto fd = cpu_decoder(cb, ch, N, W, precision_kind::dual);
+    std::vector<std::vector<uint8_t>> rx;
+    for (int k = 0; k < 4; ++k)
+        rx.push_back(make_stream(cb, ch, N, W, 3 + 2 * k, 40 + uint64_t(k)).rx);
+    std::mt19937 g(2);
+    for (int j = 0; j < 300; ++j)
+        rx[2].insert(rx[2].begin() + 200, uint8_t(g() & 1u));
+    stream_options opt;
+    for (int workers : { 1, 3 }) {
+        stream_batch batch(fd, rx.size(), opt, workers);
+        for (size_t k = 0; k < rx.size(); ++k) {
+            batch.feed(k, rx[k].data(), rx[k].size());
+            batch.end_of_stream(k);
+        }
+        size_t rounds = 0;
+        const auto got = batch.decode(&rounds);
+        ASSERT_EQ(got.size(), rx.size());
+        size_t most = 0;
+        for (size_t k = 0; k < rx.size(); ++k) {
+            stream_decoder alone(fd, opt);
+            const auto want = push_all(alone, rx[k], rx[k].size());
+            ASSERT_EQ(got[k].size(), want.size()) << "stream " << k;
+            for (size_t j = 0; j < want.size(); ++j) {
+                EXPECT_EQ(got[k][j].result.status, want[j].result.status)
+                    << k << "/" << j;
+                EXPECT_EQ(got[k][j].start, want[j].start) << k << "/" << j;
+                EXPECT_EQ(got[k][j].end, want[j].end) << k << "/" << j;
+                EXPECT_EQ(got[k][j].posteriors, want[j].posteriors) << k << "/" << j;
+            }
+            most = std::max(most, want.size());
+        }
+        EXPECT_GT(most, 8u);
+        EXPECT_LE(rounds, most + 2); // about one round per frame of the longest stream
+        bool lost = false;
+        for (const auto& f : got[2])
+            lost = lost || f.result.status == frame_status::sync_lost;
+        EXPECT_TRUE(lost);
+    }
+    EXPECT_THROW(stream_batch(fd, 2, opt, 0), std::invalid_argument);
 }

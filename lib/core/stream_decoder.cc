@@ -82,6 +82,33 @@ position_weights checked_prior(const position_weights& p, const char* what)
     return out;
 }
 
+/*
+ * The last position of a start prior's range, padded with weight 0: the
+ * spread s_max - s_min rounded up to 2^k - 1 (k >= 2), so that the frame
+ * decoder sees few distinct state spaces (one backend each, and one batch
+ * each on a GPU).
+ */
+long long padded_top(long long s_min, long long s_max)
+{
+    long long S = 3;
+    while (S < s_max - s_min)
+        S = 2 * S + 1;
+    return s_min + S;
+}
+
+// the request's start prior: `p` relative to s_min, with a weight-0 position at top
+position_weights relative_prior(const position_weights& p, long long s_min, long long top)
+{
+    position_weights r = p;
+    for (long long& s : r.positions)
+        s -= s_min;
+    if (top > p.positions.back()) {
+        r.positions.push_back(top - s_min);
+        r.weights.push_back(0.0);
+    }
+    return r;
+}
+
 // the most probable entry (the first on a tie)
 size_t argmax(const std::vector<double>& v)
 {
@@ -320,7 +347,7 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
             process_tags_synced();
             const long long s_min = d_prior.positions.front(),
                             s_max = d_prior.positions.back();
-            const long long need = segment_end(s_max);
+            const long long need = segment_end(padded_top(s_min, s_max));
             if (have < need && !d_ended)
                 return std::nullopt;
             const bool at_end = have < need;
@@ -350,9 +377,8 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
             frame_request r;
             r.bits = d_buf.data() + (s_min - d_base);
             r.L = size_t(seg_end - s_min);
-            d_req_start = d_prior;
-            for (long long& s : d_req_start.positions)
-                s -= s_min;
+            d_req_start = relative_prior(
+                d_prior, s_min, std::min(padded_top(s_min, s_max), seg_end));
             r.start = d_req_start;
             r.end = end_mode::free;
             r.lookahead = tail_model ? d_opt.lookahead : 0;
@@ -433,7 +459,8 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
             continue;
         }
         const long long s_min = cand.positions.front();
-        const long long full_end = segment_end(cand.positions.back());
+        const long long top = padded_top(s_min, cand.positions.back());
+        const long long full_end = segment_end(top);
         const long long seg_end = std::min(full_end, have);
         if (invalid_in(s_min, seg_end, &bad)) {
             erase(frame_status::sync_lost,
@@ -450,9 +477,7 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
         frame_request r;
         r.bits = d_buf.data() + (s_min - d_base);
         r.L = size_t(seg_end - s_min);
-        d_req_start = cand;
-        for (long long& s : d_req_start.positions)
-            s -= s_min;
+        d_req_start = relative_prior(cand, s_min, std::min(top, seg_end));
         r.start = d_req_start;
         r.end = end_mode::free;
         r.lookahead = seg_end < full_end ? 0 : d_opt.lookahead;
@@ -522,8 +547,7 @@ void stream_decoder::take(frame_decode_result& r,
     d_acquired = false;
 }
 
-void stream_decoder::complete(const frame_decode_result& result,
-                              std::vector<stream_frame>& out)
+void stream_decoder::complete(frame_decode_result result, std::vector<stream_frame>& out)
 {
     const pending_kind kind = d_pending;
     if (kind == pending_kind::none)
@@ -548,7 +572,7 @@ void stream_decoder::complete(const frame_decode_result& result,
         why.status = frame_status::truncated;
         why.reason = "the stream ends inside the frame: " + why.reason;
     }
-    frame_decode_result r = result;
+    frame_decode_result& r = result;
     if (kind == pending_kind::synced) {
         if (!in_sync) {
             lose_sync(why, out);

@@ -571,35 +571,67 @@ private:
                 }
             }
         }
+        // the boundary metrics (alpha_N, beta_0) and the evidence of the frames
+        // that ask for them, each gathered for the whole batch in one strided
+        // copy (a copy per frame costs more than its decode)
+        bool want_metrics = false, want_evidence = false;
+        for (size_t j = 0; j < count; ++j) {
+            want_metrics = want_metrics || frames[todo[pos + j]].boundary_metrics;
+            want_evidence = want_evidence || frames[todo[pos + j]].log_evidence;
+        }
+        const size_t row = size_t(Nn + 1) * size_t(Mt) * sizeof(double);
+        std::vector<double> alpha_N, beta_0, log_c, log_l;
+        if (want_metrics) {
+            alpha_N.resize(count * size_t(Mt));
+            beta_0.resize(count * size_t(Mt));
+            BSID_CUDA(cudaMemcpy2D(alpha_N.data(),
+                                   size_t(Mt) * sizeof(double),
+                                   d_alpha.get() + size_t(Nn) * Mt,
+                                   row,
+                                   size_t(Mt) * sizeof(double),
+                                   count,
+                                   cudaMemcpyDeviceToHost));
+            BSID_CUDA(cudaMemcpy2D(beta_0.data(),
+                                   size_t(Mt) * sizeof(double),
+                                   d_beta.get(),
+                                   row,
+                                   size_t(Mt) * sizeof(double),
+                                   count,
+                                   cudaMemcpyDeviceToHost));
+        }
+        if (want_evidence) {
+            log_c.resize(count);
+            log_l.resize(count);
+            BSID_CUDA(cudaMemcpy2D(log_c.data(),
+                                   sizeof(double),
+                                   d_log_alpha_norm.get() + Nn,
+                                   size_t(Nn + 1) * sizeof(double),
+                                   sizeof(double),
+                                   count,
+                                   cudaMemcpyDeviceToHost));
+            d_log_lambda_end.download(log_l.data(), count);
+        }
         for (size_t j = 0; j < count; ++j) {
             const size_t k = todo[pos + j];
             if (frames[k].boundary_metrics) {
-                // alpha_N and beta_0 of this frame (frame_decoder's boundary posteriors)
-                std::vector<double> a(static_cast<size_t>(Mt)),
-                    b(static_cast<size_t>(Mt));
-                if (status[j] == st_ok) {
-                    d_alpha.download_at(
-                        a.data(), (j * size_t(Nn + 1) + size_t(Nn)) * Mt, Mt);
-                    d_beta.download_at(b.data(), j * size_t(Nn + 1) * Mt, Mt);
-                    write_boundary_metrics(frames[k], a.data(), b.data());
-                } else {
+                // frame_decoder's boundary posteriors
+                if (status[j] == st_ok)
+                    write_boundary_metrics(frames[k],
+                                           alpha_N.data() + j * size_t(Mt),
+                                           beta_0.data() + j * size_t(Mt));
+                else
                     write_boundary_metrics(frames[k], nullptr, nullptr);
-                }
             }
             if (frames[k].log_evidence) {
                 // ln of C_N lambda_N (base-2 logs on the device), less the
                 // N ln q that the sums over D without priors carry (the CPU
                 // divides them by q), plus tau ln Pt (map_decoder.h)
-                double ev = -std::numeric_limits<double>::infinity();
-                if (status[j] == st_ok) {
-                    double lc = 0, ll = 0;
-                    d_log_alpha_norm.download_at(&lc, j * size_t(Nn + 1) + size_t(Nn), 1);
-                    d_log_lambda_end.download_at(&ll, j, 1);
-                    ev = (lc + ll) * std::log(2.0) -
-                         (has_prior[j] ? 0.0 : double(Nn) * std::log(double(Q))) +
-                         double(tau()) * std::log(d_cfg.ch.Pt());
-                }
-                *frames[k].log_evidence = ev;
+                *frames[k].log_evidence =
+                    status[j] == st_ok
+                        ? (log_c[j] + log_l[j]) * std::log(2.0) -
+                              (has_prior[j] ? 0.0 : double(Nn) * std::log(double(Q))) +
+                              double(tau()) * std::log(d_cfg.ch.Pt())
+                        : -std::numeric_limits<double>::infinity();
             }
             if (status[j] == st_ok) {
                 results[k] = {};

@@ -74,9 +74,15 @@ class qa_stream_decoder(unittest.TestCase):
         tail = G + K * self.cb.n + bsid.drift_limits(G + K * self.cb.n, 0.01, 0.01, 1e-10)[1]
         positions, weights = np.array([0]), np.array([1.0])
         for k in range(4):  # frames whose segment the stream does not cut
-            s_min, s_max = positions[0], positions[-1]
-            end = s_max + F + hi + tail
+            # the spread padded to 2^k - 1 (k >= 2) with a weight-0 position
+            s_min, spread = positions[0], 3
+            while spread < positions[-1] - s_min:
+                spread = 2 * spread + 1
+            top = s_min + spread
+            end = top + F + hi + tail
             self.assertEqual(frames[k].segment, (s_min, end))
+            if top > positions[-1]:
+                positions, weights = np.append(positions, top), np.append(weights, 0.0)
             res = dec.decode_frame(rx[s_min:end], start_prior=(positions - s_min, weights),
                                    end="free", lookahead=K)
             self.assertEqual(frames[k].status, "ok")

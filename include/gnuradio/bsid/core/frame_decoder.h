@@ -103,6 +103,13 @@ struct frame_decode_result {
     double log_likelihood_ratio = -std::numeric_limits<double>::infinity();
 };
 
+//! Wall time of decode_batch's stages, summed over calls (profiling on):
+//! preparing the requests (sync word lattices, tails, boundary weights), the
+//! look-ahead decodes, the backends' decodes, and the boundary posteriors.
+struct frame_stage_times {
+    double prepare = 0, lookahead = 0, decode = 0, finish = 0;
+};
+
 /*!
  * \brief The MAP decoder with frame boundaries as probabilities: a start
  * prior, a known or free end with a look-ahead, and a sync word W of G bits
@@ -168,6 +175,19 @@ public:
     int q() const { return d_cfg.cb.q(); }
     long long tau() const { return (long long)d_cfg.N * d_cfg.cb.n(); }
 
+    //! Per-stage timing of decode_batch (bsid_bench), off by default.
+    void set_profiling(bool on) { d_profiling = on; }
+    frame_stage_times profile() const
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return d_times;
+    }
+    void reset_profile()
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_times = {};
+    }
+
 private:
     struct prepared;
     /*
@@ -180,12 +200,17 @@ private:
     std::shared_ptr<map_decoder> backend(int lo, int hi);
     frame_decoder& lookahead_decoder(int K);
     void finish(const frame_request& r, prepared& p, frame_decode_result& out) const;
+    //! f(k) for k < R on the decoder's threads; rethrows the first exception (by k)
+    template <typename F>
+    void for_each_request(size_t R, F f) const;
 
     decoder_config d_cfg;
     std::vector<uint8_t> d_sync;
     decoder_limits d_limits;
     std::shared_ptr<map_decoder> d_primary;
-    std::mutex d_mutex; // guards the caches
+    mutable std::mutex d_mutex; // guards the caches and the times
+    bool d_profiling = false;
+    frame_stage_times d_times;
     std::vector<std::pair<std::pair<int, int>, std::shared_ptr<map_decoder>>> d_backends;
     std::map<int, std::unique_ptr<frame_decoder>> d_lookahead;
 };

@@ -141,7 +141,7 @@ public:
     void
     feed(const uint8_t* bits, size_t count, const std::vector<size_t>& start_tags = {});
     std::optional<frame_request> next(std::vector<stream_frame>& out);
-    void complete(const frame_decode_result& result, std::vector<stream_frame>& out);
+    void complete(frame_decode_result result, std::vector<stream_frame>& out);
     //! From now on the stream has ended (next() then finishes it).
     void end_of_stream() { d_ended = true; }
 

@@ -1,0 +1,301 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// bsid_bench --framing stream (docs/benchmarks.md): stream decoding of many
+// streams at once against genie framing of the same frames.
+
+#include "bench_args.h"
+#include "bench_stream.h"
+
+#include <gnuradio/bsid/core/channel.h>
+#include <gnuradio/bsid/core/philox.h>
+#include <gnuradio/bsid/core/stream_batch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <vector>
+
+namespace bench {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// one stream: frames back to back through one channel, and where each was received
+struct sent_stream {
+    std::vector<uint8_t> rx;
+    std::vector<std::vector<int32_t>> msgs;
+    std::vector<long long> bounds; // frames + 1 received positions
+};
+
+sent_stream make_stream(const bsid::codebook& cb,
+                        const bsid::channel_params& ch,
+                        int N,
+                        const std::vector<uint8_t>& W,
+                        int frames,
+                        uint64_t seed,
+                        uint64_t id)
+{
+    sent_stream s;
+    bsid::philox_stream src(seed, (1ULL << 62) + id);
+    std::vector<uint8_t> bits;
+    std::vector<uint8_t> x(size_t(N) * size_t(cb.n()));
+    for (int k = 0; k < frames; ++k) {
+        std::vector<int32_t> m(static_cast<size_t>(N));
+        for (auto& d : m)
+            d = int32_t(src.next_u32() % uint32_t(cb.q()));
+        cb.encode(m.data(), m.size(), x.data());
+        bits.insert(bits.end(), W.begin(), W.end());
+        bits.insert(bits.end(), x.begin(), x.end());
+        s.msgs.push_back(std::move(m));
+    }
+    auto t = bsid::transmit(ch, bits.data(), bits.size(), seed, id);
+    const long long F = (long long)W.size() + (long long)N * cb.n();
+    for (int k = 0; k <= frames; ++k)
+        s.bounds.push_back(k * F + t.drift[size_t(k * F)]);
+    s.rx = std::move(t.rx);
+    return s;
+}
+
+long long
+symbol_errors(const std::vector<double>& post, const std::vector<int32_t>& msg, int q)
+{
+    std::vector<int32_t> d(msg.size());
+    bsid::hard_decisions(post.data(), int(msg.size()), q, d.data());
+    long long e = 0;
+    for (size_t i = 0; i < msg.size(); ++i)
+        e += d[i] != msg[i];
+    return e;
+}
+
+struct stream_config {
+    std::string spec;
+    bsid::codebook cb;
+    bsid::channel_params ch;
+    long long N, per, streams;
+    std::string W;
+    int K;
+    int workers;
+    bsid::decoder_config cfg;
+};
+
+// one configuration: genie framing, then stream decoding, timed for min_time each
+void run_config(const stream_config& c,
+                const std::vector<sent_stream>& sent,
+                double min_time)
+{
+    const int q = c.cb.q();
+    auto fd = std::make_shared<bsid::frame_decoder>(c.cfg, bsid::parse_sync_word(c.W));
+    bsid::stream_options so;
+    so.lookahead = c.K;
+
+    // genie framing: every frame between its true boundaries, in one decode_batch
+    std::vector<bsid::frame_view> views;
+    for (long long k = 0; k < c.streams; ++k) {
+        const auto& b = sent[size_t(k)].bounds;
+        for (long long j = 0; j < c.per; ++j)
+            views.push_back({ sent[size_t(k)].rx.data() + b[size_t(j)],
+                              size_t(b[size_t(j) + 1] - b[size_t(j)]) });
+    }
+    std::vector<std::vector<double>> gpost(views.size(),
+                                           std::vector<double>(size_t(c.N) * size_t(q)));
+    std::vector<double*> outs;
+    for (auto& p : gpost)
+        outs.push_back(p.data());
+    fd->decode_batch(views, outs); // warm-up
+    double gsec = 0;
+    unsigned long long gframes = 0, gok = 0;
+    const auto g0 = std::chrono::steady_clock::now();
+    do {
+        for (const auto& r : fd->decode_batch(views, outs))
+            gok += r.ok();
+        gframes += views.size();
+        gsec = seconds_since(g0);
+    } while (gsec < min_time);
+
+    // stream decoding: one stream_batch over all streams
+    auto run_streams = [&](size_t* rounds) {
+        bsid::stream_batch batch(fd, size_t(c.streams), so, c.workers);
+        for (long long k = 0; k < c.streams; ++k) {
+            batch.feed(size_t(k), sent[size_t(k)].rx.data(), sent[size_t(k)].rx.size());
+            batch.end_of_stream(size_t(k));
+        }
+        return batch.decode(rounds);
+    };
+    size_t rounds = 0;
+    run_streams(&rounds); // warm-up: a backend for each state space
+    fd->set_profiling(true);
+    fd->reset_profile();
+    double ssec = 0;
+    unsigned long long sframes = 0, sok = 0;
+    std::vector<std::vector<bsid::stream_frame>> last;
+    const auto s0 = std::chrono::steady_clock::now();
+    do {
+        last = run_streams(&rounds);
+        for (const auto& fs : last)
+            for (const auto& f : fs)
+                ++sframes, sok += f.result.ok();
+        ssec = seconds_since(s0);
+    } while (ssec < min_time);
+
+    const bsid::frame_stage_times st = fd->profile();
+    fd->set_profiling(false);
+    // the last run against genie framing
+    long long ser_s = 0, ser_g = 0, lost = 0, wrong_end = 0, miscount = 0;
+    for (long long k = 0; k < c.streams; ++k) {
+        const auto& fs = last[size_t(k)];
+        const auto& s = sent[size_t(k)];
+        miscount += (long long)fs.size() != c.per;
+        for (long long j = 0; j < c.per; ++j) {
+            ser_g += symbol_errors(gpost[size_t(k * c.per + j)], s.msgs[size_t(j)], q);
+            if (size_t(j) >= fs.size())
+                continue;
+            const auto& f = fs[size_t(j)];
+            lost += f.result.status == bsid::frame_status::sync_lost;
+            wrong_end += f.end != s.bounds[size_t(j) + 1];
+            ser_s += symbol_errors(f.posteriors, s.msgs[size_t(j)], q);
+        }
+    }
+    const double symbols = double(c.streams * c.per * c.N);
+    const double sfps = double(sok) / ssec, gfps = double(gok) / gsec;
+    std::printf("{\"bench\":\"decode\",\"framing\":\"stream\",\"codebook\":\"%s\","
+                "\"N\":%lld,\"n\":%d,\"q\":%d,\"Pi\":%g,\"Pd\":%g,\"Ps\":%g,\"Pr\":%g,"
+                "\"sync_word\":\"%s\",\"lookahead\":%d,\"backend\":\"%s\","
+                "\"storage\":\"%s\",\"precision\":\"%s\",\"threads\":%d,"
+                "\"workers\":%d,\"streams\":%lld,\"stream_frames\":%lld,\"rounds\":%zu,"
+                "\"frames\":%llu,"
+                "\"frames_ok\":%llu,\"seconds\":%.6f,\"frames_per_s\":%.3f,"
+                "\"mbit_per_s\":%.6f,\"genie\":{\"frames\":%llu,\"frames_ok\":%llu,"
+                "\"seconds\":%.6f,\"frames_per_s\":%.3f},\"ratio_to_genie\":%.4f,"
+                "\"ser\":%.6g,\"ser_genie\":%.6g,\"sync_lost\":%lld,\"wrong_ends\":%lld,"
+                "\"streams_miscounted\":%lld,\"stage_s_per_frame\":{\"prepare\":%.3g,"
+                "\"lookahead\":%.3g,\"decode\":%.3g,\"finish\":%.3g,\"stream\":%.3g}}\n",
+                c.spec.c_str(),
+                c.N,
+                c.cb.n(),
+                q,
+                c.ch.Pi(),
+                c.ch.Pd(),
+                c.ch.Ps(),
+                c.cfg.Pr,
+                c.W.c_str(),
+                c.K,
+                bsid::to_string(fd->primary().backend()).c_str(),
+                bsid::to_string(fd->primary().storage()).c_str(),
+                bsid::to_string(fd->primary().precision()).c_str(),
+                bsid::resolve_threads(c.cfg.threads),
+                c.workers,
+                c.streams,
+                c.per,
+                rounds,
+                sframes,
+                sok,
+                ssec,
+                sfps,
+                sfps * double(c.N) * std::log2(double(q)) / 1e6,
+                gframes,
+                gok,
+                gsec,
+                gfps,
+                sfps / gfps,
+                double(ser_s) / symbols,
+                double(ser_g) / symbols,
+                lost,
+                wrong_end,
+                miscount,
+                st.prepare / double(sframes),
+                st.lookahead / double(sframes),
+                st.decode / double(sframes),
+                st.finish / double(sframes),
+                (ssec - st.prepare - st.lookahead - st.decode - st.finish) /
+                    double(sframes));
+    std::fflush(stdout);
+}
+
+} // namespace
+
+int bench_stream(const std::map<std::string, std::string>& opt)
+{
+    auto get = [&](const std::string& k, const std::string& dflt) {
+        auto it = opt.find(k);
+        return it == opt.end() ? dflt : it->second;
+    };
+    const long long N = parse_int("-N", get("-N", "500"));
+    const std::string spec = opt.count("--codebook") ? opt.at("--codebook")
+                                                     : "random:" + get("-n", "8") + ":" +
+                                                           get("-q", "16") + ":1:1";
+    const bsid::codebook cb = bsid::codebook::from_spec(spec);
+    if (N < 1)
+        throw std::invalid_argument("-N must be at least 1");
+    std::vector<long long> counts;
+    for (double v : parse_list("--streams", get("--streams", "256")))
+        counts.push_back((long long)v);
+    const long long most = *std::max_element(counts.begin(), counts.end());
+    const long long per = parse_int("--stream-frames", get("--stream-frames", "8"));
+    if (*std::min_element(counts.begin(), counts.end()) < 1 || per < 1)
+        throw std::invalid_argument("--streams and --stream-frames must be at least 1");
+    const double min_time = parse_list("--min-time", get("--min-time", "2"))[0];
+    const uint64_t seed = uint64_t(parse_int("--seed", get("--seed", "1")));
+    const std::string W = get("--sync-word", "");
+    const auto Wbits = bsid::parse_sync_word(W);
+
+    const auto Pis = parse_list("--Pi", get("--Pi", "0.01"));
+    const auto Pds = parse_list("--Pd", get("--Pd", "0.01"));
+    const auto Pss = parse_list("--Ps", get("--Ps", "0"));
+    const auto backends = parse_words(get("--backend", "auto"));
+    const auto storages = parse_words(get("--storage", "auto"));
+    const auto precisions = parse_words(get("--precision", "float"));
+    const auto Ks = parse_list("--lookahead", get("--lookahead", "2"));
+    const auto workers = parse_list("--workers", get("--workers", "2"));
+    const int threads = int(parse_int("--threads", get("--threads", "0")));
+    const double Pr = parse_list("--Pr", get("--Pr", "1e-10"))[0];
+    for (double Pi : Pis)
+        for (double Pd : Pds)
+            for (double Ps : Pss) {
+                const bsid::channel_params ch(Pi, Pd, Ps);
+                std::vector<sent_stream> sent;
+                for (long long k = 0; k < most; ++k)
+                    sent.push_back(
+                        make_stream(cb, ch, int(N), Wbits, int(per), seed, uint64_t(k)));
+                // every combination of the other options, in order
+                std::vector<stream_config> configs;
+                for (long long streams : counts)
+                    for (const auto& be : backends)
+                        for (const auto& st : storages)
+                            for (const auto& pr : precisions)
+                                for (double K : Ks)
+                                    for (double w : workers) {
+                                        bsid::decoder_config cfg(cb, ch, int(N));
+                                        cfg.backend = bsid::parse_backend(be);
+                                        cfg.storage = bsid::parse_storage(st);
+                                        cfg.precision = bsid::parse_precision(pr);
+                                        cfg.threads = threads;
+                                        cfg.Pr = Pr;
+                                        configs.push_back({ spec,
+                                                            cb,
+                                                            ch,
+                                                            N,
+                                                            per,
+                                                            streams,
+                                                            W,
+                                                            int(K),
+                                                            int(w),
+                                                            cfg });
+                                    }
+                for (const auto& c : configs)
+                    run_config(c, sent, min_time);
+            }
+    return 0;
+}
+
+} // namespace bench
