@@ -22,6 +22,7 @@ const pmt::pmt_t erasure_key = pmt::intern("bsid_erasure");
 const pmt::pmt_t lost_key = pmt::intern("bsid_frames_lost");
 const pmt::pmt_t truncated_key = pmt::intern("bsid_truncated");
 const pmt::pmt_t channel_key = pmt::intern("bsid_channel");
+const pmt::pmt_t drift_key = pmt::intern("bsid_drift");
 
 std::string status_name(::bsid::frame_status s) { return ::bsid::to_string(s); }
 
@@ -35,6 +36,16 @@ map_decoder_impl::mode parse_mode(const std::string& s)
         return map_decoder_impl::mode::hard;
     throw std::invalid_argument("map_decoder: output '" + s +
                                 "' is not one of posteriors, llr, hard");
+}
+
+bool parse_framing(const std::string& s)
+{
+    if (s == "tagged")
+        return false;
+    if (s == "stream")
+        return true;
+    throw std::invalid_argument("map_decoder: framing '" + s +
+                                "' is not one of tagged, stream");
 }
 
 size_t item_size(map_decoder_impl::mode m, int q)
@@ -66,7 +77,15 @@ map_decoder::sptr map_decoder::make(const ::bsid::codebook& codebook,
                                     float llr_clip,
                                     const std::string& len_tag_key,
                                     bool follow_channel_tags,
-                                    const std::string& sync_word)
+                                    const std::string& sync_word,
+                                    const std::string& framing,
+                                    int lookahead,
+                                    const std::string& start_tag_key,
+                                    int acquire_window,
+                                    bool tag_after_sync_word,
+                                    double sync_threshold,
+                                    bool search,
+                                    bool synchronized_at_start)
 {
     return gnuradio::make_block_sptr<map_decoder_impl>(codebook,
                                                        N,
@@ -83,7 +102,15 @@ map_decoder::sptr map_decoder::make(const ::bsid::codebook& codebook,
                                                        llr_clip,
                                                        len_tag_key,
                                                        follow_channel_tags,
-                                                       sync_word);
+                                                       sync_word,
+                                                       framing,
+                                                       lookahead,
+                                                       start_tag_key,
+                                                       acquire_window,
+                                                       tag_after_sync_word,
+                                                       sync_threshold,
+                                                       search,
+                                                       synchronized_at_start);
 }
 
 map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
@@ -101,7 +128,15 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                                    float llr_clip,
                                    const std::string& len_tag_key,
                                    bool follow_channel_tags,
-                                   const std::string& sync_word)
+                                   const std::string& sync_word,
+                                   const std::string& framing,
+                                   int lookahead,
+                                   const std::string& start_tag_key,
+                                   int acquire_window,
+                                   bool tag_after_sync_word,
+                                   double sync_threshold,
+                                   bool search,
+                                   bool synchronized_at_start)
     : gr::block(
           "map_decoder",
           gr::io_signature::make(1, 1, sizeof(uint8_t)),
@@ -114,6 +149,8 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
       d_len_key(pmt::intern(len_tag_key)),
       d_follow_channel(follow_channel_tags),
       d_sync(::bsid::parse_sync_word(sync_word)),
+      d_stream(parse_framing(framing)),
+      d_start_key(pmt::intern(start_tag_key)),
       d_asm(pmt::intern(len_tag_key), lost_key),
       d_queue(item_size(parse_mode(output), codebook.q()))
 {
@@ -134,6 +171,22 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                             : size_t(N);
     install_core_log_handler();
     d_dec = build(d_cfg.ch);
+    if (d_stream) {
+        ::bsid::stream_options opt;
+        opt.lookahead = lookahead;
+        opt.acquire_window = acquire_window;
+        opt.tag_offset = tag_after_sync_word ? -(long long)d_sync.size() : 0;
+        opt.sync_threshold = sync_threshold;
+        opt.search = search;
+        if (!synchronized_at_start)
+            opt.first_start.reset();
+        d_sd = std::make_unique<::bsid::stream_decoder>(d_dec, opt); // checks the options
+        GR_LOG_INFO(d_logger,
+                    "stream framing: look-ahead K = " + std::to_string(lookahead) +
+                        ", start tags '" + start_tag_key + "', " +
+                        (synchronized_at_start ? "synchronized at the first bit"
+                                               : "acquiring first"));
+    }
     set_tag_propagation_policy(TPP_DONT); // frames change length: tags are placed by hand
 }
 
@@ -179,6 +232,7 @@ void map_decoder_impl::set_channel(double Pi, double Pd, double Ps)
     std::lock_guard<std::mutex> lock(d_dec_mutex);
     d_dec = std::move(dec); // for frames that start from now on
     d_cfg.ch = ch;
+    d_channel_changed = true; // stream framing: taken up before the next bits
 }
 
 std::string map_decoder_impl::backend() const
@@ -189,6 +243,12 @@ std::string map_decoder_impl::backend() const
 void map_decoder_impl::forecast(int noutput_items, gr_vector_int& ninput_items_required)
 {
     (void)noutput_items;
+    if (d_stream) {
+        // at the end of the stream, one more call (with no input) flushes
+        ninput_items_required[0] =
+            d_queue.size() > 0 || (!d_flushed && upstream_done(*this, -1)) ? 0 : 1;
+        return;
+    }
     // A frame still open (or a lost count pending) when the upstream is done
     // needs one more call, with no input, to be put out (general_work).
     ninput_items_required[0] = d_queue.size() > 0 || !d_ready.empty() ||
@@ -245,6 +305,7 @@ void map_decoder_impl::follow_channel(const gr::tag_t& t)
             std::lock_guard<std::mutex> lock(d_dec_mutex);
             d_dec = std::move(dec);
             d_cfg.ch = ch;
+            d_channel_changed = true;
             return;
         } catch (const std::invalid_argument& e) {
             why = e.what();
@@ -335,6 +396,84 @@ void map_decoder_impl::outside(const uint8_t* in,
                         pmt::symbol_to_string(d_len_key) + "' tag)");
     }
     d_bits_discarded += uint64_t(count);
+}
+
+// ---- stream framing
+
+void map_decoder_impl::stream_work(const uint8_t* in, size_t count, uint64_t in0)
+{
+    if (d_flushed || count == 0)
+        return;
+    std::vector<gr::tag_t> tags;
+    get_tags_in_range(tags, 0, in0, in0 + uint64_t(count));
+    std::sort(tags.begin(), tags.end(), [](const gr::tag_t& a, const gr::tag_t& b) {
+        return a.offset < b.offset;
+    });
+    // the bits up to each bsid_channel tag go in with the channel before it
+    size_t done = 0;
+    std::vector<size_t> starts;
+    auto push_until = [&](size_t upto) {
+        take_channel();
+        emit_stream(d_sd->push(in + done, upto - done, starts));
+        starts.clear();
+        done = upto;
+    };
+    for (const auto& t : tags) {
+        const size_t at = size_t(t.offset - in0);
+        if (pmt::eqv(t.key, d_start_key)) {
+            starts.push_back(at - done);
+        } else if (d_follow_channel && pmt::eqv(t.key, channel_key)) {
+            if (at > done)
+                push_until(at);
+            follow_channel(t);
+        }
+    }
+    push_until(count);
+}
+
+void map_decoder_impl::take_channel()
+{
+    // a new decoder (set_channel, a bsid_channel tag) for the frames decoded from now on
+    decoder_ptr dec;
+    {
+        std::lock_guard<std::mutex> lock(d_dec_mutex);
+        if (!d_channel_changed)
+            return;
+        d_channel_changed = false;
+        dec = d_dec;
+    }
+    d_sd->set_decoder(dec);
+}
+
+void map_decoder_impl::emit_stream(const std::vector<::bsid::stream_frame>& frames)
+{
+    for (const auto& f : frames) {
+        std::vector<gr::tag_t> tags;
+        std::string erasure;
+        if (f.result.ok()) {
+            gr::tag_t t;
+            t.key = drift_key;
+            pmt::pmt_t d = pmt::make_dict();
+            d = pmt::dict_add(
+                d, pmt::intern("start"), pmt::from_long(long(f.start_drift())));
+            d = pmt::dict_add(d, pmt::intern("end"), pmt::from_long(long(f.end_drift())));
+            d = pmt::dict_add(
+                d, pmt::intern("end_probability"), pmt::from_double(f.end_probability));
+            t.value = d;
+            t.srcid = alias_pmt();
+            tags.push_back(std::move(t));
+        } else {
+            erasure = status_name(f.result.status);
+            if (f.result.status == ::bsid::frame_status::decoder_error) {
+                GR_LOG_ERROR(d_logger, "erasure: " + f.result.reason);
+            } else {
+                GR_LOG_DEBUG(d_logger,
+                             "frame " + std::to_string(f.index) + ": " + erasure + ": " +
+                                 f.result.reason);
+            }
+        }
+        emit(tags, f.result.ok() ? f.posteriors.data() : nullptr, erasure);
+    }
 }
 
 // ---- output
@@ -449,6 +588,27 @@ int map_decoder_impl::general_work(int noutput_items,
 {
     const auto* in = static_cast<const uint8_t*>(input_items[0]);
     const uint64_t in0 = nitems_read(0);
+    if (d_stream) {
+        // take input while little output waits; one stream is decoded in
+        // order, frame by frame, as its bits arrive
+        const uint64_t cap =
+            std::max<uint64_t>(uint64_t(noutput_items) * 2, d_items_per_frame * 4);
+        const long nin = d_queue.size() < cap ? ninput_items[0] : 0;
+        const bool ended =
+            !d_flushed && nin == ninput_items[0] && upstream_done(*this, nin);
+        stream_work(in, size_t(nin), in0);
+        consume_each(int(nin));
+        if (ended) {
+            emit_stream(d_sd->flush()); // the end of the stream: a partial frame
+            d_flushed = true;
+        }
+        auto* out = static_cast<uint8_t*>(output_items[0]);
+        const size_t n =
+            d_queue.pop(out, size_t(noutput_items), [&](const queued_tag& t) {
+                add_item_tag(0, t.offset, t.key, t.value, t.srcid);
+            });
+        return int(n);
+    }
 
     // Take input while little output waits; a frame in progress always
     // continues, so a frame longer than any buffer still completes.

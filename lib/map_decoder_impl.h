@@ -12,6 +12,7 @@
 #include "output_queue.h"
 #include <gnuradio/bsid/core/frame_decoder.h>
 #include <gnuradio/bsid/core/map_decoder.h>
+#include <gnuradio/bsid/core/stream_decoder.h>
 #include <gnuradio/bsid/map_decoder.h>
 #include <atomic>
 #include <deque>
@@ -41,7 +42,15 @@ public:
                      float llr_clip,
                      const std::string& len_tag_key,
                      bool follow_channel_tags,
-                     const std::string& sync_word);
+                     const std::string& sync_word,
+                     const std::string& framing,
+                     int lookahead,
+                     const std::string& start_tag_key,
+                     int acquire_window,
+                     bool tag_after_sync_word,
+                     double sync_threshold,
+                     bool search,
+                     bool synchronized_at_start);
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
@@ -84,6 +93,10 @@ private:
     //! Moves frames from d_ready to the output queue, decoding them, until
     //! the queue holds `cap` items or nothing is ready.
     void produce(uint64_t cap);
+    //! Stream framing: the bits go to the stream decoder, its frames to the queue.
+    void stream_work(const uint8_t* in, size_t count, uint64_t in0);
+    void emit_stream(const std::vector<::bsid::stream_frame>& frames);
+    void take_channel();
     //! Queues one output frame: the decoded posteriors, or (erasure not empty) an
     //! erasure.
     void emit(const std::vector<gr::tag_t>& tags,
@@ -111,6 +124,13 @@ private:
     const bool d_follow_channel;
     const std::vector<uint8_t> d_sync; // W before every frame
     size_t d_items_per_frame;
+    // stream framing
+    const bool d_stream;
+    const pmt::pmt_t d_start_key;
+    std::unique_ptr<::bsid::stream_decoder>
+        d_sd; // guarded by d_dec_mutex for set_channel
+    bool d_flushed = false;
+    bool d_channel_changed = false; // d_dec changed since the stream decoder took it
 
     mutable std::mutex d_dec_mutex; // guards d_dec and d_cfg.ch against set_channel
     decoder_ptr d_dec;              // the decoder for frames that start from now on

@@ -142,10 +142,7 @@ stream_decoder::stream_decoder(std::shared_ptr<frame_decoder> dec, stream_option
     d_offset = d_opt.tag_offset ? *d_opt.tag_offset : -d_G;
     if (std::llabs(d_offset) > (1LL << 40))
         throw std::invalid_argument("stream_decoder: tag_offset is out of range");
-    d_hi = d_dec->limits().mtau.hi;
-    const long long T = d_G + (long long)d_opt.lookahead * cfg.cb.n();
-    d_tail = T + (T > 0 ? drift_limits(T, cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr).hi : 0);
-    d_sync_hi = d_G > 0 ? drift_limits(d_G, cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr).hi : 0;
+    derive();
     if (d_opt.first_start) {
         d_prior = checked_prior(*d_opt.first_start, "stream_decoder: first_start");
         d_mode = mode::synced;
@@ -153,6 +150,29 @@ stream_decoder::stream_decoder(std::shared_ptr<frame_decoder> dec, stream_option
     } else {
         d_mode = mode::hunting;
     }
+}
+
+void stream_decoder::derive()
+{
+    const decoder_config& cfg = d_dec->config();
+    d_hi = d_dec->limits().mtau.hi;
+    const long long T = d_G + (long long)d_opt.lookahead * cfg.cb.n();
+    d_tail = T + (T > 0 ? drift_limits(T, cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr).hi : 0);
+    d_sync_hi = d_G > 0 ? drift_limits(d_G, cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr).hi : 0;
+}
+
+void stream_decoder::set_decoder(std::shared_ptr<frame_decoder> dec)
+{
+    if (d_pending != pending_kind::none)
+        throw std::logic_error("stream_decoder: set_decoder with a request pending");
+    if (!dec)
+        throw std::invalid_argument("stream_decoder: no frame decoder");
+    if (!(dec->config().cb == d_dec->config().cb) || dec->N() != d_dec->N() ||
+        dec->sync_word() != d_dec->sync_word())
+        throw std::invalid_argument(
+            "stream_decoder: the new decoder's code, N or sync word differ");
+    d_dec = std::move(dec);
+    derive();
 }
 
 long long stream_decoder::segment_end(long long s_max) const

@@ -27,7 +27,7 @@ BLOCKS = {
     ),
     "map_decoder": (
         ["posteriors", "llr", "hard", "len_tag_key", "bsid_erasure", "bsid_frames_lost",
-         "max_batch", "bits_discarded"],
+         "max_batch", "bits_discarded", "framing", "bsid_drift", "sync_lost"],
         ["set_channel", "frames", "erasures", "bits_discarded", "backend"],
     ),
 }

@@ -63,6 +63,31 @@ namespace bsid {
  * encoder's sync_word) and is decoded with W weighed through the channel
  * (bsid::frame_decoder); the drift limits then bound the drift at codeword
  * boundaries after W.
+ *
+ * Stream framing (\p framing "stream"; docs/receiving.md): the input is a
+ * plain bitstream, with no length tags, decoded frame after frame by
+ * bsid::stream_decoder: each frame's start prior is the previous frame's
+ * forward end metric, so drift is followed indefinitely; its end is free
+ * and weighed with the next frame's sync word and \p lookahead symbols.
+ * Every frame length of received bits gives one output frame: decoded, or
+ * an erasure ("sync_lost" while unsynchronized, "truncated" for the frame
+ * the stream ends inside, "invalid_input" for a frame with a byte that is
+ * not a bit). A \p start_tag_key tag (for instance from
+ * digital.correlate_access_code_tag_bb with the sync word as access code
+ * and this key as its tag name) acquires: the frame starts G bits before
+ * the tagged bit (\p tag_after_sync_word) or at it, within
+ * +-\p acquire_window bits. A frame whose log-likelihood ratio against
+ * random bits is below \p sync_threshold loses sync; with \p search, the
+ * decoder then looks for the next frame itself (its sync word, or a start
+ * prior a frame wide without one). With \p synchronized_at_start the first
+ * frame begins at the first input bit; otherwise the decoder starts
+ * unsynchronized. Each decoded output frame carries a "bsid_drift" tag: a
+ * dict {"start": start drift, "end": end drift, "end_probability": P(the MAP
+ * end)}, drift being the MAP position less the nominal one (the last start
+ * tag or acquisition plus whole frame lengths). max_batch does not apply
+ * (one stream is sequential); set_channel and bsid_channel tags apply to
+ * the frames decoded after them. \p len_tag_key tags are put on the output
+ * as in tagged framing; input tags are not passed on.
  */
 class BSID_API map_decoder : virtual public gr::block
 {
@@ -86,6 +111,21 @@ public:
      *        "bsid_channel" tags (from bsid.channel)
      * \param sync_word   the word that begins every frame ("0110..."; "" for
      *        none), as the encoder sends it: weighed through the channel
+     * \param framing     "tagged" (frames by \p len_tag_key tags) or "stream"
+     *        (a plain bitstream)
+     * \param lookahead   stream framing: the next frame's symbols weighed after
+     *        a frame's end (0 <= K <= N)
+     * \param start_tag_key stream framing: the key of start tags
+     * \param acquire_window stream framing: half width in bits of the start
+     *        prior around a start tag or a sync word found by search
+     * \param tag_after_sync_word stream framing: a start tag is on the bit
+     *        after the sync word (true, as correlate_access_code_tag_bb puts
+     *        it) or on the frame's first bit (false)
+     * \param sync_threshold stream framing: the least log-likelihood ratio
+     *        against random bits (natural log) of a frame in sync
+     * \param search      stream framing: look for frames without start tags
+     * \param synchronized_at_start stream framing: the first frame begins at
+     *        the first input bit (otherwise: acquire first)
      */
     static sptr make(const ::bsid::codebook& codebook,
                      int N,
@@ -102,7 +142,15 @@ public:
                      float llr_clip = 0.0f,
                      const std::string& len_tag_key = "packet_len",
                      bool follow_channel_tags = true,
-                     const std::string& sync_word = "");
+                     const std::string& sync_word = "",
+                     const std::string& framing = "tagged",
+                     int lookahead = 2,
+                     const std::string& start_tag_key = "bsid_start",
+                     int acquire_window = 4,
+                     bool tag_after_sync_word = true,
+                     double sync_threshold = 0.0,
+                     bool search = true,
+                     bool synchronized_at_start = true);
 
     //! The channel for frames that begin after the call (unless bsid_channel tags set
     //! it).

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(map_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(9422038f769c26ac7ff2483d1f71919a)                     */
+/* BINDTOOL_HEADER_FILE_HASH(bc91923e511b9e825a9ea4351ade5c6d)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -53,6 +53,14 @@ void bind_map_decoder(py::module& m)
              py::arg("len_tag_key") = "packet_len",
              py::arg("follow_channel_tags") = true,
              py::arg("sync_word") = "",
+             py::arg("framing") = "tagged",
+             py::arg("lookahead") = 2,
+             py::arg("start_tag_key") = "bsid_start",
+             py::arg("acquire_window") = 4,
+             py::arg("tag_after_sync_word") = true,
+             py::arg("sync_threshold") = 0.0,
+             py::arg("search") = true,
+             py::arg("synchronized_at_start") = true,
              D(map_decoder, make))
 
 

@@ -145,6 +145,14 @@ public:
     //! From now on the stream has ended (next() then finishes it).
     void end_of_stream() { d_ended = true; }
 
+    /*!
+     * Decodes the frames decoded from now on with `dec`: another channel (a
+     * receiver's estimate, or a block's set_channel). It must have the same
+     * code, N and sync word; throws std::invalid_argument otherwise, and
+     * std::logic_error while a request is pending.
+     */
+    void set_decoder(std::shared_ptr<frame_decoder> dec);
+
     long long received() const { return d_base + (long long)d_buf.size(); }
     //! Bits held (the flat memory: about two segments at most)
     size_t buffered() const { return d_buf.size(); }
@@ -164,6 +172,7 @@ private:
         return d_anchor + (long long)(k - d_anchor_k) * d_F;
     }
     long long segment_end(long long s_max) const;
+    void derive(); // the limits' constants from d_dec
     void acquire(long long at, std::vector<stream_frame>& out);
     void lose_sync(const frame_result& why, std::vector<stream_frame>& out);
     void

@@ -63,6 +63,19 @@ With a sync_word W of G bits, every received frame begins with W (the
 encoder's sync_word) and is decoded with W weighed through the channel; the
 drift limits then bound the drift at codeword boundaries after W.
 
+Stream framing (framing="stream"; docs/receiving.md): the input is a plain
+bitstream, with no length tags, decoded frame after frame; each frame's start
+prior is the previous frame's forward end metric, so drift is followed
+indefinitely. Every frame length of received bits gives one output frame:
+decoded, or an erasure ("sync_lost" while unsynchronized, "truncated" for the
+frame the stream ends inside, "invalid_input"). A start_tag_key tag (from
+digital.correlate_access_code_tag_bb with the sync word as access code and
+this key as tag name) acquires; with search, the decoder also finds frames by
+itself after losing sync. Each decoded output frame carries a "bsid_drift" tag,
+a dict {"start": start drift, "end": end drift, "end_probability": P(the MAP
+end)}, drift being the MAP position less the nominal one (the last start tag
+or acquisition plus whole frame lengths).
+
 Constructor Specific Documentation:
 
 Args:
@@ -81,7 +94,15 @@ Args:
     llr_clip : LLR magnitude limit, 0 for none ("llr" output; default 0.0)
     len_tag_key : the tagged-stream length key (default "packet_len")
     follow_channel_tags : decode with the channel of upstream "bsid_channel" tags (from bsid.channel) (default True)
-    sync_word : the word that begins every frame ("0110..."; "" for none), as the encoder sends it (default ""))doc";
+    sync_word : the word that begins every frame ("0110..."; "" for none), as the encoder sends it (default "")
+    framing : "tagged" (frames by len_tag_key tags) or "stream" (a plain bitstream decoded frame after frame; docs/receiving.md) (default "tagged")
+    lookahead : stream framing: the next frame's symbols weighed after a frame's end (default 2)
+    start_tag_key : stream framing: the key of start tags, e.g. the tag name given to digital.correlate_access_code_tag_bb (default "bsid_start")
+    acquire_window : stream framing: half width in bits of the start prior around a start tag or a found sync word (default 4)
+    tag_after_sync_word : stream framing: a start tag is on the bit after the sync word (True) or on the frame's first bit (False) (default True)
+    sync_threshold : stream framing: the least log-likelihood ratio against random bits of a frame in sync; below it, sync_lost (default 0.0)
+    search : stream framing: look for frames without start tags after losing sync (default True)
+    synchronized_at_start : stream framing: the first frame begins at the first input bit (default True))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_map_decoder_0 = R"doc()doc";
@@ -113,7 +134,15 @@ Args:
     llr_clip : LLR magnitude limit, 0 for none ("llr" output; default 0.0)
     len_tag_key : the tagged-stream length key (default "packet_len")
     follow_channel_tags : decode with the channel of upstream "bsid_channel" tags (from bsid.channel) (default True)
-    sync_word : the word that begins every frame ("0110..."; "" for none), as the encoder sends it (default ""))doc";
+    sync_word : the word that begins every frame ("0110..."; "" for none), as the encoder sends it (default "")
+    framing : "tagged" (frames by len_tag_key tags) or "stream" (a plain bitstream decoded frame after frame; docs/receiving.md) (default "tagged")
+    lookahead : stream framing: the next frame's symbols weighed after a frame's end (default 2)
+    start_tag_key : stream framing: the key of start tags, e.g. the tag name given to digital.correlate_access_code_tag_bb (default "bsid_start")
+    acquire_window : stream framing: half width in bits of the start prior around a start tag or a found sync word (default 4)
+    tag_after_sync_word : stream framing: a start tag is on the bit after the sync word (True) or on the frame's first bit (False) (default True)
+    sync_threshold : stream framing: the least log-likelihood ratio against random bits of a frame in sync; below it, sync_lost (default 0.0)
+    search : stream framing: look for frames without start tags after losing sync (default True)
+    synchronized_at_start : stream framing: the first frame begins at the first input bit (default True))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_set_channel =
