@@ -13,6 +13,7 @@
 //               [--storage global|local|auto] [--Pr 1e-10] [--mtau LO:HI]
 //               [--mn LO:HI] [--priors FILE | --log-priors FILE] [--threads T]
 //               < frames.txt > posteriors.txt
+//   bsid_decode ... --framing stream [--start-tags FILE] ... < stream.txt
 //
 // In: one frame per line, the characters 0 and 1 (an empty line is an empty
 // frame). Out: one line per frame, N*q numbers in %.17g separated by spaces,
@@ -23,6 +24,7 @@
 #include <gnuradio/bsid/core/errors.h>
 #include <gnuradio/bsid/core/frame_decoder.h>
 #include <gnuradio/bsid/core/map_decoder.h>
+#include <gnuradio/bsid/core/stream_decoder.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -72,6 +74,22 @@ Frame boundaries (docs/frame_boundaries.md):
   --lookahead K     with --end free: the next frame's first K symbols follow
   --boundaries      after each frame, print its start, end and forward end
                     posteriors (lines "start", "end", "forward" of POS:P pairs)
+
+Stream framing (docs/receiving.md, docs/bsid_decode.md):
+  --framing F       lines (default): one frame per line, as above; stream: the
+                    input is one continuous stream of 0s and 1s (line breaks and
+                    spaces are ignored), decoded frame after frame
+  --lookahead K     the next frame's symbols weighed after each frame (default 2)
+  --start POS       the first frame's first bit (default 0)
+  --unsynchronized  acquire the first frame (at a start tag or by search)
+  --start-tags FILE bit positions of start tags (whitespace separated)
+  --tag-offset D    a frame starts at its tag + D (default -G: tags on the bit
+                    after the sync word)
+  --acquire-window W  half width in bits of the start prior at a tag (default 4)
+  --sync-threshold T  the least log-likelihood ratio of a frame in sync (default 0)
+  --no-search       re-acquire only at start tags
+  --boundaries      after each frame's line, a line "frame INDEX STATUS START END
+                    START_DRIFT END_DRIFT END_PROBABILITY LOG_LIKELIHOOD_RATIO"
 
 Input (stdin): one frame per line, as the characters 0 and 1; an empty line is
 an empty frame. Output (stdout): one line per frame, N*q numbers (%.17g,
@@ -168,6 +186,113 @@ read_start_priors(const std::string& path)
     return rows;
 }
 
+// Start tags: bit positions, whitespace separated, sorted and without repeats.
+std::vector<long long> read_start_tags(const std::string& path)
+{
+    std::ifstream f(path);
+    if (!f)
+        die("cannot open start tag file '" + path + "'");
+    std::vector<long long> tags;
+    std::string tok;
+    while (f >> tok) {
+        char* end = nullptr;
+        errno = 0;
+        const long long v = std::strtoll(tok.c_str(), &end, 10);
+        if (*end != '\0' || errno == ERANGE || v < 0)
+            die("start tag file '" + path + "': '" + tok + "' is not a bit position");
+        tags.push_back(v);
+    }
+    std::sort(tags.begin(), tags.end());
+    tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
+    return tags;
+}
+
+// One frame's N q posteriors as a line of %.17g values; `out` is written to
+// stdout as it grows, never held whole.
+void write_posteriors(std::string& out, const double* p, size_t NQ)
+{
+    char num[32];
+    for (size_t j = 0; j < NQ; ++j) {
+        std::snprintf(num, sizeof num, "%.17g", p[j]);
+        if (j)
+            out += ' ';
+        out += num;
+        if (out.size() >= (1 << 20)) {
+            std::fwrite(out.data(), 1, out.size(), stdout);
+            out.clear();
+        }
+    }
+    out += '\n';
+}
+
+/*
+ * --framing stream: stdin is one stream of 0s and 1s (whitespace ignored,
+ * any other character a byte that is not a bit), read in chunks and decoded
+ * by bsid::stream_decoder; one line per frame out (flat memory).
+ */
+int run_stream(std::shared_ptr<bsid::frame_decoder> fdec,
+               const bsid::stream_options& so,
+               const std::vector<long long>& tags,
+               bool print_bounds)
+{
+    bsid::stream_decoder sd(fdec, so);
+    const size_t NQ = size_t(fdec->N()) * size_t(fdec->q());
+    auto print = [&](const std::vector<bsid::stream_frame>& frames) {
+        std::string out;
+        char buf[256];
+        for (const auto& f : frames) {
+            if (f.result.ok())
+                write_posteriors(out, f.posteriors.data(), NQ);
+            else
+                out += "erasure " + std::string(bsid::to_string(f.result.status)) + ": " +
+                       f.result.reason + "\n";
+            if (print_bounds) {
+                std::snprintf(buf,
+                              sizeof buf,
+                              "frame %llu %s %lld %lld %lld %lld %.17g %.17g\n",
+                              (unsigned long long)f.index,
+                              bsid::to_string(f.result.status),
+                              f.start,
+                              f.end,
+                              f.start_drift(),
+                              f.end_drift(),
+                              f.end_probability,
+                              f.log_likelihood_ratio);
+                out += buf;
+            }
+        }
+        std::fwrite(out.data(), 1, out.size(), stdout);
+    };
+    std::vector<char> in(1 << 16);
+    std::vector<uint8_t> chunk;
+    std::vector<size_t> here;
+    size_t next_tag = 0;
+    long long pos = 0; // bits pushed so far
+    size_t got;
+    while ((got = std::fread(in.data(), 1, in.size(), stdin)) > 0) {
+        chunk.clear();
+        here.clear();
+        for (size_t j = 0; j < got; ++j) {
+            const char c = in[j];
+            if (c == '\n' || c == '\r' || c == ' ' || c == '\t')
+                continue;
+            while (next_tag < tags.size() &&
+                   tags[next_tag] == pos + (long long)chunk.size())
+                here.push_back(chunk.size()), ++next_tag;
+            chunk.push_back(c == '0' ? 0 : c == '1' ? 1 : 2); // 2: not a bit (an erasure)
+        }
+        print(sd.push(chunk.data(), chunk.size(), here));
+        pos += (long long)chunk.size();
+    }
+    if (next_tag < tags.size())
+        std::cerr << "bsid_decode: " << tags.size() - next_tag
+                  << " start tags lie at or after the end of the stream (" << pos
+                  << " bits); ignored\n";
+    print(sd.flush());
+    std::fflush(stdout);
+    return 0;
+}
+
 std::vector<std::vector<double>> read_priors(const std::string& path, size_t count)
 {
     std::ifstream f(path);
@@ -207,14 +332,37 @@ std::vector<std::vector<double>> read_priors(const std::string& path, size_t cou
 int run(int argc, char** argv)
 {
     std::map<std::string, std::string> opt;
-    static const std::vector<std::string> known = {
-        "--codebook",    "-N",        "--Pi",         "--Pd",
-        "--Ps",          "--backend", "--precision",  "--storage",
-        "--Pr",          "--mtau",    "--mn",         "--priors",
-        "--threads",     "--batch",   "--log-priors", "--sync-word",
-        "--start-prior", "--end",     "--lookahead",  "--boundaries"
-    };
-    static const std::vector<std::string> flags = { "--boundaries" }; // no value
+    static const std::vector<std::string> known = { "--codebook",
+                                                    "-N",
+                                                    "--Pi",
+                                                    "--Pd",
+                                                    "--Ps",
+                                                    "--backend",
+                                                    "--precision",
+                                                    "--storage",
+                                                    "--Pr",
+                                                    "--mtau",
+                                                    "--mn",
+                                                    "--priors",
+                                                    "--threads",
+                                                    "--batch",
+                                                    "--log-priors",
+                                                    "--sync-word",
+                                                    "--start-prior",
+                                                    "--end",
+                                                    "--lookahead",
+                                                    "--boundaries",
+                                                    "--framing",
+                                                    "--start",
+                                                    "--unsynchronized",
+                                                    "--start-tags",
+                                                    "--tag-offset",
+                                                    "--acquire-window",
+                                                    "--sync-threshold",
+                                                    "--no-search" };
+    static const std::vector<std::string> flags = { "--boundaries",
+                                                    "--unsynchronized",
+                                                    "--no-search" }; // no value
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "-h" || a == "--help") {
@@ -253,7 +401,29 @@ int run(int argc, char** argv)
             die(std::string("missing ") + req + " (see --help)");
     }
 
-    std::unique_ptr<bsid::frame_decoder> fdec;
+    const std::string framing = opt.count("--framing") ? opt["--framing"] : "lines";
+    if (framing != "lines" && framing != "stream")
+        die("--framing '" + framing + "' is not one of lines, stream");
+    const bool stream = framing == "stream";
+    for (const char* k :
+         { "--end", "--start-prior", "--priors", "--log-priors", "--batch" }) {
+        if (stream && opt.count(k))
+            die(std::string(k) + " does not apply to --framing stream");
+    }
+    for (const char* k : { "--start",
+                           "--unsynchronized",
+                           "--start-tags",
+                           "--tag-offset",
+                           "--acquire-window",
+                           "--sync-threshold",
+                           "--no-search" }) {
+        if (!stream && opt.count(k))
+            die(std::string(k) + " needs --framing stream");
+    }
+    if (opt.count("--start") && opt.count("--unsynchronized"))
+        die("give --start or --unsynchronized, not both");
+
+    std::shared_ptr<bsid::frame_decoder> fdec;
     bsid::map_decoder* dec = nullptr;                          // fdec's primary backend
     std::vector<std::optional<bsid::position_weights>> starts; // --start-prior lines
     bsid::end_mode end = bsid::end_mode::known;
@@ -287,8 +457,37 @@ int run(int argc, char** argv)
             batch = size_t(integer("--batch", opt["--batch"], 1, 1 << 20));
         const auto sync =
             bsid::parse_sync_word(opt.count("--sync-word") ? opt["--sync-word"] : "");
-        fdec = std::make_unique<bsid::frame_decoder>(cfg, sync);
+        fdec = std::make_shared<bsid::frame_decoder>(cfg, sync);
         dec = &fdec->primary();
+        if (stream) {
+            bsid::stream_options so;
+            if (opt.count("--lookahead"))
+                so.lookahead = int(integer("--lookahead", opt["--lookahead"], 0, N));
+            if (opt.count("--start")) {
+                so.first_start = bsid::position_weights{
+                    { integer("--start",
+                              opt["--start"],
+                              0,
+                              std::numeric_limits<long long>::max()) },
+                    { 1.0 }
+                };
+            }
+            if (opt.count("--unsynchronized"))
+                so.first_start.reset();
+            if (opt.count("--tag-offset"))
+                so.tag_offset =
+                    integer("--tag-offset", opt["--tag-offset"], -(1LL << 40), 1LL << 40);
+            if (opt.count("--acquire-window"))
+                so.acquire_window =
+                    int(integer("--acquire-window", opt["--acquire-window"], 0, 65536));
+            if (opt.count("--sync-threshold"))
+                so.sync_threshold = number("--sync-threshold", opt["--sync-threshold"]);
+            so.search = !opt.count("--no-search");
+            std::vector<long long> tags;
+            if (opt.count("--start-tags"))
+                tags = read_start_tags(opt["--start-tags"]);
+            return run_stream(fdec, so, tags, opt.count("--boundaries") > 0);
+        }
         if (opt.count("--end"))
             end = bsid::parse_end_mode(opt["--end"]);
         if (opt.count("--lookahead")) {
@@ -332,21 +531,8 @@ int run(int argc, char** argv)
     std::vector<std::string> bad; // per line: why its characters are not a frame, or ""
     size_t decodable = 0;         // lines of this batch that pass the length check
 
-    // one frame's N q posteriors as a line of %.17g values; `out` is written
-    // to stdout as it grows, never held whole
-    auto write_posteriors = [&](std::string& out, const double* p) {
-        char num[32];
-        for (size_t j = 0; j < NQ; ++j) {
-            std::snprintf(num, sizeof num, "%.17g", p[j]);
-            if (j)
-                out += ' ';
-            out += num;
-            if (out.size() >= (1 << 20)) {
-                std::fwrite(out.data(), 1, out.size(), stdout);
-                out.clear();
-            }
-        }
-        out += '\n';
+    auto write_post = [&](std::string& out, const double* p) {
+        write_posteriors(out, p, NQ);
     };
 
     size_t frame_index = 0;
@@ -392,7 +578,7 @@ int run(int argc, char** argv)
             if (!results[k].ok()) {
                 out += "erasure " + results[k].reason + "\n";
             } else {
-                write_posteriors(out, posts[post_of[k]].data());
+                write_post(out, posts[post_of[k]].data());
             }
         }
         std::fwrite(out.data(), 1, out.size(), stdout);
@@ -463,7 +649,7 @@ int run(int argc, char** argv)
             if (!ok) {
                 out += "erasure " + (r ? r->result.reason : bad[k]) + "\n";
             } else {
-                write_posteriors(out, r->posteriors.data());
+                write_post(out, r->posteriors.data());
             }
             if (print_bounds) {
                 static const std::vector<long long> none_p;

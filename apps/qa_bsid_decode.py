@@ -290,5 +290,69 @@ class qa_bsid_decode(unittest.TestCase):
         finally:
             os.unlink(path)
 
+    def test_009_stream_framing(self):
+        # one continuous stream (line breaks ignored): the frames of the core
+        # stream decoder, to the last digit, and the boundary lines
+        W = "0110100111010010"
+        Wb = np.array([int(c) for c in W], dtype=np.uint8)
+        rng = np.random.default_rng(4)
+        sent = np.concatenate([np.concatenate([Wb, self.cb.encode(rng.integers(0, 16, self.N))])
+                               for _ in range(6)])
+        rx, _ = bsid.transmit(self.ch, sent, seed=6, frame=0)
+        text = "".join(str(b) for b in rx)
+        text = text[:333] + "\n" + text[333:700] + " \r\n" + text[700:] + "\n"
+        args = self.args + ["--sync-word", W, "--framing", "stream", "--boundaries"]
+        out = run(args, text)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        lines = out.stdout.splitlines()
+        dec = bsid.map_decoder_core(self.cb, self.ch, self.N, precision="double", backend="cpu",
+                                    sync_word=W)
+        sd = bsid.stream_decoder(dec)
+        frames = sd.push(rx) + sd.flush()
+        self.assertEqual(len(lines), 2 * len(frames))
+        for f, post, bounds in zip(frames, lines[0::2], lines[1::2]):
+            np.testing.assert_array_equal(
+                np.array([float(v) for v in post.split(" ")]).reshape(self.N, 16), f.posteriors)
+            w = bounds.split(" ")
+            self.assertEqual(w[:8], ["frame", str(f.index), f.status, str(f.start), str(f.end),
+                                     str(f.start_drift), str(f.end_drift), w[7]])
+            self.assertEqual(float(w[7]), f.end_probability)
+            self.assertEqual(float(w[8]), f.log_likelihood_ratio)
+        # unsynchronized with a start tags file, K = 0, a character that is not a bit
+        bad = text[:300] + "x" + text[301:]  # in frame 1
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as t:
+            t.write("%d\n" % (len(W) + 0))
+            path = t.name
+        try:
+            out = run(self.args + ["--sync-word", W, "--framing", "stream", "--unsynchronized",
+                                   "--start-tags", path, "--lookahead", "0", "--no-search"], bad)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            lines = out.stdout.splitlines()
+            self.assertEqual(len(lines), len(frames))
+            self.assertTrue(lines[1].startswith("erasure invalid_input: "), lines[1])
+            # without search, and no tag after the bad frame: sync_lost to the end
+            for line in lines[2:]:
+                self.assertTrue(line.startswith("erasure sync_lost"), line)
+            self.assertEqual(len(lines[0].split(" ")), self.N * 16)
+        finally:
+            os.unlink(path)
+        # options that do not apply
+        for extra in (["--end", "free"], ["--batch", "4"], ["--priors", "x"]):
+            out = run(self.args + ["--framing", "stream"] + extra, "")
+            self.assertEqual(out.returncode, 2, extra)
+            self.assertIn("does not apply to --framing stream", out.stderr)
+        for extra in (["--start", "3"], ["--no-search"], ["--start-tags", "x"]):
+            out = run(self.args + extra, "")
+            self.assertEqual(out.returncode, 2, extra)
+            self.assertIn("needs --framing stream", out.stderr)
+        out = run(self.args + ["--framing", "packets"], "")
+        self.assertEqual(out.returncode, 2)
+        out = run(self.args + ["--framing", "stream", "--start", "2", "--unsynchronized"], "")
+        self.assertEqual(out.returncode, 2)
+        # an empty stream: no frames, no error
+        out = run(self.args + ["--framing", "stream"], "")
+        self.assertEqual((out.returncode, out.stdout), (0, ""))
+
+
 if __name__ == '__main__':
     unittest.main(verbosity=2)

@@ -369,7 +369,8 @@ TEST(stream_decoder, acquires_at_a_start_tag_and_ignores_tags_inside_frames)
 TEST(stream_decoder, without_tags_or_search_frame_lengths_are_sync_lost)
 {
     // never synchronized: one sync_lost erasure per frame length, then the
-    // rest of the stream as one truncated erasure
+    // rest of the stream as one truncated erasure if it is at least half a
+    // frame length (frame lengths to the nearest), else nothing
     const codebook cb = codebook::builtin("ld3-modvec6");
     const channel_params ch(0.01, 0.01, 0.0);
     const int N = 10;
@@ -378,7 +379,7 @@ TEST(stream_decoder, without_tags_or_search_frame_lengths_are_sync_lost)
     opt.first_start.reset();
     opt.search = false;
     stream_decoder sd(fd, opt);
-    std::vector<uint8_t> rx(size_t(3 * 80 + 30), 1);
+    std::vector<uint8_t> rx(size_t(3 * 80 + 40), 1);
     const auto out = push_all(sd, rx, 1);
     ASSERT_EQ(out.size(), 4u);
     for (int k = 0; k < 3; ++k) {
@@ -388,6 +389,9 @@ TEST(stream_decoder, without_tags_or_search_frame_lengths_are_sync_lost)
             EXPECT_EQ(p, 1.0 / 16);
     }
     EXPECT_EQ(out[3].result.status, frame_status::truncated);
+    stream_decoder sd2(fd, opt);
+    std::vector<uint8_t> rx2(size_t(3 * 80 + 39), 1);
+    EXPECT_EQ(push_all(sd2, rx2, 1000).size(), 3u);
 }
 
 TEST(stream_decoder, the_end_of_the_stream)

@@ -428,9 +428,11 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
         if (have < need && !d_ended)
             return std::nullopt;
         if (have < need && have - d_hunt < d_F) {
-            // the stream ends inside this frame length of bits
+            // the stream ends inside this frame length of bits: a frame if at
+            // least half of one is left (frame lengths to the nearest, as
+            // erase_until counts them)
             d_finished = true;
-            if (have - d_hunt > d_G)
+            if (2 * (have - d_hunt) >= d_F)
                 erase(frame_status::truncated,
                       detail::concat("the stream ends ",
                                      have - d_hunt,
