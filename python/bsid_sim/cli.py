@@ -111,6 +111,20 @@ def build_parser():
     for name in ("Pi", "Pd", "Ps"):
         g.add_argument("--" + name, type=_nonneg, default=None,
                        help=f"fixed {name} (default 0)")
+    g = p.add_argument_group("framing (docs/simulating.md, \"Stream framing\")")
+    g.add_argument("--framing", choices=("genie", "stream"), default="genie",
+                   help="genie: each frame decoded between its true boundaries (default); "
+                        "stream: frames sent back to back through one continuous channel "
+                        "and decoded by the stream decoder, beside genie framing of the same "
+                        "frames")
+    g.add_argument("--lookahead", type=_count, default=None,
+                   help="stream framing: the next frame's symbols weighed after each frame "
+                        "(default 2)")
+    g.add_argument("--streams", type=_positive_int, default=None,
+                   help="stream framing: independent streams decoded side by side (default "
+                        "4; the frames simulated depend on it, not on --threads)")
+    g.add_argument("--stream-frames", type=_positive_int, default=None,
+                   help="stream framing: frames sent per chunk of a stream (default 8)")
     g = p.add_argument_group("decoder")
     g.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="auto",
                    help="auto takes the GPU when there is one (default auto)")
@@ -236,6 +250,11 @@ def _summary(res):
     if res.erasures_drift or res.erasures_other:
         lines.append(f"    erasures: {res.erasures_drift} drift out of range, "
                      f"{res.erasures_other} other")
+    if c.framing == "stream":
+        gfer, gser = res.genie()
+        lines.append(f"    genie framing of the same frames: FER {gfer[0]:.4e}, SER "
+                     f"{gser[0]:.4e}; wrong MAP ends {res.wrong_ends}, sync lost "
+                     f"{res.sync_lost}")
     if res.dumped:
         lines.append(f"    {res.dumped} failing frames dumped to {c.dump_dir}")
     return "\n".join(lines)
@@ -308,6 +327,10 @@ def _main(argv):
             p.error(str(e))
     else:
         values = None
+    if a.framing != "stream":
+        for name in ("lookahead", "streams", "stream_frames"):
+            if getattr(a, name) is not None:
+                p.error(f"--{name.replace('_', '-')} needs --framing stream")
     if set(a.sync_word) - {"0", "1"}:
         p.error(f"--sync-word {a.sync_word!r}: only the characters 0 and 1")
     try:
@@ -321,7 +344,9 @@ def _main(argv):
             threads=a.threads, batch=a.batch, seed=a.seed, confidence=a.confidence,
             rel_error=a.rel_error, max_errors=a.max_errors, max_frames=a.max_frames,
             max_time=a.max_time, dump_dir=a.dump_failures or "", dump_max=a.dump_max,
-            label=a.label or f"{a.codebook} N={a.N}", sync_word=a.sync_word)
+            label=a.label or f"{a.codebook} N={a.N}", sync_word=a.sync_word,
+            framing=a.framing, lookahead=2 if a.lookahead is None else a.lookahead,
+            streams=a.streams or 4, stream_frames=a.stream_frames or 8)
     except ValueError as e:
         p.error(str(e))
 

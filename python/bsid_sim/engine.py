@@ -77,6 +77,10 @@ class PointConfig:
     label: str = ""
     point: int = 0                   # index in the sweep (for dump names)
     sync_word: str = ""              # W before every frame's codewords ("" for none)
+    framing: str = "genie"           # genie: each frame alone; stream: back to back (stream.py)
+    lookahead: int = 2               # stream framing: the stream decoder's K
+    streams: int = 4                 # stream framing: independent streams side by side
+    stream_frames: int = 8           # stream framing: frames per chunk of a stream
 
     @property
     def spec(self):
@@ -110,6 +114,13 @@ class PointResult:
     dumped: int = 0
     batches: int = 0
     dump_files: list = field(default_factory=list)
+    # stream framing: the same frames decoded with genie framing, and the stream's own
+    frame_errors_genie: int = 0
+    symbol_errors_genie: int = 0
+    symbol_errors_genie_sq: int = 0
+    bit_errors_genie: int = 0
+    wrong_ends: int = 0              # MAP end not the frame's true end (erasures included)
+    sync_lost: int = 0
 
     @property
     def m(self):
@@ -128,6 +139,19 @@ class PointResult:
         return stats.interval_from_sums(self.frames, self.bit_errors, self.bit_errors_sq,
                                         self.config.N * self.m, self.config.confidence)
 
+    def genie(self):
+        """FER and SER of the same frames with genie framing: this point's own
+        for genie framing, the side-by-side decode for stream framing."""
+        if self.config.framing != "stream":
+            return self.fer(), self.ser()
+        F = self.frames
+        lo, hi = stats.wilson_interval(self.frame_errors_genie, F, self.config.confidence)
+        fer = (self.frame_errors_genie / F if F else 0.0, lo, hi)
+        ser = stats.interval_from_sums(F, self.symbol_errors_genie,
+                                       self.symbol_errors_genie_sq, self.config.N,
+                                       self.config.confidence)
+        return fer, ser
+
     def frames_per_s(self):
         return self.frames / self.seconds if self.seconds > 0 else 0.0
 
@@ -138,6 +162,8 @@ class PointResult:
         c = self.config
         cb = c.codebook
         fer, ser, ber = self.fer(), self.ser(), self.ber()
+        stream = c.framing == "stream"
+        gfer, gser = self.genie()
         return {
             "label": c.label, "codebook": c.spec, "n": cb.n, "q": cb.q, "P": cb.P, "N": c.N,
             "sweep": c.sweep, "Pi": c.Pi, "Pd": c.Pd, "Ps": c.Ps, "Pr": c.Pr, "seed": c.seed,
@@ -157,6 +183,15 @@ class PointResult:
             "seconds": round(self.seconds, 6), "frames_per_s": round(self.frames_per_s(), 3),
             "mbit_per_s": round(self.mbit_per_s(), 6), "version": bsid_core.__version__,
             "sync_word": c.sync_word,
+            "framing": c.framing,
+            "lookahead": c.lookahead if stream else 0,
+            "streams": c.streams if stream else 0,
+            "fer_genie": gfer[0], "ser_genie": gser[0],
+            "frame_errors_genie": self.frame_errors_genie if stream else self.frame_errors,
+            "symbol_errors_genie": self.symbol_errors_genie if stream else self.symbol_errors,
+            "wrong_ends": self.wrong_ends, "sync_lost": self.sync_lost,
+            "wrong_end_rate": self.wrong_ends / self.frames if self.frames else 0.0,
+            "sync_lost_rate": self.sync_lost / self.frames if self.frames else 0.0,
         }
 
 
@@ -247,6 +282,9 @@ def run_point(c, progress=None):
     """
     from . import dump  # noqa: avoid a cycle at import time
 
+    if c.framing == "stream":
+        from .stream import run_stream_point
+        return run_stream_point(c, progress)
     dec = make_decoder(c)
     src = bsid_core.frame_source(c.codebook, dec.channel, c.N, c.seed, sync_word=c.sync_word)
     res = PointResult(config=c, backend=dec.backend, storage=dec.storage,

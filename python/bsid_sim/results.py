@@ -22,10 +22,12 @@ COLUMNS = [
     "fer", "fer_lo", "fer_hi", "ser", "ser_lo", "ser_hi", "ber", "ber_lo", "ber_hi",
     "confidence", "rel_error", "max_errors", "max_frames", "max_time", "stopped_by",
     "seconds", "frames_per_s", "mbit_per_s", "version", "sync_word",
+    "framing", "lookahead", "streams", "fer_genie", "ser_genie", "frame_errors_genie",
+    "symbol_errors_genie", "wrong_ends", "sync_lost", "wrong_end_rate", "sync_lost_rate",
 ]
 
 _TEXT = {"label", "codebook", "sweep", "backend", "precision", "storage", "stopped_by",
-         "version", "sync_word"}
+         "version", "sync_word", "framing"}
 
 
 def _check(rows):

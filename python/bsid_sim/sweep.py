@@ -43,8 +43,19 @@ def point_configs(codebook, N, sweep=None, values=None, Pi=0.0, Pd=0.0, Ps=0.0, 
             raise ValueError(f"{name}: {e}") from None
         configs.append(PointConfig(codebook=codebook, N=int(N), Pi=float(pi), Pd=float(pd),
                                    Ps=float(ps), sweep=sweep, point=k, **options))
-    if configs[0].N < 1:
-        raise ValueError(f"N = {configs[0].N} must be at least 1")
+    c = configs[0]
+    if c.N < 1:
+        raise ValueError(f"N = {c.N} must be at least 1")
+    if c.framing not in ("genie", "stream"):
+        raise ValueError(f"framing '{c.framing}' is not one of genie, stream")
+    if c.framing == "stream":
+        if not 0 <= c.lookahead <= c.N:
+            raise ValueError(f"lookahead K = {c.lookahead} must lie in [0, N = {c.N}]")
+        if c.streams < 1 or c.stream_frames < 1:
+            raise ValueError("streams and stream_frames must be at least 1")
+        if c.dump_dir:
+            raise ValueError("failure dumps replay single frames: they are not made with "
+                             "stream framing")
     return configs
 
 
