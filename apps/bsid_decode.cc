@@ -79,7 +79,8 @@ Stream framing (docs/receiving.md, docs/bsid_decode.md):
   --framing F       lines (default): one frame per line, as above; stream: the
                     input is one continuous stream of 0s and 1s (line breaks and
                     spaces are ignored), decoded frame after frame
-  --lookahead K     the next frame's symbols weighed after each frame (default 2)
+  --lookahead K     the next frame's symbols weighed after each frame (default:
+                    0 with a sync word, 2 without)
   --start POS       the first frame's first bit (default 0)
   --unsynchronized  acquire the first frame (at a start tag or by search)
   --start-tags FILE bit positions of start tags (whitespace separated)

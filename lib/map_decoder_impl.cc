@@ -182,8 +182,9 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
             opt.first_start.reset();
         d_sd = std::make_unique<::bsid::stream_decoder>(d_dec, opt); // checks the options
         GR_LOG_INFO(d_logger,
-                    "stream framing: look-ahead K = " + std::to_string(lookahead) +
-                        ", start tags '" + start_tag_key + "', " +
+                    "stream framing: look-ahead K = " +
+                        std::to_string(d_sd->options().lookahead) + ", start tags '" +
+                        start_tag_key + "', " +
                         (synchronized_at_start ? "synchronized at the first bit"
                                                : "acquiring first"));
     }

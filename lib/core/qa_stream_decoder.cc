@@ -466,7 +466,7 @@ TEST(stream_decoder, bad_input)
         edit(o);
         EXPECT_THROW(stream_decoder(fd, o), std::invalid_argument);
     };
-    bad([](stream_options& o) { o.lookahead = -1; });
+    bad([](stream_options& o) { o.lookahead = -2; });
     bad([](stream_options& o) { o.lookahead = N + 1; });
     bad([](stream_options& o) { o.acquire_window = -1; });
     bad([](stream_options& o) { o.sync_threshold = std::nan(""); });
@@ -529,4 +529,21 @@ TEST(stream_batch, many_streams_decode_as_each_alone)
         EXPECT_TRUE(lost);
     }
     EXPECT_THROW(stream_batch(fd, 2, opt, 0), std::invalid_argument);
+}
+
+TEST(stream_decoder, the_automatic_lookahead)
+{
+    // K by default: 0 with a sync word (it places the end alone), 2 without,
+    // at most N (docs/benchmarks.md, "Stream decoding": the choice measured)
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.0);
+    EXPECT_EQ(stream_decoder(cpu_decoder(cb, ch, 20, parse_sync_word("0110")))
+                  .options()
+                  .lookahead,
+              0);
+    EXPECT_EQ(stream_decoder(cpu_decoder(cb, ch, 20, {})).options().lookahead, 2);
+    EXPECT_EQ(stream_decoder(cpu_decoder(cb, ch, 1, {})).options().lookahead, 1);
+    stream_options o;
+    o.lookahead = 3;
+    EXPECT_EQ(stream_decoder(cpu_decoder(cb, ch, 20, {}), o).options().lookahead, 3);
 }

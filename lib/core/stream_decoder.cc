@@ -123,12 +123,16 @@ stream_decoder::stream_decoder(std::shared_ptr<frame_decoder> dec, stream_option
     if (!d_dec)
         throw std::invalid_argument("stream_decoder: no frame decoder");
     const decoder_config& cfg = d_dec->config();
+    if (d_opt.lookahead == stream_options::auto_lookahead) {
+        // the measured choice: with a sync word, K > 0 changes nothing
+        d_opt.lookahead = d_dec->sync_word().empty() ? std::min(2, cfg.N) : 0;
+    }
     if (d_opt.lookahead < 0 || d_opt.lookahead > cfg.N)
         throw std::invalid_argument(detail::concat("stream_decoder: lookahead K = ",
                                                    d_opt.lookahead,
                                                    " must lie in [0, N = ",
                                                    cfg.N,
-                                                   "]"));
+                                                   "] (or be auto)"));
     if (d_opt.acquire_window < 0 || d_opt.acquire_window > 65536)
         throw std::invalid_argument(detail::concat("stream_decoder: acquire_window = ",
                                                    d_opt.acquire_window,

@@ -126,7 +126,7 @@ class qa_map_decoder_stream(gr_unittest.TestCase):
         self.assertEqual(out.shape[0], 0)
 
     def test_003_bad_parameters(self):
-        for kw in ({"framing": "packets"}, {"lookahead": -1}, {"lookahead": N + 1},
+        for kw in ({"framing": "packets"}, {"lookahead": -2}, {"lookahead": N + 1},
                    {"acquire_window": -1}, {"sync_threshold": float("nan")}):
             args = dict(output="hard", backend="cpu", sync_word=SYNC, framing="stream")
             args.update(kw)

@@ -119,7 +119,7 @@ def build_parser():
                         "frames")
     g.add_argument("--lookahead", type=_count, default=None,
                    help="stream framing: the next frame's symbols weighed after each frame "
-                        "(default 2)")
+                        "(default: 0 with a sync word, 2 without)")
     g.add_argument("--streams", type=_positive_int, default=None,
                    help="stream framing: independent streams decoded side by side (default "
                         "4; the frames simulated depend on it, not on --threads)")
@@ -345,7 +345,7 @@ def _main(argv):
             rel_error=a.rel_error, max_errors=a.max_errors, max_frames=a.max_frames,
             max_time=a.max_time, dump_dir=a.dump_failures or "", dump_max=a.dump_max,
             label=a.label or f"{a.codebook} N={a.N}", sync_word=a.sync_word,
-            framing=a.framing, lookahead=2 if a.lookahead is None else a.lookahead,
+            framing=a.framing, lookahead=a.lookahead,
             streams=a.streams or 4, stream_frames=a.stream_frames or 8)
     except ValueError as e:
         p.error(str(e))

@@ -78,7 +78,7 @@ class PointConfig:
     point: int = 0                   # index in the sweep (for dump names)
     sync_word: str = ""              # W before every frame's codewords ("" for none)
     framing: str = "genie"           # genie: each frame alone; stream: back to back (stream.py)
-    lookahead: int = 2               # stream framing: the stream decoder's K
+    lookahead: object = None         # stream framing: the stream decoder's K (None: auto)
     streams: int = 4                 # stream framing: independent streams side by side
     stream_frames: int = 8           # stream framing: frames per chunk of a stream
 
@@ -119,6 +119,7 @@ class PointResult:
     symbol_errors_genie: int = 0
     symbol_errors_genie_sq: int = 0
     bit_errors_genie: int = 0
+    lookahead: int = 0               # stream framing: K as resolved
     wrong_ends: int = 0              # MAP end not the frame's true end (erasures included)
     sync_lost: int = 0
 
@@ -184,7 +185,7 @@ class PointResult:
             "mbit_per_s": round(self.mbit_per_s(), 6), "version": bsid_core.__version__,
             "sync_word": c.sync_word,
             "framing": c.framing,
-            "lookahead": c.lookahead if stream else 0,
+            "lookahead": self.lookahead if stream else 0,
             "streams": c.streams if stream else 0,
             "fer_genie": gfer[0], "ser_genie": gser[0],
             "frame_errors_genie": self.frame_errors_genie if stream else self.frame_errors,

@@ -100,6 +100,7 @@ def run_stream_point(c, progress=None):
     W = np.array([int(b) for b in c.sync_word], dtype=np.uint8)
     S = c.streams
     streams = [_Stream(c, dec, src, s, W) for s in range(S)]
+    res.lookahead = streams[0].sd.lookahead
     m = engine.bits_per_symbol(c.codebook.q)
     pool = ThreadPoolExecutor(max_workers=max(1, min(S, res.threads)))
     t0 = time.perf_counter()

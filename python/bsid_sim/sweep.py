@@ -49,7 +49,7 @@ def point_configs(codebook, N, sweep=None, values=None, Pi=0.0, Pd=0.0, Ps=0.0, 
     if c.framing not in ("genie", "stream"):
         raise ValueError(f"framing '{c.framing}' is not one of genie, stream")
     if c.framing == "stream":
-        if not 0 <= c.lookahead <= c.N:
+        if c.lookahead is not None and not 0 <= c.lookahead <= c.N:
             raise ValueError(f"lookahead K = {c.lookahead} must lie in [0, N = {c.N}]")
         if c.streams < 1 or c.stream_frames < 1:
             raise ValueError("streams and stream_frames must be at least 1")

@@ -114,7 +114,7 @@ public:
      * \param framing     "tagged" (frames by \p len_tag_key tags) or "stream"
      *        (a plain bitstream)
      * \param lookahead   stream framing: the next frame's symbols weighed after
-     *        a frame's end (0 <= K <= N)
+     *        a frame's end (0 <= K <= N; -1: 0 with a sync word, 2 without)
      * \param start_tag_key stream framing: the key of start tags
      * \param acquire_window stream framing: half width in bits of the start
      *        prior around a start tag or a sync word found by search
@@ -144,7 +144,7 @@ public:
                      bool follow_channel_tags = true,
                      const std::string& sync_word = "",
                      const std::string& framing = "tagged",
-                     int lookahead = 2,
+                     int lookahead = -1,
                      const std::string& start_tag_key = "bsid_start",
                      int acquire_window = 4,
                      bool tag_after_sync_word = true,

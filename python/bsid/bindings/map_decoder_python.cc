@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(map_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(bc91923e511b9e825a9ea4351ade5c6d)                     */
+/* BINDTOOL_HEADER_FILE_HASH(cb57b8779d15421010d64a963362b467)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -54,7 +54,7 @@ void bind_map_decoder(py::module& m)
              py::arg("follow_channel_tags") = true,
              py::arg("sync_word") = "",
              py::arg("framing") = "tagged",
-             py::arg("lookahead") = 2,
+             py::arg("lookahead") = -1,
              py::arg("start_tag_key") = "bsid_start",
              py::arg("acquire_window") = 4,
              py::arg("tag_after_sync_word") = true,

@@ -631,7 +631,7 @@ class py_stream_decoder
 {
 public:
     py_stream_decoder(const py_map_decoder& dec,
-                      int lookahead,
+                      const py::object& lookahead,
                       const py::object& start,
                       int acquire_window,
                       const py::object& tag_offset,
@@ -639,7 +639,13 @@ public:
                       bool search)
     {
         bsid::stream_options opt;
-        opt.lookahead = lookahead;
+        if (!lookahead.is_none()) {
+            if (py::isinstance<py::bool_>(lookahead) || !PyIndex_Check(lookahead.ptr()))
+                throw py::type_error("lookahead must be None (auto) or an integer");
+            opt.lookahead = lookahead.cast<int>();
+            if (opt.lookahead < 0)
+                throw py::value_error("lookahead must not be negative (None: auto)");
+        }
         if (start.is_none()) {
             opt.first_start.reset();
         } else if (PyIndex_Check(start.ptr()) && !py::isinstance<py::bool_>(start)) {
@@ -1362,7 +1368,7 @@ bit k of the stream is the k-th bit ever pushed, from 0.)doc")
 Decodes an unbounded received bitstream frame after frame (docs/receiving.md).
 
     dec = map_decoder_core(cb, ch, N, sync_word="0110...")   # any backend, precision
-    sd = stream_decoder(dec, lookahead=2, start=0, acquire_window=4,
+    sd = stream_decoder(dec, lookahead=None, start=0, acquire_window=4,
                         tag_offset=None, sync_threshold=0.0, search=True)
     frames = sd.push(bits)              # uint8 0/1, any chunk size; frames completed
     frames = sd.push(bits, tags=[17])   # start tags at chunk positions
@@ -1372,7 +1378,8 @@ Every frame length of received bits gives one stream_frame out: decoded
 ("ok"), or an erasure ("sync_lost" while unsynchronized, "truncated" for a
 frame the stream ends inside, "invalid_input" for a frame with a byte that is
 not a bit). Frame k + 1's start prior is frame k's forward end metric, trimmed
-at Pr. start: the first frame's start (a position, a dict {position: weight}
+at Pr. lookahead: K, the next frame's symbols weighed after each frame's end;
+None: 0 with a sync word, 2 without. start: the first frame's start (a position, a dict {position: weight}
 or a pair (positions, weights)), or None to start unsynchronized. A start tag
 (a bit after the sync word, as digital.correlate_access_code_tag_bb tags it)
 says the frame starts at tag + tag_offset (None: -G) and acquires with a
@@ -1381,14 +1388,14 @@ ratio against random bits is below sync_threshold loses sync; search
 re-acquires without tags (by the sync word, or by a frame-wide start prior
 without one).)doc")
         .def(py::init<const py_map_decoder&,
-                      int,
+                      const py::object&,
                       const py::object&,
                       int,
                       const py::object&,
                       double,
                       bool>(),
              "decoder"_a,
-             "lookahead"_a = 2,
+             "lookahead"_a = py::none(),
              "start"_a = 0,
              "acquire_window"_a = 4,
              "tag_offset"_a = py::none(),

@@ -23,8 +23,13 @@ namespace bsid {
  * "Stream decoding"; docs/receiving.md for a receiver's view).
  */
 struct stream_options {
-    //! K: the next frame's symbols weighed after each frame's end (0 <= K <= N)
-    int lookahead = 2;
+    /*!
+     * K: the next frame's symbols weighed after each frame's end (0 <= K <=
+     * N), or auto_lookahead: 0 with a sync word (it places the end alone), 2
+     * without (docs/benchmarks.md, "Stream decoding": the choice measured).
+     */
+    int lookahead = auto_lookahead;
+    static constexpr int auto_lookahead = -1;
     /*!
      * The first frame's start: a prior over absolute stream positions (the
      * position of the frame's first transmitted bit, its sync word's first
@@ -160,6 +165,7 @@ public:
     uint64_t frames_out() const { return d_k; }
     //! F = G + N n, the transmitted bits of a frame
     long long frame_bits() const { return d_F; }
+    //! The options, with the look-ahead resolved (never auto_lookahead).
     const stream_options& options() const { return d_opt; }
     frame_decoder& decoder() { return *d_dec; }
 
