@@ -457,27 +457,45 @@ void frame_decoder::finish(const frame_request& r,
     if (ok && p.plain) {
         out.start.weights[0] = 1.0;
     } else if (ok) {
-        // the exact backward metric at x is beta_0(x) 2^x; in logs, summed per start
+        // the exact backward metric at x is beta_0(x) 2^x, x = s + c: per
+        // start, sum_c R(rx[s:s+c] | W) beta_0 2^c in doubles (c is at most
+        // G + m^+), then one log with 2^(s - x_lo); in logs term by term
+        // only if every start's sum underflowed
         const long long x_lo = p.p0 + p.lo_b;
         std::vector<double> lv(p.start.positions.size());
-        for (size_t k = 0; k < p.start.positions.size(); ++k) {
-            const long long s = p.start.positions[k];
-            std::vector<double> terms;
-            for (size_t c = 0; c < p.wrow[k].size(); ++c) {
-                const long long a = s + (long long)c - x_lo;
-                if (a >= 0 && a < (long long)Mt && p.wrow[k][c] > 0 && beta0[a] > 0)
-                    terms.push_back(std::log(p.wrow[k][c]) + std::log(beta0[a]) +
-                                    double(a) * ln2);
+        auto start_weights = [&](bool logs) {
+            bool any = false;
+            for (size_t k = 0; k < p.start.positions.size(); ++k) {
+                const long long s = p.start.positions[k];
+                double top = -std::numeric_limits<double>::infinity(), sum = 0;
+                for (int pass = logs ? 0 : 1; pass < 2; ++pass) {
+                    for (size_t c = 0; c < p.wrow[k].size(); ++c) {
+                        const long long a = s + (long long)c - x_lo;
+                        if (a < 0 || a >= (long long)Mt || !(p.wrow[k][c] > 0) ||
+                            !(beta0[a] > 0))
+                            continue;
+                        if (!logs) {
+                            sum += std::ldexp(p.wrow[k][c] * beta0[a], int(c));
+                            continue;
+                        }
+                        const double t =
+                            std::log(p.wrow[k][c]) + std::log(beta0[a]) + double(c) * ln2;
+                        if (pass == 0)
+                            top = std::max(top, t);
+                        else
+                            sum += std::exp(t - top);
+                    }
+                }
+                const double ls = logs ? top + std::log(sum) : std::log(sum);
+                lv[k] = sum > 0 && p.start.weights[k] > 0
+                            ? std::log(p.start.weights[k]) + ls + double(s - x_lo) * ln2
+                            : -std::numeric_limits<double>::infinity();
+                any = any || std::isfinite(lv[k]);
             }
-            double top = -std::numeric_limits<double>::infinity(), sum = 0;
-            for (double t : terms)
-                top = std::max(top, t);
-            for (double t : terms)
-                sum += std::exp(t - top);
-            lv[k] = terms.empty() || !(p.start.weights[k] > 0)
-                        ? -std::numeric_limits<double>::infinity()
-                        : std::log(p.start.weights[k]) + top + std::log(sum);
-        }
+            return any;
+        };
+        if (!start_weights(false))
+            start_weights(true);
         if (exp_relative(lv))
             out.start.weights = std::move(lv);
         normalize(out.start.weights);
