@@ -27,8 +27,11 @@ stream_batch::stream_batch(std::shared_ptr<frame_decoder> dec,
     if (workers < 1 || workers > 64)
         throw std::invalid_argument("stream_batch: workers must lie in [1, 64]");
     d_streams.reserve(streams);
-    for (size_t k = 0; k < streams; ++k)
+    if (streams > 0)
         d_streams.emplace_back(d_dec, opt);
+    for (size_t k = 1; k < streams; ++k)
+        d_streams.push_back(
+            d_streams.front()); // the same start: the limits computed once
 }
 
 void stream_batch::feed(size_t k,

@@ -204,13 +204,12 @@ void stream_decoder::feed(const uint8_t* bits,
                                                        " bits"));
     }
     const long long pos0 = received();
-    d_buf.reserve(d_buf.size() + count);
+    const size_t at = d_buf.size();
+    d_buf.insert(d_buf.end(), bits, bits + count); // (amortized growth, 1-bit chunks too)
     for (size_t j = 0; j < count; ++j) {
-        if (bits[j] > 1) {
+        if (d_buf[at + j] > 1) {
             d_invalid.push_back(pos0 + (long long)j); // the frame it falls in: an erasure
-            d_buf.push_back(0);
-        } else {
-            d_buf.push_back(bits[j]);
+            d_buf[at + j] = 0;
         }
     }
     for (size_t t : tags) {
@@ -642,7 +641,10 @@ void stream_decoder::trim()
                          ? d_prior.positions.front()
                          : std::min(d_hunt - d_opt.acquire_window, d_floor);
     keep = std::min(keep, received());
-    if (keep > d_base) {
+    // dropped once at least half the buffer is behind `keep`: each bit is
+    // moved O(1) times, however the stream is chunked, and at most twice the
+    // bits still needed are held
+    if (keep > d_base && 2 * (keep - d_base) >= (long long)d_buf.size()) {
         d_buf.erase(d_buf.begin(), d_buf.begin() + (keep - d_base));
         d_base = keep;
     }
