@@ -11,6 +11,7 @@
 #define INCLUDED_BSID_APPS_BENCH_ARGS_H
 
 #include <cstdlib>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -56,6 +57,23 @@ inline long long parse_int(const std::string& opt, const std::string& s)
         throw std::invalid_argument("option " + opt + ": '" + s + "' is not an integer");
     }
     return v;
+}
+
+//! The value of option `key`, or `dflt` when it is not given.
+inline std::string option(const std::map<std::string, std::string>& opt,
+                          const std::string& key,
+                          const std::string& dflt)
+{
+    const auto it = opt.find(key);
+    return it == opt.end() ? dflt : it->second;
+}
+
+//! The codebook spec of --codebook, or random:n:q:1:1 from -n and -q.
+inline std::string codebook_spec(const std::map<std::string, std::string>& opt)
+{
+    return opt.count("--codebook") ? opt.at("--codebook")
+                                   : "random:" + option(opt, "-n", "8") + ":" +
+                                         option(opt, "-q", "16") + ":1:1";
 }
 
 } // namespace bench

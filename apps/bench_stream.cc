@@ -227,13 +227,10 @@ void run_config(const stream_config& c,
 int bench_stream(const std::map<std::string, std::string>& opt)
 {
     auto get = [&](const std::string& k, const std::string& dflt) {
-        auto it = opt.find(k);
-        return it == opt.end() ? dflt : it->second;
+        return bench::option(opt, k, dflt);
     };
     const long long N = parse_int("-N", get("-N", "500"));
-    const std::string spec = opt.count("--codebook") ? opt.at("--codebook")
-                                                     : "random:" + get("-n", "8") + ":" +
-                                                           get("-q", "16") + ":1:1";
+    const std::string spec = bench::codebook_spec(opt);
     const bsid::codebook cb = bsid::codebook::from_spec(spec);
     if (N < 1)
         throw std::invalid_argument("-N must be at least 1");

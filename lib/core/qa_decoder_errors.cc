@@ -11,6 +11,7 @@
 // that frame a decoder_error status (or, with storage "auto", local storage)
 // and never ends the batch or the process.
 
+#include "qa_sanitized.h"
 #include <gnuradio/bsid/core/channel.h>
 #include <gnuradio/bsid/core/codebook.h>
 #include <gnuradio/bsid/core/map_decoder.h>
@@ -28,18 +29,7 @@ using namespace bsid;
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool sanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-constexpr bool sanitized = true;
-#else
-constexpr bool sanitized = false;
-#endif
-#else
-constexpr bool sanitized = false;
-#endif
+using qa::sanitized;
 
 std::vector<uint8_t> random_bits(size_t count, uint32_t seed)
 {

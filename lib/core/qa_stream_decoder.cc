@@ -11,6 +11,8 @@
 // random bits; the end of the stream; bad input.
 
 #include "qa_frame_reference.h"
+#include "qa_sanitized.h"
+#include "qa_stream_reference.h"
 #include <gnuradio/bsid/core/channel.h>
 #include <gnuradio/bsid/core/stream_batch.h>
 #include <gnuradio/bsid/core/stream_decoder.h>
@@ -22,56 +24,8 @@ using namespace bsid;
 
 namespace {
 
-// under the sanitizers the long stream is shorter (they run every core test
-// many times slower); the full length runs in the plain builds
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool sanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-constexpr bool sanitized = true;
-#else
-constexpr bool sanitized = false;
-#endif
-#else
-constexpr bool sanitized = false;
-#endif
-
-// frames sent back to back through one continuous channel
-struct sent_stream {
-    std::vector<uint8_t> rx;
-    std::vector<std::vector<int32_t>> messages;
-    std::vector<long long> starts; // where frame k's first bit was received: k F + drift
-    long long F = 0;
-};
-
-sent_stream make_stream(const codebook& cb,
-                        const channel_params& ch,
-                        int N,
-                        const std::vector<uint8_t>& W,
-                        int frames,
-                        uint64_t seed)
-{
-    sent_stream s;
-    s.F = (long long)W.size() + (long long)N * cb.n();
-    std::mt19937 g(uint32_t(seed) + 17);
-    std::vector<uint8_t> bits;
-    for (int k = 0; k < frames; ++k) {
-        std::vector<int32_t> msg(static_cast<size_t>(N));
-        for (auto& d : msg)
-            d = int32_t(g() % uint32_t(cb.q()));
-        bits.insert(bits.end(), W.begin(), W.end());
-        std::vector<uint8_t> x(size_t(N) * size_t(cb.n()));
-        cb.encode(msg.data(), size_t(N), x.data());
-        bits.insert(bits.end(), x.begin(), x.end());
-        s.messages.push_back(std::move(msg));
-    }
-    auto t = transmit(ch, bits.data(), bits.size(), seed, 0);
-    s.rx = std::move(t.rx);
-    for (int k = 0; k <= frames; ++k)
-        s.starts.push_back(k * s.F + t.drift[size_t(k * s.F)]);
-    return s;
-}
+using qa::make_stream;
+using qa::sanitized; // the long stream is shorter under the sanitizers
 
 std::shared_ptr<frame_decoder> cpu_decoder(const codebook& cb,
                                            const channel_params& ch,
@@ -87,14 +41,9 @@ std::shared_ptr<frame_decoder> cpu_decoder(const codebook& cb,
 }
 
 // symbol errors of a frame's hard decisions against the message
-int symbol_errors(const stream_frame& f, const std::vector<int32_t>& msg, int q)
+long long symbol_errors(const stream_frame& f, const std::vector<int32_t>& msg, int q)
 {
-    std::vector<int32_t> d(msg.size());
-    hard_decisions(f.posteriors.data(), int(msg.size()), q, d.data());
-    int e = 0;
-    for (size_t i = 0; i < msg.size(); ++i)
-        e += d[i] != msg[i];
-    return e;
+    return qa::symbol_errors(f.posteriors, msg, q);
 }
 
 std::vector<stream_frame> push_all(stream_decoder& sd,

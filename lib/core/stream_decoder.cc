@@ -263,6 +263,14 @@ void stream_decoder::erase_until(long long at, std::vector<stream_frame>& out)
     }
 }
 
+// hunting: the frame length of bits at d_hunt is a sync_lost erasure
+void stream_decoder::lose_block(const std::string& why, std::vector<stream_frame>& out)
+{
+    erase(frame_status::sync_lost, "unsynchronized: " + why, out);
+    advance_hunt();
+    trim();
+}
+
 void stream_decoder::advance_hunt()
 {
     d_hunt += d_F;
@@ -445,19 +453,15 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
         }
         long long bad = 0;
         if (!d_opt.search || invalid_in(d_hunt, block_end, &bad)) {
-            erase(frame_status::sync_lost,
-                  !d_opt.search
-                      ? detail::concat("unsynchronized: no start tag for the bits from "
-                                       "position ",
-                                       d_hunt,
-                                       " to ",
-                                       block_end)
-                      : detail::concat("unsynchronized: the byte at stream position ",
-                                       bad,
-                                       " is not a bit (0 or 1)"),
-                  out);
-            advance_hunt();
-            trim();
+            lose_block(!d_opt.search
+                           ? detail::concat("no start tag for the bits from position ",
+                                            d_hunt,
+                                            " to ",
+                                            block_end)
+                           : detail::concat("the byte at stream position ",
+                                            bad,
+                                            " is not a bit (0 or 1)"),
+                       out);
             continue;
         }
         // search: candidate starts from [d_hunt - w, block_end + w)
@@ -473,14 +477,11 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
                 cand.positions.push_back(x), cand.weights.push_back(1.0);
         }
         if (cand.positions.empty()) {
-            erase(frame_status::sync_lost,
-                  detail::concat(
-                      "unsynchronized: no frame found in the bits from position ",
-                      d_hunt,
-                      " to ",
-                      block_end),
-                  out);
-            advance_hunt();
+            lose_block(detail::concat("no frame found in the bits from position ",
+                                      d_hunt,
+                                      " to ",
+                                      block_end),
+                       out);
             continue;
         }
         const long long s_min = cand.positions.front();
@@ -488,13 +489,9 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
         const long long full_end = segment_end(top);
         const long long seg_end = std::min(full_end, have);
         if (invalid_in(s_min, seg_end, &bad)) {
-            erase(frame_status::sync_lost,
-                  detail::concat("unsynchronized: the byte at stream position ",
-                                 bad,
-                                 " is not a bit (0 or 1)"),
-                  out);
-            advance_hunt();
-            trim();
+            lose_block(detail::concat(
+                           "the byte at stream position ", bad, " is not a bit (0 or 1)"),
+                       out);
             continue;
         }
         for (double& x : cand.weights)
@@ -611,17 +608,14 @@ void stream_decoder::complete(frame_decode_result result, std::vector<stream_fra
     }
     // a search
     if (!in_sync) {
-        erase(frame_status::sync_lost,
-              detail::concat("unsynchronized: no frame found in the bits from position ",
-                             d_hunt,
-                             " to ",
-                             d_hunt + d_F,
-                             " (",
-                             why.reason,
-                             ")"),
-              out);
-        advance_hunt();
-        trim();
+        lose_block(detail::concat("no frame found in the bits from position ",
+                                  d_hunt,
+                                  " to ",
+                                  d_hunt + d_F,
+                                  " (",
+                                  why.reason,
+                                  ")"),
+                   out);
         return;
     }
     const long long s = d_seg + r.start.positions[argmax(r.start.weights)];

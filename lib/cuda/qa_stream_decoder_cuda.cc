@@ -10,6 +10,7 @@
 // against genie framing. Skips cleanly where no GPU is usable.
 
 #include "map_decoder_cuda.h"
+#include "qa_stream_reference.h"
 #include <gnuradio/bsid/core/channel.h>
 #include <gnuradio/bsid/core/stream_batch.h>
 #include <gnuradio/bsid/core/stream_decoder.h>
@@ -19,6 +20,8 @@
 #include <string>
 
 using namespace bsid;
+using qa::make_stream;
+using qa::symbol_errors;
 
 namespace {
 
@@ -33,40 +36,6 @@ protected:
     }
 };
 
-struct sent_stream {
-    std::vector<uint8_t> rx;
-    std::vector<std::vector<int32_t>> msgs;
-    std::vector<long long> starts;
-    long long F = 0;
-};
-
-sent_stream make_stream(const codebook& cb,
-                        const channel_params& ch,
-                        int N,
-                        const std::vector<uint8_t>& W,
-                        int frames,
-                        uint64_t seed)
-{
-    sent_stream s;
-    s.F = (long long)W.size() + (long long)N * cb.n();
-    std::mt19937 g(uint32_t(seed) + 3);
-    std::vector<uint8_t> bits, x(size_t(N) * size_t(cb.n()));
-    for (int k = 0; k < frames; ++k) {
-        std::vector<int32_t> m(static_cast<size_t>(N));
-        for (auto& d : m)
-            d = int32_t(g() % uint32_t(cb.q()));
-        cb.encode(m.data(), m.size(), x.data());
-        bits.insert(bits.end(), W.begin(), W.end());
-        bits.insert(bits.end(), x.begin(), x.end());
-        s.msgs.push_back(std::move(m));
-    }
-    auto t = transmit(ch, bits.data(), bits.size(), seed, 0);
-    s.rx = std::move(t.rx);
-    for (int k = 0; k <= frames; ++k)
-        s.starts.push_back(k * s.F + t.drift[size_t(k * s.F)]);
-    return s;
-}
-
 std::shared_ptr<frame_decoder> decoder(const codebook& cb,
                                        const channel_params& ch,
                                        int N,
@@ -78,17 +47,6 @@ std::shared_ptr<frame_decoder> decoder(const codebook& cb,
     cfg.backend = b;
     cfg.precision = p;
     return std::make_shared<frame_decoder>(cfg, W);
-}
-
-long long
-symbol_errors(const std::vector<double>& post, const std::vector<int32_t>& msg, int q)
-{
-    std::vector<int32_t> d(msg.size());
-    hard_decisions(post.data(), int(msg.size()), q, d.data());
-    long long e = 0;
-    for (size_t i = 0; i < msg.size(); ++i)
-        e += d[i] != msg[i];
-    return e;
 }
 
 } // namespace
@@ -158,8 +116,9 @@ TEST_F(cuda_stream_decoder, ten_thousand_s500_frames_like_genie_framing)
             const size_t k = status.size();
             status.push_back(f.result.status);
             ends.push_back(f.end);
-            sym.push_back(
-                k < size_t(frames) ? symbol_errors(f.posteriors, s.msgs[k], cb.q()) : 0);
+            sym.push_back(k < size_t(frames)
+                              ? symbol_errors(f.posteriors, s.messages[k], cb.q())
+                              : 0);
         }
     };
     for (size_t at = 0; at < s.rx.size(); at += 4096) {
@@ -181,7 +140,7 @@ TEST_F(cuda_stream_decoder, ten_thousand_s500_frames_like_genie_framing)
         const auto res = fd->decode_batch(views, ptrs);
         for (int k = k0; k < k0 + 500; ++k) {
             ASSERT_TRUE(res[size_t(k - k0)].ok());
-            gerrs += symbol_errors(gp[size_t(k - k0)], s.msgs[size_t(k)], cb.q());
+            gerrs += symbol_errors(gp[size_t(k - k0)], s.messages[size_t(k)], cb.q());
             lost += status[size_t(k)] == frame_status::sync_lost;
             EXPECT_EQ(status[size_t(k)], frame_status::ok) << k;
             errs += sym[size_t(k)];

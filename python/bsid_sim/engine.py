@@ -267,6 +267,24 @@ def _add(res, counts, upto):
     res.erasures_other += int((st != STATUS_OK).sum()) - drift
 
 
+def _end_batch(res, reason, t0, progress):
+    """After a batch is counted: the time, the rule that stops the point (the
+    one found in the batch, else max-frames or max-time), progress; returns
+    that rule ("" to go on)."""
+    c = res.config
+    res.batches += 1
+    elapsed = time.perf_counter() - t0
+    res.seconds = elapsed
+    if not reason and res.frames >= c.max_frames:
+        reason = "max-frames"
+    if not reason and c.max_time > 0 and elapsed >= c.max_time:
+        reason = "max-time"
+    res.stopped_by = reason
+    if progress is not None:
+        progress(res, elapsed, _eta(res, elapsed))
+    return reason
+
+
 def make_decoder(c):
     ch = bsid_core.channel_params(c.Pi, c.Pd, c.Ps)
     return bsid_core.map_decoder_core(c.codebook, ch, c.N, backend=c.backend,
@@ -336,19 +354,9 @@ def run_point(c, progress=None):
                                                              counts, int(j)))
                     res.dumped += 1
             _add(res, counts, upto)
-            res.batches += 1
-            elapsed = time.perf_counter() - t0
-            res.seconds = elapsed
-            if not reason and res.frames >= c.max_frames:
-                reason = "max-frames"
-            if not reason and c.max_time > 0 and elapsed >= c.max_time:
-                reason = "max-time"
             if not reason and pending is None:
                 reason = "max-frames"  # (not reached: a full batch ends at max_frames)
-            res.stopped_by = reason
-            if progress is not None:
-                progress(res, elapsed, _eta(res, elapsed))
-            if reason:
+            if _end_batch(res, reason, t0, progress):
                 break
     except KeyboardInterrupt:
         res.seconds = time.perf_counter() - t0

@@ -145,17 +145,7 @@ def run_stream_point(c, progress=None):
             res.bit_errors_genie += int(gbe[:upto].sum())
             res.wrong_ends += int(wrong_end[:upto].sum())
             res.sync_lost += int(lost[:upto].sum())
-            res.batches += 1
-            elapsed = time.perf_counter() - t0
-            res.seconds = elapsed
-            if not reason and res.frames >= c.max_frames:
-                reason = "max-frames"
-            if not reason and c.max_time > 0 and elapsed >= c.max_time:
-                reason = "max-time"
-            res.stopped_by = reason
-            if progress is not None:
-                progress(res, elapsed, engine._eta(res, elapsed))
-            if reason:
+            if engine._end_batch(res, reason, t0, progress):
                 break
     except KeyboardInterrupt:
         res.seconds = time.perf_counter() - t0

@@ -184,6 +184,7 @@ private:
     void
     erase(frame_status status, const std::string& reason, std::vector<stream_frame>& out);
     void erase_until(long long at, std::vector<stream_frame>& out);
+    void lose_block(const std::string& why, std::vector<stream_frame>& out);
     void take(frame_decode_result& r, bool acquired, std::vector<stream_frame>& out);
     bool invalid_in(long long from, long long to, long long* where) const;
     long long search_sync_word(long long from, long long to) const;
