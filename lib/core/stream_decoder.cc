@@ -421,11 +421,14 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
             return r;
         }
 
-        // hunting: a start tag after the lost frame's start acquires
+        // hunting: a start tag after the lost frame's start acquires, if it
+        // lies in this frame length of bits (the nearer half) or nothing
+        // searches; a block before it is searched first (a frame whose sync
+        // word the correlator missed is then not lost)
         while (!d_tags.empty() &&
                (d_tags.front() < d_floor || d_tags.front() + w < d_base))
             d_tags.pop_front();
-        if (!d_tags.empty()) {
+        if (!d_tags.empty() && (!d_opt.search || 2 * (d_tags.front() - d_hunt) < d_F)) {
             const long long t = d_tags.front();
             d_tags.pop_front();
             acquire(t, out);
@@ -433,8 +436,18 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
         }
         const long long block_end = d_hunt + d_F;
         // a tag for a start inside the block arrives with the bit at start - offset
+        // search: candidate starts in [d_hunt - F/2, d_hunt + F/2) (the
+        // frame lengths' windows tile the stream: a frame is searched for in
+        // the block it is nearest to, and the next frame's sync word is not a
+        // candidate); the request's prior is a window of +-w around the best
+        // (with a sync word) or the whole range (without), so its padded top
+        // is at most `top_bound`
+        const long long lo = std::max({ d_hunt - d_F / 2, d_base, d_floor });
+        const long long hi_end = d_hunt + (d_F + 1) / 2;
+        const long long top_bound =
+            d_G > 0 ? hi_end + w + padded_top(0, 2 * w) : lo + padded_top(0, hi_end - lo);
         const long long need =
-            d_opt.search ? segment_end(block_end + w)
+            d_opt.search ? segment_end(top_bound)
                          : block_end + w + std::max<long long>(0, -d_offset) + 1;
         if (have < need && !d_ended)
             return std::nullopt;
@@ -464,9 +477,7 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
                        out);
             continue;
         }
-        // search: candidate starts from [d_hunt - w, block_end + w)
-        const long long lo = std::max({ d_hunt - w, d_base, d_floor });
-        const long long hi = std::min(block_end + w, have);
+        const long long hi = std::min(hi_end, have);
         position_weights cand;
         if (d_G > 0) {
             const long long s = search_sync_word(lo, hi);
