@@ -16,9 +16,9 @@
 //   bsid_decode ... --framing stream [--start-tags FILE] ... < stream.txt
 //
 // In: one frame per line, the characters 0 and 1 (an empty line is an empty
-// frame). Out: one line per frame, N*q numbers in %.17g separated by spaces,
-// symbol-major; a refused frame prints "erasure <reason>". Exit status 0
-// unless the arguments or files are invalid.
+// frame), or with --input llr the frame's LLRs as numbers. Out: one line per frame, N*q
+// numbers in %.17g separated by spaces, symbol-major; a refused frame prints "erasure
+// <reason>". Exit status 0 unless the arguments or files are invalid.
 
 #include <gnuradio/bsid/core/codebook.h>
 #include <gnuradio/bsid/core/errors.h>
@@ -65,6 +65,9 @@ Options:
   --log-priors FILE the same as natural logs (any constant per symbol; -inf: a zero prior)
   --threads T       threads (default 0: all cores)
   --batch K         frames decoded together (default 256)
+  --input I         bits (default): 0s and 1s; llr: soft input, LLRs
+                    ln p(r|1) - ln p(r|0) as numbers separated by spaces
+                    (inf and -inf are hard bits; nan makes the frame an erasure)
 
 Frame boundaries (docs/frame_boundaries.md):
   --sync-word W     the word (0s and 1s) that begins every frame
@@ -92,8 +95,8 @@ Stream framing (docs/receiving.md, docs/bsid_decode.md):
   --boundaries      after each frame's line, a line "frame INDEX STATUS START END
                     START_DRIFT END_DRIFT END_PROBABILITY LOG_LIKELIHOOD_RATIO"
 
-Input (stdin): one frame per line, as the characters 0 and 1; an empty line is
-an empty frame. Output (stdout): one line per frame, N*q numbers (%.17g,
+Input (stdin): one frame per line, as the characters 0 and 1 (with --input llr,
+as numbers separated by spaces); an empty line is an empty frame. Output (stdout): one line per frame, N*q numbers (%.17g,
 symbol-major: the q values of symbol 0, then symbol 1, ...), or
 "erasure <reason>" for a refused frame.
 )";
@@ -227,6 +230,18 @@ void write_posteriors(std::string& out, const double* p, size_t NQ)
 }
 
 /*
+ * --input llr: a received item's LLR from its text (strtod: "inf", "-inf" and
+ * "nan" included; a NaN LLR makes its frame an erasure in the decoder).
+ * False for a token that is not a number.
+ */
+bool llr_token(const std::string& tok, double& v)
+{
+    char* end = nullptr;
+    v = std::strtod(tok.c_str(), &end);
+    return !tok.empty() && *end == '\0';
+}
+
+/*
  * --framing stream: stdin is one stream of 0s and 1s (whitespace ignored,
  * any other character a byte that is not a bit), read in chunks and decoded
  * by bsid::stream_decoder; one line per frame out (flat memory).
@@ -236,6 +251,7 @@ int run_stream(std::shared_ptr<bsid::frame_decoder> fdec,
                const std::vector<long long>& tags,
                bool print_bounds)
 {
+    const bool soft = so.input == bsid::input_kind::llr;
     bsid::stream_decoder sd(fdec, so);
     const size_t NQ = size_t(fdec->N()) * size_t(fdec->q());
     auto print = [&](const std::vector<bsid::stream_frame>& frames) {
@@ -266,25 +282,66 @@ int run_stream(std::shared_ptr<bsid::frame_decoder> fdec,
     };
     std::vector<char> in(1 << 16);
     std::vector<uint8_t> chunk;
+    std::vector<double> llr_chunk; // --input llr
+    std::string tok;               // an LLR's text, across reads
     std::vector<size_t> here;
     size_t next_tag = 0;
     long long pos = 0; // bits pushed so far
     size_t got;
-    while ((got = std::fread(in.data(), 1, in.size(), stdin)) > 0) {
+    auto item = [&]() {
+        return pos + (long long)(soft ? llr_chunk.size() : chunk.size());
+    };
+    auto tag_here = [&]() {
+        while (next_tag < tags.size() && tags[next_tag] == item())
+            here.push_back(size_t(item() - pos)), ++next_tag;
+    };
+    auto end_token = [&]() {
+        if (tok.empty())
+            return;
+        tag_here();
+        double v;
+        if (!llr_token(tok, v)) {
+            std::cerr << "bsid_decode: '" << tok << "' at item " << item()
+                      << " is not an LLR; taken as NaN (its frame is an erasure)\n";
+            v = std::numeric_limits<double>::quiet_NaN();
+        }
+        llr_chunk.push_back(v);
+        tok.clear();
+    };
+    auto push = [&]() {
+        if (soft) {
+            print(sd.push(llr_chunk.data(), llr_chunk.size(), here));
+            pos += (long long)llr_chunk.size();
+        } else {
+            print(sd.push(chunk.data(), chunk.size(), here));
+            pos += (long long)chunk.size();
+        }
         chunk.clear();
+        llr_chunk.clear();
         here.clear();
+    };
+    while ((got = std::fread(in.data(), 1, in.size(), stdin)) > 0) {
         for (size_t j = 0; j < got; ++j) {
             const char c = in[j];
-            if (c == '\n' || c == '\r' || c == ' ' || c == '\t')
+            const bool space = c == '\n' || c == '\r' || c == ' ' || c == '\t';
+            if (soft) {
+                if (space)
+                    end_token();
+                else if (tok.size() < 64)
+                    tok += c;
+                else
+                    tok[0] = '?'; // far too long for a number: not one
                 continue;
-            while (next_tag < tags.size() &&
-                   tags[next_tag] == pos + (long long)chunk.size())
-                here.push_back(chunk.size()), ++next_tag;
+            }
+            if (space)
+                continue;
+            tag_here();
             chunk.push_back(c == '0' ? 0 : c == '1' ? 1 : 2); // 2: not a bit (an erasure)
         }
-        print(sd.push(chunk.data(), chunk.size(), here));
-        pos += (long long)chunk.size();
+        push();
     }
+    end_token();
+    push();
     if (next_tag < tags.size())
         std::cerr << "bsid_decode: " << tags.size() - next_tag
                   << " start tags lie at or after the end of the stream (" << pos
@@ -360,7 +417,8 @@ int run(int argc, char** argv)
                                                     "--tag-offset",
                                                     "--acquire-window",
                                                     "--sync-threshold",
-                                                    "--no-search" };
+                                                    "--no-search",
+                                                    "--input" };
     static const std::vector<std::string> flags = { "--boundaries",
                                                     "--unsynchronized",
                                                     "--no-search" }; // no value
@@ -432,7 +490,10 @@ int run(int argc, char** argv)
     std::vector<std::vector<double>> priors;
     bool log_priors = false; // --log-priors: priors holds natural logs
     size_t batch = 256;
+    bsid::input_kind input = bsid::input_kind::bits;
     try {
+        if (opt.count("--input"))
+            input = bsid::parse_input_kind(opt["--input"]);
         const bsid::codebook cb = bsid::codebook::from_spec(opt["--codebook"]);
         const bsid::channel_params ch(number("--Pi", opt["--Pi"]),
                                       number("--Pd", opt["--Pd"]),
@@ -484,6 +545,7 @@ int run(int argc, char** argv)
             if (opt.count("--sync-threshold"))
                 so.sync_threshold = number("--sync-threshold", opt["--sync-threshold"]);
             so.search = !opt.count("--no-search");
+            so.input = input;
             std::vector<long long> tags;
             if (opt.count("--start-tags"))
                 tags = read_start_tags(opt["--start-tags"]);
@@ -528,9 +590,19 @@ int run(int argc, char** argv)
     // (not for erasures), and a batch holds at most 256 MiB of them.
     const size_t max_held =
         std::max<size_t>(1, (size_t(256) << 20) / (sizeof(double) * NQ));
+    const bool soft = input == bsid::input_kind::llr;
     std::vector<std::string> lines;
+    std::vector<std::vector<double>> llrs; // --input llr: each line's LLRs
     std::vector<std::string> bad; // per line: why its characters are not a frame, or ""
-    size_t decodable = 0;         // lines of this batch that pass the length check
+    // frame k's received items, and how many
+    auto set_items = [&](auto& v, size_t k) {
+        if (soft)
+            v.llr = llrs[k].data();
+        else
+            v.bits = reinterpret_cast<const uint8_t*>(lines[k].data());
+    };
+    auto items = [&](size_t k) { return soft ? llrs[k].size() : lines[k].size(); };
+    size_t decodable = 0; // lines of this batch that pass the length check
 
     auto write_post = [&](std::string& out, const double* p) {
         write_posteriors(out, p, NQ);
@@ -546,7 +618,7 @@ int run(int argc, char** argv)
                 results[k] = { bsid::frame_status::invalid_input, bad[k] };
                 continue;
             }
-            results[k] = fdec->check_length(lines[k].size());
+            results[k] = fdec->check_length(items(k));
             if (!results[k].ok())
                 continue; // refused before any memory is spent on it
             const double* pri = nullptr;
@@ -558,10 +630,12 @@ int run(int argc, char** argv)
                 }
                 pri = priors[idx].data();
             }
-            views.push_back({ reinterpret_cast<const uint8_t*>(lines[k].data()),
-                              lines[k].size(),
-                              pri,
-                              log_priors });
+            bsid::frame_view v;
+            set_items(v, k);
+            v.rho = items(k);
+            v.priors = pri;
+            v.log_priors = log_priors;
+            views.push_back(v);
             decoded.push_back(k);
         }
         std::vector<std::vector<double>> posts(views.size(), std::vector<double>(NQ));
@@ -585,6 +659,7 @@ int run(int argc, char** argv)
         std::fwrite(out.data(), 1, out.size(), stdout);
         frame_index += lines.size();
         lines.clear();
+        llrs.clear();
         bad.clear();
         decodable = 0;
     };
@@ -600,8 +675,8 @@ int run(int argc, char** argv)
             if (!bad[k].empty())
                 continue;
             bsid::frame_request r;
-            r.bits = reinterpret_cast<const uint8_t*>(lines[k].data());
-            r.L = lines[k].size();
+            set_items(r, k);
+            r.L = items(k);
             const size_t idx = frame_index + k;
             if (!priors.empty()) {
                 if (priors.size() > 1 && idx >= priors.size())
@@ -676,6 +751,7 @@ int run(int argc, char** argv)
         std::fwrite(out.data(), 1, out.size(), stdout);
         frame_index += lines.size();
         lines.clear();
+        llrs.clear();
         bad.clear();
         decodable = 0;
     };
@@ -685,9 +761,24 @@ int run(int argc, char** argv)
         if (!line.empty() && line.back() == '\r')
             line.pop_back(); // CRLF files
         // the characters '0' and '1' become the bits 0 and 1; any other
-        // character makes the frame an erasure (invalid input)
+        // character makes the frame an erasure (invalid input); with --input
+        // llr, the numbers of the line are the frame's LLRs
         std::string why;
-        for (size_t t = 0; t < line.size(); ++t) {
+        if (soft) {
+            std::istringstream is(line);
+            std::vector<double> l;
+            std::string tok;
+            double v;
+            while (is >> tok) {
+                if (!llr_token(tok, v) && why.empty())
+                    why = "'" + tok + "' at position " + std::to_string(l.size()) +
+                          " is not an LLR (a number)";
+                l.push_back(v);
+            }
+            llrs.push_back(std::move(l));
+            line.clear(); // its numbers are held in llrs
+        }
+        for (size_t t = 0; t < line.size() && !soft; ++t) {
             const char c = line[t];
             if (c != '0' && c != '1') {
                 if (why.empty()) {
@@ -703,7 +794,9 @@ int run(int argc, char** argv)
             }
             line[t] = char(c - '0');
         }
-        if (why.empty() && (frames_mode || fdec->check_length(line.size()).ok()))
+        if (why.empty() &&
+            (frames_mode ||
+             fdec->check_length(soft ? llrs.back().size() : line.size()).ok()))
             ++decodable;
         lines.push_back(std::move(line));
         bad.push_back(std::move(why));

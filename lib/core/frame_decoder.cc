@@ -81,21 +81,30 @@ constexpr double ln2 = 0.69314718055994530942;
  */
 std::vector<double> sync_tail_log_weights(const channel_params& ch,
                                           const std::vector<uint8_t>& W,
-                                          const uint8_t* rx,
+                                          const received_items& rx,
                                           long long L,
                                           long long e0)
 {
     const auto w = lattice_weights<double>::exact(ch);
     const long long cols = L - e0 + 1;
+    // rx[e0:L] as item probabilities (soft input) or bits
+    std::vector<double> prob(rx.soft() ? 2 * size_t(L - e0) : 0);
+    if (rx.soft())
+        item_probabilities(rx + e0, size_t(L - e0), prob.data());
+    auto diag = [&](uint8_t x, long long t) {
+        if (!rx.soft())
+            return w.diag(x, rx.bits[t]);
+        const size_t k = size_t(t - e0);
+        return w.diag_soft(x, prob[2 * k], prob[2 * k + 1]);
+    };
     std::vector<double> next(size_t(cols), 1.0), cur(size_t(cols), 0.0); // row G: b = 1
     for (long long j = (long long)W.size() - 1; j >= 0; --j) {
         for (long long t = L; t >= e0; --t) {
             const size_t k = size_t(t - e0);
             double v = w.del * next[k]; // W's bit j deleted
             if (t < L) {
-                v += 2 * w.diag(W[size_t(j)], rx[t]) *
-                     next[k + 1];            // bit j received as rx[t]
-                v += 2 * w.ins * cur[k + 1]; // rx[t] inserted before it
+                v += 2 * diag(W[size_t(j)], t) * next[k + 1]; // bit j received as rx[t]
+                v += 2 * w.ins * cur[k + 1];                  // rx[t] inserted before it
             }
             cur[k] = v;
         }
@@ -226,8 +235,10 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
 {
     const long long L = (long long)r.L;
     const long long G = (long long)d_sync.size();
-    if (L > 0 && !r.bits)
+    if (L > 0 && r.items().empty())
         throw std::invalid_argument("decode_frame: no bits for a segment of L > 0");
+    if (r.bits && r.llr)
+        throw std::invalid_argument("decode_frame: both bits and LLRs were given");
     if (r.lookahead < 0 || r.lookahead > N()) {
         throw std::invalid_argument(detail::concat("decode_frame: lookahead K = ",
                                                    r.lookahead,
@@ -333,6 +344,16 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
     p.bounds.start.assign(size_t(Mt), 0.0);
     p.bounds.end.assign(size_t(Mt), 0.0);
     p.metrics.assign(2 * size_t(Mt), 0.0);
+    {
+        // the whole segment, W's bits and the tail included (the backend
+        // checks only what follows the first codeword's earliest start)
+        std::string what;
+        if (find_invalid_item(r.items(), size_t(L), what) < size_t(L)) {
+            p.refused = true;
+            p.result = { frame_status::invalid_input, what };
+            return;
+        }
+    }
 
     // alpha_0: the start prior carried through W to the first codeword's start
     const long long x_lo = p.p0 + lo_b, x_hi = p.p0 + hi_b; // where codeword 0 may start
@@ -345,7 +366,7 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
         if (ny < 0)
             continue;
         p.wrow[k] = full_lattice_last_row(
-            d_cfg.ch, d_sync.data(), d_sync.size(), r.bits + s, size_t(ny));
+            d_cfg.ch, d_sync.data(), d_sync.size(), r.items() + s, size_t(ny));
         const long long c0 = std::max<long long>({ 0, x_lo - s, G + d_limits.mtau.lo });
         std::fill(
             p.wrow[k].begin(), p.wrow[k].begin() + std::min<long long>(c0, ny + 1), 0.0);
@@ -424,7 +445,7 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
         for (long long e = e_first; e <= e_last; ++e)
             logT.push_back(-double(L - e) * ln2);
     } else {
-        logT = sync_tail_log_weights(d_cfg.ch, d_sync, r.bits, L, e_first);
+        logT = sync_tail_log_weights(d_cfg.ch, d_sync, r.items(), L, e_first);
         logT.resize(size_t(e_last - e_first + 1));
     }
     std::vector<double> w(static_cast<size_t>(Mt),
@@ -591,6 +612,7 @@ frame_decoder::decode_batch(const std::vector<frame_view>& frames,
     std::vector<frame_request> req(frames.size());
     for (size_t k = 0; k < frames.size(); ++k) {
         req[k].bits = frames[k].bits;
+        req[k].llr = frames[k].llr;
         req[k].L = frames[k].rho;
         req[k].priors = frames[k].priors;
         req[k].log_priors = frames[k].log_priors;
@@ -651,6 +673,7 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
         for (size_t k : which) {
             frame_request q;
             q.bits = requests[k].bits;
+            q.llr = requests[k].llr;
             q.L = requests[k].L;
             q.start = position_weights{ p[k].end_e,
                                         std::vector<double>(p[k].end_e.size(), 1.0) };
@@ -716,6 +739,7 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
             frame_view v;
             const long long start = std::min<long long>(p[k].p0, (long long)r.L);
             v.bits = r.bits ? r.bits + start : nullptr;
+            v.llr = r.llr ? r.llr + start : nullptr;
             v.rho = size_t((long long)r.L - start);
             v.priors = r.priors;
             v.log_priors = r.log_priors;

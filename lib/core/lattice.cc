@@ -26,13 +26,14 @@ namespace {
 #define BSID_KERNEL_CLONES
 #endif
 
-template <typename real>
+template <typename real, bool SOFT>
 __attribute__((always_inline)) inline void
 corridor_lattice_impl(const lattice_weights<real>& w,
                       int n,
                       int q,
                       const real* const* qsel,
                       const uint8_t* y,
+                      const real* yprob,
                       long long avail,
                       int dlo,
                       int dhi,
@@ -76,8 +77,14 @@ corridor_lattice_impl(const lattice_weights<real>& w,
             // diagonal from (r-1, c-1): same k in the previous row, reads y[c-1]
             const bool has_diag = c >= 1;
             const real* __restrict__ diag = prev + size_t(k) * Q;
+            // hard: the weights for the received bit; soft: both, mixed by
+            // the item's probabilities (model::soft_diag)
             const real* __restrict__ qv =
-                has_diag ? qsel[2 * (r - 1) + y[c - 1]] : nullptr;
+                has_diag ? qsel[2 * (r - 1) + (SOFT ? 0 : y[c - 1])] : nullptr;
+            const real* __restrict__ qv1 =
+                has_diag && SOFT ? qsel[2 * (r - 1) + 1] : nullptr;
+            const real w0 = has_diag && SOFT ? yprob[2 * (c - 1)] : real(1);
+            const real w1 = has_diag && SOFT ? yprob[2 * (c - 1) + 1] : real(0);
             // vertical from (r-1, c): drift one higher, k + 1 in the previous row
             const bool has_vert = k + 1 < Mn;
             const real* __restrict__ vert = prev + size_t(k + 1) * Q;
@@ -87,13 +94,29 @@ corridor_lattice_impl(const lattice_weights<real>& w,
             const bool has_horz = k >= 1 && c >= 1 && ins != real(0);
             const real* __restrict__ horz = k >= 1 ? cur + size_t(k - 1) * Q : cur;
             if (has_diag && has_vert && has_horz) {
+                if (SOFT) {
 #pragma omp simd
-                for (size_t D = 0; D < Q; ++D)
-                    dst[D] =
-                        model::lattice_cell(qv[D], diag[D], del, vert[D], ins, horz[D]);
+                    for (size_t D = 0; D < Q; ++D)
+                        dst[D] =
+                            model::lattice_cell(model::soft_diag(w0, w1, qv[D], qv1[D]),
+                                                diag[D],
+                                                del,
+                                                vert[D],
+                                                ins,
+                                                horz[D]);
+                } else {
+#pragma omp simd
+                    for (size_t D = 0; D < Q; ++D)
+                        dst[D] = model::lattice_cell(
+                            qv[D], diag[D], del, vert[D], ins, horz[D]);
+                }
             } else {
                 // corridor edges and the first columns: each term in its own pass
-                if (has_diag) {
+                if (has_diag && SOFT) {
+#pragma omp simd
+                    for (size_t D = 0; D < Q; ++D)
+                        dst[D] = model::soft_diag(w0, w1, qv[D], qv1[D]) * diag[D];
+                } else if (has_diag) {
 #pragma omp simd
                     for (size_t D = 0; D < Q; ++D)
                         dst[D] = qv[D] * diag[D];
@@ -123,13 +146,19 @@ BSID_KERNEL_CLONES void corridor_lattice_float(const lattice_weights<float>& w,
                                                int q,
                                                const float* const* qsel,
                                                const uint8_t* y,
+                                               const float* yprob,
                                                long long avail,
                                                int dlo,
                                                int dhi,
                                                float* scratch,
                                                float* out)
 {
-    corridor_lattice_impl<float>(w, n, q, qsel, y, avail, dlo, dhi, scratch, out);
+    if (yprob)
+        corridor_lattice_impl<float, true>(
+            w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out);
+    else
+        corridor_lattice_impl<float, false>(
+            w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out);
 }
 
 BSID_KERNEL_CLONES void corridor_lattice_double(const lattice_weights<double>& w,
@@ -137,13 +166,19 @@ BSID_KERNEL_CLONES void corridor_lattice_double(const lattice_weights<double>& w
                                                 int q,
                                                 const double* const* qsel,
                                                 const uint8_t* y,
+                                                const double* yprob,
                                                 long long avail,
                                                 int dlo,
                                                 int dhi,
                                                 double* scratch,
                                                 double* out)
 {
-    corridor_lattice_impl<double>(w, n, q, qsel, y, avail, dlo, dhi, scratch, out);
+    if (yprob)
+        corridor_lattice_impl<double, true>(
+            w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out);
+    else
+        corridor_lattice_impl<double, false>(
+            w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out);
 }
 
 } // namespace
@@ -154,13 +189,14 @@ void corridor_lattice<float>(const lattice_weights<float>& w,
                              int q,
                              const float* const* qsel,
                              const uint8_t* y,
+                             const float* yprob,
                              long long avail,
                              int dlo,
                              int dhi,
                              float* scratch,
                              float* out)
 {
-    corridor_lattice_float(w, n, q, qsel, y, avail, dlo, dhi, scratch, out);
+    corridor_lattice_float(w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out);
 }
 
 template <>
@@ -169,19 +205,24 @@ void corridor_lattice<double>(const lattice_weights<double>& w,
                               int q,
                               const double* const* qsel,
                               const uint8_t* y,
+                              const double* yprob,
                               long long avail,
                               int dlo,
                               int dhi,
                               double* scratch,
                               double* out)
 {
-    corridor_lattice_double(w, n, q, qsel, y, avail, dlo, dhi, scratch, out);
+    corridor_lattice_double(w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out);
 }
 
-std::vector<double> full_lattice_last_row(
-    const channel_params& ch, const uint8_t* x, size_t nx, const uint8_t* y, size_t ny)
+namespace {
+
+// eqn:F over the whole lattice; diag(c, x) is the diagonal weight of sending
+// bit x and receiving item c
+template <typename Diag>
+std::vector<double> full_lattice_impl(
+    const lattice_weights<double>& w, const uint8_t* x, size_t nx, size_t ny, Diag diag)
 {
-    const auto w = lattice_weights<double>::exact(ch);
     std::vector<double> prev(ny + 1, 0.0), cur(ny + 1, 0.0);
     prev[0] = 1.0; // F(0,0) = 1
     for (size_t c = 1; c <= ny && nx > 0; ++c)
@@ -191,7 +232,7 @@ std::vector<double> full_lattice_last_row(
         for (size_t c = 0; c <= ny; ++c) {
             double v = w.del * prev[c];
             if (c >= 1) {
-                v += (y[c - 1] == x[r - 1] ? w.match : w.mismatch) * prev[c - 1];
+                v += diag(c - 1, x[r - 1]) * prev[c - 1];
                 v += ins * cur[c - 1];
             }
             cur[c] = v;
@@ -199,6 +240,32 @@ std::vector<double> full_lattice_last_row(
         std::swap(prev, cur);
     }
     return prev;
+}
+
+} // namespace
+
+std::vector<double> full_lattice_last_row(
+    const channel_params& ch, const uint8_t* x, size_t nx, const uint8_t* y, size_t ny)
+{
+    const auto w = lattice_weights<double>::exact(ch);
+    return full_lattice_impl(
+        w, x, nx, ny, [&](size_t c, uint8_t xb) { return w.diag(xb, y[c]); });
+}
+
+std::vector<double> full_lattice_last_row(const channel_params& ch,
+                                          const uint8_t* x,
+                                          size_t nx,
+                                          const received_items& y,
+                                          size_t ny)
+{
+    if (!y.soft())
+        return full_lattice_last_row(ch, x, nx, y.bits, ny);
+    const auto w = lattice_weights<double>::exact(ch);
+    std::vector<double> prob(2 * ny);
+    item_probabilities(y, ny, prob.data());
+    return full_lattice_impl(w, x, nx, ny, [&](size_t c, uint8_t xb) {
+        return w.diag_soft(xb, prob[2 * c], prob[2 * c + 1]);
+    });
 }
 
 double receiver_metric(

@@ -210,24 +210,10 @@ bool map_decoder::precheck(const frame_view& frame, frame_result& result) const
             return false;
         }
     }
-    // all bytes ORed together first (a loop without branches, vectorized:
-    // a frame of thousands of bits is checked in a fraction of a microsecond),
-    // then, only for a frame that has one, the first byte that is not a bit
-    uint8_t any = 0;
-    for (size_t t = 0; t < frame.rho; ++t)
-        any |= frame.bits[t];
-    if (any > 1) {
-        for (size_t t = 0; t < frame.rho; ++t) {
-            if (frame.bits[t] > 1) {
-                result = { frame_status::invalid_input,
-                           detail::concat("received byte ",
-                                          int(frame.bits[t]),
-                                          " at position ",
-                                          t,
-                                          " is not a bit (expected 0 or 1)") };
-                return false;
-            }
-        }
+    std::string what;
+    if (find_invalid_item(frame.items(), frame.rho, what) < frame.rho) {
+        result = { frame_status::invalid_input, what };
+        return false;
     }
     result = {};
     return true;

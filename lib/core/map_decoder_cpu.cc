@@ -187,6 +187,7 @@ private:
         std::vector<double> alpha; // (N + 1) Mt
         std::vector<double> beta_next, beta_cur, L;
         std::vector<real> scratch; // lattice rows
+        std::vector<real> soft;    // soft input: w(0), w(1) per received item
         std::vector<double> prior; // N q, normalized, or empty for uniform
         frame_boundaries bounds;
         // ln of the products of alpha's normalizers and of sum alpha_N beta_N
@@ -252,7 +253,8 @@ private:
                                n,
                                Q,
                                d_qsel[size_t(p)].data(),
-                               f.bits + start,
+                               f.bits ? f.bits + start : nullptr,
+                               f.llr ? ws.soft.data() + 2 * start : nullptr,
                                (long long)f.rho - start,
                                d_limits.mn.lo,
                                d_limits.mn.hi,
@@ -380,6 +382,11 @@ private:
             normalized_priors(f.priors, f.log_priors, ws.prior.data());
         }
         ws.bounds = boundaries(f);
+        ws.soft.clear();
+        if (f.llr) {
+            ws.soft.resize(2 * f.rho);
+            item_probabilities(f.items(), f.rho, ws.soft.data());
+        }
         const flush_denormals ftz;
         ws.gamma.resize(global ? block * size_t(Mt) * size_t(Nn) : block);
         ws.G.resize(global ? size_t(Mn) * size_t(Mt) * size_t(Nn)

@@ -10,15 +10,19 @@
 // every start and every end of a tiny frame, weighed by
 //   P(D) pi(s) R(rx[s:e] | W || X(D)) T(e)
 // with R the full, unconstrained lattice and T summed over every look-ahead
-// message and end. Quadratic and exponential: tiny codes only.
+// message and end. Quadratic and exponential: tiny codes only. Soft input
+// (LLRs) goes through qa_reference.h's own lattice (corridor_R), written from
+// the model independently of the library.
 
 #ifndef INCLUDED_BSID_QA_FRAME_REFERENCE_H
 #define INCLUDED_BSID_QA_FRAME_REFERENCE_H
 
+#include "qa_reference.h"
 #include <gnuradio/bsid/core/frame_decoder.h>
 #include <gnuradio/bsid/core/lattice.h>
 #include <gtest/gtest.h>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -47,6 +51,28 @@ sent_bits(const codebook& cb, const std::vector<uint8_t>& W, const std::vector<i
     return x;
 }
 
+/*
+ * The last row of the full lattice of x against rx[from : from + len]: the
+ * library's for bits, qa_reference.h's independent corridor_R (one call per
+ * column, a corridor no path leaves) for LLRs.
+ */
+inline std::vector<double> last_row(const channel_params& ch,
+                                    const std::vector<uint8_t>& x,
+                                    const std::vector<uint8_t>& rx,
+                                    const std::vector<double>& llr,
+                                    long long from,
+                                    long long len)
+{
+    if (llr.empty())
+        return full_lattice_last_row(
+            ch, x.data(), x.size(), rx.data() + from, size_t(len));
+    std::vector<double> row(size_t(len + 1));
+    for (long long c = 0; c <= len; ++c)
+        row[size_t(c)] =
+            corridor_R(ch, x, nullptr, int(c), -int(x.size()), int(c), llr.data() + from);
+    return row;
+}
+
 // every message of `count` symbols, in turn
 template <typename F>
 void each_message(int count, int q, F f)
@@ -62,15 +88,17 @@ void each_message(int count, int q, F f)
     }
 }
 
-inline frame_reference brute_force(const codebook& cb,
-                                   const channel_params& ch,
-                                   int N,
-                                   const std::vector<uint8_t>& W,
-                                   const std::vector<uint8_t>& rx,
-                                   std::vector<double> priors,    // N q, or empty
-                                   const position_weights& start, // sorted
-                                   end_mode end,
-                                   int K)
+inline frame_reference
+brute_force(const codebook& cb,
+            const channel_params& ch,
+            int N,
+            const std::vector<uint8_t>& W,
+            const std::vector<uint8_t>& rx,
+            std::vector<double> priors,    // N q, or empty
+            const position_weights& start, // sorted
+            end_mode end,
+            int K,
+            const std::vector<double>& llr = {}) // soft: replaces rx
 {
     const int q = cb.q();
     for (size_t i = 0; i < priors.size() / size_t(q); ++i) {
@@ -81,7 +109,7 @@ inline frame_reference brute_force(const codebook& cb,
         for (int D = 0; D < q; ++D)
             priors[i * size_t(q) + size_t(D)] /= sum;
     }
-    const long long L = (long long)rx.size();
+    const long long L = (long long)(llr.empty() ? rx.size() : llr.size());
     // T(e): known: 1 at L; free: the next frame's W and K symbols, then random bits
     std::vector<double> T(size_t(L + 1), 0.0);
     if (end == end_mode::known) {
@@ -91,8 +119,7 @@ inline frame_reference brute_force(const codebook& cb,
             double t = 0;
             each_message(K, q, [&](const std::vector<int>& m2) {
                 const auto x = sent_bits(cb, W, m2);
-                const auto row = full_lattice_last_row(
-                    ch, x.data(), x.size(), rx.data() + e, size_t(L - e));
+                const auto row = last_row(ch, x, rx, llr, e, L - e);
                 for (long long c = 0; c <= L - e; ++c)
                     t += std::pow(double(q), -K) * row[size_t(c)] *
                          std::ldexp(1.0, -int(L - e - c));
@@ -113,8 +140,7 @@ inline frame_reference brute_force(const codebook& cb,
         const auto x = sent_bits(cb, W, msg);
         for (size_t k = 0; k < start.positions.size(); ++k) {
             const long long s = start.positions[k];
-            const auto row = full_lattice_last_row(
-                ch, x.data(), x.size(), rx.data() + s, size_t(L - s));
+            const auto row = last_row(ch, x, rx, llr, s, L - s);
             for (long long c = 0; c <= L - s; ++c) {
                 const double f = pD * start.weights[k] * row[size_t(c)];
                 const double v = f * T[size_t(s + c)];
@@ -155,11 +181,15 @@ inline void expect_matches_reference(frame_decoder& dec,
                                      end_mode end,
                                      int K,
                                      double tol,
-                                     const std::string& what)
+                                     const std::string& what,
+                                     const std::vector<double>& llr = {})
 {
     frame_request r;
-    r.bits = rx.data();
-    r.L = rx.size();
+    if (llr.empty())
+        r.bits = rx.data();
+    else
+        r.llr = llr.data();
+    r.L = llr.empty() ? rx.size() : llr.size();
     r.priors = priors.empty() ? nullptr : priors.data();
     r.start = start;
     r.end = end;
@@ -180,7 +210,8 @@ inline void expect_matches_reference(frame_decoder& dec,
                                  priors,
                                  sp,
                                  end,
-                                 K);
+                                 K,
+                                 llr);
     ASSERT_EQ(got.posteriors.size(), ref.post.size());
     for (size_t k = 0; k < ref.post.size(); ++k)
         ASSERT_NEAR(got.posteriors[k], ref.post[k], tol) << what << ": posterior " << k;
@@ -193,15 +224,14 @@ inline void expect_matches_reference(frame_decoder& dec,
     for (size_t k = 0; k < ref.start.size(); ++k)
         ASSERT_NEAR(got.start.weights[k], ref.start[k], tol) << what << ": start " << k;
     // the ends the decoder lists, and nothing of the reference outside them
-    std::vector<double> end_got(rx.size() + 1, 0.0), fwd_got(rx.size() + 1, 0.0);
+    std::vector<double> end_got(r.L + 1, 0.0), fwd_got(r.L + 1, 0.0);
     for (size_t k = 0; k < got.end_positions.size(); ++k) {
         const long long e = got.end_positions[k];
-        ASSERT_TRUE(e >= 0 && e <= (long long)rx.size())
-            << what << ": end position " << e;
+        ASSERT_TRUE(e >= 0 && e <= (long long)r.L) << what << ": end position " << e;
         end_got[size_t(e)] = got.end_posterior[k];
         fwd_got[size_t(e)] = got.end_forward[k];
     }
-    for (size_t e = 0; e <= rx.size(); ++e) {
+    for (size_t e = 0; e <= r.L; ++e) {
         ASSERT_NEAR(end_got[e], ref.end[e], tol) << what << ": end posterior at " << e;
         ASSERT_NEAR(fwd_got[e], ref.fwd[e], tol)
             << what << ": forward end metric at " << e;
@@ -232,7 +262,8 @@ inline decoder_config covering(const codebook& cb,
  * spread start prior; known end, and free ends with K = 0, 1, 2; uniform and
  * random symbol priors. Tolerances 1e-9 (double) and 1e-4 (float).
  */
-inline void check_every_boundary_model(backend_kind backend, uint32_t seed = 0)
+inline void
+check_every_boundary_model(backend_kind backend, uint32_t seed = 0, bool soft = false)
 {
     const codebook cb = tiny_code();
     const channel_params ch(0.1, 0.15, 0.05);
@@ -252,6 +283,14 @@ inline void check_every_boundary_model(backend_kind backend, uint32_t seed = 0)
                     std::vector<uint8_t> rx(static_cast<size_t>(L));
                     for (auto& b : rx)
                         b = uint8_t(g() & 1u);
+                    // soft: LLRs of random magnitude, signs from rx, some hard
+                    std::vector<double> llr;
+                    for (size_t j = 0; soft && j < rx.size(); ++j) {
+                        const double mag = g() % 7 == 0
+                                               ? std::numeric_limits<double>::infinity()
+                                               : double(g() % 1000) / 125.0;
+                        llr.push_back(rx[j] ? mag : -mag);
+                    }
                     std::vector<double> priors;
                     if (trial == 2) {
                         for (int k = 0; k < N * cb.q(); ++k)
@@ -272,7 +311,8 @@ inline void check_every_boundary_model(backend_kind backend, uint32_t seed = 0)
                                                  end_mode::known,
                                                  0,
                                                  tol,
-                                                 what + " known");
+                                                 what + " known",
+                                                 llr);
                         for (int K : { 0, 1, 2 }) {
                             expect_matches_reference(dec,
                                                      rx,
@@ -282,7 +322,8 @@ inline void check_every_boundary_model(backend_kind backend, uint32_t seed = 0)
                                                      K,
                                                      tol,
                                                      what +
-                                                         " free K=" + std::to_string(K));
+                                                         " free K=" + std::to_string(K),
+                                                     llr);
                         }
                     }
                 }

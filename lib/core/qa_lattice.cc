@@ -125,8 +125,17 @@ TEST(lattice, corridor_matches_full_and_constrained_references)
             }
         const int Mn = dhi - dlo + 1;
         std::vector<double> scratch(size_t(2 * Mn * q)), out(size_t(Mn * q));
-        bsid::corridor_lattice<double>(
-            w, n, q, qsel.data(), y.data(), avail, dlo, dhi, scratch.data(), out.data());
+        bsid::corridor_lattice<double>(w,
+                                       n,
+                                       q,
+                                       qsel.data(),
+                                       y.data(),
+                                       nullptr,
+                                       avail,
+                                       dlo,
+                                       dhi,
+                                       scratch.data(),
+                                       out.data());
         for (int D = 0; D < q; ++D) {
             const auto x = bits_of(cb.word(0, D), n);
             const auto full =

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -47,13 +48,30 @@ inline std::vector<uint8_t> bits_of(uint32_t w, int n)
     return b;
 }
 
-// R(y|x) with every node's drift c - r inside [dlo, dhi] (independent table).
+/*
+ * The diagonal weight of sending bit x and receiving item c, written from the
+ * issue's soft-input model: hard bits Pt (1 - Ps) or Pt Ps; an LLR l gives
+ * p1 = 1 / (1 + e^-l), p0 = 1 / (1 + e^l) and Pt ((1 - Ps) p(x) + Ps p(1 - x)).
+ */
+inline double item_weight(
+    const channel_params& ch, const uint8_t* y, const double* llr, int c, uint8_t x)
+{
+    if (!llr)
+        return y[c] == x ? ch.Pt() * (1 - ch.Ps()) : ch.Pt() * ch.Ps();
+    const double l = llr[c];
+    const double p1 = 1 / (1 + std::exp(-l)), p0 = 1 / (1 + std::exp(l));
+    return ch.Pt() * ((1 - ch.Ps()) * (x ? p1 : p0) + ch.Ps() * (x ? p0 : p1));
+}
+
+// R(y|x) with every node's drift c - r inside [dlo, dhi] (independent table);
+// llr, if not null, replaces the bits y (soft input).
 inline double corridor_R(const channel_params& ch,
                          const std::vector<uint8_t>& x,
                          const uint8_t* y,
                          int L,
                          int dlo,
-                         int dhi)
+                         int dhi,
+                         const double* llr = nullptr)
 {
     const int n = int(x.size());
     std::vector<double> F(size_t((n + 1) * (L + 1)), 0.0);
@@ -69,9 +87,7 @@ inline double corridor_R(const channel_params& ch,
             if (r > 0 && inside(r - 1, c))
                 v += ch.Pd() * at(r - 1, c);
             if (r > 0 && c > 0 && inside(r - 1, c - 1))
-                v += (y[c - 1] == x[size_t(r - 1)] ? ch.Pt() * (1 - ch.Ps())
-                                                   : ch.Pt() * ch.Ps()) *
-                     at(r - 1, c - 1);
+                v += item_weight(ch, y, llr, c - 1, x[size_t(r - 1)]) * at(r - 1, c - 1);
             at(r, c) = v;
         }
     return at(n, L);
@@ -83,6 +99,7 @@ struct tiny_case {
     int N;
     std::vector<uint8_t> y;
     std::vector<double> priors; // empty: uniform
+    std::vector<double> llr;    // soft input: one LLR per received item (y unused)
 };
 
 /*
@@ -95,7 +112,9 @@ inline std::vector<double> brute_force_app(const tiny_case& tc,
                                            const decoder_limits* limits)
 {
     const int N = tc.N, q = tc.cb.q(), n = tc.cb.n();
-    const long long rho = (long long)tc.y.size(), tau = (long long)N * n;
+    const double* llr = tc.llr.empty() ? nullptr : tc.llr.data();
+    const long long rho = (long long)(llr ? tc.llr.size() : tc.y.size()),
+                    tau = (long long)N * n;
     std::vector<double> app(size_t(N * q), 0.0);
     std::vector<int> msg(size_t(N), 0);
     double total = 0;
@@ -110,7 +129,9 @@ inline std::vector<double> brute_force_app(const tiny_case& tc,
         }
         double p = 0;
         if (!limits) {
-            p = receiver_metric(tc.ch, X.data(), X.size(), tc.y.data(), tc.y.size());
+            // the whole lattice: a corridor no path leaves
+            p = corridor_R(
+                tc.ch, X, tc.y.data(), int(rho), -int(X.size()), int(rho), llr);
         } else {
             // forward over boundary drifts for this one message
             const auto& mt = limits->mtau;
@@ -131,9 +152,14 @@ inline std::vector<double> brute_force_app(const tiny_case& tc,
                         const long long len = n + d;
                         if (m2 < mt.lo || m2 > mt.hi || len < 0 || s + len > rho)
                             continue;
-                        Pn[size_t(m2 - mt.lo)] +=
-                            P[size_t(m1 - mt.lo)] *
-                            corridor_R(tc.ch, x, tc.y.data() + s, int(len), mn.lo, mn.hi);
+                        Pn[size_t(m2 - mt.lo)] += P[size_t(m1 - mt.lo)] *
+                                                  corridor_R(tc.ch,
+                                                             x,
+                                                             tc.y.data() + (llr ? 0 : s),
+                                                             int(len),
+                                                             mn.lo,
+                                                             mn.hi,
+                                                             llr ? llr + s : nullptr);
                     }
                 }
                 std::swap(P, Pn);
@@ -184,6 +210,26 @@ inline tiny_case random_case(std::mt19937_64& rng, bool with_priors)
             pri[size_t(i * q + int(rng() % q))] += 0.5; // no zero rows
     }
     return { cb, ch, N, t.rx, pri };
+}
+
+/*!
+ * Soft input for a tiny case: each received bit b as an LLR of sign 2b - 1
+ * and a random magnitude in (0, 8), a tenth of them with the wrong sign, a
+ * few +-infinity (hard) and +-1e30; the bits are then unused.
+ */
+inline void make_soft(tiny_case& tc, std::mt19937_64& rng)
+{
+    std::uniform_real_distribution<double> u(0, 1);
+    tc.llr.resize(tc.y.size());
+    for (size_t j = 0; j < tc.y.size(); ++j) {
+        const double sign = (tc.y[j] ? 1.0 : -1.0) * (u(rng) < 0.1 ? -1.0 : 1.0);
+        const double v = u(rng);
+        const double mag = v < 0.05   ? std::numeric_limits<double>::infinity()
+                           : v < 0.08 ? 1e30
+                                      : 8 * u(rng);
+        tc.llr[j] = sign * mag;
+    }
+    // y stays: a test may compare against the hard decisions
 }
 
 inline double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b)

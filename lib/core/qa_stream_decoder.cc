@@ -390,7 +390,7 @@ TEST(stream_decoder, the_end_of_the_stream)
     {
         // an empty stream: nothing, and no error
         stream_decoder sd(fd);
-        EXPECT_TRUE(sd.push(nullptr, 0).empty());
+        EXPECT_TRUE(sd.push(static_cast<const uint8_t*>(nullptr), 0).empty());
         EXPECT_TRUE(sd.flush().empty());
         EXPECT_EQ(sd.received(), 0);
     }
@@ -423,7 +423,8 @@ TEST(stream_decoder, bad_input)
         const uint8_t b[2] = { 0, 1 };
         EXPECT_THROW(sd.push(b, 2, { 2 }),
                      std::invalid_argument); // tag outside the chunk
-        EXPECT_THROW(sd.push(nullptr, 3), std::invalid_argument);
+        EXPECT_THROW(sd.push(static_cast<const uint8_t*>(nullptr), 3),
+                     std::invalid_argument);
         sd.flush();
         EXPECT_THROW(sd.push(b, 2), std::invalid_argument); // after the end
     }

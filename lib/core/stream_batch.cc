@@ -42,6 +42,14 @@ void stream_batch::feed(size_t k,
     d_streams.at(k).feed(bits, count, tags);
 }
 
+void stream_batch::feed(size_t k,
+                        const double* llr,
+                        size_t count,
+                        const std::vector<size_t>& tags)
+{
+    d_streams.at(k).feed(llr, count, tags);
+}
+
 void stream_batch::end_of_stream(size_t k) { d_streams.at(k).end_of_stream(); }
 
 std::vector<std::vector<stream_frame>> stream_batch::decode(size_t* rounds)

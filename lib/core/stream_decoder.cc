@@ -184,18 +184,22 @@ long long stream_decoder::segment_end(long long s_max) const
     return s_max + d_F + d_hi + d_tail;
 }
 
-void stream_decoder::feed(const uint8_t* bits,
-                          size_t count,
-                          const std::vector<size_t>& start_tags)
+void stream_decoder::check_chunk(input_kind kind,
+                                 bool present,
+                                 size_t count,
+                                 const std::vector<size_t>& start_tags) const
 {
     if (d_ended)
         throw std::invalid_argument(
             "stream_decoder: bits pushed after the end of the stream (flush)");
-    if (count > 0 && !bits)
+    if (kind != d_opt.input) {
+        throw std::invalid_argument("stream_decoder: " + to_string(kind) +
+                                    " pushed to a stream of " + to_string(d_opt.input) +
+                                    " (stream_options::input)");
+    }
+    if (count > 0 && !present)
         throw std::invalid_argument("stream_decoder: no bits for a chunk of count > 0");
-    std::vector<size_t> tags = start_tags;
-    std::sort(tags.begin(), tags.end());
-    for (size_t t : tags) {
+    for (size_t t : start_tags) {
         if (t >= count)
             throw std::invalid_argument(detail::concat("stream_decoder: a start tag at ",
                                                        t,
@@ -203,6 +207,25 @@ void stream_decoder::feed(const uint8_t* bits,
                                                        count,
                                                        " bits"));
     }
+}
+
+void stream_decoder::add_tags(long long pos0, const std::vector<size_t>& start_tags)
+{
+    std::vector<size_t> tags = start_tags;
+    std::sort(tags.begin(), tags.end());
+    for (size_t t : tags) {
+        const long long s = pos0 + (long long)t + d_offset;
+        if (!d_tags.empty() && d_tags.back() >= s)
+            continue; // the same start twice
+        d_tags.push_back(s);
+    }
+}
+
+void stream_decoder::feed(const uint8_t* bits,
+                          size_t count,
+                          const std::vector<size_t>& start_tags)
+{
+    check_chunk(input_kind::bits, bits != nullptr, count, start_tags);
     const long long pos0 = received();
     const size_t at = d_buf.size();
     d_buf.insert(d_buf.end(), bits, bits + count); // (amortized growth, 1-bit chunks too)
@@ -212,12 +235,32 @@ void stream_decoder::feed(const uint8_t* bits,
             d_buf[at + j] = 0;
         }
     }
-    for (size_t t : tags) {
-        const long long s = pos0 + (long long)t + d_offset;
-        if (!d_tags.empty() && d_tags.back() >= s)
-            continue; // the same start twice
-        d_tags.push_back(s);
+    add_tags(pos0, start_tags);
+}
+
+void stream_decoder::feed(const double* llr,
+                          size_t count,
+                          const std::vector<size_t>& start_tags)
+{
+    check_chunk(input_kind::llr, llr != nullptr, count, start_tags);
+    const long long pos0 = received();
+    const size_t at = d_llr.size();
+    d_llr.insert(d_llr.end(), llr, llr + count);
+    for (size_t j = 0; j < count; ++j) {
+        if (std::isnan(d_llr[at + j])) {
+            d_invalid.push_back(pos0 + (long long)j); // the frame it falls in: an erasure
+            d_llr[at + j] = 0.0;
+        }
     }
+    add_tags(pos0, start_tags);
+}
+
+received_items stream_decoder::items_at(long long pos) const
+{
+    const size_t k = size_t(pos - d_base);
+    if (d_opt.input == input_kind::llr)
+        return { nullptr, d_llr.data() + k };
+    return { d_buf.data() + k, nullptr };
 }
 
 bool stream_decoder::invalid_in(long long from, long long to, long long* where) const
@@ -353,11 +396,8 @@ long long stream_decoder::search_sync_word(long long from, long long to) const
         const long long ny = std::min(have - s, d_G + d_sync_hi);
         if (ny < 0)
             break;
-        const auto row = full_lattice_last_row(d_dec->config().ch,
-                                               W.data(),
-                                               W.size(),
-                                               d_buf.data() + (s - d_base),
-                                               size_t(ny));
+        const auto row = full_lattice_last_row(
+            d_dec->config().ch, W.data(), W.size(), items_at(s), size_t(ny));
         double v = 0;
         for (size_t c = 0; c < row.size(); ++c)
             v += std::ldexp(row[c], int(c));
@@ -406,7 +446,11 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
                 tail_model = false;
             }
             frame_request r;
-            r.bits = d_buf.data() + (s_min - d_base);
+            {
+                const received_items y = items_at(s_min);
+                r.bits = y.bits;
+                r.llr = y.llr;
+            }
             r.L = size_t(seg_end - s_min);
             d_req_start = relative_prior(
                 d_prior, s_min, std::min(padded_top(s_min, s_max), seg_end));
@@ -508,7 +552,11 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
         for (double& x : cand.weights)
             x /= double(cand.weights.size());
         frame_request r;
-        r.bits = d_buf.data() + (s_min - d_base);
+        {
+            const received_items y = items_at(s_min);
+            r.bits = y.bits;
+            r.llr = y.llr;
+        }
         r.L = size_t(seg_end - s_min);
         d_req_start = relative_prior(cand, s_min, std::min(top, seg_end));
         r.start = d_req_start;
@@ -649,8 +697,11 @@ void stream_decoder::trim()
     // dropped once at least half the buffer is behind `keep`: each bit is
     // moved O(1) times, however the stream is chunked, and at most twice the
     // bits still needed are held
-    if (keep > d_base && 2 * (keep - d_base) >= (long long)d_buf.size()) {
-        d_buf.erase(d_buf.begin(), d_buf.begin() + (keep - d_base));
+    if (keep > d_base && 2 * (keep - d_base) >= (long long)buffered()) {
+        if (d_opt.input == input_kind::llr)
+            d_llr.erase(d_llr.begin(), d_llr.begin() + (keep - d_base));
+        else
+            d_buf.erase(d_buf.begin(), d_buf.begin() + (keep - d_base));
         d_base = keep;
     }
     while (!d_invalid.empty() && d_invalid.front() < d_base)
@@ -662,6 +713,17 @@ std::vector<stream_frame> stream_decoder::push(const uint8_t* bits,
                                                const std::vector<size_t>& start_tags)
 {
     feed(bits, count, start_tags);
+    std::vector<stream_frame> out;
+    while (auto r = next(out))
+        complete(d_dec->decode(*r), out);
+    return out;
+}
+
+std::vector<stream_frame> stream_decoder::push(const double* llr,
+                                               size_t count,
+                                               const std::vector<size_t>& start_tags)
+{
+    feed(llr, count, start_tags);
     std::vector<stream_frame> out;
     while (auto r = next(out))
         complete(d_dec->decode(*r), out);

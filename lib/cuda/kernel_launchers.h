@@ -31,6 +31,10 @@ void launch_lattice_general(
 template <typename real>
 int general_block_size(int* min_grid);
 
+//! Soft input: total LLRs as 2 total probabilities w(0), w(1) (the kernels' p.soft).
+template <typename real>
+void launch_soft_items(const double* llr, real* out, long long total);
+
 //! Packs each frame's received bits, 64 to a word after one word of padding.
 void launch_pack(const uint8_t* bits,
                  const long long* offset,

@@ -74,7 +74,9 @@ __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int
                 aux[(long long)e * nthreads] = real(0);
         }
         const long long avail = inside ? rho - start : -1;
-        const uint8_t* y = p.bits + p.offset[f] + (inside ? start : 0);
+        const long long first = p.offset[f] + (inside ? start : 0);
+        const uint8_t* y = p.soft ? nullptr : p.bits + first;
+        const real* sw = p.soft ? p.soft + 2 * first : nullptr; // soft input
         const uint32_t* words = p.words + (long long)(i % p.P) * p.q;
         const bool pr = p.priors && p.has_prior[f];
         const real* prior = pr ? p.priors + ((long long)f * p.N + i) * p.q : nullptr;
@@ -107,7 +109,10 @@ __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int
                         }
                         // neighbours outside the corridor or before the segment are 0
                         const real diag = c >= 1 ? *cell : real(0);
-                        const real wdiag = c >= 1 ? wts.diag(xb, y[c - 1]) : real(0);
+                        const real wdiag =
+                            c < 1 ? real(0)
+                            : sw ? wts.diag_soft(xb, sw[2 * (c - 1)], sw[2 * (c - 1) + 1])
+                                 : wts.diag(xb, y[c - 1]);
                         const real vert =
                             k + 1 < p.Mn ? row[(long long)(k + 1) * nthreads] : real(0);
                         const real horz = k >= 1 && c >= 1
@@ -167,6 +172,33 @@ __global__ void pack_kernel(const uint8_t* bits,
         packed[packed_offset[f] + w] = v;
     }
 }
+
+// Soft input: each item's LLR as its probabilities w(0), w(1) in the
+// decoder's precision, computed in double (model::llr_probabilities).
+template <typename real>
+__global__ void soft_items_kernel(const double* llr, real* out, long long total)
+{
+    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        double w0, w1;
+        model::llr_probabilities(llr[t], w0, w1);
+        out[2 * t] = real(w0);
+        out[2 * t + 1] = real(w1);
+    }
+}
+
+template <typename real>
+void launch_soft_items(const double* llr, real* out, long long total)
+{
+    if (total <= 0)
+        return;
+    const unsigned grid = unsigned(std::min<long long>((total + 255) / 256, 65535));
+    soft_items_kernel<real><<<grid, 256>>>(llr, out, total);
+    BSID_CUDA(cudaGetLastError());
+}
+
+template void launch_soft_items<float>(const double*, float*, long long);
+template void launch_soft_items<double>(const double*, double*, long long);
 
 template <typename real>
 void launch_lattice_general(

@@ -193,8 +193,10 @@ __global__ void __launch_bounds__(reg_block)
             aux[e] = real(0);
     }
 
+    // soft input: the frame's item probabilities (w(0), w(1) per item)
+    const real* sw = p.soft ? p.soft + 2 * p.offset[f] : nullptr;
     unsigned long long win = 0;
-    if (inside) {
+    if (inside && !sw) {
         const long long pos = B + 64; // the packed bits start with 64 bits of padding
         const long long wd = pos >> 6;
         const int sh = int(pos & 63);
@@ -209,11 +211,24 @@ __global__ void __launch_bounds__(reg_block)
 
     if (!guarded) {
         real W0[J], W1[J];
+        if (sw) {
+            // the mixture of the hard weights (model::soft_diag); items past
+            // the codeword's reach (j >= n + MN, when n < NMAX) are not read
 #pragma unroll
-        for (int j = 0; j < J; ++j) {
-            const bool yb = ((win >> j) & 1ull) != 0;
-            W1[j] = yb ? p.wmatch : p.wmismatch;
-            W0[j] = yb ? p.wmismatch : p.wmatch;
+            for (int j = 0; j < J; ++j) {
+                const bool in = j < p.n + MN;
+                const real w0 = in ? sw[2 * (B + j)] : real(1);
+                const real w1 = in ? sw[2 * (B + j) + 1] : real(0);
+                W1[j] = model::soft_diag(w0, w1, p.wmismatch, p.wmatch);
+                W0[j] = model::soft_diag(w0, w1, p.wmatch, p.wmismatch);
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < J; ++j) {
+                const bool yb = ((win >> j) & 1ull) != 0;
+                W1[j] = yb ? p.wmatch : p.wmismatch;
+                W0[j] = yb ? p.wmismatch : p.wmatch;
+            }
         }
         // codewords of exactly NMAX bits without renormalization (the
         // common case) get a loop with no tests per row
@@ -247,8 +262,13 @@ __global__ void __launch_bounds__(reg_block)
                     real v = real(0);
                     if (c >= 0 && c <= avail) {
                         // neighbours outside the corridor or before the segment are 0
+                        // the item at B + r + k = start + c - 1
                         const unsigned yb = unsigned(win >> (r + k)) & 1u;
-                        const real wdiag = c >= 1 ? w.diag(xb, yb) : real(0);
+                        const long long t = B + r + k;
+                        const real wdiag = c < 1 ? real(0)
+                                           : sw
+                                               ? w.diag_soft(xb, sw[2 * t], sw[2 * t + 1])
+                                               : w.diag(xb, yb);
                         const real diag = c >= 1 ? cur[k] : real(0);
                         const real vert =
                             k + 1 < MN ? cur[k + 1 < MN ? k + 1 : k] : real(0);

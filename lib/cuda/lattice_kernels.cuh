@@ -43,7 +43,11 @@ struct launch_params {
     int mtlo, dlo, Mt, Mn; // (ends outside m_tau: states b outside [0, Mt))
     // the batch
     int F;
-    const uint8_t* bits;     // all frames' received bits
+    const uint8_t* bits; // all frames' received bits (hard input)
+    // or, for a batch with soft input, all frames' items as 2 probabilities
+    // w(0), w(1) each (model::llr_probabilities; item t of frame f at
+    // 2 (offset[f] + t)); null for hard input
+    const real* soft;
     const long long* offset; // per frame: start of its bits
     const long long* rho;    // per frame: received length
     const real* priors;      // F x N x q, or null: normalized, floored at the smallest

@@ -322,15 +322,30 @@ private:
         const bool recompute = W < size_t(Nn);
 
         // host-side inputs
+        // received items: bits, or for a batch with any soft frame, every
+        // frame's items as LLRs (bits as +-infinity, which weigh exactly as bits)
         std::vector<long long> offset(count), rho(count);
         std::vector<uint8_t> bits;
+        std::vector<double> llr;
         std::vector<int> has_prior(count, 0);
-        bool any_prior = false;
+        bool any_prior = false, soft = false;
+        for (size_t j = 0; j < count; ++j)
+            soft = soft || frames[todo[pos + j]].llr != nullptr;
+        long long total = 0;
         for (size_t j = 0; j < count; ++j) {
             const frame_view& fv = frames[todo[pos + j]];
-            offset[j] = (long long)bits.size();
+            offset[j] = total;
             rho[j] = (long long)fv.rho;
-            bits.insert(bits.end(), fv.bits, fv.bits + fv.rho);
+            total += rho[j];
+            if (!soft) {
+                bits.insert(bits.end(), fv.bits, fv.bits + fv.rho);
+            } else if (fv.llr) {
+                llr.insert(llr.end(), fv.llr, fv.llr + fv.rho);
+            } else {
+                const double inf = std::numeric_limits<double>::infinity();
+                for (size_t t = 0; t < fv.rho; ++t)
+                    llr.push_back(fv.bits[t] ? inf : -inf);
+            }
             if (fv.priors)
                 any_prior = true;
         }
@@ -367,6 +382,12 @@ private:
 
         // all device buffers are kept between batches (grown when needed)
         d_bits.ensure(std::max<size_t>(bits.size(), 1));
+        if (soft) {
+            d_llr.ensure(llr.size());
+            d_soft.ensure(2 * llr.size());
+            d_llr.upload(llr.data(), llr.size());
+            launch_soft_items<real>(d_llr.get(), d_soft.get(), (long long)llr.size());
+        }
         d_offset.ensure(count);
         d_rho.ensure(count);
         d_priors.ensure(priors.size());
@@ -388,10 +409,11 @@ private:
         d_post.ensure(size_t(F) * Nn * Q);
         std::vector<long long> packed_offset(count);
         long long words = 0;
-        for (size_t j = 0; j < count; ++j) {
+        for (size_t j = 0; j < count && !soft; ++j) {
             packed_offset[j] = words;
             words += rho[j] / 64 + 3;
         }
+        words = std::max<long long>(words, 1);
         d_packed.ensure(static_cast<size_t>(words));
         d_packed_offset.ensure(count);
         d_packed_offset.upload(packed_offset.data(), count);
@@ -435,6 +457,7 @@ private:
         p.Mn = Mn;
         p.F = F;
         p.bits = d_bits.get();
+        p.soft = soft ? d_soft.get() : nullptr;
         p.offset = d_offset.get();
         p.rho = d_rho.get();
         p.priors = any_prior ? d_priors.get() : nullptr;
@@ -453,13 +476,15 @@ private:
         p.log_lambda_end = d_log_lambda_end.get();
         p.packed = d_packed.get();
         p.packed_offset = d_packed_offset.get();
-        launch_pack(d_bits.get(),
-                    d_offset.get(),
-                    d_rho.get(),
-                    d_packed_offset.get(),
-                    d_packed.get(),
-                    F,
-                    *std::max_element(rho.begin(), rho.end()) / 64 + 3);
+        if (!soft) {
+            launch_pack(d_bits.get(),
+                        d_offset.get(),
+                        d_rho.get(),
+                        d_packed_offset.get(),
+                        d_packed.get(),
+                        F,
+                        *std::max_element(rho.begin(), rho.end()) / 64 + 3);
+        }
         p.post = d_post.get();
         p.post_d = any_prior ? d_post_d.get() : nullptr;
         p.status = d_status.get();
@@ -700,7 +725,9 @@ private:
     device_buffer<long long> d_offset, d_rho, d_packed_offset;
     device_buffer<int> d_has_prior, d_status, d_status_index;
     device_buffer<unsigned long long> d_packed;
-    real* d_staging = nullptr; // pinned host copy of d_post
+    device_buffer<double> d_llr; // soft input: the batch's LLRs
+    device_buffer<real> d_soft;  // and their probabilities (launch_params::soft)
+    real* d_staging = nullptr;   // pinned host copy of d_post
     size_t d_staging_count = 0;
     size_t cached_bytes() const
     {

@@ -161,15 +161,50 @@ struct received_frame {
     py::array_t<uint8_t> bytes; // when the input was already bytes
     std::vector<uint8_t> owned; // otherwise
     std::string bad;            // a value that does not fit in a byte, described
+    bool soft = false;          // LLRs (input="llr") instead of bits
+    py::array_t<double, py::array::c_style | py::array::forcecast> llr;
     const uint8_t* data() const
     {
         return owned.empty() && bytes ? bytes.data() : owned.data();
     }
     size_t size() const
     {
+        if (soft)
+            return size_t(llr.size());
         return owned.empty() && bytes ? size_t(bytes.size()) : owned.size();
     }
+    bsid::received_items items() const
+    {
+        if (soft)
+            return { nullptr, llr.data() };
+        return { data(), nullptr };
+    }
 };
+
+// LLRs (float64) from a one-dimensional array of real numbers: float32 and
+// float64 as they are (GNU Radio's float items), integers converted. NaN is
+// not refused here: the decoder gives that frame the status invalid_input.
+received_frame llrs_from_python(const py::handle& obj)
+{
+    received_frame f;
+    f.soft = true;
+    const py::array a = py::array::ensure(obj);
+    if (!a)
+        throw py::type_error(
+            "received LLRs must be a one-dimensional array of real numbers");
+    if (a.ndim() != 1) {
+        throw py::value_error("received LLRs must be one-dimensional, got " +
+                              std::to_string(a.ndim()) + " dimensions");
+    }
+    const char kind = a.dtype().kind();
+    if (a.size() > 0 && kind != 'f' && kind != 'i' && kind != 'u') {
+        throw py::type_error(
+            "received LLRs (input=\"llr\") must be real numbers, got dtype " +
+            std::string(py::str(a.dtype())));
+    }
+    f.llr = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(a);
+    return f;
+}
 
 received_frame received_from_python(const py::handle& obj)
 {
@@ -355,7 +390,9 @@ public:
                    int device,
                    const std::string& recursion,
                    int local_window,
-                   const std::string& sync_word)
+                   const std::string& sync_word,
+                   const std::string& input)
+        : d_input(bsid::parse_input_kind(input))
     {
         bsid::decoder_config cfg(cb, ch, N);
         cfg.backend = bsid::parse_backend(backend);
@@ -375,7 +412,15 @@ public:
     }
 
     const std::string& sync_word() const { return d_sync; }
+    bsid::input_kind input() const { return d_input; }
     bsid::frame_decoder& frames() { return *d_frames; }
+
+    // a received frame as this decoder takes it: bits, or LLRs (input="llr")
+    received_frame received(const py::handle& obj) const
+    {
+        return d_input == bsid::input_kind::llr ? llrs_from_python(obj)
+                                                : received_from_python(obj);
+    }
     std::shared_ptr<bsid::frame_decoder> shared_frames() const { return d_frames; }
 
     // priors or log_priors (not both): which one, as an object, and whether it is logs
@@ -394,7 +439,7 @@ public:
                                const py::object& log_priors)
     {
         const auto [priors, is_log] = pick_priors(priors_in, log_priors);
-        const auto f = received_from_python(rx);
+        const auto f = received(rx);
         std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>> pri;
         if (!priors.is_none())
             pri = priors_from_python(priors, d_dec->N(), d_dec->q());
@@ -402,9 +447,7 @@ public:
             throw frame_refused({ bsid::frame_status::invalid_input, f.bad });
         }
         py::array_t<double> post({ d_dec->N(), d_dec->q() });
-        const bsid::frame_view view{
-            f.data(), f.size(), pri ? pri->data() : nullptr, is_log
-        };
+        const bsid::frame_view view = view_of(f, pri ? pri->data() : nullptr, is_log);
         double* out = post.mutable_data();
         bsid::frame_result r;
         {
@@ -428,7 +471,7 @@ public:
         std::vector<received_frame> rx;
         rx.reserve(K);
         for (const auto& fr : frames)
-            rx.push_back(received_from_python(fr));
+            rx.push_back(received(fr));
         // priors: None, one (N, q) array for every frame, or a list with one entry per
         // frame
         std::vector<
@@ -466,10 +509,7 @@ public:
                 results[k] = { bsid::frame_status::invalid_input, rx[k].bad };
                 continue;
             }
-            views.push_back({ rx[k].data(),
-                              rx[k].size(),
-                              pri[k] ? pri[k]->data() : nullptr,
-                              is_log });
+            views.push_back(view_of(rx[k], pri[k] ? pri[k]->data() : nullptr, is_log));
             ptrs.push_back(outs[k].mutable_data());
             index.push_back(k);
         }
@@ -508,7 +548,7 @@ public:
         const bsid::end_mode e = bsid::parse_end_mode(end);
         std::vector<received_frame> rx;
         for (const auto& fr : frames)
-            rx.push_back(received_from_python(fr));
+            rx.push_back(received(fr));
         auto per_frame = [&](const py::object& obj, const char* name) {
             std::vector<py::object> v(K, obj);
             if (py::isinstance<py::list>(obj)) {
@@ -531,7 +571,9 @@ public:
         for (size_t k = 0; k < K; ++k) {
             if (!pri_obj[k].is_none())
                 pri[k] = priors_from_python(pri_obj[k], d_dec->N(), d_dec->q());
-            req[k].bits = rx[k].data();
+            const bsid::received_items y = rx[k].items();
+            req[k].bits = y.bits;
+            req[k].llr = y.llr;
             req[k].L = rx[k].size();
             req[k].priors = pri[k] ? pri[k]->data() : nullptr;
             req[k].log_priors = is_log;
@@ -617,6 +659,20 @@ public:
     const bsid::map_decoder& dec() const { return *d_dec; }
 
 private:
+    static bsid::frame_view
+    view_of(const received_frame& f, const double* priors, bool log_priors)
+    {
+        bsid::frame_view v;
+        const bsid::received_items y = f.items();
+        v.bits = y.bits;
+        v.llr = y.llr;
+        v.rho = f.size();
+        v.priors = priors;
+        v.log_priors = log_priors;
+        return v;
+    }
+
+    bsid::input_kind d_input;
     std::shared_ptr<bsid::frame_decoder> d_frames; // the sync word, boundary priors
     bsid::map_decoder* d_dec = nullptr;            // its primary backend
     std::string d_sync;
@@ -662,6 +718,8 @@ public:
         }
         opt.sync_threshold = sync_threshold;
         opt.search = search;
+        opt.input = dec.input();
+        d_dec = &dec;
         d_N = dec.dec().N();
         d_q = dec.dec().q();
         d_sd = std::make_unique<bsid::stream_decoder>(dec.shared_frames(), opt);
@@ -669,7 +727,7 @@ public:
 
     py::list push(const py::object& bits, const py::object& tags)
     {
-        const auto f = received_from_python(bits);
+        const auto f = d_dec->received(bits);
         std::vector<size_t> at;
         if (!tags.is_none()) {
             const py::array t = int_array(tags, "tags");
@@ -685,7 +743,8 @@ public:
         std::vector<bsid::stream_frame> got;
         {
             py::gil_scoped_release nogil;
-            got = d_sd->push(f.data(), f.size(), at);
+            got = f.soft ? d_sd->push(f.llr.data(), f.size(), at)
+                         : d_sd->push(f.data(), f.size(), at);
         }
         return wrap(std::move(got));
     }
@@ -717,6 +776,7 @@ private:
     }
 
     std::unique_ptr<bsid::stream_decoder> d_sd;
+    const py_map_decoder* d_dec = nullptr; // kept alive (keep_alive in the binding)
     int d_N = 0, d_q = 0;
 };
 
@@ -1127,8 +1187,11 @@ The MAP decoder of the paper (forward-backward over the drift), without GNU Radi
 
     dec = map_decoder_core(cb, ch, N, backend="auto", precision="float",
                            storage="auto", Pr=1e-10, mtau=None, mn=None, threads=0,
-                           device=0, recursion="auto", local_window=0, sync_word="")
+                           device=0, recursion="auto", local_window=0, sync_word="",
+                           input="bits")
     post = dec.decode(rx)              # uint8 0/1 array in, (N, q) float64 posteriors out
+    soft = map_decoder_core(cb, ch, N, input="llr")
+    post = soft.decode(llr)            # float LLRs in: ln p(r|1) - ln p(r|0)
     res = dec.decode_frame(rx, start_prior={0: 1, 1: 1}, end="free", lookahead=2)
     post = dec.decode(rx, priors)      # priors: (N, q), rows normalized for you
     post = dec.decode(rx, log_priors=lp)  # natural logs, any constant per row (-inf: 0)
@@ -1144,7 +1207,12 @@ indices per local-storage window; 0: from the free memory). The environment
 variables BSID_CUDA_DEVICE, BSID_CUDA_AB=block and BSID_CUDA_LOCAL_WINDOW
 override them. sync_word: the word W ("0110...") that begins every frame and
 is weighed through the channel like the frame's other bits; with it, mtau and
-mn bound the drift at codeword boundaries after W.
+mn bound the drift at codeword boundaries after W. input: "bits" (the
+received frames are 0/1 integer arrays) or "llr" (they are arrays of real
+numbers, one LLR per received item, GNU Radio's sign: positive means 1;
++-inf are hard bits, NaN makes the frame invalid_input); every decode call,
+and a stream_decoder over this decoder, then takes LLRs
+(docs/receiving.md, "Soft input").
 decode raises FrameRefused (a ValueError) for an empty frame, a value other
 than 0/1, an end drift outside the limits, or a frame of probability 0, and
 RuntimeError for a frame the decoder failed on (out of memory, a device
@@ -1163,6 +1231,7 @@ its status.)doc")
                       int,
                       const std::string&,
                       int,
+                      const std::string&,
                       const std::string&>(),
              "codebook"_a,
              "channel"_a,
@@ -1177,7 +1246,8 @@ its status.)doc")
              "device"_a = 0,
              "recursion"_a = "auto",
              "local_window"_a = 0,
-             "sync_word"_a = "")
+             "sync_word"_a = "",
+             "input"_a = "bits")
         .def("decode_frame",
              &py_map_decoder::decode_frame,
              "rx"_a,
@@ -1211,6 +1281,10 @@ frame (a start prior pair is then a tuple).)doc")
         .def_property_readonly("sync_word",
                                &py_map_decoder::sync_word,
                                "The sync word W that begins every frame (\"\" for none).")
+        .def_property_readonly(
+            "input",
+            [](const py_map_decoder& d) { return bsid::to_string(d.input()); },
+            "What the decoder takes: \"bits\" or \"llr\".")
         .def("decode",
              &py_map_decoder::decode,
              "rx"_a,

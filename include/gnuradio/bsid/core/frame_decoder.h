@@ -54,6 +54,7 @@ struct position_weights {
  */
 struct frame_request {
     const uint8_t* bits = nullptr; //!< L received bits, one 0/1 per byte
+    const double* llr = nullptr;   //!< or L received LLRs (frame_view::llr)
     size_t L = 0;
     const double* priors = nullptr; //!< N x q symbol priors, or null for uniform
     bool log_priors = false;        //!< priors as natural logs (frame_view::log_priors)
@@ -66,6 +67,8 @@ struct frame_request {
      * bits only (false: the end of a stream; K must then be 0).
      */
     bool next_frame_follows = true;
+
+    received_items items() const { return { bits, llr }; }
 };
 
 /*!

@@ -10,6 +10,7 @@
 
 #include <gnuradio/bsid/core/channel_params.h>
 #include <gnuradio/bsid/core/model.h> // lattice_weights and the cells
+#include <gnuradio/bsid/core/soft_input.h>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -32,7 +33,11 @@ namespace bsid {
  * \param qsel    2 * n arrays of q weights: qsel[2r + b][D] is the diagonal
  *                weight into row r + 1 when the received bit is b (match or
  *                mismatch for bit r of codeword D)
- * \param y       received bits from the codeword's start
+ * \param y       received bits from the codeword's start (hard input)
+ * \param yprob   or, if not null, soft items from the codeword's start:
+ *                2 probabilities w(0), w(1) per item (item_probabilities);
+ *                the diagonal weight is then model::soft_diag of qsel's two
+ *                (y is not read)
  * \param avail   how many received bits exist from the start (c <= avail)
  * \param dlo,dhi the corridor
  * \param scratch 2 (dhi - dlo + 1) q values of workspace
@@ -47,6 +52,7 @@ void corridor_lattice(const lattice_weights<real>& w,
                       int q,
                       const real* const* qsel,
                       const uint8_t* y,
+                      const real* yprob,
                       long long avail,
                       int dlo,
                       int dhi,
@@ -61,6 +67,16 @@ void corridor_lattice(const lattice_weights<real>& w,
  */
 std::vector<double> full_lattice_last_row(
     const channel_params& ch, const uint8_t* x, size_t nx, const uint8_t* y, size_t ny);
+
+/*!
+ * The same for received items that may be soft (model::soft_diag on the
+ * exact weights): F[n][c] = R(y[0..c) | x).
+ */
+std::vector<double> full_lattice_last_row(const channel_params& ch,
+                                          const uint8_t* x,
+                                          size_t nx,
+                                          const received_items& y,
+                                          size_t ny);
 
 //! R(y | x) over the full lattice: full_lattice_last_row(...)[ny].
 double receiver_metric(

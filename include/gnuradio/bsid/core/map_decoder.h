@@ -12,6 +12,7 @@
 #include <gnuradio/bsid/core/codebook.h>
 #include <gnuradio/bsid/core/drift_limits.h>
 #include <gnuradio/bsid/core/frame_status.h>
+#include <gnuradio/bsid/core/soft_input.h>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -120,6 +121,14 @@ struct frame_view {
      * frame.
      */
     double* log_evidence = nullptr;
+    /*!
+     * Or, instead of bits, rho received LLRs (soft input, docs/design.md
+     * section 3): set exactly one of bits and llr. A NaN LLR makes the
+     * frame invalid_input.
+     */
+    const double* llr = nullptr;
+
+    received_items items() const { return { bits, llr }; }
 };
 
 

@@ -21,6 +21,7 @@
  */
 
 #include <gnuradio/bsid/core/channel_params.h>
+#include <math.h> // exp (host and device)
 
 #if defined(__CUDACC__)
 #define BSID_HD __host__ __device__ __forceinline__
@@ -34,6 +35,37 @@
 #endif
 
 namespace bsid {
+
+namespace model {
+
+/*!
+ * The soft-input model (docs/design.md section 3, "Soft input"): a received
+ * item j is an LLR l = ln p(r_j | 1) - ln p(r_j | 0) (positive means 1), and
+ * weighs w(1) = 1 / (1 + e^-l) if bit 1 was sent, w(0) = 1 / (1 + e^l) if
+ * bit 0 was. Each is computed directly, never as 1 - the other (which
+ * cancels to 0 in float for |l| above about 17); l = +inf and -inf give
+ * exactly (0, 1) and (1, 0), a hard 1 and a hard 0. l must not be NaN (the
+ * decoders refuse such a frame before they get here).
+ */
+BSID_HD void llr_probabilities(double l, double& w0, double& w1)
+{
+    w1 = 1.0 / (1.0 + exp(-l));
+    w0 = 1.0 / (1.0 + exp(l));
+}
+
+/*!
+ * The diagonal (transmission) weight of a soft item: h0 and h1 are the
+ * weights had the item been a hard 0 or a hard 1 (lattice_weights::diag), so
+ * that Pt ((1 - Ps) w(x) + Ps w(1 - x)) comes out in whatever scale h0 and h1
+ * carry. A hard item (w = (1, 0) or (0, 1)) gives h0 or h1 exactly.
+ */
+template <typename real>
+BSID_HD real soft_diag(real w0, real w1, real h0, real h1)
+{
+    return w0 * h0 + w1 * h1;
+}
+
+} // namespace model
 
 /*!
  * \brief Weights of the lattice steps of the receiver metric (eqn:F).
@@ -78,6 +110,17 @@ struct lattice_weights {
 
     //! The diagonal weight for transmitted bit x and received bit y.
     BSID_HD real diag(unsigned x, unsigned y) const { return x == y ? match : mismatch; }
+
+    /*!
+     * The diagonal weight for transmitted bit x and a soft received item of
+     * probabilities (w0, w1) (model::llr_probabilities): the mixture
+     * model::soft_diag of the weights for a received 0 and a received 1.
+     */
+    BSID_HD real diag_soft(unsigned x, real w0, real w1) const
+    {
+        return x ? model::soft_diag(w0, w1, mismatch, match)
+                 : model::soft_diag(w0, w1, match, mismatch);
+    }
 };
 
 namespace model {

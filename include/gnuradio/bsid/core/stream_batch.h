@@ -45,6 +45,9 @@ public:
               const uint8_t* bits,
               size_t count,
               const std::vector<size_t>& tags = {});
+    //! The same with LLRs (stream_options::input = llr).
+    void
+    feed(size_t k, const double* llr, size_t count, const std::vector<size_t>& tags = {});
     //! Stream k has ended (its last frames come out of the next decode()).
     void end_of_stream(size_t k);
 

@@ -64,6 +64,11 @@ struct stream_options {
      * a start tag.
      */
     bool search = true;
+    /*!
+     * What the stream's items are: bits (push(const uint8_t*, ...)) or LLRs
+     * (push(const float*, ...), soft input); the other kind is refused.
+     */
+    input_kind input = input_kind::bits;
 };
 
 /*!
@@ -130,6 +135,12 @@ public:
      */
     std::vector<stream_frame>
     push(const uint8_t* bits, size_t count, const std::vector<size_t>& start_tags = {});
+    /*!
+     * The same for a stream of LLRs (stream_options::input = llr): a NaN
+     * makes the frame it falls in an `invalid_input` erasure.
+     */
+    std::vector<stream_frame>
+    push(const double* llr, size_t count, const std::vector<size_t>& start_tags = {});
 
     //! The end of the stream: the frames that can still be decoded, then a
     //! frame the stream ends inside as a `truncated` erasure. Push nothing after.
@@ -145,6 +156,8 @@ public:
      */
     void
     feed(const uint8_t* bits, size_t count, const std::vector<size_t>& start_tags = {});
+    void
+    feed(const double* llr, size_t count, const std::vector<size_t>& start_tags = {});
     std::optional<frame_request> next(std::vector<stream_frame>& out);
     void complete(frame_decode_result result, std::vector<stream_frame>& out);
     //! From now on the stream has ended (next() then finishes it).
@@ -158,9 +171,12 @@ public:
      */
     void set_decoder(std::shared_ptr<frame_decoder> dec);
 
-    long long received() const { return d_base + (long long)d_buf.size(); }
-    //! Bits held (the flat memory: about two segments at most)
-    size_t buffered() const { return d_buf.size(); }
+    long long received() const { return d_base + (long long)buffered(); }
+    //! Items held (the flat memory: about two segments at most)
+    size_t buffered() const
+    {
+        return d_opt.input == input_kind::llr ? d_llr.size() : d_buf.size();
+    }
     bool synchronized() const { return d_mode == mode::synced; }
     uint64_t frames_out() const { return d_k; }
     //! F = G + N n, the transmitted bits of a frame
@@ -189,6 +205,12 @@ private:
     bool invalid_in(long long from, long long to, long long* where) const;
     long long search_sync_word(long long from, long long to) const;
     void trim();
+    void check_chunk(input_kind kind,
+                     bool present,
+                     size_t count,
+                     const std::vector<size_t>& start_tags) const;
+    void add_tags(long long pos0, const std::vector<size_t>& start_tags);
+    received_items items_at(long long pos) const; // the buffer from position pos
     void advance_hunt();
     void process_tags_synced();
 
@@ -201,7 +223,8 @@ private:
     bool d_finished = false; // ended, and everything put out
     int d_sync_hi = 0;       // the upper drift limit over the sync word's G bits
 
-    std::vector<uint8_t> d_buf; // bits from position d_base on
+    std::vector<uint8_t> d_buf; // bits from position d_base on (input bits)
+    std::vector<double> d_llr;  // or LLRs from position d_base on (input llr)
     long long d_base = 0;
     std::deque<long long> d_tags;    // frame starts from start tags, ascending
     std::deque<long long> d_invalid; // positions of bytes that were not bits
