@@ -353,6 +353,61 @@ class qa_bsid_decode(unittest.TestCase):
         out = run(self.args + ["--framing", "stream"], "")
         self.assertEqual((out.returncode, out.stdout), (0, ""))
 
+    def test_010_soft_input(self):
+        # --input llr: lines of LLRs, decoded as the Python decoder decodes them
+        rng = np.random.default_rng(3)
+        llrs = [np.where(rx == 1, 1.0, -1.0) * rng.uniform(0.5, 9, len(rx)) for rx in self.frames]
+        llrs[1][:3] = [np.inf, -np.inf, 1e30]
+        text = "".join(" ".join(repr(float(v)) for v in l) + "\n" for l in llrs)
+        out = run(self.args + ["--input", "llr"], text)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        lines = out.stdout.splitlines()
+        soft = bsid.map_decoder_core(self.cb, self.ch, self.N, precision="double",
+                                     backend="cpu", input="llr")
+        self.assertEqual(len(lines), len(llrs))
+        for l, line in zip(llrs, lines):
+            np.testing.assert_array_equal(
+                np.array([float(v) for v in line.split(" ")]).reshape(self.N, 16), soft.decode(l))
+        # LLRs of +-inf are the bits themselves
+        inf_text = "".join(" ".join("inf" if b else "-inf" for b in rx) + "\n"
+                           for rx in self.frames)
+        a = run(self.args + ["--input", "llr"], inf_text)
+        b = run(self.args, self.text(self.frames))
+        self.assertEqual(a.stdout, b.stdout)
+        # NaN and a token that is not a number: that frame only is an erasure
+        bad = [" ".join(repr(float(v)) for v in llrs[0]).replace(repr(float(llrs[0][4])), "nan", 1),
+               " ".join(repr(float(v)) for v in llrs[2]).replace(repr(float(llrs[2][6])), "x", 1),
+               " ".join(repr(float(v)) for v in llrs[3])]
+        out = run(self.args + ["--input", "llr"], "\n".join(bad) + "\n")
+        lines = out.stdout.splitlines()
+        self.assertEqual(len(lines), 3)
+        self.assertIn("NaN", lines[0])
+        self.assertTrue(lines[1].startswith("erasure 'x' at position"), lines[1])
+        self.assertEqual(len(lines[2].split(" ")), self.N * 16)
+        # a stream of LLRs: the stream decoder's frames
+        W = "0110100111010010"
+        Wb = np.array([int(c) for c in W], dtype=np.uint8)
+        sent = np.concatenate([np.concatenate([Wb, self.cb.encode(rng.integers(0, 16, self.N))])
+                               for _ in range(4)])
+        rx, _ = bsid.transmit(self.ch, sent, seed=8, frame=0)
+        sl = np.where(rx == 1, 1.0, -1.0) * rng.uniform(1, 6, len(rx))
+        out = run(self.args + ["--sync-word", W, "--framing", "stream", "--input", "llr"],
+                  "\n".join(" ".join(repr(float(v)) for v in sl[k:k + 50])
+                            for k in range(0, len(sl), 50)) + "\n")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        dec = bsid.map_decoder_core(self.cb, self.ch, self.N, precision="double", backend="cpu",
+                                    sync_word=W, input="llr")
+        sd = bsid.stream_decoder(dec)
+        frames = sd.push(sl) + sd.flush()
+        lines = out.stdout.splitlines()
+        self.assertEqual(len(lines), len(frames))
+        for f, line in zip(frames, lines):
+            self.assertEqual(f.status, "ok")
+            np.testing.assert_array_equal(
+                np.array([float(v) for v in line.split(" ")]).reshape(self.N, 16), f.posteriors)
+        out = run(self.args + ["--input", "soft"], "")
+        self.assertEqual(out.returncode, 2)
+
 
 if __name__ == '__main__':
     unittest.main(verbosity=2)

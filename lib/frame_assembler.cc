@@ -49,8 +49,8 @@ count_value read_count(const pmt::pmt_t& value)
     return c;
 }
 
-frame_assembler::frame_assembler(pmt::pmt_t len_key, pmt::pmt_t lost_key)
-    : d_len_key(std::move(len_key)), d_lost_key(std::move(lost_key))
+frame_assembler::frame_assembler(pmt::pmt_t len_key, pmt::pmt_t lost_key, size_t itemsize)
+    : d_len_key(std::move(len_key)), d_lost_key(std::move(lost_key)), d_itemsize(itemsize)
 {
 }
 
@@ -136,7 +136,7 @@ void frame_assembler::feed(const uint8_t* in,
         }
         if (d_in_frame) {
             run = std::min(run, d_left);
-            ev.items(in + pos, size_t(run));
+            ev.items(in + pos * d_itemsize, size_t(run));
             d_left -= run;
             d_received += run;
             if (d_left == 0) {
@@ -144,7 +144,7 @@ void frame_assembler::feed(const uint8_t* in,
                 ev.end();
             }
         } else {
-            ev.outside(in + pos, size_t(run), std::move(others));
+            ev.outside(in + pos * d_itemsize, size_t(run), std::move(others));
         }
         pos += size_t(run);
     }

@@ -73,7 +73,7 @@ public:
         virtual void invalid(const gr::tag_t& tag,
                              const std::string& why,
                              std::vector<gr::tag_t> tags) = 0;
-        //! The next `count` items of the open frame.
+        //! The next `count` items of the open frame (in: their bytes).
         virtual void items(const uint8_t* in, size_t count) = 0;
         //! The open frame has all its items.
         virtual void end() = 0;
@@ -99,8 +99,12 @@ public:
         outside(const uint8_t* in, size_t count, std::vector<gr::tag_t> tags) = 0;
     };
 
-    //! lost_key: the key of frames-lost counts, or PMT_NIL to treat them as other tags.
-    frame_assembler(pmt::pmt_t len_key, pmt::pmt_t lost_key);
+    /*!
+     * lost_key: the key of frames-lost counts, or PMT_NIL to treat them as
+     * other tags. itemsize: bytes per item (the pointers that feed() takes
+     * and the events get point at items of this size).
+     */
+    frame_assembler(pmt::pmt_t len_key, pmt::pmt_t lost_key, size_t itemsize = 1);
 
     /*!
      * Reports the `count` items in[0..count) whose first has absolute offset
@@ -128,6 +132,7 @@ private:
     void flush_lost(events& ev);
 
     pmt::pmt_t d_len_key, d_lost_key;
+    size_t d_itemsize;
     bool d_in_frame = false;
     uint64_t d_left = 0, d_received = 0;
     uint64_t d_lost = 0; // frames lost, not reported yet

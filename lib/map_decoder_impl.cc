@@ -48,6 +48,17 @@ bool parse_framing(const std::string& s)
                                 "' is not one of tagged, stream");
 }
 
+// the input's item: a byte per bit, or a float per LLR
+size_t input_item_size(const std::string& input)
+{
+    if (input == "bits")
+        return sizeof(uint8_t);
+    if (input == "llr")
+        return sizeof(float);
+    throw std::invalid_argument("map_decoder: input '" + input +
+                                "' is not one of bits, llr");
+}
+
 size_t item_size(map_decoder_impl::mode m, int q)
 {
     switch (m) {
@@ -85,7 +96,8 @@ map_decoder::sptr map_decoder::make(const ::bsid::codebook& codebook,
                                     bool tag_after_sync_word,
                                     double sync_threshold,
                                     bool search,
-                                    bool synchronized_at_start)
+                                    bool synchronized_at_start,
+                                    const std::string& input)
 {
     return gnuradio::make_block_sptr<map_decoder_impl>(codebook,
                                                        N,
@@ -110,7 +122,8 @@ map_decoder::sptr map_decoder::make(const ::bsid::codebook& codebook,
                                                        tag_after_sync_word,
                                                        sync_threshold,
                                                        search,
-                                                       synchronized_at_start);
+                                                       synchronized_at_start,
+                                                       input);
 }
 
 map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
@@ -136,10 +149,11 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                                    bool tag_after_sync_word,
                                    double sync_threshold,
                                    bool search,
-                                   bool synchronized_at_start)
+                                   bool synchronized_at_start,
+                                   const std::string& input)
     : gr::block(
           "map_decoder",
-          gr::io_signature::make(1, 1, sizeof(uint8_t)),
+          gr::io_signature::make(1, 1, input_item_size(input)),
           gr::io_signature::make(1, 1, item_size(parse_mode(output), codebook.q()))),
       d_cfg(codebook, ::bsid::channel_params(Pi, Pd, Ps), N),
       d_mode(parse_mode(output)),
@@ -149,9 +163,10 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
       d_len_key(pmt::intern(len_tag_key)),
       d_follow_channel(follow_channel_tags),
       d_sync(::bsid::parse_sync_word(sync_word)),
+      d_soft(::bsid::parse_input_kind(input) == ::bsid::input_kind::llr),
       d_stream(parse_framing(framing)),
       d_start_key(pmt::intern(start_tag_key)),
-      d_asm(pmt::intern(len_tag_key), lost_key),
+      d_asm(pmt::intern(len_tag_key), lost_key, input_item_size(input)),
       d_queue(item_size(parse_mode(output), codebook.q()))
 {
     if (max_batch < 1) {
@@ -178,6 +193,7 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
         opt.tag_offset = tag_after_sync_word ? -(long long)d_sync.size() : 0;
         opt.sync_threshold = sync_threshold;
         opt.search = search;
+        opt.input = d_soft ? ::bsid::input_kind::llr : ::bsid::input_kind::bits;
         if (!synchronized_at_start)
             opt.first_start.reset();
         d_sd = std::make_unique<::bsid::stream_decoder>(d_dec, opt); // checks the options
@@ -284,7 +300,9 @@ void map_decoder_impl::begin(uint64_t length, std::vector<gr::tag_t> tags)
         GR_LOG_DEBUG(d_logger, "erasure: " + pre.reason);
     }
     d_cur.store = d_cur.erasure.empty();
-    if (d_cur.store)
+    if (d_cur.store && d_soft)
+        d_cur.llr.reserve(size_t(length));
+    else if (d_cur.store)
         d_cur.bits.reserve(size_t(length));
 }
 
@@ -338,7 +356,10 @@ void map_decoder_impl::invalid(const gr::tag_t& tag,
 
 void map_decoder_impl::items(const uint8_t* in, size_t count)
 {
-    if (d_cur.store) {
+    if (d_cur.store && d_soft) {
+        const auto* f = reinterpret_cast<const float*>(in); // the assembler's float items
+        d_cur.llr.insert(d_cur.llr.end(), f, f + count);
+    } else if (d_cur.store) {
         d_cur.bits.insert(d_cur.bits.end(), in, in + count);
     }
     d_cur.rho += count;
@@ -357,6 +378,8 @@ void map_decoder_impl::cut(uint64_t missing, bool stream_ended)
     d_cur.store = false;
     d_cur.bits.clear();
     d_cur.bits.shrink_to_fit();
+    d_cur.llr.clear();
+    d_cur.llr.shrink_to_fit();
     end();
 }
 
@@ -401,7 +424,7 @@ void map_decoder_impl::outside(const uint8_t* in,
 
 // ---- stream framing
 
-void map_decoder_impl::stream_work(const uint8_t* in, size_t count, uint64_t in0)
+void map_decoder_impl::stream_work(const void* in_items, size_t count, uint64_t in0)
 {
     if (d_flushed || count == 0)
         return;
@@ -413,9 +436,16 @@ void map_decoder_impl::stream_work(const uint8_t* in, size_t count, uint64_t in0
     // the bits up to each bsid_channel tag go in with the channel before it
     size_t done = 0;
     std::vector<size_t> starts;
+    const auto* bits = static_cast<const uint8_t*>(in_items);
+    const auto* llr = static_cast<const float*>(in_items);
     auto push_until = [&](size_t upto) {
         take_channel();
-        emit_stream(d_sd->push(in + done, upto - done, starts));
+        if (d_soft) {
+            d_llr_chunk.assign(llr + done, llr + upto); // float items, decoded in double
+            emit_stream(d_sd->push(d_llr_chunk.data(), upto - done, starts));
+        } else {
+            emit_stream(d_sd->push(bits + done, upto - done, starts));
+        }
         starts.clear();
         done = upto;
     };
@@ -548,7 +578,15 @@ void map_decoder_impl::produce(uint64_t cap)
             if (!f.store)
                 continue;
             which.push_back(j);
-            views.push_back({ f.bits.data(), f.bits.size(), nullptr });
+            ::bsid::frame_view v;
+            if (d_soft) {
+                v.llr = f.llr.data();
+                v.rho = f.llr.size();
+            } else {
+                v.bits = f.bits.data();
+                v.rho = f.bits.size();
+            }
+            views.push_back(v);
         }
         std::vector<std::vector<double>> posts(views.size(), std::vector<double>(NQ));
         std::vector<double*> outs;
@@ -587,7 +625,7 @@ int map_decoder_impl::general_work(int noutput_items,
                                    gr_vector_const_void_star& input_items,
                                    gr_vector_void_star& output_items)
 {
-    const auto* in = static_cast<const uint8_t*>(input_items[0]);
+    const auto* in = static_cast<const uint8_t*>(input_items[0]); // item bytes
     const uint64_t in0 = nitems_read(0);
     if (d_stream) {
         // take input while little output waits; one stream is decoded in

@@ -50,7 +50,8 @@ public:
                      bool tag_after_sync_word,
                      double sync_threshold,
                      bool search,
-                     bool synchronized_at_start);
+                     bool synchronized_at_start,
+                     const std::string& input);
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
@@ -78,8 +79,9 @@ private:
     //! or (lost > 0) a run of frames the channel lost.
     struct frame {
         std::vector<uint8_t> bits;
-        size_t rho = 0;      // bits received (bits holds them unless refused early)
-        std::string erasure; // status name, if already refused
+        std::vector<double> llr; // soft input: the frame's LLRs instead of bits
+        size_t rho = 0;          // bits received (bits holds them unless refused early)
+        std::string erasure;     // status name, if already refused
         std::vector<gr::tag_t> tags; // other tags on the frame's first bit
         decoder_ptr dec;             // the decoder (channel) the frame is decoded with
         bool store = true;           // false: refused already, its bits are not kept
@@ -94,7 +96,7 @@ private:
     //! the queue holds `cap` items or nothing is ready.
     void produce(uint64_t cap);
     //! Stream framing: the bits go to the stream decoder, its frames to the queue.
-    void stream_work(const uint8_t* in, size_t count, uint64_t in0);
+    void stream_work(const void* in, size_t count, uint64_t in0);
     void emit_stream(const std::vector<::bsid::stream_frame>& frames);
     void take_channel();
     //! Queues one output frame: the decoded posteriors, or (erasure not empty) an
@@ -123,6 +125,8 @@ private:
     const pmt::pmt_t d_len_key;
     const bool d_follow_channel;
     const std::vector<uint8_t> d_sync; // W before every frame
+    const bool d_soft;                 // input "llr": float items
+    std::vector<double> d_llr_chunk;   // stream framing: a chunk of LLRs, in double
     size_t d_items_per_frame;
     // stream framing
     const bool d_stream;

@@ -233,5 +233,56 @@ BOOST_AUTO_TEST_CASE(nothing_pending_after_a_complete_frame)
     BOOST_CHECK_EQUAL(r.log.size(), 3u);
 }
 
+// Float items (the decoder's soft input): the events get each item's bytes,
+// four to an item, under every split into calls.
+BOOST_AUTO_TEST_CASE(float_items_are_passed_whole)
+{
+    struct floats : frame_assembler::events {
+        std::vector<float> got;
+        size_t outside_items = 0;
+        int frames = 0;
+        void begin(uint64_t, std::vector<gr::tag_t>) override { ++frames; }
+        void
+        invalid(const gr::tag_t&, const std::string&, std::vector<gr::tag_t>) override
+        {
+        }
+        void items(const uint8_t* in, size_t count) override
+        {
+            const auto* f = reinterpret_cast<const float*>(in);
+            got.insert(got.end(), f, f + count);
+        }
+        void end() override {}
+        void cut(uint64_t, bool) override {}
+        void outside(const uint8_t*, size_t count, std::vector<gr::tag_t>) override
+        {
+            outside_items += count;
+        }
+    };
+    std::vector<float> items(40);
+    for (size_t k = 0; k < items.size(); ++k)
+        items[k] = float(k) + 0.5f;
+    // 3 items outside, then frames of 10 and 27 items
+    const std::vector<gr::tag_t> tags = { tag(3, len, pmt::from_long(10)),
+                                          tag(13, len, pmt::from_long(27)) };
+    for (size_t chunk : { size_t(1), size_t(4), size_t(40) }) {
+        frame_assembler a(len, lost, sizeof(float));
+        floats r;
+        for (size_t pos = 0; pos < items.size(); pos += chunk) {
+            const size_t n = std::min(chunk, items.size() - pos);
+            std::vector<gr::tag_t> mine;
+            for (const auto& t : tags)
+                if (t.offset >= pos && t.offset < pos + n)
+                    mine.push_back(t);
+            a.feed(reinterpret_cast<const uint8_t*>(items.data() + pos), n, pos, mine, r);
+        }
+        a.finish(r);
+        BOOST_TEST(r.frames == 2);
+        BOOST_TEST(r.outside_items == 3u);
+        BOOST_REQUIRE(r.got.size() == 37u);
+        for (size_t k = 0; k < r.got.size(); ++k)
+            BOOST_TEST(r.got[k] == items[k + 3]);
+    }
+}
+
 } // namespace bsid
 } // namespace gr

@@ -88,6 +88,14 @@ namespace bsid {
  * (one stream is sequential); set_channel and bsid_channel tags apply to
  * the frames decoded after them. \p len_tag_key tags are put on the output
  * as in tagged framing; input tags are not passed on.
+ *
+ * Soft input (\p input "llr"; docs/receiving.md, "Soft input"): the input
+ * items are floats, one LLR ln p(r | 1) - ln p(r | 0) per received item
+ * (GNU Radio's sign: positive means 1; +-inf are hard bits), in either
+ * framing, and "bits" above means these items. A NaN makes its frame an
+ * "invalid_input" erasure. Connecting a byte stream to a decoder made for
+ * LLRs, or the reverse, is refused by GNU Radio when the flowgraph is
+ * connected (the item sizes differ).
  */
 class BSID_API map_decoder : virtual public gr::block
 {
@@ -126,6 +134,8 @@ public:
      * \param search      stream framing: look for frames without start tags
      * \param synchronized_at_start stream framing: the first frame begins at
      *        the first input bit (otherwise: acquire first)
+     * \param input       "bits" (byte items, 0 or 1) or "llr" (float items,
+     *        soft decisions)
      */
     static sptr make(const ::bsid::codebook& codebook,
                      int N,
@@ -150,7 +160,8 @@ public:
                      bool tag_after_sync_word = true,
                      double sync_threshold = 0.0,
                      bool search = true,
-                     bool synchronized_at_start = true);
+                     bool synchronized_at_start = true,
+                     const std::string& input = "bits");
 
     //! The channel for frames that begin after the call (unless bsid_channel tags set
     //! it).

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(map_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(cb57b8779d15421010d64a963362b467)                     */
+/* BINDTOOL_HEADER_FILE_HASH(3ba608a7dbd518459bb97ad9d6bb0fdd)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -61,6 +61,7 @@ void bind_map_decoder(py::module& m)
              py::arg("sync_threshold") = 0.0,
              py::arg("search") = true,
              py::arg("synchronized_at_start") = true,
+             py::arg("input") = "bits",
              D(map_decoder, make))
 
 

@@ -76,6 +76,12 @@ a dict {"start": start drift, "end": end drift, "end_probability": P(the MAP
 end)}, drift being the MAP position less the nominal one (the last start tag
 or acquisition plus whole frame lengths).
 
+Soft input (input="llr"; docs/receiving.md, "Soft input"): the input items are
+floats, one LLR ln p(r|1) - ln p(r|0) per received item (positive means 1;
++-inf are hard bits), in either framing. A NaN makes its frame an
+"invalid_input" erasure. Connecting a byte stream to a decoder made for LLRs,
+or the reverse, is refused when the flowgraph is connected.
+
 Constructor Specific Documentation:
 
 Args:
@@ -102,7 +108,8 @@ Args:
     tag_after_sync_word : stream framing: a start tag is on the bit after the sync word (True) or on the frame's first bit (False) (default True)
     sync_threshold : stream framing: the least log-likelihood ratio against random bits of a frame in sync; below it, sync_lost (default 0.0)
     search : stream framing: look for frames without start tags after losing sync (default True)
-    synchronized_at_start : stream framing: the first frame begins at the first input bit (default True))doc";
+    synchronized_at_start : stream framing: the first frame begins at the first input bit (default True)
+    input : "bits" (byte items, 0 or 1) or "llr" (float items, soft decisions; docs/receiving.md) (default "bits"))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_map_decoder_0 = R"doc()doc";
@@ -142,7 +149,8 @@ Args:
     tag_after_sync_word : stream framing: a start tag is on the bit after the sync word (True) or on the frame's first bit (False) (default True)
     sync_threshold : stream framing: the least log-likelihood ratio against random bits of a frame in sync; below it, sync_lost (default 0.0)
     search : stream framing: look for frames without start tags after losing sync (default True)
-    synchronized_at_start : stream framing: the first frame begins at the first input bit (default True))doc";
+    synchronized_at_start : stream framing: the first frame begins at the first input bit (default True)
+    input : "bits" (byte items, 0 or 1) or "llr" (float items, soft decisions; docs/receiving.md) (default "bits"))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_set_channel =
