@@ -86,7 +86,7 @@ class map_decoder_pdu(gr.basic_block):
 
         map_decoder_pdu(codebook, N, Pi, Pd, Ps, output="posteriors",
                         backend="auto", precision="float", storage="auto",
-                        Pr=1e-10, llr_scale=1.0, llr_clip=0.0)
+                        Pr=1e-10, llr_scale=1.0, llr_clip=0.0, input="bits")
 
     Arguments:
         codebook: the inner code, a bsid.codebook (e.g.
@@ -105,13 +105,18 @@ class map_decoder_pdu(gr.basic_block):
         llr_scale: multiplier of the LLRs ("llr" output).
         llr_clip: magnitude limit of the LLRs after scaling, 0 for none
             ("llr" output).
+        input: "bits" (u8vector PDUs) or "llr" (f32vector or f64vector PDUs
+            of soft decisions; docs/receiving.md, "Soft input").
 
     Message ports: input "pdus" and output "pdus", as in gr-pdu. A PDU is
     pmt.cons(metadata, vector) with a dictionary as metadata.
 
     Input: a PDU whose vector is a u8vector of received bits, one bit per
     byte with value 0 or 1; its length is the received length rho, which
-    may differ from tau.
+    may differ from tau. With input="llr", the vector is an f32vector or
+    f64vector of LLRs ln p(r|1) - ln p(r|0), one per received item (positive
+    means 1; +-inf are hard bits; a NaN makes the frame an invalid_input
+    erasure).
 
     Output: for each input frame, one PDU with the same metadata and, by
     `output`:
@@ -134,7 +139,8 @@ class map_decoder_pdu(gr.basic_block):
     "empty", "invalid_input", "drift_out_of_range" or "impossible".
 
     Invalid PDUs: a message that is not a pair, whose metadata is not a
-    dictionary, or whose vector is not a u8vector produces no output; the
+    dictionary, or whose vector is not a u8vector (input="bits") or an
+    f32vector or f64vector (input="llr") produces no output; the
     block logs a warning for it and counts it (invalid_pdus()).
 
     Counters: frames() counts the output PDUs, erasures included;
@@ -149,7 +155,7 @@ class map_decoder_pdu(gr.basic_block):
 
     def __init__(self, codebook, N, Pi, Pd, Ps, output='posteriors',
                  backend='auto', precision='float', storage='auto', Pr=1e-10,
-                 llr_scale=1.0, llr_clip=0.0):
+                 llr_scale=1.0, llr_clip=0.0, input='bits'):
         gr.basic_block.__init__(self, name='map_decoder_pdu', in_sig=None, out_sig=None)
 
         if output not in OUTPUTS:
@@ -161,11 +167,14 @@ class map_decoder_pdu(gr.basic_block):
             raise ValueError('map_decoder_pdu: llr_clip must be finite and >= 0 (0: no clip), '
                              'got %r' % (llr_clip,))
 
+        if input not in ('bits', 'llr'):
+            raise ValueError('map_decoder_pdu: input must be "bits" or "llr", got %r' % (input,))
         self._output = output
+        self._input = input
         self._llr_scale = float(llr_scale)
         self._llr_clip = float(llr_clip)
         self._config = dict(N=int(N), backend=backend, precision=precision,
-                            storage=storage, Pr=float(Pr))
+                            storage=storage, Pr=float(Pr), input=input)
         self._codebook = codebook
 
         self._lock = threading.Lock()
@@ -187,7 +196,7 @@ class map_decoder_pdu(gr.basic_block):
         c = self._config
         return bsid_core.map_decoder_core(self._codebook, ch, c['N'], backend=c['backend'],
                                           precision=c['precision'], storage=c['storage'],
-                                          Pr=c['Pr'])
+                                          Pr=c['Pr'], input=c['input'])
 
     def _log(self, level, text):
         logger = getattr(self.gateway, 'logger', None)
@@ -227,7 +236,7 @@ class map_decoder_pdu(gr.basic_block):
         return self._erasures
 
     def invalid_pdus(self):
-        """Input messages refused as not being PDUs of u8 bits (no output)."""
+        """Input messages refused as not being PDUs of u8 bits (or of LLRs) (no output)."""
         return self._invalid
 
     def backend(self):
@@ -273,11 +282,16 @@ class map_decoder_pdu(gr.basic_block):
         if not pmt.is_dict(meta):
             self._refuse('the metadata is not a dictionary')
             return
-        if not pmt.is_u8vector(vec):
-            self._refuse('the vector is not a u8vector of bits')
-            return
-
-        rx = np.asarray(pmt.to_python(vec), dtype=np.uint8)
+        if self._input == 'llr':
+            if not (pmt.is_f32vector(vec) or pmt.is_f64vector(vec)):
+                self._refuse('the vector is not an f32vector or f64vector of LLRs')
+                return
+            rx = np.asarray(pmt.to_python(vec), dtype=np.float64)
+        else:
+            if not pmt.is_u8vector(vec):
+                self._refuse('the vector is not a u8vector of bits')
+                return
+            rx = np.asarray(pmt.to_python(vec), dtype=np.uint8)
         with self._lock:
             dec = self._dec
         try:

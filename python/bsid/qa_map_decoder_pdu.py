@@ -224,6 +224,33 @@ class qa_map_decoder_pdu(gr_unittest.TestCase):
         self.assertEqual(len(outs), 1)
         self.assertTrue(pmt.equal(pmt.car(outs[0]), pmt.car(msgs[3])))
 
+    def test_003b_soft_input(self):
+        # input="llr": f32vector and f64vector PDUs of LLRs; +-inf are the bits;
+        # a NaN erases its frame; u8vector PDUs are refused
+        data = self.frames(3)
+        rxs = [rx for _, rx in data]
+        refs = self.reference(rxs)
+        msgs = [pmt.cons(pmt.make_dict(), pmt.init_f32vector(
+                    len(rx), [float("inf") if b else float("-inf") for b in rx])) for rx in rxs]
+        msgs.append(pmt.cons(pmt.make_dict(), pmt.init_f64vector(
+            len(rxs[0]), [1e30 if b else -1e30 for b in rxs[0]])))
+        nan = [4.0 if b else -4.0 for b in rxs[1]]
+        nan[5] = float("nan")
+        msgs.append(pmt.cons(pmt.make_dict(), pmt.init_f32vector(len(nan), nan)))
+        msgs.append(make_pdu(rxs[2]))  # bits to a decoder of LLRs
+        blk = self.make("posteriors", input="llr")
+        outs = self.run_block(blk, msgs)
+        self.assertEqual(blk.invalid_pdus(), 1)
+        self.assertEqual(blk.frames(), 5)
+        self.assertEqual(blk.erasures(), 1)
+        self.check_outputs("posteriors", outs[:4], refs + refs[:1],
+                           [pmt.car(m) for m in msgs[:4]])
+        self.assertEqual(pmt.symbol_to_string(
+            pmt.dict_ref(pmt.car(outs[4]), pmt.intern("bsid_erasure"), pmt.PMT_NIL)),
+            "invalid_input")
+        with self.assertRaises(ValueError):
+            self.make("hard", input="soft")
+
     def test_004_posteriors_to_llr(self):
         # q = 4: symbol 3 is binary 11, symbol 2 is 10 (MSB first)
         post = np.array([[0.0, 0.0, 0.0, 1.0],
