@@ -36,6 +36,7 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -72,6 +73,10 @@ Decoder options (--bench decode; defaults are config S500, Pi = Pd = 0.01, Ps = 
   --backend L     cpu | cuda | auto (default auto)
   --storage L     global | local | auto (default auto)
   --precision L   float | double (default float)
+  --input L       bits | llr (default bits): llr decodes the same frames as
+                  soft decisions, each received bit b as the LLR 2 y / s^2 of
+                  y = 2b - 1 + s n (BPSK in Gaussian noise n, s = --llr-sigma)
+  --llr-sigma S   the noise of --input llr (default 0.5)
   --batch K       frames per decode_batch call (default max(16, 4 threads))
   --Pr X          drift exclusion probability (default 1e-10)
   --compare cpu   also decode the same frames with the CPU backend (all
@@ -275,6 +280,12 @@ int bench_decode(const std::map<std::string, std::string>& opt)
     const auto backends = parse_words(get("--backend", "auto"));
     const auto storages = parse_words(get("--storage", "auto"));
     const auto precisions = parse_words(get("--precision", "float"));
+    const auto inputs = parse_words(get("--input", "bits"));
+    for (const auto& in : inputs)
+        bsid::parse_input_kind(in); // "bits" or "llr", before any work
+    const double llr_sigma = parse_list("--llr-sigma", get("--llr-sigma", "0.5"))[0];
+    if (!(llr_sigma > 0))
+        throw std::invalid_argument("--llr-sigma must be positive");
     const double min_time = parse_list("--min-time", get("--min-time", "2"))[0];
     const double Pr = parse_list("--Pr", get("--Pr", "1e-10"))[0];
     const uint64_t seed = uint64_t(parse_int("--seed", get("--seed", "1")));
@@ -308,87 +319,111 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                 ch, bits.data(), bits.size(), seed, uint64_t(k))
                                 .rx;
                     }
-                    std::vector<bsid::frame_view> views;
+                    std::vector<bsid::frame_view> bit_views, llr_views;
                     for (const auto& f : rx)
-                        views.push_back({ f.data(), f.size(), nullptr });
+                        bit_views.push_back({ f.data(), f.size(), nullptr });
+                    // the same frames as soft decisions (--input llr)
+                    std::vector<std::vector<double>> llr(rx.size());
+                    std::mt19937_64 noise_rng(seed);
+                    std::normal_distribution<double> noise(0.0, llr_sigma);
+                    for (size_t k = 0; k < rx.size(); ++k) {
+                        for (uint8_t b : rx[k])
+                            llr[k].push_back(2.0 * (2.0 * b - 1.0 + noise(noise_rng)) /
+                                             (llr_sigma * llr_sigma));
+                        bsid::frame_view v;
+                        v.llr = llr[k].data();
+                        v.rho = llr[k].size();
+                        llr_views.push_back(v);
+                    }
 
-                    for (const auto& be : backends)
-                        for (const auto& st : storages)
-                            for (const auto& pr : precisions) {
-                                bsid::decoder_config cfg(cb, ch, int(N));
-                                cfg.backend = bsid::parse_backend(be);
-                                cfg.storage = bsid::parse_storage(st);
-                                cfg.precision = bsid::parse_precision(pr);
-                                cfg.threads = threads;
-                                cfg.Pr = Pr;
-                                auto dec = bsid::map_decoder::make(cfg);
-                                const decode_run r = time_decoder(*dec, views, min_time);
-                                const double fps = double(r.frames) / r.seconds;
-                                const double F = double(r.frames);
-                                const auto& L = dec->limits();
-                                std::printf(
-                                    "{\"bench\":\"decode\",\"codebook\":\"%s\",\"N\":%"
-                                    "lld,"
-                                    "\"n\":%d,\"q\":%d,\"Pi\":%g,\"Pd\":%g,\"Ps\":%g,"
-                                    "\"Pr\":%g,\"backend\":\"%s\",\"storage\":\"%s\","
-                                    "\"precision\":\"%s\",\"threads\":%d,\"batch\":%lld,"
-                                    "\"frames\":%llu,\"erasures\":%llu,\"seconds\":%.6f,"
-                                    "\"frames_per_s\":%.3f,\"mbit_per_s\":%.6f,"
-                                    "\"M_tau\":%d,\"M_n\":%d,\"cells_per_frame\":%.6g,"
-                                    "\"cells_per_s\":%.6g,\"stage_s_per_frame\":{"
-                                    "\"gamma\":%.6g,"
-                                    "\"alpha\":%.6g,\"beta\":%.6g,\"L\":%.6g},"
-                                    "\"gamma_bytes_per_frame\":%.0f,\"peak_device_"
-                                    "bytes\":%zu",
-                                    spec.c_str(),
-                                    N,
-                                    cb.n(),
-                                    cb.q(),
-                                    Pi,
-                                    Pd,
-                                    Ps,
-                                    Pr,
-                                    bsid::to_string(dec->backend()).c_str(),
-                                    bsid::to_string(dec->storage()).c_str(),
-                                    bsid::to_string(dec->precision()).c_str(),
-                                    threads,
-                                    batch,
-                                    (unsigned long long)r.frames,
-                                    (unsigned long long)r.erasures,
-                                    r.seconds,
-                                    fps,
-                                    fps * double(N) * bits_per_symbol / 1e6,
-                                    L.mtau.size(),
-                                    L.mn.size(),
-                                    dec->cells_per_frame(),
-                                    dec->cells_per_frame() * fps,
-                                    r.stages.gamma / F,
-                                    r.stages.alpha / F,
-                                    r.stages.beta / F,
-                                    r.stages.L / F,
-                                    double(N) * L.mtau.size() * L.mn.size() * cb.q() *
-                                        (dec->precision() == bsid::precision_kind::single
-                                             ? 4
-                                             : 8),
-                                    dec->peak_device_bytes());
-                                if (!compare.empty()) {
-                                    bsid::decoder_config cc = cfg;
-                                    cc.backend = bsid::backend_kind::cpu;
-                                    cc.threads = 0;
-                                    auto cpu = bsid::map_decoder::make(cc);
-                                    const decode_run c =
-                                        time_decoder(*cpu, views, min_time);
-                                    const double cfps = double(c.frames) / c.seconds;
-                                    std::printf(",\"compare\":{\"backend\":\"cpu\","
-                                                "\"threads\":%d,"
-                                                "\"frames_per_s\":%.3f,\"speedup\":%.3f}",
-                                                bsid::resolve_threads(0),
-                                                cfps,
-                                                fps / cfps);
+                    for (const auto& in : inputs)
+                        for (const auto& be : backends)
+                            for (const auto& st : storages)
+                                for (const auto& pr : precisions) {
+                                    bsid::decoder_config cfg(cb, ch, int(N));
+                                    cfg.backend = bsid::parse_backend(be);
+                                    cfg.storage = bsid::parse_storage(st);
+                                    cfg.precision = bsid::parse_precision(pr);
+                                    cfg.threads = threads;
+                                    cfg.Pr = Pr;
+                                    auto dec = bsid::map_decoder::make(cfg);
+                                    const auto& views =
+                                        in == "llr" ? llr_views : bit_views;
+                                    const decode_run r =
+                                        time_decoder(*dec, views, min_time);
+                                    const double fps = double(r.frames) / r.seconds;
+                                    const double F = double(r.frames);
+                                    const auto& L = dec->limits();
+                                    std::printf(
+                                        "{\"bench\":\"decode\",\"codebook\":\"%s\",\"N\":"
+                                        "%"
+                                        "lld,"
+                                        "\"n\":%d,\"q\":%d,\"Pi\":%g,\"Pd\":%g,\"Ps\":%g,"
+                                        "\"Pr\":%g,\"backend\":\"%s\",\"storage\":\"%s\","
+                                        "\"precision\":\"%s\",\"input\":\"%s\","
+                                        "\"threads\":%d,\"batch\":%lld,"
+                                        "\"frames\":%llu,\"erasures\":%llu,\"seconds\":%."
+                                        "6f,"
+                                        "\"frames_per_s\":%.3f,\"mbit_per_s\":%.6f,"
+                                        "\"M_tau\":%d,\"M_n\":%d,\"cells_per_frame\":%."
+                                        "6g,"
+                                        "\"cells_per_s\":%.6g,\"stage_s_per_frame\":{"
+                                        "\"gamma\":%.6g,"
+                                        "\"alpha\":%.6g,\"beta\":%.6g,\"L\":%.6g},"
+                                        "\"gamma_bytes_per_frame\":%.0f,\"peak_device_"
+                                        "bytes\":%zu",
+                                        spec.c_str(),
+                                        N,
+                                        cb.n(),
+                                        cb.q(),
+                                        Pi,
+                                        Pd,
+                                        Ps,
+                                        Pr,
+                                        bsid::to_string(dec->backend()).c_str(),
+                                        bsid::to_string(dec->storage()).c_str(),
+                                        bsid::to_string(dec->precision()).c_str(),
+                                        in.c_str(),
+                                        threads,
+                                        batch,
+                                        (unsigned long long)r.frames,
+                                        (unsigned long long)r.erasures,
+                                        r.seconds,
+                                        fps,
+                                        fps * double(N) * bits_per_symbol / 1e6,
+                                        L.mtau.size(),
+                                        L.mn.size(),
+                                        dec->cells_per_frame(),
+                                        dec->cells_per_frame() * fps,
+                                        r.stages.gamma / F,
+                                        r.stages.alpha / F,
+                                        r.stages.beta / F,
+                                        r.stages.L / F,
+                                        double(N) * L.mtau.size() * L.mn.size() * cb.q() *
+                                            (dec->precision() ==
+                                                     bsid::precision_kind::single
+                                                 ? 4
+                                                 : 8),
+                                        dec->peak_device_bytes());
+                                    if (!compare.empty()) {
+                                        bsid::decoder_config cc = cfg;
+                                        cc.backend = bsid::backend_kind::cpu;
+                                        cc.threads = 0;
+                                        auto cpu = bsid::map_decoder::make(cc);
+                                        const decode_run c =
+                                            time_decoder(*cpu, views, min_time);
+                                        const double cfps = double(c.frames) / c.seconds;
+                                        std::printf(
+                                            ",\"compare\":{\"backend\":\"cpu\","
+                                            "\"threads\":%d,"
+                                            "\"frames_per_s\":%.3f,\"speedup\":%.3f}",
+                                            bsid::resolve_threads(0),
+                                            cfps,
+                                            fps / cfps);
+                                    }
+                                    std::printf("}\n");
+                                    std::fflush(stdout);
                                 }
-                                std::printf("}\n");
-                                std::fflush(stdout);
-                            }
                 }
             }
     return 0;
@@ -411,32 +446,14 @@ int main(int argc, char** argv)
         }
         opt[a] = argv[++i];
     }
-    static const char* known[] = { "--bench",
-                                   "-N",
-                                   "-n",
-                                   "--tau",
-                                   "--Pi",
-                                   "--Pd",
-                                   "--Ps",
-                                   "--threads",
-                                   "--frames",
-                                   "--min-time",
-                                   "--seed",
-                                   "--drift",
-                                   "-q",
-                                   "--codebook",
-                                   "--backend",
-                                   "--storage",
-                                   "--precision",
-                                   "--batch",
-                                   "--Pr",
-                                   "--compare",
-                                   "--framing",
-                                   "--streams",
-                                   "--stream-frames",
-                                   "--lookahead",
-                                   "--sync-word",
-                                   "--workers" };
+    static const char* known[] = {
+        "--bench",     "-N",          "-n",        "--tau",      "--Pi",
+        "--Pd",        "--Ps",        "--threads", "--frames",   "--min-time",
+        "--seed",      "--drift",     "-q",        "--codebook", "--backend",
+        "--storage",   "--precision", "--batch",   "--input",    "--llr-sigma",
+        "--Pr",        "--compare",   "--framing", "--streams",  "--stream-frames",
+        "--lookahead", "--sync-word", "--workers"
+    };
     for (const auto& kv : opt) {
         bool ok = false;
         for (const char* k : known)
