@@ -332,6 +332,105 @@ TEST(stream_decoder, acquires_at_a_start_tag_and_ignores_tags_inside_frames)
     EXPECT_EQ(out[4].start_drift(), 0);
 }
 
+TEST(stream_decoder, a_start_tag_overrides_a_wrong_alignment)
+{
+    // the decoder starts synchronized 40 bits (5 codewords) late or early:
+    // every codeword it reads is still a codeword. Late: the tag of frame 0
+    // lies before the carried start; early: the tag of frame 1 lies inside
+    // the frame carried from frame 0. Where the sync word fits far better at
+    // the tag, the decoder moves there, without shifting the frames' indices.
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.0);
+    const int N = 100, frames = 6;
+    const auto W = parse_sync_word("0110100111010010");
+    const auto s = make_stream(cb, ch, N, W, frames, 31);
+    auto fd = cpu_decoder(cb, ch, N, W);
+    for (long long shift : { 40LL, -40LL }) {
+        // early: 40 bits of another frame's codewords before the stream
+        std::vector<uint8_t> rx;
+        if (shift < 0)
+            rx.assign(s.rx.begin() + (s.starts[2] - 40), s.rx.begin() + s.starts[2]);
+        const long long lead = (long long)rx.size();
+        rx.insert(rx.end(), s.rx.begin(), s.rx.end());
+        std::vector<size_t> tags;
+        for (int k = shift > 0 ? 0 : 1; k < frames; ++k)
+            tags.push_back(size_t(lead + s.starts[size_t(k)] + 16));
+        stream_options opt;
+        opt.first_start =
+            position_weights{ { lead + shift > 0 ? lead + shift : 0 }, { 1.0 } };
+        opt.search = false;
+        // every frame in sync, a wrong alignment's too (the test does not
+        // depend on the margin by which a shifted frame fails or passes)
+        opt.sync_threshold = -1e9;
+        stream_decoder sd(fd, opt);
+        const auto out = push_all(sd, rx, 100, tags);
+        const std::string what = "shift " + std::to_string(shift);
+        ASSERT_EQ(out.size(), size_t(frames)) << what;
+        if (shift < 0) {
+            // the wrong alignment held for frame 0
+            EXPECT_TRUE(out[0].result.ok()) << what << ": " << out[0].result.reason;
+            EXPECT_EQ(out[0].start, 0) << what;
+        }
+        for (int k = shift > 0 ? 0 : 1; k < frames; ++k) {
+            ASSERT_TRUE(out[size_t(k)].result.ok())
+                << what << ", frame " << k << ": " << out[size_t(k)].result.reason;
+            EXPECT_EQ(out[size_t(k)].start, lead + s.starts[size_t(k)])
+                << what << ", " << k;
+            EXPECT_LE(symbol_errors(out[size_t(k)], s.messages[size_t(k)], cb.q()),
+                      N / 10)
+                << what << ", " << k;
+        }
+        EXPECT_TRUE(out[shift > 0 ? 0 : 1].acquired) << what;
+    }
+}
+
+TEST(stream_decoder, a_false_alarm_tag_while_hunting_keeps_the_frame_indices)
+{
+    // frame 3 is random bits (sync lost there); a correlator's false alarm
+    // lies inside it, nearer to or farther from frame 4 than half a frame;
+    // with or without it, every frame after the burst is put out at its own
+    // index (an erasure, or its message)
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.0);
+    const int N = 20, frames = 9;
+    const auto W = parse_sync_word("0110100111010010");
+    auto s = make_stream(cb, ch, N, W, frames, 32);
+    std::mt19937 g(3);
+    for (long long j = s.starts[3]; j < s.starts[4]; ++j)
+        s.rx[size_t(j)] = uint8_t(g() & 1u);
+    auto fd = cpu_decoder(cb, ch, N, W);
+    for (long long before :
+         { 0LL, 60LL, 140LL }) { // the false alarm, bits before frame 4
+        std::vector<size_t> tags;
+        for (int k = 0; k < frames; ++k)
+            if (k != 3)
+                tags.push_back(size_t(s.starts[size_t(k)] + 16));
+        if (before > 0)
+            tags.push_back(size_t(s.starts[4] - before + 16));
+        std::sort(tags.begin(), tags.end());
+        for (bool search : { false, true }) {
+            stream_options opt;
+            opt.search = search;
+            stream_decoder sd(fd, opt);
+            const auto out = push_all(sd, s.rx, 77, tags);
+            const std::string what = "false alarm " + std::to_string(before) +
+                                     " bits before frame 4, search " +
+                                     std::to_string(search);
+            ASSERT_EQ(out.size(), size_t(frames)) << what;
+            EXPECT_FALSE(out[3].result.ok()) << what;
+            int decoded = 0;
+            for (int k = 4; k < frames; ++k) {
+                if (!out[size_t(k)].result.ok())
+                    continue;
+                ++decoded;
+                EXPECT_LE(symbol_errors(out[size_t(k)], s.messages[size_t(k)], cb.q()), 1)
+                    << what << ": frame " << k << " is not the frame sent there";
+            }
+            EXPECT_GE(decoded, frames - 5) << what; // at most frame 4 lost too
+        }
+    }
+}
+
 TEST(stream_decoder, without_tags_or_search_frame_lengths_are_sync_lost)
 {
     // never synchronized: one sync_lost erasure per frame length, then the

@@ -325,6 +325,7 @@ void stream_decoder::advance_hunt()
 void stream_decoder::acquire(long long at, std::vector<stream_frame>& out)
 {
     erase_until(at, out);
+    d_acquire_block = d_hunt; // the frame length of bits this frame is put out for
     const long long w = d_opt.acquire_window;
     d_prior = {};
     for (long long s = std::max({ at - w, d_base, 0LL }); s <= at + w; ++s) {
@@ -347,6 +348,7 @@ void stream_decoder::acquire(long long at, std::vector<stream_frame>& out)
 void stream_decoder::lose_sync(const frame_result& why, std::vector<stream_frame>& out)
 {
     const long long s = d_prior.positions[argmax(d_prior.weights)];
+    const bool acquired = d_acquired;
     log(log_level::info,
         detail::concat("stream_decoder: frame ",
                        d_k,
@@ -356,7 +358,11 @@ void stream_decoder::lose_sync(const frame_result& why, std::vector<stream_frame
                        why.reason));
     erase(why.status, why.reason, out);
     d_mode = mode::hunting;
-    d_hunt = s + d_F;
+    // a frame followed in sync: hunting goes on a frame length after where it
+    // started; an acquisition that failed (a false alarm of the correlator):
+    // a frame length after the bits it was put out for, so that the frames
+    // keep their indices whatever position the false alarm had
+    d_hunt = acquired ? std::max(d_acquire_block, s - d_F / 2) + d_F : s + d_F;
     d_floor = s + d_opt.acquire_window + 1; // a tag at the lost frame's start: not again
     d_anchor = d_hunt;
     d_anchor_k = d_k;
@@ -384,27 +390,91 @@ void stream_decoder::process_tags_synced()
     }
 }
 
-long long stream_decoder::search_sync_word(long long from, long long to) const
+double stream_decoder::sync_word_ratio(long long s) const
 {
-    // the sync word's likelihood ratio against random bits at each start s:
     // sum_c R(rx[s:s+c] | W) 2^c over the ends the drift limits allow
     const std::vector<uint8_t>& W = d_dec->sync_word();
-    const long long have = received();
+    const long long ny = std::min(received() - s, d_G + d_sync_hi);
+    if (ny < 0)
+        return -1;
+    const auto row = full_lattice_last_row(
+        d_dec->config().ch, W.data(), W.size(), items_at(s), size_t(ny));
+    double v = 0;
+    for (size_t c = 0; c < row.size(); ++c)
+        v += std::ldexp(row[c], int(c));
+    return v;
+}
+
+long long stream_decoder::search_sync_word(long long from, long long to) const
+{
+    // the sync word's likelihood ratio against random bits at each start s
     long long best = from;
     double best_v = -1;
     for (long long s = from; s < to; ++s) {
-        const long long ny = std::min(have - s, d_G + d_sync_hi);
-        if (ny < 0)
+        const double v = sync_word_ratio(s);
+        if (v < 0)
             break;
-        const auto row = full_lattice_last_row(
-            d_dec->config().ch, W.data(), W.size(), items_at(s), size_t(ny));
-        double v = 0;
-        for (size_t c = 0; c < row.size(); ++c)
-            v += std::ldexp(row[c], int(c));
         if (v > best_v)
             best_v = v, best = s;
     }
     return best;
+}
+
+bool stream_decoder::override_by_tag(std::vector<stream_frame>& out)
+{
+    if (d_G == 0 || d_tags.empty())
+        return false;
+    const long long w = d_opt.acquire_window;
+    const long long s_min = d_prior.positions.front(), s_max = d_prior.positions.back();
+    // the tags that put this frame elsewhere than its carried start: up to half
+    // a frame before it (the decoder runs late), or inside it (early)
+    auto elsewhere = [&](long long t) {
+        return (t >= s_min - d_F / 2 && t < s_min - w && t >= d_base) ||
+               (t > s_max + w && t < s_min + d_F - w);
+    };
+    auto it = std::find_if(d_tags.begin(), d_tags.end(), [&](long long t) {
+        return elsewhere(t) && t + d_G + d_sync_hi <= received();
+    });
+    if (it == d_tags.end())
+        return false; // none, or its sync word not all here yet
+    const long long t = *it;
+    // the sync word's best fit over the carried start prior (an acquisition's
+    // prior is flat over its window: its argmax says nothing)
+    const double top = d_prior.weights[argmax(d_prior.weights)];
+    long long cur = d_prior.positions[argmax(d_prior.weights)];
+    double at_cur = 0;
+    for (size_t j = 0; j < d_prior.positions.size(); ++j) {
+        if (d_prior.weights[j] < 1e-3 * top)
+            continue;
+        const double v = sync_word_ratio(d_prior.positions[j]);
+        if (v > at_cur)
+            at_cur = v, cur = d_prior.positions[j];
+    }
+    const double at_tag = sync_word_ratio(t);
+    // the sync word fits at the tag nearly as well as it can (a ratio of at
+    // least 2^(3G/4) of the 2^G of a perfect fit: a correlator's false alarm
+    // with a wrong bit does not), and by half its own evidence (2^(G/2))
+    // better than anywhere the frame is carried (where a correct frame's
+    // sync word fits, unless the channel damaged it)
+    if (!(at_tag >= std::ldexp(1.0, int(3 * d_G / 4)) &&
+          at_tag > at_cur * std::ldexp(1.0, int(d_G / 2))))
+        return false;
+    log(log_level::info,
+        detail::concat("stream_decoder: frame ",
+                       d_k,
+                       ": the sync word fits at the start tag for position ",
+                       t,
+                       " far better than at the carried start ",
+                       cur,
+                       " (likelihood ratios ",
+                       detail::fmt_double(at_tag),
+                       " and ",
+                       detail::fmt_double(at_cur),
+                       "); re-acquiring there"));
+    d_tags.erase(d_tags.begin(), it + 1);
+    d_hunt = cur; // frame d_k's start: the tag's frame is this one, or the next one
+    acquire(t, out);
+    return true;
 }
 
 std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out)
@@ -415,12 +485,16 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
     while (!d_finished) {
         const long long have = received();
         if (d_mode == mode::synced) {
+            if (override_by_tag(out))
+                continue; // a wrong alignment given up for a tag's (before this frame)
             process_tags_synced();
             const long long s_min = d_prior.positions.front(),
                             s_max = d_prior.positions.back();
             const long long need = segment_end(padded_top(s_min, s_max));
             if (have < need && !d_ended)
                 return std::nullopt;
+            if (override_by_tag(out))
+                continue; // a wrong alignment given up for a tag's (inside this frame)
             const bool at_end = have < need;
             if (at_end && have - s_max <= d_G) {
                 // the stream ended where this frame starts: no more than a
@@ -469,8 +543,11 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
         // lies in this frame length of bits (the nearer half) or nothing
         // searches; a block before it is searched first (a frame whose sync
         // word the correlator missed is then not lost)
+        // stale: before the lost frame, or nearer a frame length already put
+        // out than this one (acquiring there would shift every later index)
         while (!d_tags.empty() &&
-               (d_tags.front() < d_floor || d_tags.front() + w < d_base))
+               (d_tags.front() < d_floor || d_tags.front() + w < d_base ||
+                2 * (d_hunt - d_tags.front()) > d_F))
             d_tags.pop_front();
         if (!d_tags.empty() && (!d_opt.search || 2 * (d_tags.front() - d_hunt) < d_F)) {
             const long long t = d_tags.front();

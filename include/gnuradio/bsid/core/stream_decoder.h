@@ -204,6 +204,12 @@ private:
     void take(frame_decode_result& r, bool acquired, std::vector<stream_frame>& out);
     bool invalid_in(long long from, long long to, long long* where) const;
     long long search_sync_word(long long from, long long to) const;
+    //! The sync word's likelihood ratio against random bits at start s (-1: no bits
+    //! there).
+    double sync_word_ratio(long long s) const;
+    //! A start tag inside the frame about to be decoded, where the sync word
+    //! fits far better than at the frame's carried start: acquire there.
+    bool override_by_tag(std::vector<stream_frame>& out);
     void trim();
     void check_chunk(input_kind kind,
                      bool present,
@@ -230,11 +236,12 @@ private:
     std::deque<long long> d_invalid; // positions of bytes that were not bits
 
     mode d_mode = mode::hunting;
-    position_weights d_prior; // synced: the next frame's start prior (absolute)
-    long long d_hunt = 0;     // hunting: where the next frame length of bits begins
-    long long d_floor = 0;    // hunting: tags before this are stale
-    bool d_acquired = false;  // the next frame is decoded from an acquisition
-    long long d_anchor = 0;   // nominal start of frame d_anchor_k
+    position_weights d_prior;      // synced: the next frame's start prior (absolute)
+    long long d_hunt = 0;          // hunting: where the next frame length of bits begins
+    long long d_acquire_block = 0; // the frame length of bits the last acquisition is for
+    long long d_floor = 0;         // hunting: tags before this are stale
+    bool d_acquired = false;       // the next frame is decoded from an acquisition
+    long long d_anchor = 0;        // nominal start of frame d_anchor_k
     uint64_t d_anchor_k = 0;
     uint64_t d_k = 0; // the next frame's index
 
