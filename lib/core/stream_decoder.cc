@@ -785,26 +785,29 @@ void stream_decoder::trim()
         d_invalid.pop_front();
 }
 
-std::vector<stream_frame> stream_decoder::push(const uint8_t* bits,
-                                               size_t count,
-                                               const std::vector<size_t>& start_tags)
+template <typename Item>
+std::vector<stream_frame> stream_decoder::push_items(
+    const Item* items, size_t count, const std::vector<size_t>& start_tags)
 {
-    feed(bits, count, start_tags);
+    feed(items, count, start_tags);
     std::vector<stream_frame> out;
     while (auto r = next(out))
         complete(d_dec->decode(*r), out);
     return out;
 }
 
+std::vector<stream_frame> stream_decoder::push(const uint8_t* bits,
+                                               size_t count,
+                                               const std::vector<size_t>& start_tags)
+{
+    return push_items(bits, count, start_tags);
+}
+
 std::vector<stream_frame> stream_decoder::push(const double* llr,
                                                size_t count,
                                                const std::vector<size_t>& start_tags)
 {
-    feed(llr, count, start_tags);
-    std::vector<stream_frame> out;
-    while (auto r = next(out))
-        complete(d_dec->decode(*r), out);
-    return out;
+    return push_items(llr, count, start_tags);
 }
 
 std::vector<stream_frame> stream_decoder::flush()

@@ -13,28 +13,14 @@ Runs on the CPU, and on CUDA too where a GPU is usable (BSID_TEST_BACKEND
 picks one)."""
 
 import math
-import os
 import unittest
 
 import numpy as np
 
 import bsid_core as bsid
+from qa_backends import backends  # this directory
 
 W = "0110100111010010"
-
-
-def backends():
-    forced = os.environ.get("BSID_TEST_BACKEND")
-    if forced:
-        return [forced]
-    out = ["cpu"]
-    try:
-        cb = bsid.codebook.builtin("ld3-modvec6")
-        bsid.map_decoder_core(cb, bsid.channel_params(0.01, 0.01, 0), 2, backend="cuda")
-        out.append("cuda")
-    except RuntimeError:
-        pass
-    return out
 
 
 class qa_frame_boundaries(unittest.TestCase):

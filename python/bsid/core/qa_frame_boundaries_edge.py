@@ -27,7 +27,6 @@ and end is enumerated; the decoder gets drift limits that cover every path.
 
 import itertools
 import math
-import os
 import unittest
 
 import numpy as np
@@ -36,19 +35,7 @@ import bsid_core as bsid
 
 TOL = 1e-9
 
-
-def backends():
-    forced = os.environ.get("BSID_TEST_BACKEND")
-    if forced:
-        return [forced]
-    out = ["cpu"]
-    try:
-        cb = bsid.codebook(3, [[3, 4]])
-        bsid.map_decoder_core(cb, bsid.channel_params(0.1, 0.1, 0), 2, backend="cuda")
-        out.append("cuda")
-    except RuntimeError:
-        pass
-    return out
+from qa_backends import backends  # this directory
 
 
 # --- the reference -----------------------------------------------------------

@@ -17,26 +17,12 @@ Pt ((1 - Ps) w_j(x) + Ps w_j(1 - x)), an insertion Pi / 2 and a deletion Pd.
 
 import itertools
 import math
-import os
 import unittest
 
 import numpy as np
 
 import bsid_core as bsid
-
-
-def backends():
-    forced = os.environ.get("BSID_TEST_BACKEND")
-    if forced:
-        return [forced]
-    out = ["cpu"]
-    try:
-        cb = bsid.codebook(3, [[3, 4]])
-        bsid.map_decoder_core(cb, bsid.channel_params(0.1, 0.1, 0), 2, backend="cuda")
-        out.append("cuda")
-    except RuntimeError:
-        pass
-    return out
+from qa_backends import backends  # this directory
 
 
 def item_weights(llr):

@@ -211,6 +211,9 @@ private:
     //! fits far better than at the frame's carried start: acquire there.
     bool override_by_tag(std::vector<stream_frame>& out);
     void trim();
+    template <typename Item> // uint8_t bits or double LLRs: feed, then decode
+    std::vector<stream_frame>
+    push_items(const Item* items, size_t count, const std::vector<size_t>& start_tags);
     void check_chunk(input_kind kind,
                      bool present,
                      size_t count,
