@@ -216,7 +216,9 @@ __global__ void __launch_bounds__(reg_block)
             // the codeword's reach (j >= n + MN, when n < NMAX) are not read
 #pragma unroll
             for (int j = 0; j < J; ++j) {
-                const bool in = j < p.n + MN;
+                // (outside threads of a warp on this path read nothing: in
+                // such a warp every inside thread is interior)
+                const bool in = inside && j < p.n + MN;
                 const real w0 = in ? sw[2 * (B + j)] : real(1);
                 const real w1 = in ? sw[2 * (B + j) + 1] : real(0);
                 W1[j] = model::soft_diag(w0, w1, p.wmismatch, p.wmatch);

@@ -329,9 +329,13 @@ private:
         std::vector<double> llr;
         std::vector<int> has_prior(count, 0);
         bool any_prior = false, soft = false;
-        for (size_t j = 0; j < count; ++j)
-            soft = soft || frames[todo[pos + j]].llr != nullptr;
         long long total = 0;
+        for (size_t j = 0; j < count; ++j) {
+            soft = soft || frames[todo[pos + j]].llr != nullptr;
+            total += (long long)frames[todo[pos + j]].rho;
+        }
+        soft = soft && total > 0; // no items at all: the (empty) bit path
+        total = 0;
         for (size_t j = 0; j < count; ++j) {
             const frame_view& fv = frames[todo[pos + j]];
             offset[j] = total;
@@ -732,7 +736,8 @@ private:
     size_t cached_bytes() const
     {
         return d_G.bytes() + d_Lpart.bytes() + d_alpha.bytes() + d_beta.bytes() +
-               d_post.bytes() + d_scratch.bytes() + d_post_d.bytes();
+               d_post.bytes() + d_scratch.bytes() + d_post_d.bytes() + d_llr.bytes() +
+               d_soft.bytes();
     }
     void release_cache()
     {
@@ -743,6 +748,8 @@ private:
         d_post.release();
         d_scratch.release();
         d_post_d.release();
+        d_llr.release();
+        d_soft.release();
     }
     int d_general_block = 128, d_general_grid = 1, d_ab_block = 128;
     bool d_ab_warp =
