@@ -57,7 +57,8 @@ size_t memory_model::per_frame(size_t rho) const
     const size_t Nq = size_t(N) * size_t(q);
     // the state metrics in double; priors and posteriors in the decoder's
     // precision and in double
-    return sizeof(double) * (rows + 2 * Nq) + real_bytes * 2 * Nq + rho + rho / 8 + 64;
+    const size_t items = soft ? rho * (sizeof(double) + 2 * real_bytes) : rho + rho / 8;
+    return sizeof(double) * (rows + 2 * Nq) + real_bytes * 2 * Nq + items + 64;
 }
 
 size_t plan_window(const memory_model& m,

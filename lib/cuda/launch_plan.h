@@ -53,12 +53,15 @@ struct memory_model {
     size_t real_bytes = 4;
     size_t general_scratch =
         0; //!< the general lattice kernel's rows (0 with the register kernels)
+    //! the batch is soft: its items travel as LLRs (double) and probabilities
+    //! (2 reals) instead of bits
+    bool soft = false;
 
     int nwarps() const { return (Mt + 31) / 32; }
     //! G and the partial L of one symbol index of one frame
     size_t per_index() const;
-    //! alpha, beta, the boundary weights, the posteriors and the bits of one frame of rho
-    //! bits
+    //! alpha, beta, the boundary weights, the posteriors and the bits (or the
+    //! LLRs and their probabilities) of one frame of rho items
     size_t per_frame(size_t rho) const;
 };
 

@@ -286,10 +286,13 @@ private:
         size_t free_b = 0, total_b = 0;
         BSID_CUDA(cudaMemGetInfo(&free_b, &total_b));
         std::vector<size_t> rho(count);
-        for (size_t j = 0; j < count; ++j)
+        memory_model m = memory();
+        for (size_t j = 0; j < count; ++j) {
             rho[j] = frames[todo[pos + j]].rho;
+            m.soft = m.soft || frames[todo[pos + j]].llr != nullptr;
+        }
         bool fell_back = false;
-        const size_t W = plan_window(memory(),
+        const size_t W = plan_window(m,
                                      rho,
                                      free_b + cached_bytes(),
                                      d_storage,

@@ -43,6 +43,30 @@ TEST(launch_plan, register_weights_reproduce_the_ratio_lattice)
     EXPECT_TRUE(plan_register_weights(channel_params(0.3, 0.3, 0.0), 8, true).usable);
 }
 
+TEST(launch_plan, soft_batches_count_their_llrs_and_probabilities)
+{
+    memory_model m;
+    m.N = 500;
+    m.q = 16;
+    m.Mt = 128;
+    m.Mn = 16;
+    for (size_t real : { size_t(4), size_t(8) }) {
+        m.real_bytes = real;
+        m.soft = false;
+        const size_t hard = m.per_frame(4000);
+        m.soft = true;
+        // 8 bytes of LLR and 2 reals of probabilities per item, not 9/8 of a byte
+        EXPECT_EQ(m.per_frame(4000), hard - (4000 + 500) + 4000 * (8 + 2 * real));
+        // so a soft batch's window is never larger than a hard one's
+        const std::vector<size_t> rho(256, 4000);
+        const size_t usable = size_t(200) << 20;
+        memory_model h = m;
+        h.soft = false;
+        EXPECT_LE(plan_window(m, rho, usable, storage_kind::local, 0),
+                  plan_window(h, rho, usable, storage_kind::local, 0));
+    }
+}
+
 TEST(launch_plan, window_global_local_and_caps)
 {
     memory_model m;
