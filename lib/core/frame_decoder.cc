@@ -358,6 +358,13 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
     // alpha_0: the start prior carried through W to the first codeword's start
     const long long x_lo = p.p0 + lo_b, x_hi = p.p0 + hi_b; // where codeword 0 may start
     p.wrow.resize(p.start.positions.size());
+    // soft items: their probabilities once for every start's lattice
+    std::vector<double> prob;
+    const long long w_end = std::min(L, x_hi);
+    if (r.llr && w_end > s_min) {
+        prob.resize(2 * size_t(w_end - s_min));
+        item_probabilities(r.items() + s_min, size_t(w_end - s_min), prob.data());
+    }
     for (size_t k = 0; k < p.start.positions.size(); ++k) {
         // from start s, W ends at x = s + G + d with its drift d in the limits
         // (so each start costs G (G + hi) cells, however wide the prior)
@@ -365,8 +372,14 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
         const long long ny = std::min(std::min(L, x_hi) - s, G + d_limits.mtau.hi);
         if (ny < 0)
             continue;
-        p.wrow[k] = full_lattice_last_row(
-            d_cfg.ch, d_sync.data(), d_sync.size(), r.items() + s, size_t(ny));
+        p.wrow[k] =
+            r.llr ? full_lattice_last_row_probs(d_cfg.ch,
+                                                d_sync.data(),
+                                                d_sync.size(),
+                                                prob.data() + 2 * (s - s_min),
+                                                size_t(ny))
+                  : full_lattice_last_row(
+                        d_cfg.ch, d_sync.data(), d_sync.size(), r.bits + s, size_t(ny));
         const long long c0 = std::max<long long>({ 0, x_lo - s, G + d_limits.mtau.lo });
         std::fill(
             p.wrow[k].begin(), p.wrow[k].begin() + std::min<long long>(c0, ny + 1), 0.0);

@@ -260,9 +260,15 @@ std::vector<double> full_lattice_last_row(const channel_params& ch,
 {
     if (!y.soft())
         return full_lattice_last_row(ch, x, nx, y.bits, ny);
-    const auto w = lattice_weights<double>::exact(ch);
     std::vector<double> prob(2 * ny);
     item_probabilities(y, ny, prob.data());
+    return full_lattice_last_row_probs(ch, x, nx, prob.data(), ny);
+}
+
+std::vector<double> full_lattice_last_row_probs(
+    const channel_params& ch, const uint8_t* x, size_t nx, const double* prob, size_t ny)
+{
+    const auto w = lattice_weights<double>::exact(ch);
     return full_lattice_impl(w, x, nx, ny, [&](size_t c, uint8_t xb) {
         return w.diag_soft(xb, prob[2 * c], prob[2 * c + 1]);
     });

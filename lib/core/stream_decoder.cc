@@ -390,15 +390,17 @@ void stream_decoder::process_tags_synced()
     }
 }
 
-double stream_decoder::sync_word_ratio(long long s) const
+double stream_decoder::sync_word_ratio(long long s, const double* prob) const
 {
     // sum_c R(rx[s:s+c] | W) 2^c over the ends the drift limits allow
     const std::vector<uint8_t>& W = d_dec->sync_word();
     const long long ny = std::min(received() - s, d_G + d_sync_hi);
     if (ny < 0)
         return -1;
-    const auto row = full_lattice_last_row(
-        d_dec->config().ch, W.data(), W.size(), items_at(s), size_t(ny));
+    const auto& ch = d_dec->config().ch;
+    const auto row =
+        prob ? full_lattice_last_row_probs(ch, W.data(), W.size(), prob, size_t(ny))
+             : full_lattice_last_row(ch, W.data(), W.size(), items_at(s), size_t(ny));
     double v = 0;
     for (size_t c = 0; c < row.size(); ++c)
         v += std::ldexp(row[c], int(c));
@@ -407,11 +409,19 @@ double stream_decoder::sync_word_ratio(long long s) const
 
 long long stream_decoder::search_sync_word(long long from, long long to) const
 {
-    // the sync word's likelihood ratio against random bits at each start s
+    // the sync word's likelihood ratio against random bits at each start s;
+    // soft items' probabilities computed once for all the starts' lattices
+    std::vector<double> prob;
+    const long long end = std::min(received(), to + d_G + d_sync_hi);
+    if (d_opt.input == input_kind::llr && end > from) {
+        prob.resize(2 * size_t(end - from));
+        item_probabilities(items_at(from), size_t(end - from), prob.data());
+    }
     long long best = from;
     double best_v = -1;
     for (long long s = from; s < to; ++s) {
-        const double v = sync_word_ratio(s);
+        const double v =
+            sync_word_ratio(s, prob.empty() ? nullptr : prob.data() + 2 * (s - from));
         if (v < 0)
             break;
         if (v > best_v)

@@ -78,6 +78,14 @@ std::vector<double> full_lattice_last_row(const channel_params& ch,
                                           const received_items& y,
                                           size_t ny);
 
+/*!
+ * The same for soft items given as their probabilities: 2 ny values w(0),
+ * w(1) (item_probabilities), for a caller that runs many lattices over one
+ * stretch of items and computes their probabilities once.
+ */
+std::vector<double> full_lattice_last_row_probs(
+    const channel_params& ch, const uint8_t* x, size_t nx, const double* prob, size_t ny);
+
 //! R(y | x) over the full lattice: full_lattice_last_row(...)[ny].
 double receiver_metric(
     const channel_params& ch, const uint8_t* x, size_t nx, const uint8_t* y, size_t ny);

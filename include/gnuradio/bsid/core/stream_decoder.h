@@ -204,9 +204,9 @@ private:
     void take(frame_decode_result& r, bool acquired, std::vector<stream_frame>& out);
     bool invalid_in(long long from, long long to, long long* where) const;
     long long search_sync_word(long long from, long long to) const;
-    //! The sync word's likelihood ratio against random bits at start s (-1: no bits
-    //! there).
-    double sync_word_ratio(long long s) const;
+    //! The sync word's likelihood ratio against random bits at start s (-1: no
+    //! bits there); prob: the soft items' probabilities from s on, if computed
+    double sync_word_ratio(long long s, const double* prob = nullptr) const;
     //! A start tag inside the frame about to be decoded, where the sync word
     //! fits far better than at the frame's carried start: acquire there.
     bool override_by_tag(std::vector<stream_frame>& out);
