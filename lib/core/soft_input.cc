@@ -61,12 +61,13 @@ size_t find_invalid_item(const received_items& y, size_t count, std::string& wha
         return 0;
     }
     if (y.llr) {
-        // a sum is NaN iff some term is NaN or infinities of both signs
-        // cancel: one branch-free pass, then the exact search only if needed
-        double s = 0;
+        // one branch-free pass that the compiler vectorizes (x != x only for
+        // NaN; a sum would be a chain of dependent additions), then the exact
+        // search only if needed
+        bool any_nan = false;
         for (size_t t = 0; t < count; ++t)
-            s += y.llr[t] - y.llr[t]; // 0, or NaN for NaN and +-inf
-        if (!std::isnan(s))
+            any_nan |= y.llr[t] != y.llr[t];
+        if (!any_nan)
             return count;
         for (size_t t = 0; t < count; ++t) {
             if (std::isnan(y.llr[t])) {

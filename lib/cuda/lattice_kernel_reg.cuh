@@ -141,8 +141,11 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
  * transmitted bit (W0, W1), before it loops over the codewords, and the rows
  * are unrolled so that every weight sits in a register. Other warps take the
  * guarded path: the weights as they are, the frame's bounds tested per node.
+ *
+ * SOFT: the batch's items are probabilities (launch_params::soft), not bits;
+ * a separate instance, so that hard input pays nothing for soft input.
  */
-template <typename real, int MN, int NMAX>
+template <typename real, int MN, int NMAX, bool SOFT>
 __global__ void __launch_bounds__(reg_block)
     lattice_kernel_reg(launch_params<real> p, int chunks, int pass)
 {
@@ -194,9 +197,9 @@ __global__ void __launch_bounds__(reg_block)
     }
 
     // soft input: the frame's item probabilities (w(0), w(1) per item)
-    const real* sw = p.soft ? p.soft + 2 * p.offset[f] : nullptr;
+    const real* sw = SOFT ? p.soft + 2 * p.offset[f] : nullptr;
     unsigned long long win = 0;
-    if (inside && !sw) {
+    if (inside && !SOFT) {
         const long long pos = B + 64; // the packed bits start with 64 bits of padding
         const long long wd = pos >> 6;
         const int sh = int(pos & 63);
@@ -211,7 +214,7 @@ __global__ void __launch_bounds__(reg_block)
 
     if (!guarded) {
         real W0[J], W1[J];
-        if (sw) {
+        if constexpr (SOFT) {
             // the mixture of the hard weights (model::soft_diag); items past
             // the codeword's reach (j >= n + MN, when n < NMAX) are not read
 #pragma unroll
@@ -268,7 +271,7 @@ __global__ void __launch_bounds__(reg_block)
                         const unsigned yb = unsigned(win >> (r + k)) & 1u;
                         const long long t = B + r + k;
                         const real wdiag = c < 1 ? real(0)
-                                           : sw
+                                           : SOFT
                                                ? w.diag_soft(xb, sw[2 * t], sw[2 * t + 1])
                                                : w.diag(xb, yb);
                         const real diag = c >= 1 ? cur[k] : real(0);
@@ -299,7 +302,10 @@ template <typename real, int MN, int NMAX>
 void launch_lattice_reg(
     unsigned grid, unsigned block, const launch_params<real>& p, int chunks, int pass)
 {
-    lattice_kernel_reg<real, MN, NMAX><<<grid, block>>>(p, chunks, pass);
+    if (p.soft)
+        lattice_kernel_reg<real, MN, NMAX, true><<<grid, block>>>(p, chunks, pass);
+    else
+        lattice_kernel_reg<real, MN, NMAX, false><<<grid, block>>>(p, chunks, pass);
 }
 
 template <typename real, int NMAX, int MN>

@@ -39,6 +39,7 @@
 #include "lattice_kernels.cuh"
 #include "launch_plan.h"
 #include "map_decoder_cuda.h"
+#include "pinned_buffer.h"
 #include "stage_clock.h"
 #include <gnuradio/bsid/core/lattice.h>
 #include <gnuradio/bsid/core/log.h>
@@ -147,12 +148,6 @@ public:
                            d_ab_warp ? "warp" : detail::concat("block ", d_ab_block)));
     }
 
-    ~cuda_decoder() override
-    {
-        if (d_staging)
-            cudaFreeHost(d_staging);
-    }
-
     backend_kind backend() const override { return backend_kind::cuda; }
     storage_kind storage() const override { return d_storage; }
     size_t peak_device_bytes() const override { return d_peak_bytes; }
@@ -176,8 +171,20 @@ public:
                 validate_priors(frames[k].priors,
                                 frames[k].log_priors); // throws before any work
         }
+        // the frames' items checked on all cores (a soft batch is megabytes of LLRs)
+        std::vector<char> valid(frames.size(), 0);
+#pragma omp parallel for schedule(dynamic, 8)
+        for (long long kk = 0; kk < (long long)frames.size(); ++kk) {
+            const size_t k = size_t(kk);
+            try {
+                valid[k] = precheck(frames[k], results[k]);
+            } catch (...) {
+                results[k] = { frame_status::decoder_error,
+                               "the frame could not be checked (out of host memory)" };
+            }
+        }
         for (size_t k = 0; k < frames.size(); ++k) {
-            if (precheck(frames[k], results[k])) {
+            if (valid[k]) {
                 todo.push_back(k);
             } else {
                 write_boundary_metrics(frames[k], nullptr, nullptr);
@@ -326,10 +333,10 @@ private:
 
         // host-side inputs
         // received items: bits, or for a batch with any soft frame, every
-        // frame's items as LLRs (bits as +-infinity, which weigh exactly as bits)
+        // frame's items as LLRs (bits as +-infinity, which weigh exactly as bits),
+        // copied on all cores straight into pinned memory
         std::vector<long long> offset(count), rho(count);
         std::vector<uint8_t> bits;
-        std::vector<double> llr;
         std::vector<int> has_prior(count, 0);
         bool any_prior = false, soft = false;
         long long total = 0;
@@ -344,17 +351,26 @@ private:
             offset[j] = total;
             rho[j] = (long long)fv.rho;
             total += rho[j];
-            if (!soft) {
+            if (!soft)
                 bits.insert(bits.end(), fv.bits, fv.bits + fv.rho);
-            } else if (fv.llr) {
-                llr.insert(llr.end(), fv.llr, fv.llr + fv.rho);
-            } else {
-                const double inf = std::numeric_limits<double>::infinity();
-                for (size_t t = 0; t < fv.rho; ++t)
-                    llr.push_back(fv.bits[t] ? inf : -inf);
-            }
             if (fv.priors)
                 any_prior = true;
+        }
+        if (soft) {
+            d_llr_host.ensure(size_t(total));
+            double* llr = d_llr_host.get();
+#pragma omp parallel for schedule(dynamic, 4)
+            for (long long jj = 0; jj < (long long)count; ++jj) {
+                const frame_view& fv = frames[todo[pos + size_t(jj)]];
+                double* to = llr + offset[size_t(jj)];
+                if (fv.llr) {
+                    std::copy(fv.llr, fv.llr + fv.rho, to);
+                } else {
+                    const double inf = std::numeric_limits<double>::infinity();
+                    for (size_t t = 0; t < fv.rho; ++t)
+                        to[t] = fv.bits[t] ? inf : -inf;
+                }
+            }
         }
         // priors: in double for L (finish_kernel), and in the decoder's
         // precision for G, floored at its smallest normal value so that a
@@ -390,10 +406,10 @@ private:
         // all device buffers are kept between batches (grown when needed)
         d_bits.ensure(std::max<size_t>(bits.size(), 1));
         if (soft) {
-            d_llr.ensure(llr.size());
-            d_soft.ensure(2 * llr.size());
-            d_llr.upload(llr.data(), llr.size());
-            launch_soft_items<real>(d_llr.get(), d_soft.get(), (long long)llr.size());
+            d_llr.ensure(size_t(total));
+            d_soft.ensure(2 * size_t(total));
+            d_llr.upload(d_llr_host.get(), size_t(total));
+            launch_soft_items<real>(d_llr.get(), d_soft.get(), total);
         }
         d_offset.ensure(count);
         d_rho.ensure(count);
@@ -564,18 +580,9 @@ private:
             post_d.resize(nout);
             d_post_d.download(post_d.data(), nout);
         }
-        if (d_staging_count < nout) {
-            if (d_staging)
-                cudaFreeHost(d_staging);
-            d_staging = nullptr;
-            d_staging_count = 0;
-            BSID_CUDA(cudaMallocHost(reinterpret_cast<void**>(&d_staging),
-                                     nout * sizeof(real)));
-            d_staging_count = nout;
-        }
-        BSID_CUDA(cudaMemcpy(
-            d_staging, d_post.get(), nout * sizeof(real), cudaMemcpyDeviceToHost));
-        const real* out = d_staging;
+        d_staging.ensure(nout);
+        d_post.download(d_staging.get(), nout);
+        const real* out = d_staging.get();
         // copy the posteriors out on all cores (tens of MB per batch)
 #pragma omp parallel for schedule(static)
         for (long long jj = 0; jj < (long long)count; ++jj) {
@@ -732,10 +739,10 @@ private:
     device_buffer<long long> d_offset, d_rho, d_packed_offset;
     device_buffer<int> d_has_prior, d_status, d_status_index;
     device_buffer<unsigned long long> d_packed;
-    device_buffer<double> d_llr; // soft input: the batch's LLRs
-    device_buffer<real> d_soft;  // and their probabilities (launch_params::soft)
-    real* d_staging = nullptr;   // pinned host copy of d_post
-    size_t d_staging_count = 0;
+    device_buffer<double> d_llr;      // soft input: the batch's LLRs
+    device_buffer<real> d_soft;       // and their probabilities (launch_params::soft)
+    pinned_buffer<double> d_llr_host; // soft input: the LLRs gathered for d_llr
+    pinned_buffer<real> d_staging;    // the host's copy of d_post
     size_t cached_bytes() const
     {
         return d_G.bytes() + d_Lpart.bytes() + d_alpha.bytes() + d_beta.bytes() +
