@@ -14,16 +14,33 @@
 namespace bsid {
 namespace cuda {
 
-// Device memory, freed with its owner (RAII); kept and grown between batches.
-template <typename T>
-class device_buffer
+// Where a buffer lives: device memory, or page-locked host memory (copies
+// between it and the device run at the bus's full rate, and a batch faults in
+// no fresh host pages).
+struct device_memory {
+    static constexpr bool on_device = true;
+    static cudaError_t allocate(void** p, size_t bytes) { return cudaMalloc(p, bytes); }
+    static void free(void* p) { cudaFree(p); }
+};
+struct pinned_host_memory {
+    static constexpr bool on_device = false;
+    static cudaError_t allocate(void** p, size_t bytes)
+    {
+        return cudaMallocHost(p, bytes);
+    }
+    static void free(void* p) { cudaFreeHost(p); }
+};
+
+// Memory freed with its owner (RAII); kept and grown between batches.
+template <typename T, typename Memory>
+class cuda_buffer
 {
 public:
-    device_buffer() = default;
-    explicit device_buffer(size_t count) { allocate(count); }
-    ~device_buffer() { release(); }
-    device_buffer(const device_buffer&) = delete;
-    device_buffer& operator=(const device_buffer&) = delete;
+    cuda_buffer() = default;
+    explicit cuda_buffer(size_t count) { allocate(count); }
+    ~cuda_buffer() { release(); }
+    cuda_buffer(const cuda_buffer&) = delete;
+    cuda_buffer& operator=(const cuda_buffer&) = delete;
 
     //! Grows the buffer to at least count items (contents not kept).
     void ensure(size_t count)
@@ -35,7 +52,7 @@ public:
     void release()
     {
         if (d_ptr)
-            cudaFree(d_ptr);
+            Memory::free(d_ptr);
         d_ptr = nullptr;
         d_count = 0;
     }
@@ -45,22 +62,26 @@ public:
         release();
         if (count == 0)
             return;
-        BSID_CUDA(cudaMalloc(reinterpret_cast<void**>(&d_ptr), count * sizeof(T)));
+        BSID_CUDA(Memory::allocate(reinterpret_cast<void**>(&d_ptr), count * sizeof(T)));
         d_count = count;
     }
+    // the copies below are between device memory and (any) host memory
     void upload(const T* host, size_t count)
     {
+        static_assert(Memory::on_device, "a copy to or from the device");
         if (count)
             BSID_CUDA(cudaMemcpy(d_ptr, host, count * sizeof(T), cudaMemcpyHostToDevice));
     }
     void download(T* host, size_t count) const
     {
+        static_assert(Memory::on_device, "a copy to or from the device");
         if (count)
             BSID_CUDA(cudaMemcpy(host, d_ptr, count * sizeof(T), cudaMemcpyDeviceToHost));
     }
     //! count values from element `offset` on.
     void download_at(T* host, size_t offset, size_t count) const
     {
+        static_assert(Memory::on_device, "a copy to or from the device");
         if (count)
             BSID_CUDA(cudaMemcpy(
                 host, d_ptr + offset, count * sizeof(T), cudaMemcpyDeviceToHost));
@@ -71,6 +92,11 @@ private:
     T* d_ptr = nullptr;
     size_t d_count = 0;
 };
+
+template <typename T>
+using device_buffer = cuda_buffer<T, device_memory>;
+template <typename T>
+using pinned_buffer = cuda_buffer<T, pinned_host_memory>;
 
 } // namespace cuda
 } // namespace bsid

@@ -39,7 +39,6 @@
 #include "lattice_kernels.cuh"
 #include "launch_plan.h"
 #include "map_decoder_cuda.h"
-#include "pinned_buffer.h"
 #include "stage_clock.h"
 #include <gnuradio/bsid/core/lattice.h>
 #include <gnuradio/bsid/core/log.h>
