@@ -25,6 +25,8 @@
 #include <gnuradio/bsid/core/philox.h>
 
 #include "bench_args.h"
+#include "bench_estimate.h"
+#include "bench_frames.h"
 #include "bench_stream.h"
 
 #include <omp.h>
@@ -48,11 +50,13 @@ using bench::parse_int;
 using bench::parse_list;
 using bench::parse_words;
 
-const char* usage = R"(usage: bsid_bench --bench channel|decode [options]
+const char* usage = R"(usage: bsid_bench --bench channel|decode|estimate [options]
 
 Benchmarks, one JSON line per configuration on stdout:
   channel   the BSID channel emulator (bsid::transmit) on random frames
   decode    the MAP decoder (decode_batch) on frames sent through the channel
+  estimate  channel estimation (estimate_channel) on frames sent through a
+            known channel: the estimate, its errors, iterations and time
 
 Options (L: a value or a comma-separated list; every combination runs):
   -N N            message symbols per frame (default 500)
@@ -93,6 +97,15 @@ Decoder options (--bench decode; defaults are config S500, Pi = Pd = 0.01, Ps = 
   --sync-word W   the frames' sync word, e.g. 0110100111010010 (default none)
   --workers L     host threads taking turns on the backend (stream framing;
                   default 2)
+
+Estimation options (--bench estimate; -N, --codebook, --backend, --precision
+(default double), --input, --llr-sigma, --threads (default 0: all cores),
+--seed as above):
+  --Pi X --Pd X --Ps X  the true channel (default 0.02, 0.01, 0.005)
+  --initial Pi,Pd,Ps    the initial point (default 0.01,0.01,0.01)
+  --frames K            frames (default 200)
+  --iterations I        at most I iterations (default 100)
+  --tolerance X         relative change that stops it (default 1e-4)
   -h, --help      this text
 
 Decoded message bits/s count N log2(q) bits per frame; lattice cells follow the
@@ -307,32 +320,16 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                     if (batch < 1)
                         throw std::invalid_argument("--batch must be at least 1");
                     // the frames: random messages through the channel, frame k of `seed`
-                    std::vector<std::vector<uint8_t>> rx(static_cast<size_t>(batch));
-                    bsid::philox_stream src(seed, 1ULL << 62);
-                    std::vector<int64_t> msg(static_cast<size_t>(N));
-                    for (long long k = 0; k < batch; ++k) {
-                        for (auto& d : msg)
-                            d = int64_t(src.next_u32() % uint32_t(cb.q()));
-                        const auto bits = cb.encode(msg.data(), msg.size());
-                        rx[size_t(k)] =
-                            bsid::transmit(
-                                ch, bits.data(), bits.size(), seed, uint64_t(k))
-                                .rx;
-                    }
+                    const auto rx = bench::channel_frames(cb, N, ch, seed, batch);
                     std::vector<bsid::frame_view> bit_views, llr_views;
                     for (const auto& f : rx)
                         bit_views.push_back({ f.data(), f.size(), nullptr });
                     // the same frames as soft decisions (--input llr)
-                    std::vector<std::vector<double>> llr(rx.size());
-                    std::mt19937_64 noise_rng(seed);
-                    std::normal_distribution<double> noise(0.0, llr_sigma);
-                    for (size_t k = 0; k < rx.size(); ++k) {
-                        for (uint8_t b : rx[k])
-                            llr[k].push_back(2.0 * (2.0 * b - 1.0 + noise(noise_rng)) /
-                                             (llr_sigma * llr_sigma));
+                    const auto llr = bench::bpsk_llrs(rx, llr_sigma, seed);
+                    for (const auto& l : llr) {
                         bsid::frame_view v;
-                        v.llr = llr[k].data();
-                        v.rho = llr[k].size();
+                        v.llr = l.data();
+                        v.rho = l.size();
                         llr_views.push_back(v);
                     }
 
@@ -452,7 +449,8 @@ int main(int argc, char** argv)
         "--seed",      "--drift",     "-q",        "--codebook", "--backend",
         "--storage",   "--precision", "--batch",   "--input",    "--llr-sigma",
         "--Pr",        "--compare",   "--framing", "--streams",  "--stream-frames",
-        "--lookahead", "--sync-word", "--workers"
+        "--lookahead", "--sync-word", "--workers", "--initial",  "--iterations",
+        "--tolerance"
     };
     for (const auto& kv : opt) {
         bool ok = false;
@@ -468,6 +466,8 @@ int main(int argc, char** argv)
         if (bench == "channel") {
             return bench_channel(opt);
         }
+        if (bench == "estimate")
+            return bench::bench_estimate(opt);
         if (bench == "decode") {
             const std::string framing =
                 opt.count("--framing") ? opt["--framing"] : "genie";
@@ -491,7 +491,7 @@ int main(int argc, char** argv)
             return bench_decode(opt);
         }
         std::cerr << "bsid_bench: unknown or missing --bench '" << bench
-                  << "' (available: channel, decode)\n";
+                  << "' (available: channel, decode, estimate)\n";
         return 2;
     } catch (const std::exception& e) {
         std::cerr << "bsid_bench: " << e.what() << "\n";

@@ -14,12 +14,14 @@
 //               [--mn LO:HI] [--priors FILE | --log-priors FILE] [--threads T]
 //               < frames.txt > posteriors.txt
 //   bsid_decode ... --framing stream [--start-tags FILE] ... < stream.txt
+//   bsid_decode ... --estimate [--iterations I] < frames.txt > estimate.json
 //
 // In: one frame per line, the characters 0 and 1 (an empty line is an empty
 // frame), or with --input llr the frame's LLRs as numbers. Out: one line per frame, N*q
 // numbers in %.17g separated by spaces, symbol-major; a refused frame prints "erasure
 // <reason>". Exit status 0 unless the arguments or files are invalid.
 
+#include <gnuradio/bsid/core/channel_estimator.h>
 #include <gnuradio/bsid/core/codebook.h>
 #include <gnuradio/bsid/core/errors.h>
 #include <gnuradio/bsid/core/frame_decoder.h>
@@ -77,6 +79,22 @@ Frame boundaries (docs/frame_boundaries.md):
   --lookahead K     with --end free: the next frame's first K symbols follow
   --boundaries      after each frame, print its start, end and forward end
                     posteriors (lines "start", "end", "forward" of POS:P pairs)
+
+Channel estimation (docs/receiving.md, "Channel estimation"):
+  --estimate        instead of decoding, estimate Pi, Pd, Ps (and for --input
+                    llr the LLRs' scale) from all the frames by EM, starting at
+                    --Pi, --Pd, --Ps; prints one JSON line: Pi, Pd, Ps,
+                    llr_scale, iterations, converged, frames_used,
+                    frames_refused, log_likelihoods, events, notes. Frames are
+                    lines (with --sync-word, each begins with it), or with
+                    --framing stream one stream decoded frame after frame from
+                    position 0 at each iteration (--lookahead applies)
+  --iterations I    at most I EM iterations (default 100)
+  --tolerance X     stop when no estimate moves by more than X, relative
+                    (default 1e-4)
+  --fix NAMES       keep these at their initial values: a comma list of Pi,
+                    Pd, Ps, llr_scale
+  --llr-scale C     the initial LLR scale (default 1)
 
 Stream framing (docs/receiving.md, docs/bsid_decode.md):
   --framing F       lines (default): one frame per line, as above; stream: the
@@ -387,6 +405,200 @@ std::vector<std::vector<double>> read_priors(const std::string& path, size_t cou
     return rows;
 }
 
+// A JSON string: the characters that must be escaped, escaped.
+std::string json_string(const std::string& s)
+{
+    std::string out = "\"";
+    for (const char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if ((unsigned char)c < 0x20) {
+            char b[8];
+            std::snprintf(b, sizeof b, "\\u%04x", unsigned(c));
+            out += b;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
+int print_estimate(const bsid::channel_estimate& est, size_t bad);
+
+/*
+ * --estimate: every frame of stdin (one per line) read, the channel estimated
+ * from them (bsid::estimate_channel) and printed as one JSON line. A line
+ * that is not a frame (a character other than 0 and 1, a token that is not
+ * an LLR) is refused and counted, as the decoder would refuse it.
+ */
+int run_estimate(const bsid::frame_decoder& dec,
+                 std::map<std::string, std::string>& opt,
+                 bsid::input_kind input,
+                 const std::vector<std::vector<double>>& priors,
+                 bool log_priors,
+                 bool stream)
+{
+    bsid::estimate_options eo;
+    if (opt.count("--iterations"))
+        eo.iterations = int(integer("--iterations", opt["--iterations"], 1, 1 << 20));
+    if (opt.count("--tolerance"))
+        eo.tolerance = number("--tolerance", opt["--tolerance"]);
+    if (opt.count("--llr-scale"))
+        eo.llr_scale = number("--llr-scale", opt["--llr-scale"]);
+    if (opt.count("--fix")) {
+        std::stringstream ss(opt["--fix"]);
+        std::string name;
+        while (std::getline(ss, name, ',')) {
+            if (name == "Pi")
+                eo.fix_Pi = true;
+            else if (name == "Pd")
+                eo.fix_Pd = true;
+            else if (name == "Ps")
+                eo.fix_Ps = true;
+            else if (name == "llr_scale")
+                eo.fix_llr_scale = true;
+            else
+                die("--fix: '" + name + "' is not one of Pi, Pd, Ps, llr_scale");
+        }
+    }
+    const bool soft = input == bsid::input_kind::llr;
+    std::vector<std::vector<uint8_t>> bits;
+    std::vector<std::vector<double>> llrs;
+    std::vector<size_t> line_of; // the frames' line indices (for their priors)
+    size_t bad = 0, count = 0;
+    std::string line;
+    bsid::channel_estimate est;
+    if (stream) {
+        // the whole stream: 0s and 1s (whitespace ignored), or LLRs
+        std::vector<uint8_t> b;
+        std::vector<double> l;
+        std::string tok;
+        size_t pos = 0;
+        while (std::cin >> tok) {
+            if (soft) {
+                double v;
+                if (!llr_token(tok, v))
+                    die("--estimate: '" + tok + "' at item " + std::to_string(l.size()) +
+                        " of the stream is not an LLR (a number)");
+                l.push_back(v);
+                continue;
+            }
+            for (const char c : tok) {
+                if (c != '0' && c != '1')
+                    die("--estimate: character '" + std::string(1, c) + "' at item " +
+                        std::to_string(pos) + " of the stream is not 0 or 1");
+                b.push_back(uint8_t(c - '0'));
+                ++pos;
+            }
+        }
+        bsid::stream_options so;
+        if (opt.count("--lookahead"))
+            so.lookahead = int(integer("--lookahead", opt["--lookahead"], 0, dec.N()));
+        try {
+            est = bsid::estimate_channel_stream(
+                dec.config(),
+                soft ? bsid::received_items{ nullptr, l.data() }
+                     : bsid::received_items{ b.data(), nullptr },
+                soft ? l.size() : b.size(),
+                eo,
+                dec.sync_word(),
+                so);
+        } catch (const std::exception& e) {
+            die(e.what());
+        }
+        return print_estimate(est, 0);
+    }
+    while (std::getline(std::cin, line)) {
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        bool ok = true;
+        if (soft) {
+            std::istringstream is(line);
+            std::vector<double> l;
+            std::string tok;
+            double v;
+            while (is >> tok) {
+                ok = ok && llr_token(tok, v);
+                l.push_back(v);
+            }
+            if (ok)
+                llrs.push_back(std::move(l));
+        } else {
+            std::vector<uint8_t> b;
+            for (const char c : line) {
+                ok = ok && (c == '0' || c == '1');
+                b.push_back(uint8_t(c - '0'));
+            }
+            if (ok)
+                bits.push_back(std::move(b));
+        }
+        if (ok)
+            line_of.push_back(count);
+        else
+            ++bad;
+        ++count;
+    }
+    if (!priors.empty() && priors.size() != 1 && priors.size() < count)
+        die("priors file has " + std::to_string(priors.size()) + " lines but there are " +
+            std::to_string(count) + " frames");
+    std::vector<bsid::frame_view> views;
+    for (size_t k = 0; k < line_of.size(); ++k) {
+        bsid::frame_view v;
+        if (soft) {
+            v.llr = llrs[k].data();
+            v.rho = llrs[k].size();
+        } else {
+            v.bits = bits[k].data();
+            v.rho = bits[k].size();
+        }
+        if (!priors.empty()) {
+            v.priors = priors[priors.size() == 1 ? 0 : line_of[k]].data();
+            v.log_priors = log_priors;
+        }
+        views.push_back(v);
+    }
+    if (views.empty())
+        die(count == 0 ? "--estimate: no frames on stdin"
+                       : "--estimate: no line of stdin is a frame (" +
+                             std::to_string(bad) + " lines of other characters)");
+    try {
+        est = bsid::estimate_channel(dec.config(), views, eo, dec.sync_word());
+    } catch (const std::exception& e) {
+        die(e.what());
+    }
+    return print_estimate(est, bad);
+}
+
+// --estimate's output: one JSON line (bad: lines refused before decoding)
+int print_estimate(const bsid::channel_estimate& est, size_t bad)
+{
+    char b[64];
+    auto num = [&](double x) {
+        std::snprintf(b, sizeof b, "%.17g", x);
+        return std::string(b);
+    };
+    std::string out = "{\"Pi\":" + num(est.ch.Pi()) + ",\"Pd\":" + num(est.ch.Pd()) +
+                      ",\"Ps\":" + num(est.ch.Ps()) +
+                      ",\"llr_scale\":" + num(est.llr_scale) +
+                      ",\"iterations\":" + std::to_string(est.iterations) +
+                      ",\"converged\":" + (est.converged ? "true" : "false") +
+                      ",\"frames_used\":" + std::to_string(est.frames_used) +
+                      ",\"frames_refused\":" + std::to_string(est.frames_refused + bad) +
+                      ",\"log_likelihoods\":[";
+    for (size_t k = 0; k < est.log_likelihoods.size(); ++k)
+        out += (k ? "," : "") + num(est.log_likelihoods[k]);
+    out += "],\"events\":{\"insertions\":" + num(est.events.ins) +
+           ",\"deletions\":" + num(est.events.del) +
+           ",\"transmissions\":" + num(est.events.trans) +
+           ",\"substitutions\":" + num(est.events.subst) + "},\"notes\":[";
+    for (size_t k = 0; k < est.notes.size(); ++k)
+        out += (k ? "," : "") + json_string(est.notes[k]);
+    out += "]}\n";
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return 0;
+}
+
 int run(int argc, char** argv)
 {
     std::map<std::string, std::string> opt;
@@ -418,10 +630,15 @@ int run(int argc, char** argv)
                                                     "--acquire-window",
                                                     "--sync-threshold",
                                                     "--no-search",
-                                                    "--input" };
-    static const std::vector<std::string> flags = { "--boundaries",
-                                                    "--unsynchronized",
-                                                    "--no-search" }; // no value
+                                                    "--input",
+                                                    "--estimate",
+                                                    "--iterations",
+                                                    "--tolerance",
+                                                    "--fix",
+                                                    "--llr-scale" };
+    static const std::vector<std::string> flags = {
+        "--boundaries", "--unsynchronized", "--no-search", "--estimate"
+    }; // no value
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "-h" || a == "--help") {
@@ -481,6 +698,29 @@ int run(int argc, char** argv)
     }
     if (opt.count("--start") && opt.count("--unsynchronized"))
         die("give --start or --unsynchronized, not both");
+    const bool estimate = opt.count("--estimate") > 0;
+    for (const char* k : { "--iterations", "--tolerance", "--fix", "--llr-scale" }) {
+        if (!estimate && opt.count(k))
+            die(std::string(k) + " needs --estimate");
+    }
+    if (estimate) {
+        for (const char* k : { "--start-prior",
+                               "--end",
+                               "--boundaries",
+                               "--batch",
+                               "--start",
+                               "--unsynchronized",
+                               "--start-tags",
+                               "--tag-offset",
+                               "--acquire-window",
+                               "--sync-threshold",
+                               "--no-search" }) {
+            if (opt.count(k))
+                die(std::string(k) + " does not apply to --estimate");
+        }
+        if (!stream && opt.count("--lookahead"))
+            die("--lookahead needs --framing stream");
+    }
 
     std::shared_ptr<bsid::frame_decoder> fdec;
     bsid::map_decoder* dec = nullptr;                          // fdec's primary backend
@@ -521,6 +761,8 @@ int run(int argc, char** argv)
             bsid::parse_sync_word(opt.count("--sync-word") ? opt["--sync-word"] : "");
         fdec = std::make_shared<bsid::frame_decoder>(cfg, sync);
         dec = &fdec->primary();
+        if (stream && opt.count("--estimate"))
+            return run_estimate(*fdec, opt, input, priors, log_priors, true);
         if (stream) {
             bsid::stream_options so;
             if (opt.count("--lookahead"))
@@ -584,6 +826,9 @@ int run(int argc, char** argv)
     } catch (const std::exception& e) {
         die(e.what());
     }
+
+    if (estimate)
+        return run_estimate(*fdec, opt, input, priors, log_priors, false);
 
     const size_t NQ = size_t(dec->N()) * size_t(dec->q());
     // Posteriors are held for the frames of one batch that will be decoded

@@ -409,5 +409,88 @@ class qa_bsid_decode(unittest.TestCase):
         self.assertEqual(out.returncode, 2)
 
 
+class qa_bsid_decode_estimate(unittest.TestCase):
+    """--estimate: one JSON line, the library's estimate_channel on the same frames."""
+
+    def setUp(self):
+        self.cb = bsid.codebook.builtin("ld3-modvec6")
+        self.N = 20
+        truth = bsid.channel_params(0.03, 0.01, 0.01)
+        self.frames = [bsid.transmit(truth, self.cb.encode(
+            np.random.default_rng(k).integers(0, 16, self.N)), seed=3, frame=k)[0]
+            for k in range(8)]
+        self.args = ["--codebook", "builtin:ld3-modvec6", "-N", str(self.N), "--Pi", "0.01",
+                     "--Pd", "0.01", "--Ps", "0.01", "--precision", "double", "--backend", "cpu",
+                     "--estimate"]
+
+    def test_001_the_library_estimate(self):
+        import json
+        text = "".join("".join(str(b) for b in f) + "\n" for f in self.frames)
+        out = run(self.args + ["--iterations", "5"], text + "01x1\n")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        got = json.loads(out.stdout)
+        ch, ll, info = bsid.estimate_channel(self.cb, self.N, self.frames,
+                                             initial=bsid.channel_params(0.01, 0.01, 0.01),
+                                             iterations=5, backend="cpu", details=True)
+        for name in ("Pi", "Pd", "Ps"):
+            self.assertAlmostEqual(got[name], getattr(ch, name), delta=1e-15)
+        self.assertEqual(got["iterations"], 5)
+        self.assertEqual((got["frames_used"], got["frames_refused"]), (8, 1))
+        np.testing.assert_allclose(got["log_likelihoods"], ll, rtol=1e-15)
+        self.assertAlmostEqual(got["events"]["insertions"], info["events"]["insertions"],
+                               delta=1e-9)
+
+    def test_002_llr_input_and_fixed_values(self):
+        import json
+        text = "".join(" ".join("%g" % (6 * b - 3) for b in f) + "\n" for f in self.frames)
+        out = run(self.args + ["--input", "llr", "--fix", "Ps", "--iterations", "2"], text)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        got = json.loads(out.stdout)
+        self.assertEqual(got["Ps"], 0.01)
+        self.assertGreater(got["llr_scale"], 0)
+
+    def test_003_stream_with_a_sync_word(self):
+        import json
+        W = "0110100111010010"
+        tx = []
+        for k in range(6):
+            tx += [int(c) for c in W] + list(self.cb.encode(
+                np.random.default_rng(k).integers(0, 16, self.N)))
+        rx, _ = bsid.transmit(bsid.channel_params(0.03, 0.01, 0.01), np.array(tx, np.uint8),
+                              seed=4, frame=0)
+        text = "".join(str(b) for b in rx)
+        text = "\n".join(text[i:i + 70] for i in range(0, len(text), 70)) + "\n"
+        out = run(self.args + ["--framing", "stream", "--sync-word", W, "--iterations", "4"],
+                  text)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        got = json.loads(out.stdout)
+        ch, ll = bsid.estimate_channel(self.cb, self.N, rx,
+                                       initial=bsid.channel_params(0.01, 0.01, 0.01),
+                                       iterations=4, backend="cpu", framing="stream",
+                                       sync_word=W)
+        self.assertAlmostEqual(got["Pi"], ch.Pi, delta=1e-15)
+        self.assertEqual(got["frames_used"], 6)
+        np.testing.assert_allclose(got["log_likelihoods"], ll, rtol=1e-15)
+
+    def test_004_bad_arguments(self):
+        text = "".join("".join(str(b) for b in f) + "\n" for f in self.frames)
+        for extra, why in ((["--fix", "Pq"], "not one of Pi"),
+                           (["--boundaries"], "does not apply to --estimate"),
+                           (["--lookahead", "2"], "needs --framing stream"),
+                           (["--iterations", "0"], "out of range")):
+            out = run(self.args + extra, text)
+            self.assertEqual(out.returncode, 2, extra)
+            self.assertIn(why, out.stderr)
+        out = run(self.args[:-1] + ["--iterations", "3"], text)
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("--iterations needs --estimate", out.stderr)
+        out = run(self.args, "")
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("no frames", out.stderr)
+        out = run(self.args, "\n\n")  # empty frames only: every frame refused
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("refused every frame", out.stderr)
+
+
 if __name__ == '__main__':
     unittest.main(verbosity=2)

@@ -276,7 +276,7 @@ class bsid_clock_slip(gr.top_block, Qt.QWidget):
         for c in range(0, 2):
             self.top_grid_layout.setColumnStretch(c, 1)
         self.drift = drift.drift_track(N=N, window=frames_shown)
-        self.decoder = bsid.map_decoder(bsid.codebook.from_spec(codebook), N, p_slip, p_slip, ps_floor, 'hard', 'auto', 'float', 'auto', (1e-10), 64, 1.0, 0.0, "packet_len", True, sync_word, 'stream', (-1), "bsid_start", 4, True, 0.0, True, False, 'llr')
+        self.decoder = bsid.map_decoder(bsid.codebook.from_spec(codebook), N, p_slip, p_slip, ps_floor, 'hard', 'auto', 'float', 'auto', (1e-10), 64, 1.0, 0.0, "packet_len", True, sync_word, 'stream', (-1), "bsid_start", 4, True, 0.0, True, False, 'llr', 0)
         self.correlator = digital.correlate_access_code_tag_ff(sync_word, 1, "bsid_start")
         self.channel = channels.channel_model(
             noise_voltage=noise_voltage,

@@ -249,7 +249,7 @@ class bsid_live(gr.top_block, Qt.QWidget):
         for c in range(0, 3):
             self.top_grid_layout.setColumnStretch(c, 1)
         self.drift = drift.drift_probe(window=frames_shown)
-        self.bsid_map_decoder_0 = bsid.map_decoder(bsid.codebook.from_spec(codebook), N, Pi, Pd, Ps, 'hard', 'auto', 'float', 'auto', (1e-10), 64, 1.0, 0.0, "packet_len", True, "")
+        self.bsid_map_decoder_0 = bsid.map_decoder(bsid.codebook.from_spec(codebook), N, Pi, Pd, Ps, 'hard', 'auto', 'float', 'auto', (1e-10), 64, 1.0, 0.0, "packet_len", True, "", 'tagged', (-1), "bsid_start", 4, True, 0.0, True, True, 'bits', 0)
         self.bsid_codebook_encoder_0 = bsid.codebook_encoder(bsid.codebook.from_spec(codebook), N, "packet_len", "")
         self.bsid_channel_0 = bsid.channel(Pi, Pd, Ps, 1, "packet_len", True)
         self.blocks_throttle_0 = blocks.throttle(gr.sizeof_int*1, symbol_rate,True)

@@ -54,7 +54,7 @@ class bsid_loopback(gr.top_block):
         ##################################################
 
         self.ser = ser.ser_counter(N=N, bits_per_symbol=numpy.log2(q))
-        self.bsid_map_decoder_0 = bsid.map_decoder(bsid.codebook.from_spec(codebook), N, float(Pi), float(Pd), float(Ps), 'hard', 'auto', 'float', 'auto', (1e-10), 64, 1.0, 0.0, "packet_len", True, "")
+        self.bsid_map_decoder_0 = bsid.map_decoder(bsid.codebook.from_spec(codebook), N, float(Pi), float(Pd), float(Ps), 'hard', 'auto', 'float', 'auto', (1e-10), 64, 1.0, 0.0, "packet_len", True, "", 'tagged', (-1), "bsid_start", 4, True, 0.0, True, True, 'bits', 0)
         self.bsid_codebook_encoder_0 = bsid.codebook_encoder(bsid.codebook.from_spec(codebook), N, "packet_len", "")
         self.bsid_channel_0 = bsid.channel(float(Pi), float(Pd), float(Ps), seed, "packet_len", False)
         self.blocks_head_0 = blocks.head(gr.sizeof_int*1, (frames * N))

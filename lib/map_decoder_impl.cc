@@ -97,7 +97,8 @@ map_decoder::sptr map_decoder::make(const ::bsid::codebook& codebook,
                                     double sync_threshold,
                                     bool search,
                                     bool synchronized_at_start,
-                                    const std::string& input)
+                                    const std::string& input,
+                                    int estimate_every)
 {
     return gnuradio::make_block_sptr<map_decoder_impl>(codebook,
                                                        N,
@@ -123,7 +124,8 @@ map_decoder::sptr map_decoder::make(const ::bsid::codebook& codebook,
                                                        sync_threshold,
                                                        search,
                                                        synchronized_at_start,
-                                                       input);
+                                                       input,
+                                                       estimate_every);
 }
 
 map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
@@ -150,7 +152,8 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                                    double sync_threshold,
                                    bool search,
                                    bool synchronized_at_start,
-                                   const std::string& input)
+                                   const std::string& input,
+                                   int estimate_every)
     : gr::block(
           "map_decoder",
           gr::io_signature::make(1, 1, input_item_size(input)),
@@ -204,6 +207,23 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                         (synchronized_at_start ? "synchronized at the first bit"
                                                : "acquiring first"));
     }
+    if (estimate_every < 0) {
+        throw std::invalid_argument(
+            "map_decoder: estimate_every = " + std::to_string(estimate_every) +
+            " must be 0 (off) or a number of frames");
+    }
+    if (estimate_every > 0 && d_stream) {
+        throw std::invalid_argument(
+            "map_decoder: estimate_every needs tagged framing (framing \"tagged\")");
+    }
+    if (estimate_every > 0) {
+        d_tracker = std::make_unique<::bsid::channel_tracker>(
+            d_cfg, estimate_every, ::bsid::estimate_options{}, d_sync);
+        GR_LOG_INFO(d_logger,
+                    "channel estimation: every " + std::to_string(estimate_every) +
+                        " frames, from the last " + std::to_string(estimate_every));
+    }
+    message_port_register_out(pmt::mp("channel_estimate"));
     set_tag_propagation_policy(TPP_DONT); // frames change length: tags are placed by hand
 }
 
@@ -250,6 +270,7 @@ void map_decoder_impl::set_channel(double Pi, double Pd, double Ps)
     d_dec = std::move(dec); // for frames that start from now on
     d_cfg.ch = ch;
     d_channel_changed = true; // stream framing: taken up before the next bits
+    d_new_initial = true;     // the next estimate starts from it
 }
 
 std::string map_decoder_impl::backend() const
@@ -573,13 +594,22 @@ void map_decoder_impl::produce(uint64_t cap)
         }
         std::vector<::bsid::frame_view> views;
         std::vector<size_t> which;
+        std::deque<std::vector<double>> scaled; // stable addresses
         for (size_t j = 0; j < count; ++j) {
             const frame& f = d_ready[j];
             if (!f.store)
                 continue;
             which.push_back(j);
             ::bsid::frame_view v;
-            if (d_soft) {
+            if (d_soft && d_llr_gain != 1.0) {
+                // the estimated LLR scale, applied to a copy (the tracker
+                // takes the frame's LLRs as they came)
+                scaled.emplace_back(f.llr);
+                for (double& l : scaled.back())
+                    l *= d_llr_gain;
+                v.llr = scaled.back().data();
+                v.rho = f.llr.size();
+            } else if (d_soft) {
                 v.llr = f.llr.data();
                 v.rho = f.llr.size();
             } else {
@@ -604,6 +634,7 @@ void map_decoder_impl::produce(uint64_t cap)
                 const auto& r = results[w];
                 if (r.ok()) {
                     post = posts[w].data();
+                    track(d_ready[j]);
                 } else {
                     erasure = status_name(r.status);
                     if (r.status == ::bsid::frame_status::decoder_error) {
@@ -617,7 +648,74 @@ void map_decoder_impl::produce(uint64_t cap)
             emit(f.tags, post, erasure);
         }
         d_ready.erase(d_ready.begin(), d_ready.begin() + long(count));
+        take_estimates(false);
     }
+}
+
+void map_decoder_impl::track(frame& f)
+{
+    if (d_tracker) // the frame is put out and dropped next: its items move
+        d_tracker->add(std::move(f.bits), std::move(f.llr));
+}
+
+void map_decoder_impl::take_estimates(bool wait)
+{
+    if (!d_tracker)
+        return;
+    if (d_new_initial.exchange(false)) {
+        std::lock_guard<std::mutex> lock(d_dec_mutex);
+        d_tracker->set_channel(d_cfg.ch, d_llr_gain);
+    }
+    // each estimate applied before the next starts from it
+    while (auto u = wait ? d_tracker->wait() : d_tracker->poll()) {
+        apply_estimate(*u);
+        d_tracker->start_pending();
+    }
+}
+
+void map_decoder_impl::apply_estimate(const ::bsid::channel_tracker::update& u)
+{
+    ++d_estimates;
+    pmt::pmt_t d = pmt::make_dict();
+    d = pmt::dict_add(d, pmt::mp("frames_seen"), pmt::from_uint64(u.frames_seen));
+    if (!u.ok) {
+        GR_LOG_WARN(d_logger, "channel estimate failed: " + u.error);
+        d = pmt::dict_add(d, pmt::mp("error"), pmt::mp(u.error));
+        d = pmt::dict_add(d, pmt::mp("applied"), pmt::PMT_F);
+        message_port_pub(pmt::mp("channel_estimate"), d);
+        return;
+    }
+    const auto& e = u.estimate;
+    const bool apply = !d_channel_tagged;
+    std::ostringstream os;
+    os << "channel estimate from " << e.frames_used << " frames (" << e.iterations
+       << " iterations" << (e.converged ? "" : ", not converged") << "): " << e.ch.repr();
+    if (d_soft)
+        os << ", LLR scale " << e.llr_scale;
+    os << (apply ? "; applied to the frames that begin from now on"
+                 : "; not applied: bsid_channel tags set the channel");
+    GR_LOG_INFO(d_logger, os.str());
+    if (apply) {
+        auto dec = build(e.ch);
+        {
+            std::lock_guard<std::mutex> lock(d_dec_mutex);
+            d_dec = std::move(dec);
+            d_cfg.ch = e.ch;
+        }
+        d_llr_gain = e.llr_scale;
+        d_tracker->set_channel(e.ch, e.llr_scale);
+    }
+    d = pmt::dict_add(d, pmt::mp("Pi"), pmt::from_double(e.ch.Pi()));
+    d = pmt::dict_add(d, pmt::mp("Pd"), pmt::from_double(e.ch.Pd()));
+    d = pmt::dict_add(d, pmt::mp("Ps"), pmt::from_double(e.ch.Ps()));
+    d = pmt::dict_add(d, pmt::mp("llr_scale"), pmt::from_double(e.llr_scale));
+    d = pmt::dict_add(d, pmt::mp("iterations"), pmt::from_long(e.iterations));
+    d = pmt::dict_add(d, pmt::mp("converged"), pmt::from_bool(e.converged));
+    d = pmt::dict_add(d, pmt::mp("frames"), pmt::from_uint64(e.frames_used));
+    d = pmt::dict_add(
+        d, pmt::mp("log_likelihood"), pmt::from_double(e.log_likelihoods.back()));
+    d = pmt::dict_add(d, pmt::mp("applied"), pmt::from_bool(apply));
+    message_port_pub(pmt::mp("channel_estimate"), d);
 }
 
 int map_decoder_impl::general_work(int noutput_items,
@@ -663,13 +761,15 @@ int map_decoder_impl::general_work(int noutput_items,
     // Asked before consume_each: that moves the read pointer at once, after
     // which items_available() no longer counts this call's items, and items
     // the upstream wrote since ninput_items was taken would pass for them.
-    const bool ended =
-        d_asm.pending() && nin == ninput_items[0] && upstream_done(*this, nin);
+    const bool input_over = nin == ninput_items[0] && upstream_done(*this, nin);
+    const bool ended = d_asm.pending() && input_over;
     consume_each(int(nin));
     if (ended)
         d_asm.finish(*this); // an open frame never completes: truncated
 
     produce(cap);
+    if (input_over && d_ready.empty())
+        take_estimates(true); // posted while the flowgraph still runs
 
     auto* out = static_cast<uint8_t*>(output_items[0]);
     const size_t n = d_queue.pop(out, size_t(noutput_items), [&](const queued_tag& t) {
@@ -680,6 +780,7 @@ int map_decoder_impl::general_work(int noutput_items,
 
 bool map_decoder_impl::stop()
 {
+    take_estimates(true); // stopped before the input ended: the one running, logged
     if (d_asm.in_frame()) {
         // only when the flowgraph is stopped mid-frame: at the end of the
         // stream, general_work has already put the frame out as an erasure

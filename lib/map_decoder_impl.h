@@ -10,6 +10,7 @@
 
 #include "frame_assembler.h"
 #include "output_queue.h"
+#include <gnuradio/bsid/core/channel_tracker.h>
 #include <gnuradio/bsid/core/frame_decoder.h>
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <gnuradio/bsid/core/stream_decoder.h>
@@ -51,7 +52,8 @@ public:
                      double sync_threshold,
                      bool search,
                      bool synchronized_at_start,
-                     const std::string& input);
+                     const std::string& input,
+                     int estimate_every);
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
@@ -65,6 +67,7 @@ public:
     uint64_t erasures() const override { return d_erasures; }
     uint64_t bits_discarded() const override { return d_bits_discarded; }
     std::string backend() const override;
+    uint64_t estimates() const override { return d_estimates; }
 
     //! Most frames one bsid_frames_lost count may report (a larger count is an invalid
     //! tag).
@@ -99,6 +102,11 @@ private:
     void stream_work(const void* in, size_t count, uint64_t in0);
     void emit_stream(const std::vector<::bsid::stream_frame>& frames);
     void take_channel();
+    //! Channel estimation: a decoded frame's items to the tracker, and
+    //! finished estimates applied (or, with wait, the one running too).
+    void track(frame& f);
+    void take_estimates(bool wait);
+    void apply_estimate(const ::bsid::channel_tracker::update& u);
     //! Queues one output frame: the decoded posteriors, or (erasure not empty) an
     //! erasure.
     void emit(const std::vector<gr::tag_t>& tags,
@@ -146,6 +154,11 @@ private:
     std::deque<frame> d_ready;
 
     output_queue<uint8_t> d_queue;
+    // channel estimation (estimate_every): the work thread's only
+    std::unique_ptr<::bsid::channel_tracker> d_tracker;
+    double d_llr_gain = 1.0; // soft input: the estimated LLR scale, applied
+    std::atomic<bool> d_new_initial{ false }; // set_channel: the tracker's start moved
+    std::atomic<uint64_t> d_estimates{ 0 };
     // counters: written by the work thread, read from any thread
     std::atomic<uint64_t> d_frames{ 0 }, d_erasures{ 0 }, d_bits_discarded{ 0 };
 };

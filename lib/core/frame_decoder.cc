@@ -162,6 +162,8 @@ struct frame_decoder::prepared {
     std::vector<long long> end_e; // free end with look-ahead: the positions asked for
     std::vector<double> metrics;  // alpha_N then beta_0
     std::vector<double> post;
+    event_counts events;       // frame_request::events: the backend's part
+    std::vector<double> items; // and its item posteriors (2 L)
     // the evidence: the start and end weights given to the backend are the
     // exact ones (times 2^(x - x_lo) and 2^-(e - e_lo)) over these scales
     double log_scale_start = 0, log_scale_end = 0;
@@ -484,6 +486,17 @@ void frame_decoder::finish(const frame_request& r,
     const bool ok = out.result.ok();
     const double* alphaN = p.metrics.data();
     const double* beta0 = p.metrics.data() + Mt;
+    if (r.events) {
+        out.item_posteriors = std::move(p.items);
+        out.item_posteriors.resize(2 * r.L, 0.0);
+        if (ok) {
+            out.events = p.events;
+            if (!p.plain && !d_sync.empty())
+                sync_word_events(r, p, beta0, out);
+        } else {
+            std::fill(out.item_posteriors.begin(), out.item_posteriors.end(), 0.0);
+        }
+    }
 
     // the start posterior: pi(s) sum_m R(rx[s:x_m] | W) beta_0(m)
     out.start.positions = p.start.positions;
@@ -583,6 +596,112 @@ void frame_decoder::finish(const frame_request& r,
     normalize(out.end_forward);
 }
 
+/*
+ * W's events: for each start s, W's full lattice over rx[s:s+ny] forward and
+ * backward (model::codeword_events with the exact weights, one lane), its
+ * last row's node c weighed by the backward metric of the first codeword's
+ * start x = s + c, beta_0(x) 2^(x - x_lo) (as for the start posterior); the
+ * starts combined by their weights pi(s) sum_c R(rx[s:s+c] | W) beta_0 2^c
+ * 2^(s - x_lo), in logs (a start spread over thousands of positions would
+ * overflow 2^(s - x_lo)).
+ */
+void frame_decoder::sync_word_events(const frame_request& r,
+                                     const prepared& p,
+                                     const double* beta0,
+                                     frame_decode_result& out) const
+{
+    const long long L = (long long)r.L;
+    const long long G = (long long)d_sync.size();
+    const long long Mt = p.hi_b - p.lo_b + 1;
+    const long long x_lo = p.p0 + p.lo_b, x_hi = p.p0 + p.hi_b;
+    const auto w = lattice_weights<double>::exact(d_cfg.ch);
+    std::vector<double> qw(2 * size_t(G)), F, B, endw, prob;
+    std::vector<uint8_t> x(d_sync.begin(), d_sync.end());
+    for (long long k = 0; k < G; ++k) {
+        for (unsigned b = 0; b < 2; ++b)
+            qw[size_t(2 * k + b)] = w.diag(d_sync[size_t(k)], b);
+    }
+    struct start_part {
+        double log_weight;
+        event_counts ev;
+        std::vector<double> items; // 2 (ny + 1): item s + c
+        long long s;
+    };
+    std::vector<start_part> parts;
+    double top = -std::numeric_limits<double>::infinity();
+    for (size_t k = 0; k < p.start.positions.size(); ++k) {
+        const long long s = p.start.positions[k];
+        const long long ny = std::min(std::min(L, x_hi) - s, G + d_limits.mtau.hi);
+        if (ny < 0 || !(p.start.weights[k] > 0))
+            continue;
+        const long long c0 = std::max<long long>({ 0, x_lo - s, G + d_limits.mtau.lo });
+        const int dlo = -int(G), Mn = int(ny + G + 1);
+        endw.assign(size_t(Mn), 0.0);
+        bool any = false;
+        for (long long c = c0; c <= ny; ++c) {
+            const long long a = s + c - x_lo;
+            if (a >= 0 && a < Mt && beta0[a] > 0) {
+                endw[size_t(c)] = std::ldexp(beta0[a], int(c)); // node k = c of row G
+                any = true;
+            }
+        }
+        if (!any)
+            continue;
+        prob.resize(2 * size_t(ny) + 2);
+        item_probabilities(r.items() + s, size_t(ny), prob.data());
+        F.resize(size_t(G + 1) * size_t(Mn));
+        B.resize(2 * size_t(Mn));
+        start_part part;
+        part.s = s;
+        part.items.assign(2 * size_t(ny), 0.0);
+        const double one = 1.0;
+        const double tot = model::codeword_events(
+            int(G),
+            dlo,
+            Mn,
+            ny,
+            w.ins,
+            w.del,
+            1,
+            qw.data(),
+            x.data(),
+            prob.data(),
+            endw.data(),
+            &one,
+            F.data(),
+            B.data(),
+            part.ev,
+            [&](long long c, int b, double v) { part.items[size_t(2 * c + b)] += v; });
+        if (!(tot > 0) || !std::isfinite(tot))
+            continue;
+        const double inv = 1.0 / tot;
+        part.ev.ins *= inv;
+        part.ev.del *= inv;
+        part.ev.trans *= inv;
+        part.ev.subst *= inv;
+        for (double& v : part.items)
+            v *= inv;
+        part.log_weight =
+            std::log(p.start.weights[k]) + std::log(tot) + double(s - x_lo) * ln2;
+        top = std::max(top, part.log_weight);
+        parts.push_back(std::move(part));
+    }
+    double sum = 0;
+    for (auto& part : parts)
+        sum += (part.log_weight = std::exp(part.log_weight - top));
+    if (!(sum > 0))
+        return; // not reached for a decoded frame: some start reaches codeword 0
+    for (const auto& part : parts) {
+        const double f = part.log_weight / sum;
+        out.events.ins += f * part.ev.ins;
+        out.events.del += f * part.ev.del;
+        out.events.trans += f * part.ev.trans;
+        out.events.subst += f * part.ev.subst;
+        for (size_t j = 0; j < part.items.size(); ++j)
+            out.item_posteriors[2 * size_t(part.s) + j] += f * part.items[j];
+    }
+}
+
 frame_result frame_decoder::check_length(size_t rho) const
 {
     if (d_sync.empty())
@@ -671,6 +790,8 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
     for_each_request(R, [&](size_t k) {
         prepare(requests[k], p[k], random_tail);
         p[k].post.assign(size_t(N()) * size_t(q()), 1.0 / q()); // (uniform if refused)
+        if (requests[k].events)
+            p[k].items.assign(2 * requests[k].L, 0.0);
     });
 
     lap(&frame_stage_times::prepare);
@@ -759,6 +880,10 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
             v.boundaries = p[k].plain ? nullptr : &p[k].bounds;
             v.boundary_metrics = p[k].metrics.data();
             v.log_evidence = &p[k].backend_evidence;
+            if (r.events) {
+                v.events = &p[k].events;
+                v.item_posteriors = p[k].items.data() + 2 * start;
+            }
             views.push_back(v);
             posts.push_back(p[k].post.data());
         }

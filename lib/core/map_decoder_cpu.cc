@@ -25,6 +25,7 @@
 
 #include "format.h"
 #include "map_decoder_cpu.h"
+#include <gnuradio/bsid/core/event_counts.h>
 #include <gnuradio/bsid/core/lattice.h>
 #include <gnuradio/bsid/core/log.h>
 #include <gnuradio/bsid/core/model.h>
@@ -106,6 +107,27 @@ public:
             }
             for (int k = 0; k < 2 * n; ++k)
                 d_qsel[size_t(p)].push_back(tab.data() + size_t(k) * Q);
+        }
+        // the same weights in double, and the codewords' bits, for the
+        // expected events (frame_view::events)
+        const auto wd = lattice_weights<double>::ratio(cfg.ch);
+        d_ev_w = wd;
+        d_ev_qw.resize(size_t(cfg.cb.P()));
+        d_ev_x.resize(size_t(cfg.cb.P()));
+        for (int p = 0; p < cfg.cb.P(); ++p) {
+            auto& qw = d_ev_qw[size_t(p)];
+            auto& xb = d_ev_x[size_t(p)];
+            qw.assign(size_t(2 * n) * size_t(Q), 0.0);
+            xb.assign(size_t(n) * size_t(Q), 0);
+            for (int r = 0; r < n; ++r) {
+                for (int D = 0; D < Q; ++D) {
+                    const int x =
+                        int((cfg.cb.books()[size_t(p)][size_t(D)] >> (n - 1 - r)) & 1u);
+                    xb[size_t(r) * Q + D] = uint8_t(x);
+                    for (int b = 0; b < 2; ++b)
+                        qw[size_t(2 * r + b) * Q + D] = wd.diag(unsigned(x), unsigned(b));
+                }
+            }
         }
 
         const size_t block = size_t(d_limits.mn.size()) * size_t(Q);
@@ -189,6 +211,11 @@ private:
         std::vector<real> scratch; // lattice rows
         std::vector<real> soft;    // soft input: w(0), w(1) per received item
         std::vector<double> prior; // N q, normalized, or empty for uniform
+        // expected events: the items' probabilities in double, the lattice's
+        // forward and backward rows, the end weights and the lanes' scales
+        std::vector<double> ev_prob, ev_F, ev_B, ev_end, ev_scale;
+        std::vector<double> ev_items; // one index's item posteriors, before normalizing
+        std::vector<double> ev_mass;  // alpha_i(m') beta_i(m') (unnormalized beta)
         frame_boundaries bounds;
         // ln of the products of alpha's normalizers and of sum alpha_N beta_N
         double log_evidence = 0;
@@ -302,7 +329,16 @@ private:
                                 workspace* ws,
                                 stage_times& t) noexcept
     {
+        if (f.events)
+            *f.events = event_counts{};
+        if (f.events && f.item_posteriors)
+            std::fill(f.item_posteriors, f.item_posteriors + 2 * f.rho, 0.0);
         const frame_result r = decode_contained(f, post, ws, t);
+        if (!r.ok() && f.events) {
+            *f.events = event_counts{};
+            if (f.item_posteriors)
+                std::fill(f.item_posteriors, f.item_posteriors + 2 * f.rho, 0.0);
+        }
         if (r.ok()) {
             const size_t Mt = size_t(d_limits.mtau.size());
             write_boundary_metrics(
@@ -386,6 +422,16 @@ private:
         if (f.llr) {
             ws.soft.resize(2 * f.rho);
             item_probabilities(f.items(), f.rho, ws.soft.data());
+        }
+        if (f.events) {
+            ws.ev_prob.resize(2 * f.rho);
+            item_probabilities(f.items(), f.rho, ws.ev_prob.data());
+            ws.ev_F.resize(size_t(n() + 1) * size_t(Mn) * size_t(Q));
+            ws.ev_B.resize(2 * size_t(Mn) * size_t(Q));
+            ws.ev_end.resize(size_t(Mn));
+            ws.ev_scale.resize(size_t(Q));
+            ws.ev_items.resize(2 * size_t(n() + Mt + Mn));
+            ws.ev_mass.resize(size_t(Mt));
         }
         const flush_denormals ftz;
         ws.gamma.resize(global ? block * size_t(Mt) * size_t(Nn) : block);
@@ -478,6 +524,8 @@ private:
                 ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
             std::fill(ws.L.begin(), ws.L.end(), 0.0);
             double bs = 0;
+            if (f.events)
+                std::fill(ws.ev_mass.begin(), ws.ev_mass.end(), 0.0);
             for (int a = 0; a < Mt; ++a) {
                 double* G = G_at(i, a);
                 const int b0 = a + dlo;
@@ -505,6 +553,8 @@ private:
                     [&](int e, int) { return G[e]; });
                 ws.beta_cur[size_t(a)] = bsum;
                 bs += bsum;
+                if (f.events)
+                    ws.ev_mass[size_t(a)] = alpha_i[a] * bsum;
                 if (d_profiling)
                     t.beta += seconds_since(t0), t0 = clock_type::now();
                 // L_i(D) += alpha_i(m') R_i(m', m | D) beta_{i+1}(m) (eqn:sigma
@@ -535,6 +585,8 @@ private:
                 return impossible(
                     detail::concat("the backward pass vanished at symbol ", i));
             }
+            if (f.events)
+                index_events(f, i, ws);
             for (int a = 0; a < Mt; ++a)
                 ws.beta_cur[size_t(a)] *= inv;
             double* out = post + size_t(i) * Q;
@@ -545,7 +597,91 @@ private:
         return res;
     }
 
+    /*
+     * The expected events of codeword i (model::codeword_events) over every
+     * start state m' and codeword D, each path weighted by alpha_i(m') P(D)
+     * and beta_{i+1} at its end, divided by the total weight of all of them
+     * (lambda_i, summed in double here, so that the E-step is double in both
+     * precisions). The items index i can read start at n i + m_tau^- and
+     * number fewer than n + Mt + Mn.
+     *
+     * A start state whose share of the index's weight (alpha_i(m')
+     * beta_i(m') over their sum, from the backward pass) is below 1e-17 is
+     * skipped: its edges' posteriors are at most that share each, so all
+     * the skipped states of a frame move a count by less than
+     * 1e-17 Mt (n + Mn) N, far below the double rounding of the sums (1e-11
+     * for S500); most of m_tau is such states.
+     */
+    void index_events(const frame_view& f, int i, workspace& ws) const
+    {
+        const int n = this->n(), Q = q();
+        const int Mt = d_limits.mtau.size(), Mn = d_limits.mn.size();
+        const int dlo = d_limits.mn.lo;
+        const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
+        const double* prior =
+            ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
+        const int p = int(size_t(i) % d_ev_qw.size());
+        const long long first = (long long)n * i + d_limits.mtau.lo;
+        std::fill(ws.ev_items.begin(), ws.ev_items.end(), 0.0);
+        event_counts ev;
+        double lambda = 0, mass = 0;
+        for (int a = 0; a < Mt; ++a)
+            mass += ws.ev_mass[size_t(a)];
+        const double negligible = 1e-17 * mass;
+        for (int a = 0; a < Mt; ++a) {
+            if (!live(f, i, a, alpha_i) || !(ws.ev_mass[size_t(a)] >= negligible))
+                continue;
+            bool any = false;
+            for (int e = 0; e < Mn; ++e) {
+                const int b = a + dlo + e;
+                ws.ev_end[size_t(e)] = b >= 0 && b < Mt ? ws.beta_next[size_t(b)] : 0.0;
+                any = any || ws.ev_end[size_t(e)] != 0.0;
+            }
+            if (!any)
+                continue;
+            for (int D = 0; D < Q; ++D)
+                ws.ev_scale[size_t(D)] = alpha_i[a] * (prior ? prior[D] : 1.0 / Q);
+            const long long start = first + a;
+            double* items = ws.ev_items.data() + 2 * size_t(a);
+            lambda += model::codeword_events(
+                n,
+                dlo,
+                Mn,
+                (long long)f.rho - start,
+                d_ev_w.ins,
+                d_ev_w.del,
+                Q,
+                d_ev_qw[size_t(p)].data(),
+                d_ev_x[size_t(p)].data(),
+                ws.ev_prob.data() + 2 * start,
+                ws.ev_end.data(),
+                ws.ev_scale.data(),
+                ws.ev_F.data(),
+                ws.ev_B.data(),
+                ev,
+                [&](long long c, int b, double v) { items[2 * c + b] += v; });
+        }
+        double inv = 0;
+        if (!model::normalizer(lambda, inv))
+            return; // not reached: the backward pass checked this index
+        f.events->ins += ev.ins * inv;
+        f.events->del += ev.del * inv;
+        f.events->trans += ev.trans * inv;
+        f.events->subst += ev.subst * inv;
+        if (f.item_posteriors) {
+            for (size_t j = 0; j < ws.ev_items.size(); ++j) {
+                const long long item = first + (long long)(j / 2);
+                if (ws.ev_items[j] != 0.0)
+                    f.item_posteriors[2 * item + (long long)(j % 2)] +=
+                        ws.ev_items[j] * inv;
+            }
+        }
+    }
+
     lattice_weights<real> d_w;
+    lattice_weights<double> d_ev_w;
+    std::vector<std::vector<double>> d_ev_qw;
+    std::vector<std::vector<uint8_t>> d_ev_x;
     std::vector<std::vector<real>> d_qtab;
     std::vector<std::vector<const real*>> d_qsel;
     storage_kind d_storage;

@@ -542,6 +542,7 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
             r.end = end_mode::free;
             r.lookahead = tail_model ? d_opt.lookahead : 0;
             r.next_frame_follows = tail_model;
+            r.events = d_opt.events;
             d_pending = pending_kind::synced;
             d_seg = s_min;
             d_seg_end = seg_end;
@@ -650,6 +651,7 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
         r.end = end_mode::free;
         r.lookahead = seg_end < full_end ? 0 : d_opt.lookahead;
         r.next_frame_follows = seg_end == full_end;
+        r.events = d_opt.events;
         d_req_cut = false; // a failed search is a frame length of sync_lost
         d_pending = pending_kind::search;
         d_seg = s_min;
@@ -679,6 +681,8 @@ void stream_decoder::take(frame_decode_result& r,
     f.acquired = acquired;
     f.segment_begin = d_seg;
     f.segment_end = d_seg_end;
+    f.events = r.events;
+    f.item_posteriors = std::move(r.item_posteriors);
     out.push_back(std::move(f));
     ++d_k;
 

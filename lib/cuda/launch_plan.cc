@@ -57,8 +57,16 @@ size_t memory_model::per_frame(size_t rho) const
     const size_t Nq = size_t(N) * size_t(q);
     // the state metrics in double; priors and posteriors in the decoder's
     // precision and in double
-    const size_t items = soft ? rho * (sizeof(double) + 2 * real_bytes) : rho + rho / 8;
-    return sizeof(double) * (rows + 2 * Nq) + real_bytes * 2 * Nq + items + 64;
+    const size_t received =
+        soft ? rho * (sizeof(double) + 2 * real_bytes) : rho + rho / 8;
+    // the E-step: w(0), w(1) per item in double, 4 events per index and per
+    // frame, and 2 item posteriors per item
+    const size_t events_bytes =
+        !events ? 0
+                : sizeof(double) * (2 * rho + 4 * size_t(N + 1) + (items ? 2 * rho : 0)) +
+                      2 * sizeof(int);
+    return sizeof(double) * (rows + 2 * Nq) + real_bytes * 2 * Nq + received +
+           events_bytes + 64;
 }
 
 size_t plan_window(const memory_model& m,
@@ -71,7 +79,7 @@ size_t plan_window(const memory_model& m,
     if (fell_back)
         *fell_back = false;
     const size_t budget = usable / 10 * 8;
-    size_t fixed = m.general_scratch;
+    size_t fixed = m.general_scratch + (m.events ? m.events_scratch : 0);
     for (size_t r : rho)
         fixed += m.per_frame(r);
     if (fixed >= budget)

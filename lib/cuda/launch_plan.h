@@ -56,12 +56,19 @@ struct memory_model {
     //! the batch is soft: its items travel as LLRs (double) and probabilities
     //! (2 reals) instead of bits
     bool soft = false;
+    //! some frame asks for its expected events (frame_view::events): each
+    //! frame's items in double and the events per index; items: and the item
+    //! posteriors; events_scratch: the events kernel's workspaces (bytes, per
+    //! batch)
+    bool events = false, items = false;
+    size_t events_scratch = 0;
 
     int nwarps() const { return (Mt + 31) / 32; }
     //! G and the partial L of one symbol index of one frame
     size_t per_index() const;
     //! alpha, beta, the boundary weights, the posteriors and the bits (or the
-    //! LLRs and their probabilities) of one frame of rho items
+    //! LLRs and their probabilities) of one frame of rho items, and with
+    //! events what the E-step keeps of it
     size_t per_frame(size_t rho) const;
 };
 

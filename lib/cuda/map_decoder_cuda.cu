@@ -23,7 +23,10 @@
 //    (no limit on M_tau); with global storage both directions run at once;
 //    norm_scan_kernel then sums the logs of their normalizers, which set the
 //    scale of pass L's products;
-//  - finish_kernel: the posteriors of each (frame, i), normalized (eqn:sigma).
+//  - finish_kernel: the posteriors of each (frame, i), normalized (eqn:sigma);
+//  - only in batches where some frame asks for its expected channel events
+//    (frame_view::events), the E-step's kernels (event_kernels.cu) once alpha
+//    and beta are final.
 // Global storage keeps G for the whole frame (one window of N indices); local
 // storage keeps windows of W < N indices and makes G again for the backward
 // pass. W, the block sizes and the grid come from the device's properties,
@@ -34,12 +37,14 @@
 
 #include "cuda_check.h"
 #include "device_buffer.h"
+#include "event_kernels.h"
 #include "format.h"
 #include "kernel_launchers.h"
 #include "lattice_kernels.cuh"
 #include "launch_plan.h"
 #include "map_decoder_cuda.h"
 #include "stage_clock.h"
+#include <gnuradio/bsid/core/event_counts.h>
 #include <gnuradio/bsid/core/lattice.h>
 #include <gnuradio/bsid/core/log.h>
 #include <gnuradio/bsid/core/model.h>
@@ -86,6 +91,10 @@ public:
             words.insert(words.end(), book.begin(), book.end());
         d_words.allocate(words.size());
         d_words.upload(words.data(), words.size());
+        // the E-step's lattices run in double in both precisions
+        d_ev_w = lattice_weights<double>::ratio(cfg.ch);
+        d_ev_plan =
+            plan_events(n(), q(), d_limits.mtau.size(), d_limits.mn.size(), d_prop);
 
         // The register kernels' form of the weights (launch_plan.h)
         d_regw = plan_register_weights(cfg.ch, n(), sizeof(real) == 4);
@@ -188,6 +197,7 @@ public:
             } else {
                 write_boundary_metrics(frames[k], nullptr, nullptr);
                 write_no_evidence(frames[k]);
+                write_no_events(frames[k]);
                 fill_uniform(post[k]);
             }
         }
@@ -259,11 +269,22 @@ private:
                 fill_uniform(post[todo[j]]);
                 write_boundary_metrics(frames[todo[j]], nullptr, nullptr);
                 write_no_evidence(frames[todo[j]]);
+                write_no_events(frames[todo[j]]);
                 results[todo[j]] = { frame_status::decoder_error,
                                      "the CUDA decoder failed on the frame: " + what };
             }
         } catch (...) {
         }
+    }
+
+    // A frame without events (refused, or failed): zero events and item posteriors.
+    static void write_no_events(const frame_view& f)
+    {
+        if (!f.events)
+            return;
+        *f.events = event_counts{};
+        if (f.item_posteriors)
+            std::fill(f.item_posteriors, f.item_posteriors + 2 * f.rho, 0.0);
     }
 
     int nwarps() const { return (d_limits.mtau.size() + 31) / 32; }
@@ -294,9 +315,13 @@ private:
         std::vector<size_t> rho(count);
         memory_model m = memory();
         for (size_t j = 0; j < count; ++j) {
-            rho[j] = frames[todo[pos + j]].rho;
-            m.soft = m.soft || frames[todo[pos + j]].llr != nullptr;
+            const frame_view& fv = frames[todo[pos + j]];
+            rho[j] = fv.rho;
+            m.soft = m.soft || fv.llr != nullptr;
+            m.events = m.events || fv.events != nullptr;
+            m.items = m.items || (fv.events && fv.item_posteriors);
         }
+        m.events_scratch = sizeof(double) * d_ev_plan.scratch_doubles();
         bool fell_back = false;
         const size_t W = plan_window(m,
                                      rho,
@@ -454,6 +479,43 @@ private:
             BSID_CUDA(cudaMemset(d_post_d.get(), 0, sizeof(double) * size_t(F) * Nn * Q));
         BSID_CUDA(cudaMemset(d_status_index.get(), 0, sizeof(int) * count));
 
+        // the E-step (frame_view::events): only for a batch in which some
+        // frame asks, and only for those frames (fe: their index among them)
+        std::vector<int> ev_frames, ev_items, fe_of(count, -1);
+        for (size_t j = 0; j < count; ++j) {
+            const frame_view& fv = frames[todo[pos + j]];
+            if (!fv.events)
+                continue;
+            fe_of[j] = int(ev_frames.size());
+            ev_frames.push_back(int(j));
+            ev_items.push_back(fv.item_posteriors ? 1 : 0);
+        }
+        const int Fe = int(ev_frames.size());
+        const bool any_items =
+            std::find(ev_items.begin(), ev_items.end(), 1) != ev_items.end();
+        if (Fe > 0) {
+            d_ev_yprob.ensure(std::max<size_t>(2 * size_t(total), 1));
+            d_ev_frames.ensure(size_t(Fe));
+            d_ev_want.ensure(size_t(Fe));
+            d_ev_index.ensure(size_t(Fe) * size_t(Nn) * 4);
+            d_ev_out.ensure(size_t(Fe) * 4);
+            d_ev_scratch.ensure(d_ev_plan.scratch_doubles());
+            d_ev_frames.upload(ev_frames.data(), size_t(Fe));
+            d_ev_want.upload(ev_items.data(), size_t(Fe));
+            BSID_CUDA(cudaMemset(d_ev_out.get(), 0, sizeof(double) * size_t(Fe) * 4));
+            if (any_items) {
+                d_ev_items.ensure(std::max<size_t>(2 * size_t(total), 1));
+                BSID_CUDA(
+                    cudaMemset(d_ev_items.get(), 0, sizeof(double) * 2 * size_t(total)));
+            }
+            // the items' probabilities in double (a soft batch holds every
+            // frame's items as LLRs, bits as +-infinity)
+            launch_event_items(soft ? nullptr : d_bits.get(),
+                               soft ? d_llr.get() : nullptr,
+                               d_ev_yprob.get(),
+                               total);
+        }
+
         launch_params<real> p{};
         p.n = n();
         p.q = Q;
@@ -555,6 +617,42 @@ private:
                 lattice(i0, Wc, pass_L);
             }
         }
+        if (Fe > 0) {
+            // alpha and beta are final for all N + 1 indices (d_alpha and
+            // d_beta hold whole frames in both storage modes)
+            event_params e{};
+            e.n = n();
+            e.q = Q;
+            e.P = d_cfg.cb.P();
+            e.N = Nn;
+            e.Mt = Mt;
+            e.Mn = Mn;
+            e.mtlo = d_limits.mtau.lo;
+            e.dlo = d_limits.mn.lo;
+            e.ins = d_ev_w.ins;
+            e.del = d_ev_w.del;
+            e.match = d_ev_w.match;
+            e.mismatch = d_ev_w.mismatch;
+            e.words = d_words.get();
+            e.alpha = d_alpha.get();
+            e.beta = d_beta.get();
+            e.prior_exact = any_prior ? d_priors_exact.get() : nullptr;
+            e.has_prior = d_has_prior.get();
+            e.status = d_status.get();
+            e.offset = d_offset.get();
+            e.rho = d_rho.get();
+            e.yprob = d_ev_yprob.get();
+            e.Fe = Fe;
+            e.frames = d_ev_frames.get();
+            e.want_items = d_ev_want.get();
+            e.index_events = d_ev_index.get();
+            e.events = d_ev_out.get();
+            e.items = any_items ? d_ev_items.get() : nullptr;
+            e.scratch = d_ev_scratch.get();
+            e.acc_global = d_ev_scratch.get() +
+                           size_t(d_ev_plan.grid) * d_ev_plan.block * d_ev_plan.stride;
+            launch_events(d_ev_plan, e);
+        }
         BSID_CUDA(cudaDeviceSynchronize());
         if (d_profiling) {
             const auto t = clock.collect();
@@ -570,6 +668,15 @@ private:
         std::vector<int> status(count), where(count);
         d_status.download(status.data(), count);
         d_status_index.download(where.data(), count);
+        std::vector<double> ev_out, ev_items_host;
+        if (Fe > 0) {
+            ev_out.resize(size_t(Fe) * 4);
+            d_ev_out.download(ev_out.data(), ev_out.size());
+            if (any_items) {
+                ev_items_host.resize(2 * size_t(total));
+                d_ev_items.download(ev_items_host.data(), ev_items_host.size());
+            }
+        }
         // through a pinned staging buffer kept between batches: a fast copy,
         // and no fresh host pages to fault in every batch
         const size_t nout = size_t(F) * Nn * Q;
@@ -651,6 +758,23 @@ private:
         }
         for (size_t j = 0; j < count; ++j) {
             const size_t k = todo[pos + j];
+            if (frames[k].events) {
+                if (status[j] == st_ok) {
+                    const double* v = ev_out.data() + size_t(fe_of[j]) * 4;
+                    event_counts& ev = *frames[k].events;
+                    ev.ins = v[0];
+                    ev.del = v[1];
+                    ev.trans = v[2];
+                    ev.subst = v[3];
+                    if (frames[k].item_posteriors) {
+                        const double* from = ev_items_host.data() + 2 * size_t(offset[j]);
+                        std::copy(
+                            from, from + 2 * frames[k].rho, frames[k].item_posteriors);
+                    }
+                } else {
+                    write_no_events(frames[k]);
+                }
+            }
             if (frames[k].boundary_metrics) {
                 // frame_decoder's boundary posteriors
                 if (status[j] == st_ok)
@@ -742,11 +866,17 @@ private:
     device_buffer<real> d_soft;       // and their probabilities (launch_params::soft)
     pinned_buffer<double> d_llr_host; // soft input: the LLRs gathered for d_llr
     pinned_buffer<real> d_staging;    // the host's copy of d_post
+    // the E-step (event_kernels.h): allocated by the first batch that asks
+    lattice_weights<double> d_ev_w{};
+    event_plan d_ev_plan;
+    device_buffer<double> d_ev_yprob, d_ev_index, d_ev_out, d_ev_items, d_ev_scratch;
+    device_buffer<int> d_ev_frames, d_ev_want;
     size_t cached_bytes() const
     {
         return d_G.bytes() + d_Lpart.bytes() + d_alpha.bytes() + d_beta.bytes() +
                d_post.bytes() + d_scratch.bytes() + d_post_d.bytes() + d_llr.bytes() +
-               d_soft.bytes();
+               d_soft.bytes() + d_ev_yprob.bytes() + d_ev_index.bytes() +
+               d_ev_items.bytes() + d_ev_scratch.bytes();
     }
     void release_cache()
     {
@@ -759,6 +889,10 @@ private:
         d_post_d.release();
         d_llr.release();
         d_soft.release();
+        d_ev_yprob.release();
+        d_ev_index.release();
+        d_ev_items.release();
+        d_ev_scratch.release();
     }
     int d_general_block = 128, d_general_grid = 1, d_ab_block = 128;
     bool d_ab_warp =

@@ -67,6 +67,32 @@ TEST(launch_plan, soft_batches_count_their_llrs_and_probabilities)
     }
 }
 
+TEST(launch_plan, batches_with_events_count_the_e_step)
+{
+    memory_model m;
+    m.N = 500;
+    m.q = 16;
+    m.Mt = 128;
+    m.Mn = 16;
+    const size_t plain = m.per_frame(4000);
+    m.events_scratch = size_t(8) << 20; // counted only where some frame asks
+    const std::vector<size_t> rho(64, 4000);
+    const size_t usable = size_t(150) << 20;
+    const size_t W_plain = plan_window(m, rho, usable, storage_kind::local, 0);
+    m.events = true;
+    // each item's probabilities and 4 events per index and per frame
+    EXPECT_EQ(m.per_frame(4000), plain + 8 * (2 * 4000 + 4 * 501) + 8);
+    m.items = true; // and 2 item posteriors per item
+    EXPECT_EQ(m.per_frame(4000), plain + 8 * (4 * 4000 + 4 * 501) + 8);
+    EXPECT_GT(W_plain, 0u);
+    EXPECT_LT(W_plain, size_t(m.N - 1));
+    EXPECT_LT(plan_window(m, rho, usable, storage_kind::local, 0), W_plain);
+    // no room for the E-step's workspace: no window
+    EXPECT_EQ(plan_window(m, { 4000 }, size_t(10) << 20, storage_kind::local, 0), 0u);
+    m.events = false;
+    EXPECT_GT(plan_window(m, { 4000 }, size_t(10) << 20, storage_kind::local, 0), 0u);
+}
+
 TEST(launch_plan, window_global_local_and_caps)
 {
     memory_model m;

@@ -13,7 +13,7 @@ import sys
 
 import bsid_core
 
-from . import dump, plot, results
+from . import dump, estimate, plot, results
 from .progress import make_progress, point_name
 from .sweep import SWEEPS, point_configs, run_configs
 from .values import parse_values
@@ -29,6 +29,8 @@ examples:
   bsid-sim --codebook builtin:ld3-modvec6 -N 50 --Pi 0.03 --Pd 0.03 --max-frames 200 \\
            --dump-failures fails/
   bsid-sim --replay fails/point000-frame000000012.json
+  bsid-sim --codebook builtin:ld3-modvec6 -N 500 --Pi 0.02 --Pd 0.01 --Ps 0.005 \
+           --estimate --estimate-frames 200 --initial 0.01,0.01,0.01
 
 Every point stops at the first of: --rel-error at --confidence on both SER and FER,
 --max-errors frame errors, --max-frames, --max-time seconds. See docs/simulating.md.
@@ -172,6 +174,19 @@ def build_parser():
                    help="seconds between plain progress lines (default 10)")
     g.add_argument("-q", "--quiet", action="store_true",
                    help="no progress and no summary lines")
+    g = p.add_argument_group("channel estimation (docs/simulating.md, \"Channel estimation\")")
+    g.add_argument("--estimate", action="store_true",
+                   help="instead of error rates, estimate each point's channel from its "
+                        "frames (EM over the decoder's lattice) and report the estimate "
+                        "against the true channel")
+    g.add_argument("--estimate-frames", type=_positive_int, default=200, metavar="K",
+                   help="frames per estimate (default 200)")
+    g.add_argument("--initial", metavar="PI,PD,PS", default="0.01,0.01,0.01",
+                   help="the estimate's initial point (default 0.01,0.01,0.01)")
+    g.add_argument("--iterations", type=_positive_int, default=100,
+                   help="at most this many EM iterations (default 100)")
+    g.add_argument("--tolerance", type=_nonneg, default=1e-4,
+                   help="stop when no estimate moves by more, relative (default 1e-4)")
     g = p.add_argument_group("replay")
     g.add_argument("--replay", metavar="FILE",
                    help="decode a dumped frame again and print the posteriors around its "
@@ -337,6 +352,17 @@ def _main(argv):
         cb = bsid_core.codebook.from_spec(a.codebook)
     except (ValueError, OSError) as e:
         p.error(f"--codebook: {e}")
+    initial = None
+    if a.estimate:
+        if a.framing != "genie" or a.sync_word:
+            p.error("--estimate takes frames with genie framing and no sync word")
+        parts = a.initial.split(",")
+        try:
+            if len(parts) != 3:
+                raise ValueError(f"{len(parts)} values")
+            initial = bsid_core.channel_params(*[float(v) for v in parts])
+        except (TypeError, ValueError) as e:
+            p.error(f"--initial {a.initial!r}: three probabilities Pi,Pd,Ps ({e})")
     try:
         configs = point_configs(
             cb, a.N, a.sweep, values, a.Pi or 0.0, a.Pd or 0.0, a.Ps or 0.0,
@@ -382,6 +408,23 @@ def _main(argv):
               f"seed {a.seed}, backend {a.backend}, {a.precision}", file=text, flush=True)
 
     rows = []
+    if a.estimate:
+        for c in configs:
+            try:
+                row = estimate.estimate_point(c, a.estimate_frames, initial, a.iterations,
+                                              a.tolerance)
+            except (RuntimeError, ValueError) as e:
+                print(f"bsid-sim: error: {point_name(c)}: {e}", file=sys.stderr)
+                return 1
+            rows.append(row)
+            if not a.quiet:
+                print(f"{point_name(c)}: {estimate.summary(row)}", file=text, flush=True)
+        if a.json:
+            results.write_json(a.json, rows)
+        if a.csv:
+            results.write_columns_csv(
+                a.csv, [{k: r[k] for k in estimate.COLUMNS} for r in rows], estimate.COLUMNS)
+        return 0
 
     def on_point(res):
         rows.append(res.row())

@@ -360,5 +360,49 @@ class qa_sim_cli(unittest.TestCase):
         self.assertEqual(bad.returncode, 2)
         self.assertIn("--sync-word", bad.stderr)
 
+class qa_sim_estimate(unittest.TestCase):
+    """bsid-sim --estimate: the library's estimate_channel on the point's frames."""
+
+    def test_001_estimate_of_two_points(self):
+        with tempfile.TemporaryDirectory() as d:
+            j, c = os.path.join(d, "e.json"), os.path.join(d, "e.csv")
+            r = run(TINY + ["--sweep", "Pi", "--values", "0.02,0.03", "--Pd", "0.01",
+                            "--Ps", "0.01", "--precision", "double", "--estimate",
+                            "--estimate-frames", "6", "--iterations", "3", "--json", j,
+                            "--csv", c])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("Pi 0.0", r.stdout)
+            with open(j) as fh:
+                rows = json.load(fh)
+            with open(c) as fh:
+                self.assertEqual(len(list(csv.DictReader(fh))), 2)
+        self.assertEqual([row["Pi"] for row in rows], [0.02, 0.03])
+        cb = bsid.codebook.builtin("ld3-modvec6")
+        for row in rows:
+            truth = bsid.channel_params(row["Pi"], 0.01, 0.01)
+            src = bsid.frame_source(cb, truth, 12, 1)
+            frames = [src.frame(k)["rx"] for k in range(6)]
+            ch, ll = bsid.estimate_channel(cb, 12, frames,
+                                           initial=bsid.channel_params(0.01, 0.01, 0.01),
+                                           iterations=3, backend="cpu")
+            self.assertAlmostEqual(row["Pi_estimate"], ch.Pi, delta=1e-15)
+            self.assertAlmostEqual(row["Pi_error"], abs(ch.Pi - row["Pi"]) / row["Pi"],
+                                   delta=1e-12)
+            self.assertEqual(row["log_likelihoods"], ll)
+            self.assertEqual(row["iterations"], 3)
+
+    def test_002_bad_arguments(self):
+        r = run(TINY + ["--Pi", "0.01", "--estimate", "--initial", "0.01,0.01"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--initial", r.stderr)
+        r = run(TINY + ["--Pi", "0.01", "--estimate", "--framing", "stream"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("genie framing", r.stderr)
+        r = run(TINY + ["--Pi", "0.01", "--Pd", "0.01", "--estimate", "--initial",
+                        "0,0.01,0.01", "--estimate-frames", "2"])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("would stay 0", r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -12,7 +12,7 @@ import json
 import math
 import os
 
-__all__ = ["COLUMNS", "write_csv", "write_json", "read_results"]
+__all__ = ["COLUMNS", "write_csv", "write_columns_csv", "write_json", "read_results"]
 
 COLUMNS = [
     "label", "codebook", "n", "q", "P", "N", "sweep", "Pi", "Pd", "Ps", "Pr", "seed",
@@ -45,9 +45,9 @@ def _atomic_write(path, text):
     os.replace(tmp, path)
 
 
-def _csv_text(rows):
+def _csv_text(rows, columns=None):
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
+    w = csv.DictWriter(buf, fieldnames=columns or COLUMNS, lineterminator="\n")
     w.writeheader()
     for r in rows:
         w.writerow({k: (repr(v) if isinstance(v, float) else v) for k, v in r.items()})
@@ -69,6 +69,12 @@ def write_csv(path, rows):
     """Writes rows (dicts with the COLUMNS keys) as CSV; '-' is stdout."""
     _check(rows)
     _write(path, _csv_text(rows))
+
+
+def write_columns_csv(path, rows, columns):
+    """Writes rows (dicts with the given keys) as CSV; '-' is stdout."""
+    _check(rows)
+    _write(path, _csv_text(rows, columns))
 
 
 def write_json(path, rows):

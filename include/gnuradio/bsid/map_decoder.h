@@ -96,6 +96,20 @@ namespace bsid {
  * "invalid_input" erasure. Connecting a byte stream to a decoder made for
  * LLRs, or the reverse, is refused by GNU Radio when the flowgraph is
  * connected (the item sizes differ).
+ * Channel estimation (\p estimate_every K > 0, tagged framing, with or
+ * without a sync word;
+ * docs/receiving.md, "Channel estimation"): the block keeps the last K
+ * frames it decoded and, after every K, re-estimates the channel from them
+ * (bsid::estimate_channel, expectation-maximization over the decoder's
+ * lattice, from the channel in use) on a thread of its own while it goes on
+ * decoding. A finished estimate is logged and applied to the frames that
+ * begin after it (for soft input its LLR scale too: the input LLRs are
+ * multiplied by it), and posted on the message port "channel_estimate" as
+ * a dict: Pi, Pd, Ps, llr_scale, iterations, converged, frames,
+ * frames_seen (frames given to the estimator when it started),
+ * log_likelihood, applied (false while "bsid_channel" tags set the channel:
+ * the tags win) and, for an estimate that failed, error. estimates()
+ * counts them.
  */
 class BSID_API map_decoder : virtual public gr::block
 {
@@ -136,6 +150,8 @@ public:
      *        the first input bit (otherwise: acquire first)
      * \param input       "bits" (byte items, 0 or 1) or "llr" (float items,
      *        soft decisions)
+     * \param estimate_every re-estimate the channel from the last this many
+     *        frames, after every this many (0: never; tagged framing)
      */
     static sptr make(const ::bsid::codebook& codebook,
                      int N,
@@ -161,7 +177,8 @@ public:
                      double sync_threshold = 0.0,
                      bool search = true,
                      bool synchronized_at_start = true,
-                     const std::string& input = "bits");
+                     const std::string& input = "bits",
+                     int estimate_every = 0);
 
     //! The channel for frames that begin after the call (unless bsid_channel tags set
     //! it).
@@ -174,6 +191,8 @@ public:
     virtual uint64_t bits_discarded() const = 0;
     //! The backend in use ("cpu" or "cuda").
     virtual std::string backend() const = 0;
+    //! Channel estimates finished (estimate_every), applied or not.
+    virtual uint64_t estimates() const = 0;
 };
 
 } // namespace bsid

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(map_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(3ba608a7dbd518459bb97ad9d6bb0fdd)                     */
+/* BINDTOOL_HEADER_FILE_HASH(6ea3c2e54e46a8b4c3c4d5318f06c295)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -62,6 +62,7 @@ void bind_map_decoder(py::module& m)
              py::arg("search") = true,
              py::arg("synchronized_at_start") = true,
              py::arg("input") = "bits",
+             py::arg("estimate_every") = 0,
              D(map_decoder, make))
 
 
@@ -85,6 +86,9 @@ void bind_map_decoder(py::module& m)
 
 
         .def("backend", &map_decoder::backend, D(map_decoder, backend))
+
+
+        .def("estimates", &map_decoder::estimates, D(map_decoder, estimates))
 
         ;
 }

@@ -67,6 +67,13 @@ struct frame_request {
      * bits only (false: the end of a stream; K must then be 0).
      */
     bool next_frame_follows = true;
+    /*!
+     * Also the frame's expected channel events (frame_decode_result::events
+     * and item_posteriors; docs/design.md section 3, "Channel estimation"):
+     * the sync word's and the codewords' events, not the look-ahead's (they
+     * are the next frame's).
+     */
+    bool events = false;
 
     received_items items() const { return { bits, llr }; }
 };
@@ -104,6 +111,15 @@ struct frame_decode_result {
      * -infinity for a refused frame.
      */
     double log_likelihood_ratio = -std::numeric_limits<double>::infinity();
+    /*!
+     * With frame_request::events: the expected insertions, deletions,
+     * transmissions and substitutions of the frame (W || X(D) from its
+     * start to its end), and for each item of the segment the posterior
+     * that it is one of the frame's transmitted bits received as 0 (entry
+     * 2 j) or as 1 (2 j + 1). Zeros for a refused frame.
+     */
+    event_counts events;
+    std::vector<double> item_posteriors;
 };
 
 //! Wall time of decode_batch's stages, summed over calls (profiling on):
@@ -203,6 +219,11 @@ private:
     std::shared_ptr<map_decoder> backend(int lo, int hi);
     frame_decoder& lookahead_decoder(int K);
     void finish(const frame_request& r, prepared& p, frame_decode_result& out) const;
+    //! The sync word's expected events (frame_request::events), added to out's.
+    void sync_word_events(const frame_request& r,
+                          const prepared& p,
+                          const double* beta0,
+                          frame_decode_result& out) const;
     //! f(k) for k < R on the decoder's threads; rethrows the first exception (by k)
     template <typename F>
     void for_each_request(size_t R, F f) const;

@@ -11,6 +11,7 @@
 #include <gnuradio/bsid/core/channel_params.h>
 #include <gnuradio/bsid/core/codebook.h>
 #include <gnuradio/bsid/core/drift_limits.h>
+#include <gnuradio/bsid/core/event_counts.h>
 #include <gnuradio/bsid/core/frame_status.h>
 #include <gnuradio/bsid/core/soft_input.h>
 #include <cstddef>
@@ -127,6 +128,23 @@ struct frame_view {
      * frame invalid_input.
      */
     const double* llr = nullptr;
+    /*!
+     * If not null, receives the frame's expected channel events given its
+     * items (the E-step of channel estimation, docs/design.md section 3, "Channel
+     * estimation"): insertions, deletions, transmissions and substitutions, exact sums of
+     * edge posteriors over the decoder's lattices (in double in every
+     * precision). Zeros for a refused frame. Costs about two more lattice
+     * passes.
+     */
+    event_counts* events = nullptr;
+    /*!
+     * With events: 2 rho values that receive, for each item j, the
+     * posterior probability that it is a transmitted bit received as 0
+     * (entry 2 j) and as 1 (entry 2 j + 1); 1 minus their sum is the
+     * probability that it was inserted (or lies outside the frame's path).
+     * Zeros for a refused frame.
+     */
+    double* item_posteriors = nullptr;
 
     received_items items() const { return { bits, llr }; }
 };

@@ -69,6 +69,11 @@ struct stream_options {
      * (push(const float*, ...), soft input); the other kind is refused.
      */
     input_kind input = input_kind::bits;
+    /*!
+     * Also each decoded frame's expected channel events (stream_frame::events
+     * and item_posteriors; docs/design.md section 3, "Channel estimation").
+     */
+    bool events = false;
 };
 
 /*!
@@ -92,6 +97,14 @@ struct stream_frame {
     bool acquired = false; //!< decoded from an acquisition (tag or search)
     //! the received bits [segment_begin, segment_end) its decode read (-1: none)
     long long segment_begin = -1, segment_end = -1;
+    /*!
+     * With stream_options::events, for a decoded frame: its expected events
+     * and, for each item of [segment_begin, segment_end), the posterior that
+     * it is one of the frame's transmitted bits received as 0 (entry 2 j) or
+     * 1 (2 j + 1); zeros and empty otherwise.
+     */
+    event_counts events;
+    std::vector<double> item_posteriors;
     //! start - nominal_start and end - nominal_end (0 for an erasure)
     long long start_drift() const { return start < 0 ? 0 : start - nominal_start; }
     long long end_drift() const { return end < 0 ? 0 : end - nominal_end; }

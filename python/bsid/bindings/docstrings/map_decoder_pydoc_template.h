@@ -109,7 +109,8 @@ Args:
     sync_threshold : stream framing: the least log-likelihood ratio against random bits of a frame in sync; below it, sync_lost (default 0.0)
     search : stream framing: look for frames without start tags after losing sync (default True)
     synchronized_at_start : stream framing: the first frame begins at the first input bit (default True)
-    input : "bits" (byte items, 0 or 1) or "llr" (float items, soft decisions; docs/receiving.md) (default "bits"))doc";
+    input : "bits" (byte items, 0 or 1) or "llr" (float items, soft decisions; docs/receiving.md) (default "bits")
+    estimate_every : re-estimate the channel from the last this many decoded frames after every this many, on a thread of its own, apply it to the frames that begin after it, and post it on the message port "channel_estimate" (docs/receiving.md, "Channel estimation"); 0: never (default 0))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_map_decoder_0 = R"doc()doc";
@@ -150,7 +151,8 @@ Args:
     sync_threshold : stream framing: the least log-likelihood ratio against random bits of a frame in sync; below it, sync_lost (default 0.0)
     search : stream framing: look for frames without start tags after losing sync (default True)
     synchronized_at_start : stream framing: the first frame begins at the first input bit (default True)
-    input : "bits" (byte items, 0 or 1) or "llr" (float items, soft decisions; docs/receiving.md) (default "bits"))doc";
+    input : "bits" (byte items, 0 or 1) or "llr" (float items, soft decisions; docs/receiving.md) (default "bits")
+    estimate_every : re-estimate the channel from the last this many decoded frames after every this many, on a thread of its own, apply it to the frames that begin after it, and post it on the message port "channel_estimate" (docs/receiving.md, "Channel estimation"); 0: never (default 0))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_set_channel =
@@ -181,3 +183,7 @@ static const char* __doc_gr_bsid_map_decoder_bits_discarded =
 
 static const char* __doc_gr_bsid_map_decoder_backend =
     R"doc(The backend in use ("cpu" or "cuda").)doc";
+
+
+static const char* __doc_gr_bsid_map_decoder_estimates =
+    R"doc(Channel estimates finished (estimate_every), applied or not.)doc";

@@ -1,0 +1,134 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "bench_args.h"
+#include "bench_estimate.h"
+#include "bench_frames.h"
+#include <gnuradio/bsid/core/channel_estimator.h>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace bench {
+
+namespace {
+
+// |estimate - truth| / truth, or the absolute error where the truth is 0
+double rel_error(double est, double truth)
+{
+    return truth != 0 ? std::fabs(est - truth) / truth : std::fabs(est);
+}
+
+} // namespace
+
+int bench_estimate(const std::map<std::string, std::string>& opt)
+{
+    auto get = [&](const std::string& k, const std::string& dflt) {
+        return option(opt, k, dflt);
+    };
+    const long long N = parse_int("-N", get("-N", "500"));
+    if (N < 1)
+        throw std::invalid_argument("-N must be at least 1");
+    const std::string spec = codebook_spec(opt);
+    const bsid::codebook cb = bsid::codebook::from_spec(spec);
+    const bsid::channel_params truth(parse_list("--Pi", get("--Pi", "0.02"))[0],
+                                     parse_list("--Pd", get("--Pd", "0.01"))[0],
+                                     parse_list("--Ps", get("--Ps", "0.005"))[0]);
+    const auto init = parse_list("--initial", get("--initial", "0.01,0.01,0.01"));
+    if (init.size() != 3)
+        throw std::invalid_argument("--initial takes Pi,Pd,Ps");
+    const bsid::channel_params initial(init[0], init[1], init[2]);
+    const long long count = parse_int("--frames", get("--frames", "200"));
+    if (count < 1)
+        throw std::invalid_argument("--frames must be at least 1");
+    const uint64_t seed = uint64_t(parse_int("--seed", get("--seed", "1")));
+    const auto backends = parse_words(get("--backend", "auto"));
+    const auto precisions = parse_words(get("--precision", "double"));
+    const auto inputs = parse_words(get("--input", "bits"));
+    const double llr_sigma = parse_list("--llr-sigma", get("--llr-sigma", "0.5"))[0];
+    if (!(llr_sigma > 0))
+        throw std::invalid_argument("--llr-sigma must be positive");
+    bsid::estimate_options eo;
+    eo.iterations = int(parse_int("--iterations", get("--iterations", "100")));
+    eo.tolerance = parse_list("--tolerance", get("--tolerance", "1e-4"))[0];
+    const int threads = int(parse_int("--threads", get("--threads", "0")));
+
+    const auto rx = channel_frames(cb, N, truth, seed, count);
+    const auto llr = bpsk_llrs(rx, llr_sigma, seed);
+    for (const auto& in : inputs) {
+        const bool soft = bsid::parse_input_kind(in) == bsid::input_kind::llr;
+        std::vector<bsid::frame_view> views;
+        for (size_t k = 0; k < rx.size(); ++k) {
+            bsid::frame_view v;
+            if (soft)
+                v.llr = llr[k].data();
+            else
+                v.bits = rx[k].data();
+            v.rho = rx[k].size();
+            views.push_back(v);
+        }
+        for (const auto& be : backends) {
+            for (const auto& pr : precisions) {
+                bsid::decoder_config cfg(cb, initial, int(N));
+                cfg.backend = bsid::parse_backend(be);
+                cfg.precision = bsid::parse_precision(pr);
+                cfg.threads = threads;
+                const auto used = bsid::map_decoder::make(cfg); // the backend, resolved
+                const auto t0 = std::chrono::steady_clock::now();
+                const bsid::channel_estimate est = bsid::estimate_channel(cfg, views, eo);
+                const double s =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                        .count();
+                std::printf(
+                    "{\"bench\":\"estimate\",\"codebook\":\"%s\",\"N\":%lld,\"frames\":%"
+                    "lld,"
+                    "\"input\":\"%s\",\"backend\":\"%s\",\"precision\":\"%s\","
+                    "\"threads\":%d,\"true\":[%g,%g,%g],\"initial\":[%g,%g,%g],"
+                    "\"estimate\":[%.6g,%.6g,%.6g],\"llr_scale\":%.6g,"
+                    "\"rel_error\":[%.4g,%.4g,%.4g],\"iterations\":%d,\"converged\":%s,"
+                    "\"frames_used\":%zu,\"frames_refused\":%zu,\"seconds\":%.3f,"
+                    "\"seconds_per_iteration\":%.4f,\"log_likelihood\":[%.10g,%.10g],"
+                    "\"M_tau\":%d,\"M_n\":%d}\n",
+                    spec.c_str(),
+                    N,
+                    count,
+                    in.c_str(),
+                    bsid::to_string(used->backend()).c_str(),
+                    pr.c_str(),
+                    bsid::resolve_threads(threads),
+                    truth.Pi(),
+                    truth.Pd(),
+                    truth.Ps(),
+                    initial.Pi(),
+                    initial.Pd(),
+                    initial.Ps(),
+                    est.ch.Pi(),
+                    est.ch.Pd(),
+                    est.ch.Ps(),
+                    est.llr_scale,
+                    rel_error(est.ch.Pi(), truth.Pi()),
+                    rel_error(est.ch.Pd(), truth.Pd()),
+                    rel_error(est.ch.Ps(), truth.Ps()),
+                    est.iterations,
+                    est.converged ? "true" : "false",
+                    est.frames_used,
+                    est.frames_refused,
+                    s,
+                    s / est.iterations,
+                    est.log_likelihoods.front(),
+                    est.log_likelihoods.back(),
+                    est.mtau.size(),
+                    est.mn.size());
+                std::fflush(stdout);
+            }
+        }
+    }
+    return 0;
+}
+
+} // namespace bench

@@ -1,0 +1,304 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The E-step of channel estimation on the GPU (frame_view::events and
+// item_posteriors, docs/design.md section 3, "Channel estimation"): the expected channel
+// events of each frame that asks for them, as edge posteriors of the codewords' lattices
+// weighted by the decoder's final alpha and beta. The per-codeword math is
+// model::codeword_events (event_counts.h), the CPU backend's own (map_decoder_cpu.cc,
+// index_events), run here with one lane per thread.
+//
+// These kernels run only for batches in which some frame asks for events,
+// after alpha and beta are final (d_alpha and d_beta keep all N + 1 indices
+// of every frame in both storage modes):
+//  - event_items_kernel: every item's probabilities w(0), w(1) in double;
+//  - events_kernel: one block per (frame, i) at a time (a grid-stride loop),
+//    one thread per (a, D) of it (a loop when M_tau q exceeds the block). Each
+//    thread runs codeword_events for its start state and codeword, weighted
+//    by alpha_i(a) P(D) and beta_{i+1}; the block sums the return values into
+//    lambda_i (in a fixed order) and the events likewise, stores the events
+//    divided by lambda_i per (frame, i), and adds the item posteriors it
+//    gathered (per block, in shared memory) divided by lambda_i into the
+//    frame's items with atomicAdd (an item is read by up to about
+//    (M_tau + M_n) / n + 1 indices);
+//  - events_sum_kernel: each frame's events, summed over i in order (so
+//    that they do not depend on the schedule).
+
+#include "cuda_check.h"
+#include "event_kernels.h"
+#include "lattice_kernels.cuh"
+#include <gnuradio/bsid/core/event_counts.h>
+#include <gnuradio/bsid/core/model.h>
+#include <algorithm>
+
+namespace bsid {
+namespace cuda {
+
+namespace {
+
+constexpr int ev_max_block = 128;
+constexpr int ev_red = 5 * 32; // the block reductions' shared doubles
+
+// The item callback of codeword_events: item c (from the state's start) was
+// transmitted and received as b with posterior v, gathered in the block's
+// accumulator at the state's offset a.
+struct gather_items {
+    double* acc; // null: the frame does not ask for item posteriors
+    int a;
+    __host__ __device__ void operator()(long long c, int b, double v) const
+    {
+#if defined(__CUDA_ARCH__)
+        if (acc)
+            atomicAdd(acc + 2 * (a + c) + b, v);
+#endif
+    }
+};
+
+// Sums five values per thread over the block, in a fixed order; every thread
+// gets the sums. blockDim: a multiple of 32, at most 1024.
+__device__ void block_sum5(double v[5], double* red)
+{
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int nwarps = int(blockDim.x) >> 5;
+#pragma unroll
+    for (int k = 0; k < 5; ++k)
+        for (int o = 16; o > 0; o >>= 1)
+            v[k] += __shfl_xor_sync(0xffffffffu, v[k], o);
+    __syncthreads(); // the previous readers are done with red
+    if (lane == 0) {
+#pragma unroll
+        for (int k = 0; k < 5; ++k)
+            red[k * 32 + warp] = v[k];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < 5; ++k) {
+        double s = 0;
+        for (int w = 0; w < nwarps; ++w)
+            s += red[k * 32 + w];
+        v[k] = s;
+    }
+}
+
+__global__ void
+event_items_kernel(const uint8_t* bits, const double* llr, double* out, long long total)
+{
+    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        double w0, w1;
+        if (llr) {
+            model::llr_probabilities(llr[t], w0, w1);
+        } else {
+            w1 = bits[t] ? 1.0 : 0.0;
+            w0 = 1.0 - w1;
+        }
+        out[2 * t] = w0;
+        out[2 * t + 1] = w1;
+    }
+}
+
+__global__ void events_kernel(event_params p)
+{
+    extern __shared__ double sh[];
+    double* red = sh;
+    // the block's item posteriors of one (frame, i): item first + j / 2
+    // received as j % 2, before dividing by lambda_i
+    double* acc =
+        p.acc_global ? p.acc_global + (long long)blockIdx.x * p.acc : sh + ev_red;
+    const int n = p.n, q = p.q, Mt = p.Mt, Mn = p.Mn, dlo = p.dlo;
+    // this thread's workspace: F, B, the end weights, the diagonal weights
+    // and the codeword's bits (event_params::stride)
+    double* Fw =
+        p.scratch + ((long long)blockIdx.x * blockDim.x + threadIdx.x) * p.stride;
+    double* Bw = Fw + (long long)(n + 1) * Mn;
+    double* endw = Bw + 2 * Mn;
+    double* qw = endw + Mn;
+    uint8_t* x = reinterpret_cast<uint8_t*>(qw + 2 * n);
+    const long long work = (long long)p.Fe * p.N;
+    const long long pairs = (long long)Mt * q;
+    for (long long w = blockIdx.x; w < work; w += gridDim.x) {
+        const int fe = int(w / p.N);
+        const int i = int(w - (long long)fe * p.N);
+        const int f = p.frames[fe];
+        if (p.status[f] != st_ok)
+            continue; // the whole block
+        const bool items = p.want_items[fe] != 0;
+        if (items) {
+            for (int k = threadIdx.x; k < p.acc; k += blockDim.x)
+                acc[k] = 0.0;
+            __syncthreads();
+        }
+        const double* alpha_i = p.alpha + ((long long)f * (p.N + 1) + i) * Mt;
+        const double* beta_n = p.beta + ((long long)f * (p.N + 1) + i + 1) * Mt;
+        // a start state whose share alpha_i(a) beta_i(a) of the index's weight
+        // is below 1e-17 is skipped, as on the CPU (map_decoder_cpu.cc,
+        // index_events): its edges move no count by more than that share
+        const double* beta_i = p.beta + ((long long)f * (p.N + 1) + i) * Mt;
+        double share[5] = { 0, 0, 0, 0, 0 };
+        for (int a = threadIdx.x; a < Mt; a += blockDim.x)
+            share[0] += alpha_i[a] * beta_i[a];
+        block_sum5(share, red);
+        const double negligible = 1e-17 * share[0];
+        const double* prior = p.prior_exact && p.has_prior[f]
+                                  ? p.prior_exact + ((long long)f * p.N + i) * q
+                                  : nullptr;
+        const long long rho = p.rho[f];
+        const long long first = (long long)n * i + p.mtlo;
+        const double* yprob = p.yprob + 2 * p.offset[f];
+        const uint32_t* book = p.words + (long long)(i % p.P) * q;
+        event_counts ev;
+        double lambda = 0;
+        for (long long t = threadIdx.x; t < pairs; t += blockDim.x) {
+            const int a = int(t / q), D = int(t - (long long)a * q);
+            const long long start = first + a;
+            // as the CPU's live(): a state no path reaches, or outside the frame
+            if (alpha_i[a] == 0.0 || start < 0 || start > rho ||
+                !(alpha_i[a] * beta_i[a] >= negligible))
+                continue;
+            bool any = false;
+            for (int e = 0; e < Mn; ++e) {
+                const int b = a + dlo + e;
+                endw[e] = b >= 0 && b < Mt ? beta_n[b] : 0.0;
+                any = any || endw[e] != 0.0;
+            }
+            if (!any)
+                continue;
+            const double scale = alpha_i[a] * (prior ? prior[D] : 1.0 / q);
+            if (scale == 0.0)
+                continue; // a zero prior: nothing to add
+            const uint32_t word = book[D];
+            for (int r = 0; r < n; ++r) {
+                const unsigned xr = (word >> (n - 1 - r)) & 1u;
+                x[r] = uint8_t(xr);
+                qw[2 * r] = xr == 0u ? p.match : p.mismatch;
+                qw[2 * r + 1] = xr == 1u ? p.match : p.mismatch;
+            }
+            lambda += model::codeword_events(n,
+                                             dlo,
+                                             Mn,
+                                             rho - start,
+                                             p.ins,
+                                             p.del,
+                                             1,
+                                             qw,
+                                             x,
+                                             yprob + 2 * start,
+                                             endw,
+                                             &scale,
+                                             Fw,
+                                             Bw,
+                                             ev,
+                                             gather_items{ items ? acc : nullptr, a });
+        }
+        double s[5] = { lambda, ev.ins, ev.del, ev.trans, ev.subst };
+        block_sum5(s, red); // its barriers also complete acc
+        double inv = 0;
+        if (!model::normalizer(s[0], inv))
+            inv = 0; // not reached: the backward pass checked this index
+        if (threadIdx.x == 0) {
+            double* out = p.index_events + ((long long)fe * p.N + i) * 4;
+            for (int k = 0; k < 4; ++k)
+                out[k] = s[k + 1] * inv;
+        }
+        if (items) {
+            const long long to = 2 * (p.offset[f] + first); // item first (may be < 0)
+            for (int k = threadIdx.x; k < p.acc; k += blockDim.x) {
+                const double v = acc[k];
+                if (v != 0.0 && inv != 0.0)
+                    atomicAdd(p.items + (to + k), v * inv);
+            }
+            __syncthreads(); // acc is read before the next (frame, i) clears it
+        }
+    }
+}
+
+__global__ void events_sum_kernel(event_params p)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= 4 * p.Fe)
+        return;
+    const int fe = t / 4, k = t % 4;
+    if (p.status[p.frames[fe]] != st_ok)
+        return; // no events (the host writes zeros)
+    const double* v = p.index_events + (long long)fe * p.N * 4 + k;
+    double s = 0;
+    for (int i = 0; i < p.N; ++i)
+        s += v[(long long)i * 4];
+    p.events[t] = s;
+}
+
+} // namespace
+
+event_plan plan_events(int n, int q, int Mt, int Mn, const cudaDeviceProp& prop)
+{
+    event_plan e;
+    e.stride =
+        size_t(n + 1) * size_t(Mn) + 3 * size_t(Mn) + 2 * size_t(n) + (size_t(n) + 7) / 8;
+    const long long pairs = (long long)Mt * q;
+    e.block = int(std::min<long long>(ev_max_block, (pairs + 31) / 32 * 32));
+    e.acc = 2 * (n + Mt + Mn);
+    const size_t shared = sizeof(double) * (size_t(ev_red) + size_t(e.acc));
+    size_t dyn = sizeof(double) * size_t(ev_red);
+    if (shared <= size_t(48) << 10) {
+        e.acc_shared = true;
+        dyn = shared;
+    } else if (shared <= prop.sharedMemPerBlockOptin) {
+        BSID_CUDA(cudaFuncSetAttribute(
+            events_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+        e.acc_shared = true;
+        dyn = shared;
+    }
+    e.shared_bytes = dyn;
+    int per_sm = 0;
+    BSID_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, events_kernel, e.block, dyn));
+    // the threads' workspaces: at most 64 MiB of them
+    const size_t per_block = sizeof(double) * (size_t(e.block) * e.stride +
+                                               (e.acc_shared ? 0 : size_t(e.acc)));
+    const size_t most = std::max<size_t>(1, (size_t(64) << 20) / per_block);
+    e.grid = int(std::max<size_t>(
+        1,
+        std::min<size_t>(size_t(std::max(1, per_sm)) * size_t(prop.multiProcessorCount),
+                         most)));
+    return e;
+}
+
+size_t event_plan::scratch_doubles() const
+{
+    return size_t(grid) * size_t(block) * stride + (acc_shared ? 0 : size_t(grid) * acc);
+}
+
+void launch_event_items(const uint8_t* bits,
+                        const double* llr,
+                        double* out,
+                        long long total)
+{
+    if (total <= 0)
+        return;
+    const unsigned grid = unsigned(std::min<long long>((total + 255) / 256, 65535));
+    event_items_kernel<<<grid, 256>>>(bits, llr, out, total);
+    BSID_CUDA(cudaGetLastError());
+}
+
+void launch_events(const event_plan& e, event_params p)
+{
+    if (p.Fe <= 0 || p.N <= 0)
+        return;
+    p.stride = (long long)e.stride;
+    p.acc = e.acc;
+    if (e.acc_shared)
+        p.acc_global = nullptr;
+    const long long work = (long long)p.Fe * p.N;
+    const unsigned grid = unsigned(std::min<long long>(e.grid, work));
+    events_kernel<<<grid, e.block, e.shared_bytes>>>(p);
+    BSID_CUDA(cudaGetLastError());
+    events_sum_kernel<<<unsigned((4 * p.Fe + 127) / 128), 128>>>(p);
+    BSID_CUDA(cudaGetLastError());
+}
+
+} // namespace cuda
+} // namespace bsid

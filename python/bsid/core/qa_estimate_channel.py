@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+#
+# Copyright 2026 gr-bsid authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""bsid.estimate_channel (docs/receiving.md, "Channel estimation"): the returned
+estimate and log-likelihoods, details, LLR input, known data as priors, and clear
+errors for bad input."""
+
+import unittest
+
+import numpy as np
+
+import bsid_core as bsid
+
+
+class qa_estimate_channel(unittest.TestCase):
+
+    def setUp(self):
+        self.cb = bsid.codebook.builtin("ld3-modvec6")
+        self.N = 30
+        self.truth = bsid.channel_params(0.03, 0.02, 0.01)
+        rng = np.random.default_rng(4)
+        self.msgs = [rng.integers(0, 16, self.N) for _ in range(10)]
+        self.frames = [bsid.transmit(self.truth, self.cb.encode(m), 2, frame=k)[0]
+                       for k, m in enumerate(self.msgs)]
+        self.initial = bsid.channel_params(0.01, 0.01, 0.01)
+
+    def test_001_estimate_and_log_likelihoods(self):
+        ch, ll = bsid.estimate_channel(self.cb, self.N, self.frames, initial=self.initial,
+                                       iterations=6, backend="cpu")
+        self.assertIsInstance(ch, bsid.channel_params)
+        self.assertEqual(len(ll), 6)
+        # EM: never decreasing, up to the rounding of the sum
+        for a, b in zip(ll, ll[1:]):
+            self.assertGreaterEqual(b, a - 1e-12 * abs(a))
+        self.assertGreater(ch.Pi, 0.015)  # moved towards the truth
+
+    def test_002_details(self):
+        ch, ll, info = bsid.estimate_channel(self.cb, self.N, self.frames, initial=self.initial,
+                                             iterations=3, backend="cpu", details=True)
+        self.assertEqual(info["iterations"], 3)
+        self.assertFalse(info["converged"])
+        self.assertEqual((info["frames_used"], info["frames_refused"]), (10, 0))
+        ev = info["events"]
+        # every sent bit was deleted or transmitted
+        self.assertAlmostEqual(ev["deletions"] + ev["transmissions"], 10 * self.N * 8,
+                               delta=1e-6)
+        self.assertEqual(info["llr_scale"], 1.0)
+        lo, hi = info["mtau"]
+        self.assertLessEqual(lo, 0)
+        self.assertGreaterEqual(hi, 0)
+
+    def test_003_llr_input_and_scale(self):
+        rng = np.random.default_rng(2)
+        llrs = [((2.0 * f - 1.0) * 4 + rng.standard_normal(len(f)) * 2).astype(np.float32)
+                for f in self.frames]
+        ch, ll, info = bsid.estimate_channel(self.cb, self.N, llrs, initial=self.initial,
+                                             input="llr", iterations=4, backend="cpu",
+                                             details=True)
+        self.assertGreater(info["llr_scale"], 0)
+        self.assertNotEqual(info["llr_scale"], 1.0)
+        # a fixed scale stays
+        _, _, fixed = bsid.estimate_channel(self.cb, self.N, llrs, initial=self.initial,
+                                            input="llr", iterations=2, backend="cpu",
+                                            fix=["llr_scale"], llr_scale=0.7, details=True)
+        self.assertEqual(fixed["llr_scale"], 0.7)
+
+    def test_004_bad_input(self):
+        with self.assertRaisesRegex(ValueError, "no frames"):
+            bsid.estimate_channel(self.cb, self.N, [], initial=self.initial)
+        with self.assertRaisesRegex(ValueError, "fix holds 'Px'"):
+            bsid.estimate_channel(self.cb, self.N, self.frames, initial=self.initial,
+                                  fix=["Px"])
+        with self.assertRaisesRegex(ValueError, "Ps = 0 would stay 0"):
+            bsid.estimate_channel(self.cb, self.N, self.frames,
+                                  initial=bsid.channel_params(0.01, 0.01, 0.0))
+        with self.assertRaisesRegex(RuntimeError, "refused every frame"):
+            bsid.estimate_channel(self.cb, self.N, [np.zeros(3, np.uint8), [0, 5, 1]],
+                                  initial=self.initial, backend="cpu")
+        with self.assertRaises(ValueError):
+            bsid.estimate_channel(self.cb, self.N, self.frames, initial=self.initial,
+                                  iterations=0)
+        with self.assertRaises(ValueError):
+            bsid.channel_params(0.6, 0.5, 0.0)  # an initial point out of range
+        # a frame that is not bits is refused and counted; the others estimate
+        _, _, info = bsid.estimate_channel(self.cb, self.N, self.frames + [[0, 7, 1]],
+                                           initial=self.initial, iterations=1, backend="cpu",
+                                           details=True)
+        self.assertEqual((info["frames_used"], info["frames_refused"]), (10, 1))
+
+
+if __name__ == "__main__":
+    unittest.main()
