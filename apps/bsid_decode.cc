@@ -259,6 +259,23 @@ bool llr_token(const std::string& tok, double& v)
     return !tok.empty() && *end == '\0';
 }
 
+// A line's numbers as LLRs; why receives the first token that is not a
+// number (the line is then not a frame), if there is one.
+std::vector<double> llr_line(const std::string& line, std::string& why)
+{
+    std::istringstream is(line);
+    std::vector<double> l;
+    std::string tok;
+    double v;
+    while (is >> tok) {
+        if (!llr_token(tok, v) && why.empty())
+            why = "'" + tok + "' at position " + std::to_string(l.size()) +
+                  " is not an LLR (a number)";
+        l.push_back(v);
+    }
+    return l;
+}
+
 /*
  * --framing stream: stdin is one stream of 0s and 1s (whitespace ignored,
  * any other character a byte that is not a bit), read in chunks and decoded
@@ -450,16 +467,11 @@ int run_estimate(const bsid::frame_decoder& dec,
         std::stringstream ss(opt["--fix"]);
         std::string name;
         while (std::getline(ss, name, ',')) {
-            if (name == "Pi")
-                eo.fix_Pi = true;
-            else if (name == "Pd")
-                eo.fix_Pd = true;
-            else if (name == "Ps")
-                eo.fix_Ps = true;
-            else if (name == "llr_scale")
-                eo.fix_llr_scale = true;
-            else
-                die("--fix: '" + name + "' is not one of Pi, Pd, Ps, llr_scale");
+            try {
+                eo.fix(name);
+            } catch (const std::invalid_argument& e) {
+                die(std::string("--fix: ") + e.what());
+            }
         }
     }
     const bool soft = input == bsid::input_kind::llr;
@@ -514,14 +526,9 @@ int run_estimate(const bsid::frame_decoder& dec,
             line.pop_back();
         bool ok = true;
         if (soft) {
-            std::istringstream is(line);
-            std::vector<double> l;
-            std::string tok;
-            double v;
-            while (is >> tok) {
-                ok = ok && llr_token(tok, v);
-                l.push_back(v);
-            }
+            std::string why;
+            auto l = llr_line(line, why);
+            ok = why.empty();
             if (ok)
                 llrs.push_back(std::move(l));
         } else {
@@ -1010,17 +1017,7 @@ int run(int argc, char** argv)
         // llr, the numbers of the line are the frame's LLRs
         std::string why;
         if (soft) {
-            std::istringstream is(line);
-            std::vector<double> l;
-            std::string tok;
-            double v;
-            while (is >> tok) {
-                if (!llr_token(tok, v) && why.empty())
-                    why = "'" + tok + "' at position " + std::to_string(l.size()) +
-                          " is not an LLR (a number)";
-                l.push_back(v);
-            }
-            llrs.push_back(std::move(l));
+            llrs.push_back(llr_line(line, why));
             line.clear(); // its numbers are held in llrs
         }
         for (size_t t = 0; t < line.size() && !soft; ++t) {

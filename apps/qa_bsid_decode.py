@@ -474,7 +474,7 @@ class qa_bsid_decode_estimate(unittest.TestCase):
 
     def test_004_bad_arguments(self):
         text = "".join("".join(str(b) for b in f) + "\n" for f in self.frames)
-        for extra, why in ((["--fix", "Pq"], "not one of Pi"),
+        for extra, why in ((["--fix", "Pq"], "'Pq' is not one of Pi"),
                            (["--boundaries"], "does not apply to --estimate"),
                            (["--lookahead", "2"], "needs --framing stream"),
                            (["--iterations", "0"], "out of range")):

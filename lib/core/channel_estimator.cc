@@ -251,6 +251,21 @@ bool maximize(channel_estimate& est,
 
 } // namespace
 
+void estimate_options::fix(const std::string& name)
+{
+    if (name == "Pi")
+        fix_Pi = true;
+    else if (name == "Pd")
+        fix_Pd = true;
+    else if (name == "Ps")
+        fix_Ps = true;
+    else if (name == "llr_scale")
+        fix_llr_scale = true;
+    else
+        throw std::invalid_argument("estimate_channel: '" + name +
+                                    "' is not one of Pi, Pd, Ps, llr_scale");
+}
+
 double
 llr_scale_step(const std::vector<llr_posteriors>& frames, double c0, std::string* note)
 {

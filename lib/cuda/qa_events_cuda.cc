@@ -46,55 +46,6 @@ protected:
 const precision_kind precisions[] = { precision_kind::dual, precision_kind::single };
 const storage_kind storages[] = { storage_kind::global, storage_kind::local };
 
-struct events_case {
-    codebook cb;
-    channel_params ch;
-    int N;
-    std::vector<uint8_t> rx;
-    std::vector<double> llr;   // soft input, or empty
-    std::vector<double> prior; // normalized, or empty
-};
-
-// A frame small enough to enumerate every path: tau <= 9, rho <= 12 (as the
-// CPU test, lib/core/qa_channel_estimation.cc).
-events_case tiny_events_case(std::mt19937_64& rng, bool soft, bool priors)
-{
-    std::uniform_real_distribution<double> u(0, 1);
-    const int n = 2 + int(rng() % 2), N = 1 + int(rng() % 3);
-    const int q = 2 + int(rng() % 3);
-    codebook cb = codebook::random(n, q, 1 + int(rng() % 2), rng());
-    const channel_params ch(
-        0.05 + 0.2 * u(rng), 0.05 + 0.2 * u(rng), u(rng) < 0.2 ? 0.0 : 0.25 * u(rng));
-    std::vector<int64_t> msg(static_cast<size_t>(N));
-    for (auto& s : msg)
-        s = int64_t(rng() % uint64_t(q));
-    const auto bits = cb.encode(msg.data(), msg.size());
-    auto t = transmit(ch, bits.data(), bits.size(), rng(), 0);
-    while (t.rx.size() > 12)
-        t.rx.pop_back();
-    if (t.rx.empty())
-        t.rx.push_back(uint8_t(rng() & 1));
-    events_case c{ cb, ch, N, t.rx, {}, {} };
-    if (soft) {
-        for (uint8_t b : t.rx) // noisy LLRs, some of them wrong, some infinite
-            c.llr.push_back(u(rng) < 0.1 ? (b ? HUGE_VAL : -HUGE_VAL)
-                                         : (b ? 1.0 : -1.0) * (4 * u(rng) - 0.8));
-    }
-    if (priors) {
-        c.prior.resize(size_t(N * q));
-        for (int i = 0; i < N; ++i) {
-            double s = 0;
-            for (int D = 0; D < q; ++D)
-                s += (c.prior[size_t(i * q + D)] = u(rng) < 0.2 ? 0.0 : u(rng) + 0.01);
-            if (s == 0)
-                s = c.prior[size_t(i * q)] = 1;
-            for (int D = 0; D < q; ++D)
-                c.prior[size_t(i * q + D)] /= s;
-        }
-    }
-    return c;
-}
-
 // What a frame asks for and receives: events, and item posteriors (2 rho,
 // filled with -1 so that a value never written shows).
 struct event_out {

@@ -19,18 +19,6 @@ from gnuradio import bsid
 from qa_tagged_streams import tagged_source
 
 
-def soft_source(frames):
-    """A float vector source of the concatenated LLR frames, a packet_len tag on
-    the first item of each."""
-    data, tags, off = [], [], 0
-    for f in frames:
-        tags.append(gr.tag_utils.python_to_tag((off, pmt.intern("packet_len"),
-                                                pmt.from_long(len(f)))))
-        data.extend(float(x) for x in f)
-        off += len(f)
-    return blocks.vector_source_f(data, False, 1, tags)
-
-
 def messages(dbg):
     out = []
     for k in range(dbg.num_messages()):
@@ -51,7 +39,7 @@ class qa_map_decoder_estimate(gr_unittest.TestCase):
                                      9, frame=k)[0] for k in range(24)]
 
     def run_block(self, frames, every, soft=False, **kw):
-        src = soft_source(frames) if soft else tagged_source(frames)
+        src = tagged_source(frames, floats=soft)
         dec = bsid.map_decoder(self.cb, self.N, 0.01, 0.01, 0.01, output="hard",
                                backend="cpu", precision="double", max_batch=4,
                                estimate_every=every, input="llr" if soft else "bits", **kw)

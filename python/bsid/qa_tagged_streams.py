@@ -15,15 +15,18 @@ def tags_of(sink, key):
             if pmt.symbol_to_string(t.key) == key]
 
 
-def tagged_source(frames, extra=()):
-    """A byte vector source of the concatenated frames, a packet_len tag on the
-    first item of each, plus extra (offset, key, long value) tags."""
+def tagged_source(frames, extra=(), floats=False):
+    """A byte vector source of the concatenated frames (floats: a float source,
+    for LLRs), a packet_len tag on the first item of each, plus extra (offset,
+    key, long value) tags."""
     data, tags, off = [], [], 0
     for f in frames:
         tags.append(gr.tag_utils.python_to_tag((off, pmt.intern("packet_len"),
                                                 pmt.from_long(len(f)))))
-        data.extend(int(b) for b in f)
+        data.extend(float(b) if floats else int(b) for b in f)
         off += len(f)
     for offset, key, value in extra:
         tags.append(gr.tag_utils.python_to_tag((offset, pmt.intern(key), pmt.from_long(value))))
+    if floats:
+        return blocks.vector_source_f(data, False, 1, tags)
     return blocks.vector_source_b(data, False, 1, tags)

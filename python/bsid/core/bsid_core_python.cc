@@ -1690,21 +1690,8 @@ such frames with map_decoder_core(..., sync_word=W).
             opt.tolerance = tolerance;
             opt.llr_scale = llr_scale;
             if (!fix.is_none()) {
-                for (const auto& item : py::iter(fix)) {
-                    const std::string name = py::str(item);
-                    if (name == "Pi")
-                        opt.fix_Pi = true;
-                    else if (name == "Pd")
-                        opt.fix_Pd = true;
-                    else if (name == "Ps")
-                        opt.fix_Ps = true;
-                    else if (name == "llr_scale")
-                        opt.fix_llr_scale = true;
-                    else
-                        throw py::value_error(
-                            "estimate_channel: fix holds '" + name +
-                            "'; the names are Pi, Pd, Ps and llr_scale");
-                }
+                for (const auto& item : py::iter(fix))
+                    opt.fix(py::str(item)); // ValueError for another name
             }
             std::vector<received_frame> rx;
             std::vector<bsid::frame_view> views;

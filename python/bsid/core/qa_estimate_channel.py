@@ -70,7 +70,7 @@ class qa_estimate_channel(unittest.TestCase):
     def test_004_bad_input(self):
         with self.assertRaisesRegex(ValueError, "no frames"):
             bsid.estimate_channel(self.cb, self.N, [], initial=self.initial)
-        with self.assertRaisesRegex(ValueError, "fix holds 'Px'"):
+        with self.assertRaisesRegex(ValueError, "'Px' is not one of Pi, Pd, Ps"):
             bsid.estimate_channel(self.cb, self.N, self.frames, initial=self.initial,
                                   fix=["Px"])
         with self.assertRaisesRegex(ValueError, "Ps = 0 would stay 0"):

@@ -26,6 +26,12 @@ struct estimate_options {
     bool fix_Ps = false;        //!< keep Ps at its initial value
     double llr_scale = 1.0;     //!< soft input: the initial LLR scale c (> 0)
     bool fix_llr_scale = false; //!< soft input: keep c
+
+    /*!
+     * Keeps the value named "Pi", "Pd", "Ps" or "llr_scale" at its initial
+     * value; throws std::invalid_argument, naming them, for another name.
+     */
+    void fix(const std::string& name);
 };
 
 //! The result of estimate_channel().
