@@ -212,10 +212,6 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
             "map_decoder: estimate_every = " + std::to_string(estimate_every) +
             " must be 0 (off) or a number of frames");
     }
-    if (estimate_every > 0 && d_stream) {
-        throw std::invalid_argument(
-            "map_decoder: estimate_every needs tagged framing (framing \"tagged\")");
-    }
     if (estimate_every > 0) {
         d_tracker = std::make_unique<::bsid::channel_tracker>(
             d_cfg, estimate_every, ::bsid::estimate_options{}, d_sync);
@@ -461,11 +457,36 @@ void map_decoder_impl::stream_work(const void* in_items, size_t count, uint64_t 
     const auto* llr = static_cast<const float*>(in_items);
     auto push_until = [&](size_t upto) {
         take_channel();
+        if (d_tracker) { // kept to cut the in-sync frames out of
+            if (d_soft)
+                d_hist_llr.insert(d_hist_llr.end(), llr + done, llr + upto);
+            else
+                d_hist_bits.insert(d_hist_bits.end(), bits + done, bits + upto);
+        }
         if (d_soft) {
             d_llr_chunk.assign(llr + done, llr + upto); // float items, decoded in double
+            if (d_llr_gain != 1.0)                      // the estimated LLR scale
+                for (double& l : d_llr_chunk)
+                    l *= d_llr_gain;
             emit_stream(d_sd->push(d_llr_chunk.data(), upto - done, starts));
         } else {
             emit_stream(d_sd->push(bits + done, upto - done, starts));
+        }
+        if (d_tracker) {
+            // a frame put out later starts at most a chunk, a frame and its
+            // margins before the stream's end: keep 4 frames and the chunk
+            const auto lim = current_decoder()->limits();
+            const size_t F = d_sync.size() + size_t(d_cfg.N) * size_t(d_cfg.cb.n()) +
+                             size_t(std::max(0, lim.mtau.hi));
+            const size_t keep = 4 * F + (upto - done);
+            auto trim = [&](auto& h) {
+                if (h.size() > keep) {
+                    d_hist_begin += h.size() - keep;
+                    h.erase(h.begin(), h.begin() + long(h.size() - keep));
+                }
+            };
+            d_soft ? trim(d_hist_llr) : trim(d_hist_bits);
+            take_estimates(false);
         }
         starts.clear();
         done = upto;
@@ -524,8 +545,28 @@ void map_decoder_impl::emit_stream(const std::vector<::bsid::stream_frame>& fram
                                  f.result.reason);
             }
         }
+        if (f.result.ok())
+            track_stream_frame(f);
         emit(tags, f.result.ok() ? f.posteriors.data() : nullptr, erasure);
     }
+}
+
+void map_decoder_impl::track_stream_frame(const ::bsid::stream_frame& f)
+{
+    // the frame cut at its most probable start and end, as a tagged frame
+    // (W first); one whose items are gone from the history is left out
+    if (!d_tracker || f.start < 0 || f.end < f.start || uint64_t(f.start) < d_hist_begin)
+        return;
+    const size_t a = size_t(uint64_t(f.start) - d_hist_begin);
+    const size_t b = size_t(uint64_t(f.end) - d_hist_begin);
+    if (d_soft && b <= d_hist_llr.size())
+        d_tracker->add({},
+                       std::vector<double>(d_hist_llr.begin() + long(a),
+                                           d_hist_llr.begin() + long(b)));
+    else if (!d_soft && b <= d_hist_bits.size())
+        d_tracker->add(std::vector<uint8_t>(d_hist_bits.begin() + long(a),
+                                            d_hist_bits.begin() + long(b)),
+                       {});
 }
 
 // ---- output
@@ -701,6 +742,7 @@ void map_decoder_impl::apply_estimate(const ::bsid::channel_tracker::update& u)
             std::lock_guard<std::mutex> lock(d_dec_mutex);
             d_dec = std::move(dec);
             d_cfg.ch = e.ch;
+            d_channel_changed = true; // stream framing: taken up before the next bits
         }
         d_llr_gain = e.llr_scale;
         d_tracker->set_channel(e.ch, e.llr_scale);
@@ -738,6 +780,7 @@ int map_decoder_impl::general_work(int noutput_items,
         if (ended) {
             emit_stream(d_sd->flush()); // the end of the stream: a partial frame
             d_flushed = true;
+            take_estimates(true); // posted while the flowgraph still runs
         }
         auto* out = static_cast<uint8_t*>(output_items[0]);
         const size_t n =

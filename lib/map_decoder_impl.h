@@ -159,6 +159,12 @@ private:
     double d_llr_gain = 1.0; // soft input: the estimated LLR scale, applied
     std::atomic<bool> d_new_initial{ false }; // set_channel: the tracker's start moved
     std::atomic<uint64_t> d_estimates{ 0 };
+    // stream framing with estimation: the last input items, from absolute
+    // position d_hist_begin, to cut in-sync frames out of (as tagged frames)
+    std::deque<uint8_t> d_hist_bits;
+    std::deque<double> d_hist_llr;
+    uint64_t d_hist_begin = 0;
+    void track_stream_frame(const ::bsid::stream_frame& f);
     // counters: written by the work thread, read from any thread
     std::atomic<uint64_t> d_frames{ 0 }, d_erasures{ 0 }, d_bits_discarded{ 0 };
 };

@@ -96,7 +96,7 @@ namespace bsid {
  * "invalid_input" erasure. Connecting a byte stream to a decoder made for
  * LLRs, or the reverse, is refused by GNU Radio when the flowgraph is
  * connected (the item sizes differ).
- * Channel estimation (\p estimate_every K > 0, tagged framing, with or
+ * Channel estimation (\p estimate_every K > 0, either framing, with or
  * without a sync word;
  * docs/receiving.md, "Channel estimation"): the block keeps the last K
  * frames it decoded and, after every K, re-estimates the channel from them
@@ -109,7 +109,9 @@ namespace bsid {
  * frames_seen (frames given to the estimator when it started),
  * log_likelihood, applied (false while "bsid_channel" tags set the channel:
  * the tags win) and, for an estimate that failed, error. estimates()
- * counts them.
+ * counts them. With stream framing the frames estimated from are those
+ * decoded in sync, each cut at its most probable start and end (as a
+ * tagged frame, its sync word first).
  */
 class BSID_API map_decoder : virtual public gr::block
 {
@@ -151,7 +153,7 @@ public:
      * \param input       "bits" (byte items, 0 or 1) or "llr" (float items,
      *        soft decisions)
      * \param estimate_every re-estimate the channel from the last this many
-     *        frames, after every this many (0: never; tagged framing)
+     *        frames, after every this many (0: never)
      */
     static sptr make(const ::bsid::codebook& codebook,
                      int N,

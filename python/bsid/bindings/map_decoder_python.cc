@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(map_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(6ea3c2e54e46a8b4c3c4d5318f06c295)                     */
+/* BINDTOOL_HEADER_FILE_HASH(16180be5a3d578fd86c2743ae8e4a690)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

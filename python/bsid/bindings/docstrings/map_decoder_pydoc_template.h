@@ -110,7 +110,7 @@ Args:
     search : stream framing: look for frames without start tags after losing sync (default True)
     synchronized_at_start : stream framing: the first frame begins at the first input bit (default True)
     input : "bits" (byte items, 0 or 1) or "llr" (float items, soft decisions; docs/receiving.md) (default "bits")
-    estimate_every : re-estimate the channel from the last this many decoded frames after every this many, on a thread of its own, apply it to the frames that begin after it, and post it on the message port "channel_estimate" (docs/receiving.md, "Channel estimation"); 0: never (default 0))doc";
+    estimate_every : re-estimate the channel from the last this many decoded frames after every this many, on a thread of its own, apply it to the frames that begin after it, and post it on the message port "channel_estimate" (docs/receiving.md, "Channel estimation"; either framing: with stream framing, from the frames decoded in sync cut at their most probable start and end); 0: never (default 0))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_map_decoder_0 = R"doc()doc";
@@ -152,7 +152,7 @@ Args:
     search : stream framing: look for frames without start tags after losing sync (default True)
     synchronized_at_start : stream framing: the first frame begins at the first input bit (default True)
     input : "bits" (byte items, 0 or 1) or "llr" (float items, soft decisions; docs/receiving.md) (default "bits")
-    estimate_every : re-estimate the channel from the last this many decoded frames after every this many, on a thread of its own, apply it to the frames that begin after it, and post it on the message port "channel_estimate" (docs/receiving.md, "Channel estimation"); 0: never (default 0))doc";
+    estimate_every : re-estimate the channel from the last this many decoded frames after every this many, on a thread of its own, apply it to the frames that begin after it, and post it on the message port "channel_estimate" (docs/receiving.md, "Channel estimation"; either framing: with stream framing, from the frames decoded in sync cut at their most probable start and end); 0: never (default 0))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_set_channel =
