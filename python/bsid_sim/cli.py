@@ -354,8 +354,9 @@ def _main(argv):
         p.error(f"--codebook: {e}")
     initial = None
     if a.estimate:
-        if a.framing != "genie" or a.sync_word:
-            p.error("--estimate takes frames with genie framing and no sync word")
+        if a.framing != "genie":
+            p.error("--estimate takes frames with genie framing (each frame alone; with "
+                    "--sync-word, each begins with it)")
         parts = a.initial.split(",")
         try:
             if len(parts) != 3:

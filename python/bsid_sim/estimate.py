@@ -28,13 +28,14 @@ def estimate_point(config, frames, initial, iterations, tolerance, fix=None):
     is 0), the iterations, whether they converged, the frames used and refused, the
     log-likelihoods and the time."""
     truth = bsid_core.channel_params(config.Pi, config.Pd, config.Ps)
-    src = bsid_core.frame_source(config.codebook, truth, config.N, config.seed)
+    src = bsid_core.frame_source(config.codebook, truth, config.N, config.seed,
+                                 sync_word=config.sync_word)
     rx = [src.frame(k)["rx"] for k in range(frames)]
     t0 = time.monotonic()
     ch, ll, info = bsid_core.estimate_channel(
         config.codebook, config.N, rx, initial=initial, iterations=iterations,
         tolerance=tolerance, fix=fix, backend=config.backend, precision=config.precision,
-        Pr=config.Pr, threads=config.threads, details=True)
+        Pr=config.Pr, threads=config.threads, details=True, sync_word=config.sync_word)
     seconds = time.monotonic() - t0
     row = {"label": config.label, "N": config.N, "frames": frames, "seed": config.seed,
            "backend": config.backend, "precision": config.precision}

@@ -391,7 +391,22 @@ class qa_sim_estimate(unittest.TestCase):
             self.assertEqual(row["log_likelihoods"], ll)
             self.assertEqual(row["iterations"], 3)
 
-    def test_002_bad_arguments(self):
+    def test_002_frames_with_a_sync_word(self):
+        W = "0110100111010010"
+        r = run(TINY + ["--Pi", "0.03", "--Pd", "0.01", "--Ps", "0.01", "--precision",
+                        "double", "--estimate", "--estimate-frames", "5", "--iterations", "2",
+                        "--sync-word", W, "--json", "-", "-q"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        row = json.loads(r.stdout)[0]
+        cb = bsid.codebook.builtin("ld3-modvec6")
+        src = bsid.frame_source(cb, bsid.channel_params(0.03, 0.01, 0.01), 12, 1, sync_word=W)
+        ch, ll = bsid.estimate_channel(cb, 12, [src.frame(k)["rx"] for k in range(5)],
+                                       initial=bsid.channel_params(0.01, 0.01, 0.01),
+                                       iterations=2, backend="cpu", sync_word=W)
+        self.assertAlmostEqual(row["Pd_estimate"], ch.Pd, delta=1e-15)
+        self.assertEqual(row["log_likelihoods"], ll)
+
+    def test_003_bad_arguments(self):
         r = run(TINY + ["--Pi", "0.01", "--estimate", "--initial", "0.01,0.01"])
         self.assertEqual(r.returncode, 2)
         self.assertIn("--initial", r.stderr)
