@@ -67,7 +67,35 @@ class qa_estimate_channel(unittest.TestCase):
                                             fix=["llr_scale"], llr_scale=0.7, details=True)
         self.assertEqual(fixed["llr_scale"], 0.7)
 
-    def test_004_bad_input(self):
+    def test_004_sync_word_tagged_and_stream(self):
+        W = "0110100111010010"
+        w = [int(c) for c in W]
+        tx = [w + list(self.cb.encode(m)) for m in self.msgs]
+        tagged = [bsid.transmit(self.truth, np.array(t, np.uint8), 3, frame=k)[0]
+                  for k, t in enumerate(tx)]
+        ch, ll, info = bsid.estimate_channel(self.cb, self.N, tagged, initial=self.initial,
+                                             iterations=4, backend="cpu", sync_word=W,
+                                             details=True)
+        # the sync word's bits are counted with the codewords'
+        ev = info["events"]
+        self.assertAlmostEqual(ev["deletions"] + ev["transmissions"],
+                               10 * (16 + self.N * 8), delta=1e-6)
+        for a, b in zip(ll, ll[1:]):
+            self.assertGreaterEqual(b, a - 1e-12 * abs(a))
+        stream, _ = bsid.transmit(self.truth, np.array(sum(tx, []), np.uint8), 3, frame=99)
+        ch, ll, info = bsid.estimate_channel(self.cb, self.N, stream, initial=self.initial,
+                                             iterations=4, backend="cpu", sync_word=W,
+                                             framing="stream", details=True)
+        self.assertEqual(info["frames_used"], 10)
+        ev = info["events"]
+        self.assertAlmostEqual(ev["deletions"] + ev["transmissions"],
+                               10 * (16 + self.N * 8), delta=1e-3)
+        self.assertGreater(ch.Pi, 0.015)
+        with self.assertRaisesRegex(ValueError, "framing 'lines'"):
+            bsid.estimate_channel(self.cb, self.N, stream, initial=self.initial,
+                                  framing="lines")
+
+    def test_005_bad_input(self):
         with self.assertRaisesRegex(ValueError, "no frames"):
             bsid.estimate_channel(self.cb, self.N, [], initial=self.initial)
         with self.assertRaisesRegex(ValueError, "'Px' is not one of Pi, Pd, Ps"):
