@@ -156,9 +156,10 @@ struct events_case {
     std::vector<double> prior; // normalized, or empty
 };
 
-// A frame small enough to enumerate every path: tau <= 9, rho <= 12
+// A frame small enough to enumerate every path: tau <= 9, rho <= max_rx
 // (the CPU and CUDA tests of the events).
-inline events_case tiny_events_case(std::mt19937_64& rng, bool soft, bool priors)
+inline events_case
+tiny_events_case(std::mt19937_64& rng, bool soft, bool priors, size_t max_rx = 12)
 {
     std::uniform_real_distribution<double> u(0, 1);
     const int n = 2 + int(rng() % 2), N = 1 + int(rng() % 3);
@@ -171,7 +172,7 @@ inline events_case tiny_events_case(std::mt19937_64& rng, bool soft, bool priors
         s = int64_t(rng() % uint64_t(q));
     const auto bits = cb.encode(msg.data(), msg.size());
     auto t = transmit(ch, bits.data(), bits.size(), rng(), 0);
-    while (t.rx.size() > 12)
+    while (t.rx.size() > max_rx)
         t.rx.pop_back();
     if (t.rx.empty())
         t.rx.push_back(uint8_t(rng() & 1));
