@@ -748,6 +748,7 @@ frame_decoder::decode_batch(const std::vector<frame_view>& frames,
         req[k].L = frames[k].rho;
         req[k].priors = frames[k].priors;
         req[k].log_priors = frames[k].log_priors;
+        req[k].extrinsic = frames[k].extrinsic;
     }
     auto got = decode_batch(req);
     std::vector<frame_result> out(frames.size());
@@ -877,6 +878,7 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
             v.rho = size_t((long long)r.L - start);
             v.priors = r.priors;
             v.log_priors = r.log_priors;
+            v.extrinsic = r.extrinsic;
             v.boundaries = p[k].plain ? nullptr : &p[k].bounds;
             v.boundary_metrics = p[k].metrics.data();
             v.log_evidence = &p[k].backend_evidence;

@@ -9,6 +9,7 @@
 #include <gnuradio/bsid/core/channel.h>
 #include <gnuradio/bsid/core/frame_source.h>
 #include <gnuradio/bsid/core/philox.h>
+#include <gnuradio/bsid/core/symbol_mapping.h>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
@@ -32,14 +33,47 @@ frame_source::frame_source(const codebook& cb,
     }
 }
 
+frame_source::frame_source(const codebook& cb,
+                           const channel_params& ch,
+                           const ldpc_code& outer,
+                           uint64_t seed,
+                           std::vector<uint8_t> sync_word)
+    : frame_source(cb,
+                   ch,
+                   symbol_mapping(outer.q(), outer.n(), cb.q()).n_inner(),
+                   seed,
+                   std::move(sync_word))
+{
+    d_outer = std::make_shared<const ldpc_code>(outer);
+}
+
+void frame_source::info(uint64_t k, int32_t* symbols) const
+{
+    if (!d_outer)
+        throw std::logic_error("frame_source::info: no outer code");
+    draw(k, d_outer->k(), d_outer->q(), symbols);
+}
+
 void frame_source::message(uint64_t k, int32_t* symbols) const
 {
+    if (!d_outer) {
+        draw(k, d_N, d_cb.q(), symbols);
+        return;
+    }
+    std::vector<int32_t> u(size_t(d_outer->k())), c(size_t(d_outer->n()));
+    info(k, u.data());
+    d_outer->encode(u.data(), c.data());
+    symbol_mapping(d_outer->q(), d_outer->n(), d_cb.q()).to_inner(c.data(), symbols);
+}
+
+void frame_source::draw(uint64_t k, int n_draw, int q_draw, int32_t* symbols) const
+{
     philox_stream s(d_seed, message_stream_base + k);
-    const uint64_t q = uint64_t(d_cb.q());
+    const uint64_t q = uint64_t(q_draw);
     // Lemire's multiply-and-reject: (x q) >> 32 is uniform on [0, q) once the
     // 2^32 mod q values of x whose low product falls below that are redrawn.
     const uint32_t reject_below = uint32_t((uint64_t(1) << 32) % q);
-    for (int i = 0; i < d_N; ++i) {
+    for (int i = 0; i < n_draw; ++i) {
         uint64_t m = uint64_t(s.next_u32()) * q;
         while (uint32_t(m) < reject_below) {
             m = uint64_t(s.next_u32()) * q;
@@ -66,6 +100,8 @@ void frame_source::generate(uint64_t first,
     out.first = first;
     out.N = d_N;
     out.symbols.resize(count * N);
+    out.k = d_outer ? d_outer->k() : 0;
+    out.info.resize(count * size_t(out.k));
     out.rx.resize(count); // kept vectors keep their capacity
     const long long K = (long long)count;
     // An exception must not leave the parallel region (it would end the
@@ -93,6 +129,8 @@ void frame_source::generate(uint64_t first,
                 const uint64_t k = first + uint64_t(j);
                 int32_t* sym = out.symbols.data() + size_t(j) * N;
                 message(k, sym);
+                if (d_outer)
+                    info(k, out.info.data() + size_t(j) * size_t(out.k));
                 d_cb.encode(sym, N, tx.data() + d_sync.size());
                 auto& rx = out.rx[size_t(j)];
                 rx.clear();
@@ -120,6 +158,10 @@ simulated_frame frame_source::frame(uint64_t k) const
     f.index = k;
     f.symbols.resize(size_t(d_N));
     message(k, f.symbols.data());
+    if (d_outer) {
+        f.info.resize(size_t(d_outer->k()));
+        info(k, f.info.data());
+    }
     f.tx = d_sync;
     f.tx.resize(d_sync.size() + size_t(d_N) * size_t(d_cb.n()));
     d_cb.encode(f.symbols.data(), size_t(d_N), f.tx.data() + d_sync.size());

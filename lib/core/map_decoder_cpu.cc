@@ -573,7 +573,7 @@ private:
                     t.L += seconds_since(t0);
             }
             double ls = 0; // in double, so that every row sums to 1 to double precision
-            if (prior) {
+            if (prior && !f.extrinsic) {
                 for (int D = 0; D < Q; ++D)
                     ls += (ws.L[size_t(D)] *= prior[D]);
             } else {

@@ -47,14 +47,6 @@ decoder_config config_for(const tiny_case& tc, precision_kind p, storage_kind s)
     return cfg;
 }
 
-// Limits wide enough for every path of this frame.
-void wide_limits(decoder_config& cfg, const tiny_case& tc)
-{
-    const int rho = int(tc.y.size()), tau = tc.N * tc.cb.n();
-    cfg.mtau = drift_range{ -tau, rho };
-    cfg.mn = drift_range{ -tc.cb.n(), rho };
-}
-
 
 const precision_kind precisions[] = { precision_kind::dual, precision_kind::single };
 const storage_kind storages[] = { storage_kind::global, storage_kind::local };

@@ -232,6 +232,14 @@ inline void make_soft(tiny_case& tc, std::mt19937_64& rng)
     // y stays: a test may compare against the hard decisions
 }
 
+//! Limits wide enough for every path of a tiny case's frame.
+inline void wide_limits(decoder_config& cfg, const tiny_case& tc)
+{
+    const int rho = int(tc.y.size()), tau = tc.N * tc.cb.n();
+    cfg.mtau = drift_range{ -tau, rho };
+    cfg.mn = drift_range{ -tc.cb.n(), rho };
+}
+
 inline double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b)
 {
     double m = 0;

@@ -54,7 +54,7 @@ struct launch_params {
                              // normal real (for G only: no prior is a hard zero)
     const double*
         prior_exact;      // F x N x q in double, or null: the priors L is multiplied by
-    const int* has_prior; // per frame
+    const int* has_prior; // per frame: 0 none, 1 priors, 2 priors and an extrinsic output
     const double* start;  // F x Mt: alpha_0, the frame's start weights (normalized)
     const double* end;    // F x Mt: beta_N, the frame's end weights (normalized)
     // the window of symbol indices [i0, i0 + Wc) in buffers of W indices

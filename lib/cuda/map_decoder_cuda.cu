@@ -408,7 +408,7 @@ private:
                 const frame_view& fv = frames[todo[pos + j]];
                 if (!fv.priors)
                     continue;
-                has_prior[j] = 1;
+                has_prior[j] = fv.extrinsic ? 2 : 1; // 2: the prior stays out of L
                 double* ex = priors_exact.data() + j * size_t(Nn) * Q;
                 normalized_priors(fv.priors, fv.log_priors, ex);
                 real* pr = priors.data() + j * size_t(Nn) * Q;

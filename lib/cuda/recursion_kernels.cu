@@ -453,8 +453,10 @@ __global__ void finish_kernel(launch_params<real> p)
     const real* Lp = p.Lpart + ((long long)f * p.W + iw) * p.nwarps * p.q;
     real* out = p.post + ((long long)f * p.N + i) * p.q;
     // the prior, left out of the lattice pass, multiplies L here in double:
-    // a prior far below the float range is not a hard zero
-    const double* prior = p.prior_exact && p.has_prior[f]
+    // a prior far below the float range is not a hard zero; an extrinsic
+    // output (has_prior 2) leaves it out
+    const bool with_prior = p.prior_exact && p.has_prior[f];
+    const double* prior = with_prior && p.has_prior[f] == 1
                               ? p.prior_exact + ((long long)f * p.N + i) * p.q
                               : nullptr;
     auto L = [&](int D) {
@@ -478,7 +480,7 @@ __global__ void finish_kernel(launch_params<real> p)
     // normalized in double, then stored in the decoder's precision, or in
     // double for a frame with priors (post_d): its range is the priors'; a
     // frame without gets the same output in any batch
-    if (prior && p.post_d) {
+    if (with_prior && p.post_d) {
         double* od = p.post_d + ((long long)f * p.N + i) * p.q;
         for (int D = threadIdx.x; D < p.q; D += blockDim.x)
             od[D] = L(D) / ls;

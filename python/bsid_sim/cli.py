@@ -29,6 +29,8 @@ examples:
   bsid-sim --codebook builtin:ld3-modvec6 -N 50 --Pi 0.03 --Pd 0.03 --max-frames 200 \\
            --dump-failures fails/
   bsid-sim --replay fails/point000-frame000000012.json
+  bsid-sim --codebook random:5:16:8:1 --outer ldpc-regular:1000:125:16:3:1 --sweep p \
+           --values 0.002:0.006:+0.001 --iterations 10 --max-errors 100 --max-frames 10000
   bsid-sim --codebook builtin:ld3-modvec6 -N 500 --Pi 0.02 --Pd 0.01 --Ps 0.005 \
            --estimate --estimate-frames 200 --initial 0.01,0.01,0.01
 
@@ -183,10 +185,19 @@ def build_parser():
                    help="frames per estimate (default 200)")
     g.add_argument("--initial", metavar="PI,PD,PS", default="0.01,0.01,0.01",
                    help="the estimate's initial point (default 0.01,0.01,0.01)")
-    g.add_argument("--iterations", type=_positive_int, default=100,
-                   help="at most this many EM iterations (default 100)")
+    g.add_argument("--iterations", type=_positive_int, default=None,
+                   help="at most this many EM iterations (default 100); with --outer, the "
+                        "passes of the iterative decoder (default 10)")
     g.add_argument("--tolerance", type=_nonneg, default=1e-4,
                    help="stop when no estimate moves by more, relative (default 1e-4)")
+    g = p.add_argument_group("concatenated codes (docs/concatenated.md)")
+    g.add_argument("--outer", metavar="SPEC",
+                   help="an outer LDPC code over GF(q): ldpc:FILE (alist) or "
+                        "ldpc-regular:n:M:q:wc:seed; the frames carry its codewords, N "
+                        "follows from it, and the error rates count its information "
+                        "symbols after the iterative decoder (--iterations passes)")
+    g.add_argument("--bp-iterations", type=_positive_int, default=50, metavar="B",
+                   help="belief-propagation iterations per pass (default 50)")
     g = p.add_argument_group("replay")
     g.add_argument("--replay", metavar="FILE",
                    help="decode a dumped frame again and print the posteriors around its "
@@ -270,6 +281,12 @@ def _summary(res):
         lines.append(f"    genie framing of the same frames: FER {gfer[0]:.4e}, SER "
                      f"{gser[0]:.4e}; wrong MAP ends {res.wrong_ends}, sync lost "
                      f"{res.sync_lost}")
+    if c.outer is not None and res.frames:
+        by_pass = " ".join(f"{f:.3g}" for f in res.fer_by_pass())
+        lines.append(f"    after the outer code: FER by pass {by_pass}; mean passes "
+                     f"{res.passes / res.frames:.3g}, mean BP iterations "
+                     f"{res.bp_iterations / res.frames:.3g}; undetected errors "
+                     f"{res.undetected}")
     if res.dumped:
         lines.append(f"    {res.dumped} failing frames dumped to {c.dump_dir}")
     return "\n".join(lines)
@@ -321,8 +338,17 @@ def _main(argv):
             groups = _read_results(a)
             return 1 if groups is None else _plot(a, [], groups)
         p.error("--codebook is required (or --replay FILE, or --plot PNG --results FILE ...)")
-    if a.N is None:
-        p.error("-N is required with --codebook")
+    outer = None
+    if a.outer:
+        if a.estimate:
+            p.error("--estimate estimates the channel from the inner code's frames; it "
+                    "takes no --outer")
+        try:
+            outer = bsid_core.ldpc_code.from_spec(a.outer)
+        except (ValueError, OSError) as e:
+            p.error(f"--outer: {e}")
+    elif a.N is None:
+        p.error("-N is required with --codebook (or --outer, which sets it)")
     if (a.sweep is None) != (a.values is None):
         p.error("--sweep and --values go together")
     if not 0.0 < a.confidence < 1.0:
@@ -371,9 +397,11 @@ def _main(argv):
             threads=a.threads, batch=a.batch, seed=a.seed, confidence=a.confidence,
             rel_error=a.rel_error, max_errors=a.max_errors, max_frames=a.max_frames,
             max_time=a.max_time, dump_dir=a.dump_failures or "", dump_max=a.dump_max,
-            label=a.label or f"{a.codebook} N={a.N}", sync_word=a.sync_word,
+            label=a.label or (f"{a.codebook} + {a.outer}" if outer else
+                              f"{a.codebook} N={a.N}"), sync_word=a.sync_word,
             framing=a.framing, lookahead=a.lookahead,
-            streams=a.streams or 4, stream_frames=a.stream_frames or 8)
+            streams=a.streams or 4, stream_frames=a.stream_frames or 8,
+            outer=outer, iterations=a.iterations or 10, bp_iterations=a.bp_iterations)
     except ValueError as e:
         p.error(str(e))
 
@@ -405,15 +433,22 @@ def _main(argv):
     if not a.quiet:
         what = (f"{len(configs)} point{'s' if len(configs) != 1 else ''} of {a.sweep}"
                 if a.sweep else "1 point")
-        print(f"bsid-sim: {a.codebook} (n={cb.n}, q={cb.q}, P={cb.P}), N={a.N}, {what}, "
-              f"seed {a.seed}, backend {a.backend}, {a.precision}", file=text, flush=True)
+        print(f"bsid-sim: {a.codebook} (n={cb.n}, q={cb.q}, P={cb.P}), N={configs[0].N}, "
+              f"{what}, seed {a.seed}, backend {a.backend}, {a.precision}", file=text,
+              flush=True)
+        if outer is not None:
+            print(f"bsid-sim: outer code {outer.spec}: n={outer.n}, k={outer.k} over "
+                  f"GF({outer.q}), rate {outer.rate:.4g}; overall rate "
+                  f"{configs[0].rate:.4g}; up to {configs[0].iterations} "
+                  f"passes of {configs[0].bp_iterations} BP iterations", file=text,
+                  flush=True)
 
     rows = []
     if a.estimate:
         for c in configs:
             try:
-                row = estimate.estimate_point(c, a.estimate_frames, initial, a.iterations,
-                                              a.tolerance)
+                row = estimate.estimate_point(c, a.estimate_frames, initial,
+                                              a.iterations or 100, a.tolerance)
             except (RuntimeError, ValueError) as e:
                 print(f"bsid-sim: error: {point_name(c)}: {e}", file=sys.stderr)
                 return 1

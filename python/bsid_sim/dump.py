@@ -47,6 +47,12 @@ def write_failure(c, res, src, k, counts, j):
         "rx": _bits(f["rx"]),
         "drift": f["drift"].tolist(),
     }
+    if c.outer is not None:
+        # a concatenated scheme: "decisions" are the information symbols'
+        doc.update({"outer": c.outer.spec, "iterations": c.iterations,
+                    "bp_iterations": c.bp_iterations, "info": f["info"].tolist(),
+                    "passes": int(counts["iterations"][j]),
+                    "syndrome_ok": bool(counts["syndrome_ok"][j])})
     path = os.path.join(c.dump_dir, f"point{c.point:03d}-frame{k:09d}.json")
     with open(path, "w") as fh:
         json.dump(doc, fh, separators=(",", ":"))
@@ -98,6 +104,8 @@ def replay(path, backend=None, context=2, top=3, out=sys.stdout):
         print(f"note: backend '{want}' is not available here ({e}); using the CPU", file=out)
         dec = _decoder(doc, "cpu", storage)
     rx = np.frombuffer(doc["rx"].encode("ascii"), dtype=np.uint8) - ord("0")
+    if doc.get("outer"):
+        return _replay_outer(path, doc, dec, rx, out)
     N, q = doc["N"], dec.q
     sent = np.asarray(doc["message"], dtype=np.int64)
     old = np.asarray(doc["decisions"], dtype=np.int64)
@@ -148,4 +156,29 @@ def replay(path, backend=None, context=2, top=3, out=sys.stdout):
                   f"{row[sent[i]]:>9.3g}  {tops}", file=out)
         print("\n  drift: the true drift at the start of codeword i; '>' marks an error",
               file=out)
+    return same, new
+
+
+def _replay_outer(path, doc, dec, rx, out):
+    """Replays a frame of a concatenated scheme: the iterative decoder again,
+    its information symbols against the dumped decisions."""
+    code = bsid_core.ldpc_code.from_spec(doc["outer"])
+    cdec = bsid_core.concatenated_decoder(dec, code, iterations=doc["iterations"],
+                                          bp_iterations=doc["bp_iterations"])
+    r = cdec.decode([rx])[0]
+    new = np.asarray(r["info"], dtype=np.int64)
+    old = np.asarray(doc["decisions"], dtype=np.int64)
+    sent = np.asarray(doc["info"], dtype=np.int64)
+    print(f"{path}: frame {doc.get('frame', '?')} of seed {doc.get('seed', '?')}, "
+          f"{doc.get('codebook', '')} + {doc['outer']} (k={code.k}, n={code.n} over "
+          f"GF({code.q})), Pi={doc['Pi']:g} Pd={doc['Pd']:g} Ps={doc['Ps']:g}", file=out)
+    same = r["status"] == doc["status"] and np.array_equal(new, old)
+    wrong = np.nonzero(new != sent)[0]
+    print(f"status {r['status']} (dumped: {doc['status']}); {r['iterations']} passes, "
+          f"{r['bp_iterations']} BP iterations, syndrome "
+          f"{'satisfied' if r['syndrome_ok'] else 'not satisfied'}; {len(wrong)} wrong "
+          f"information symbols"
+          + (f" at {', '.join(str(int(i)) for i in wrong[:20])}"
+             + (" ..." if len(wrong) > 20 else "") if len(wrong) else ""), file=out)
+    print(f"decisions reproduced: {'yes' if same else 'NO'}", file=out)
     return same, new

@@ -81,10 +81,31 @@ class PointConfig:
     lookahead: object = None         # stream framing: the stream decoder's K (None: auto)
     streams: int = 4                 # stream framing: independent streams side by side
     stream_frames: int = 8           # stream framing: frames per chunk of a stream
+    outer: object = None             # bsid_core.ldpc_code: a concatenated scheme (N is its inner length)
+    iterations: int = 10             # outer: passes of inner MAP then outer BP
+    bp_iterations: int = 50          # outer: belief-propagation iterations per pass
 
     @property
     def spec(self):
         return self.codebook.spec or "(lists)"
+
+    @property
+    def symbols_per_frame(self):
+        """The symbols counted per frame: the outer code's k information symbols,
+        or the N message symbols."""
+        return self.outer.k if self.outer is not None else self.N
+
+    @property
+    def rate(self):
+        """Information bits per transmitted bit (the sync word included)."""
+        o = self.outer
+        info = (o.k * math.log2(o.q) if o is not None
+                else self.N * math.log2(self.codebook.q))
+        return info / (self.N * self.codebook.n + len(self.sync_word))
+
+    @property
+    def bits_per_symbol(self):
+        return bits_per_symbol(self.outer.q if self.outer is not None else self.codebook.q)
 
     @property
     def value(self):
@@ -122,10 +143,16 @@ class PointResult:
     lookahead: int = 0               # stream framing: K as resolved
     wrong_ends: int = 0              # MAP end not the frame's true end (erasures included)
     sync_lost: int = 0
+    # outer code: frame errors after each pass, passes and BP iterations summed,
+    # frames whose decisions formed another codeword
+    frame_errors_by_pass: list = field(default_factory=list)
+    passes: int = 0
+    bp_iterations: int = 0
+    undetected: int = 0
 
     @property
     def m(self):
-        return bits_per_symbol(self.config.codebook.q)
+        return self.config.bits_per_symbol
 
     def fer(self):
         F = self.frames
@@ -134,11 +161,17 @@ class PointResult:
 
     def ser(self):
         return stats.interval_from_sums(self.frames, self.symbol_errors, self.symbol_errors_sq,
-                                        self.config.N, self.config.confidence)
+                                        self.config.symbols_per_frame, self.config.confidence)
 
     def ber(self):
         return stats.interval_from_sums(self.frames, self.bit_errors, self.bit_errors_sq,
-                                        self.config.N * self.m, self.config.confidence)
+                                        self.config.symbols_per_frame * self.m,
+                                        self.config.confidence)
+
+    def fer_by_pass(self):
+        """The FER after each pass of the iterative decoder (outer code only)."""
+        F = self.frames
+        return [e / F if F else 0.0 for e in self.frame_errors_by_pass]
 
     def genie(self):
         """FER and SER of the same frames with genie framing: this point's own
@@ -157,7 +190,9 @@ class PointResult:
         return self.frames / self.seconds if self.seconds > 0 else 0.0
 
     def mbit_per_s(self):
-        return self.frames_per_s() * self.config.N * math.log2(self.config.codebook.q) / 1e6
+        c = self.config
+        q = c.outer.q if c.outer is not None else c.codebook.q
+        return self.frames_per_s() * c.symbols_per_frame * math.log2(q) / 1e6
 
     def row(self):
         c = self.config
@@ -173,8 +208,8 @@ class PointResult:
             "mtau_lo": self.mtau[0], "mtau_hi": self.mtau[1],
             "mn_lo": self.mn[0], "mn_hi": self.mn[1],
             "frames": self.frames, "frame_errors": self.frame_errors,
-            "symbols": self.frames * c.N, "symbol_errors": self.symbol_errors,
-            "bits": self.frames * c.N * self.m, "bit_errors": self.bit_errors,
+            "symbols": self.frames * c.symbols_per_frame, "symbol_errors": self.symbol_errors,
+            "bits": self.frames * c.symbols_per_frame * self.m, "bit_errors": self.bit_errors,
             "erasures_drift": self.erasures_drift, "erasures_other": self.erasures_other,
             "fer": fer[0], "fer_lo": fer[1], "fer_hi": fer[2],
             "ser": ser[0], "ser_lo": ser[1], "ser_hi": ser[2],
@@ -193,6 +228,26 @@ class PointResult:
             "wrong_ends": self.wrong_ends, "sync_lost": self.sync_lost,
             "wrong_end_rate": self.wrong_ends / self.frames if self.frames else 0.0,
             "sync_lost_rate": self.sync_lost / self.frames if self.frames else 0.0,
+            **self._outer_columns(),
+        }
+
+    def _outer_columns(self):
+        """The concatenated scheme's columns (empty values without an outer code)."""
+        c = self.config
+        o = c.outer
+        F = self.frames
+        return {
+            "outer": o.spec if o is not None else "",
+            "outer_n": o.n if o is not None else 0,
+            "outer_k": o.k if o is not None else 0,
+            "outer_q": o.q if o is not None else 0,
+            "rate": c.rate,
+            "iterations": c.iterations if o is not None else 0,
+            "bp_iterations": c.bp_iterations if o is not None else 0,
+            "mean_iterations": self.passes / F if o is not None and F else 0.0,
+            "mean_bp_iterations": self.bp_iterations / F if o is not None and F else 0.0,
+            "undetected": self.undetected,
+            "fer_by_iteration": self.fer_by_pass(),
         }
 
 
@@ -238,7 +293,7 @@ def _stop_in_batch(res, counts):
         s1 = res.symbol_errors + np.cumsum(se)
         s2 = res.symbol_errors_sq + np.cumsum(se * se)
         flo, fhi = stats.wilson_arrays(fe, F, c.confidence)
-        ser, slo, shi = stats.interval_arrays(F, s1, s2, c.N, c.confidence)
+        ser, slo, shi = stats.interval_arrays(F, s1, s2, c.symbols_per_frame, c.confidence)
         with np.errstate(divide="ignore", invalid="ignore"):
             ok = ((F >= REL_MIN_FRAMES) & (fe >= REL_MIN_ERRORS)
                   & ((fhi - flo) / 2 <= c.rel_error * (fe / F))
@@ -265,6 +320,14 @@ def _add(res, counts, upto):
     drift = int((st == STATUS_DRIFT).sum())
     res.erasures_drift += drift
     res.erasures_other += int((st != STATUS_OK).sum()) - drift
+    if "wrong_after" in counts:  # the outer code's passes
+        by_pass = counts["wrong_after"][:upto].sum(axis=0).astype("int64")
+        if not res.frame_errors_by_pass:
+            res.frame_errors_by_pass = [0] * len(by_pass)
+        res.frame_errors_by_pass = [a + int(b) for a, b in zip(res.frame_errors_by_pass, by_pass)]
+        res.passes += int(counts["iterations"][:upto].astype("int64").sum())
+        res.bp_iterations += int(counts["bp_iterations"][:upto].astype("int64").sum())
+        res.undetected += int(((counts["syndrome_ok"][:upto] != 0) & (se > 0)).sum())
 
 
 def _end_batch(res, reason, t0, progress):
@@ -305,7 +368,14 @@ def run_point(c, progress=None):
         from .stream import run_stream_point
         return run_stream_point(c, progress)
     dec = make_decoder(c)
-    src = bsid_core.frame_source(c.codebook, dec.channel, c.N, c.seed, sync_word=c.sync_word)
+    if c.outer is not None:
+        counter = bsid_core.concatenated_decoder(dec, c.outer, iterations=c.iterations,
+                                                 bp_iterations=c.bp_iterations,
+                                                 threads=c.threads)
+    else:
+        counter = dec
+    src = bsid_core.frame_source(c.codebook, dec.channel, c.N, c.seed, sync_word=c.sync_word,
+                                 outer=c.outer)
     res = PointResult(config=c, backend=dec.backend, storage=dec.storage,
                       threads=resolved_threads(c.threads),
                       mtau=tuple(dec.limits["mtau"]), mn=tuple(dec.limits["mn"]))
@@ -344,7 +414,7 @@ def run_point(c, progress=None):
                 if count > 0 else None
             next_first += count
 
-            counts = dec.count_errors(batch, c.threads)
+            counts = counter.count_errors(batch, c.threads)
             upto, reason = _stop_in_batch(res, counts)
             if c.dump_dir and res.dumped < c.dump_max:
                 for j in (counts["symbol_errors"][:upto] > 0).nonzero()[0]:

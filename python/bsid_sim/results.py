@@ -24,17 +24,22 @@ COLUMNS = [
     "seconds", "frames_per_s", "mbit_per_s", "version", "sync_word",
     "framing", "lookahead", "streams", "fer_genie", "ser_genie", "frame_errors_genie",
     "symbol_errors_genie", "wrong_ends", "sync_lost", "wrong_end_rate", "sync_lost_rate",
+    "outer", "outer_n", "outer_k", "outer_q", "rate", "iterations", "bp_iterations",
+    "mean_iterations", "mean_bp_iterations", "undetected", "fer_by_iteration",
 ]
 
 _TEXT = {"label", "codebook", "sweep", "backend", "precision", "storage", "stopped_by",
-         "version", "sync_word", "framing"}
+         "version", "sync_word", "framing", "outer"}
+# lists: ';'-separated in CSV, read back as lists of numbers
+_LISTS = {"fer_by_iteration"}
 
 
 def _check(rows):
     for r in rows:
         for k, v in r.items():
-            if isinstance(v, float) and not math.isfinite(v):
-                raise ValueError(f"result column {k} is {v!r}: refusing to write it")
+            for x in (v if isinstance(v, list) else [v]):
+                if isinstance(x, float) and not math.isfinite(x):
+                    raise ValueError(f"result column {k} is {v!r}: refusing to write it")
 
 
 def _atomic_write(path, text):
@@ -50,7 +55,9 @@ def _csv_text(rows, columns=None):
     w = csv.DictWriter(buf, fieldnames=columns or COLUMNS, lineterminator="\n")
     w.writeheader()
     for r in rows:
-        w.writerow({k: (repr(v) if isinstance(v, float) else v) for k, v in r.items()})
+        w.writerow({k: (repr(v) if isinstance(v, float)
+                        else ";".join(repr(float(x)) for x in v) if isinstance(v, list)
+                        else v) for k, v in r.items()})
     return buf.getvalue()
 
 
@@ -86,6 +93,8 @@ def write_json(path, rows):
 def _convert(k, v):
     if k in _TEXT:
         return v
+    if k in _LISTS:
+        return [float(x) for x in v.split(";")] if v else []
     for kind in (int, float):
         try:
             return kind(v)

@@ -22,6 +22,19 @@ def point_configs(codebook, N, sweep=None, values=None, Pi=0.0, Pd=0.0, Ps=0.0, 
     """
     if isinstance(codebook, str):
         codebook = bsid_core.codebook.from_spec(codebook)
+    outer = options.get("outer")
+    if isinstance(outer, str):
+        outer = options["outer"] = bsid_core.ldpc_code.from_spec(outer)
+    if outer is not None:
+        # a concatenated scheme: N is the inner length of one outer codeword
+        need = bsid_core.symbol_mapping(outer.q, outer.n, codebook.q).n_inner
+        if N and int(N) != need:
+            raise ValueError(f"N = {N}: the outer code {outer.spec} (n = {outer.n} over "
+                             f"GF({outer.q})) fills N = {need} symbols of this codebook "
+                             f"(q = {codebook.q}); leave N out")
+        N = need
+        if options.get("iterations", 10) < 1 or options.get("bp_iterations", 50) < 1:
+            raise ValueError("iterations and bp_iterations must be at least 1")
     if sweep is None or sweep == "none":
         points = [(Pi, Pd, Ps)]
         sweep = "none"
@@ -48,6 +61,9 @@ def point_configs(codebook, N, sweep=None, values=None, Pi=0.0, Pd=0.0, Ps=0.0, 
         raise ValueError(f"N = {c.N} must be at least 1")
     if c.framing not in ("genie", "stream"):
         raise ValueError(f"framing '{c.framing}' is not one of genie, stream")
+    if c.outer is not None and c.framing != "genie":
+        raise ValueError("an outer code is simulated with genie framing (stream framing "
+                         "with an outer code is not supported yet)")
     if c.framing == "stream":
         if c.lookahead is not None and not 0 <= c.lookahead <= c.N:
             raise ValueError(f"lookahead K = {c.lookahead} must lie in [0, N = {c.N}]")

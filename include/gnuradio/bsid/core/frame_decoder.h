@@ -58,6 +58,7 @@ struct frame_request {
     size_t L = 0;
     const double* priors = nullptr; //!< N x q symbol priors, or null for uniform
     bool log_priors = false;        //!< priors as natural logs (frame_view::log_priors)
+    bool extrinsic = false;         //!< extrinsic output (frame_view::extrinsic)
     std::optional<position_weights> start;
     end_mode end = end_mode::known;
     int lookahead = 0;

@@ -10,9 +10,11 @@
 
 #include <gnuradio/bsid/core/channel_params.h>
 #include <gnuradio/bsid/core/codebook.h>
+#include <gnuradio/bsid/core/ldpc_code.h>
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace bsid {
@@ -23,17 +25,22 @@ struct frame_batch {
     int N = 0;                            //!< message symbols per frame
     std::vector<int32_t> symbols;         //!< size() rows of N sent symbols
     std::vector<std::vector<uint8_t>> rx; //!< the received bits of each frame (0/1 bytes)
+    //! With an outer code: the k information symbols of each frame (size() rows)
+    int k = 0;
+    std::vector<int32_t> info;
 
     size_t size() const { return rx.size(); }
     //! Frame k of the batch as the decoder reads it (uniform priors).
     frame_view view(size_t k) const { return { rx[k].data(), rx[k].size(), nullptr }; }
     const int32_t* sent(size_t k) const { return symbols.data() + k * size_t(N); }
+    const int32_t* sent_info(size_t j) const { return info.data() + j * size_t(k); }
 };
 
 //! One simulated frame with everything about it (failure dumps, replays).
 struct simulated_frame {
     uint64_t index = 0;
     std::vector<int32_t> symbols; //!< the N sent symbols
+    std::vector<int32_t> info;    //!< with an outer code: its k information symbols
     std::vector<uint8_t> tx;      //!< the G + tau transmitted bits (W, then n N)
     std::vector<uint8_t> rx;      //!< the rho received bits
     std::vector<int32_t>
@@ -77,6 +84,20 @@ public:
                  std::vector<uint8_t> sync_word = {});
 
     /*!
+     * \brief Frames of a concatenated scheme (docs/concatenated.md): frame
+     * k's k information symbols over GF(q_o) are drawn from the same message
+     * stream by the same rule (with q_o for q), encoded by the outer code,
+     * mapped to the N = symbol_mapping(q_o, n, q).n_inner() inner symbols
+     * (symbol_mapping::to_inner) and sent like any other frame. Throws
+     * std::invalid_argument if no mapping joins the two codes.
+     */
+    frame_source(const codebook& cb,
+                 const channel_params& ch,
+                 const ldpc_code& outer,
+                 uint64_t seed,
+                 std::vector<uint8_t> sync_word = {});
+
+    /*!
      * \brief Fills `out` with frames first .. first + count - 1, spread over
      * `threads` threads (0: all cores). `out` keeps its buffers between calls,
      * so refilling one batch allocates nothing once it has grown.
@@ -84,8 +105,12 @@ public:
      */
     void generate(uint64_t first, size_t count, frame_batch& out, int threads = 0) const;
 
-    //! The N message symbols of frame k.
+    //! The N message symbols of frame k (with an outer code: its mapped codeword).
     void message(uint64_t k, int32_t* symbols) const;
+    //! With an outer code: the k information symbols of frame k.
+    void info(uint64_t k, int32_t* symbols) const;
+    //! The outer code, or null.
+    const ldpc_code* outer() const { return d_outer.get(); }
 
     //! Frame k in full, with its transmitted bits and true drift path.
     simulated_frame frame(uint64_t k) const;
@@ -102,6 +127,10 @@ private:
     int d_N;
     uint64_t d_seed;
     std::vector<uint8_t> d_sync;
+    std::shared_ptr<const ldpc_code> d_outer; // null: uncoded messages
+
+    // n_draw uniform symbols of q values from frame k's message stream
+    void draw(uint64_t k, int n_draw, int q, int32_t* symbols) const;
 };
 
 } // namespace bsid

@@ -97,6 +97,16 @@ struct frame_view {
      */
     bool log_priors = false;
     /*!
+     * When true, the decoder writes each symbol's extrinsic probabilities
+     * instead of its posteriors: the posterior without the symbol's own
+     * prior, sum over m', m of alpha_i(m') R_i(m', m | D) beta_{i+1}(m), each
+     * row normalized (docs/concatenated.md, "The iterative decoder"). The
+     * priors still weigh every other symbol through alpha and beta. It is
+     * computed directly, never as posterior over prior, so a zero prior is no
+     * 0/0. Without priors it equals the posterior.
+     */
+    bool extrinsic = false;
+    /*!
      * Boundary conditions over the decoder's Mt states, or null for the
      * default: the frame starts at drift 0 and ends at drift rho - tau
      * (boundaries()). With them, rho is the length of the segment the weights

@@ -1,0 +1,113 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_BSID_CORE_CONCATENATED_DECODER_H
+#define INCLUDED_BSID_CORE_CONCATENATED_DECODER_H
+
+#include <gnuradio/bsid/core/frame_decoder.h>
+#include <gnuradio/bsid/core/ldpc_code.h>
+#include <gnuradio/bsid/core/ldpc_decoder.h>
+#include <gnuradio/bsid/core/map_decoder.h>
+#include <gnuradio/bsid/core/symbol_mapping.h>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace bsid {
+
+//! How the iterative decoder runs.
+struct concatenated_options {
+    int iterations = 10;    //!< I: passes of inner MAP then outer BP, at least 1
+    int bp_iterations = 50; //!< belief-propagation iterations per pass, at least 1
+};
+
+//! What became of one frame.
+struct concatenated_result {
+    /*!
+     * The inner decoder's status on the first pass: anything but ok is an
+     * erasure (no decisions). A later pass the inner decoder refuses ends the
+     * frame's passes with the previous decisions, and `reason` says why.
+     */
+    frame_status status = frame_status::ok;
+    std::string reason;
+    int iterations = 0;       //!< passes run
+    int bp_iterations = 0;    //!< belief-propagation iterations, summed over the passes
+    bool syndrome_ok = false; //!< the decisions form a codeword (the early stop)
+    bool ok() const { return status == frame_status::ok; }
+};
+
+/*!
+ * \brief The serially concatenated decoder (docs/concatenated.md, "The
+ * iterative decoder"): the paper's MAP decoder as the inner decoder and
+ * belief propagation over an LDPC code as the outer one, passing extrinsic
+ * information both ways.
+ *
+ * Each pass, for all frames of a batch still undecided:
+ *  1. the inner decoder runs with the outer decoder's last extrinsic output
+ *     as its log-priors (none on the first pass, except the known zero pad
+ *     bits of symbol_mapping), and gives its extrinsic output
+ *     (frame_view::extrinsic: posterior without the prior, computed
+ *     directly);
+ *  2. the mapping takes that to the outer symbols (identity for the same q);
+ *  3. belief propagation, started afresh, runs up to bp_iterations with it as
+ *     the channel input and gives posteriors, hard decisions and its
+ *     extrinsic output (posterior without that input, in logs);
+ *  4. a frame whose decisions satisfy every check stops.
+ * The inner decoder sees each batch as one decode_batch call, so a GPU
+ * backend decodes every undecided frame of a pass together.
+ */
+class concatenated_decoder
+{
+public:
+    /*!
+     * inner decodes frames of N = symbol_mapping(outer.q(), outer.n(),
+     * inner q).n_inner() symbols; throws std::invalid_argument otherwise, or
+     * for a mapping the sizes do not allow. threads: for belief propagation
+     * and the mapping (0: all cores). The decoders must outlive this object.
+     */
+    concatenated_decoder(map_decoder& inner, const ldpc_code& outer, int threads = 0);
+    //! Frames that begin with a sync word, through a frame_decoder.
+    concatenated_decoder(frame_decoder& inner, const ldpc_code& outer, int threads = 0);
+
+    /*!
+     * Called after every pass for each frame that ran it, with the pass
+     * (1 .. I), the frame's index in the batch and its n hard decisions.
+     */
+    using observer =
+        std::function<void(int pass, size_t frame, const int32_t* decisions)>;
+
+    /*!
+     * \brief Decodes a batch. frames: the received frames (their priors are
+     * ignored: the decoder sets them); decisions[k] (may be empty or null):
+     * n symbols of the last pass's decisions (-1 for an erasure);
+     * posteriors[k] (may be empty or null): n x q_o log-posteriors of the
+     * outer code (uniform for an erasure). Throws std::invalid_argument for bad
+     * options or pointer counts, before any work.
+     */
+    std::vector<concatenated_result>
+    decode_batch(const std::vector<frame_view>& frames,
+                 const concatenated_options& opt,
+                 const std::vector<int32_t*>& decisions,
+                 const std::vector<double*>& posteriors = {},
+                 const observer& watch = nullptr);
+
+    const ldpc_code& outer() const { return d_code; }
+    const symbol_mapping& mapping() const { return d_map; }
+    map_decoder& inner() { return d_inner; }
+
+private:
+    map_decoder& d_inner;
+    frame_decoder* d_frames = nullptr;
+    const ldpc_code& d_code;
+    symbol_mapping d_map;
+    ldpc_decoder d_bp;
+    int d_threads;
+};
+
+} // namespace bsid
+
+#endif /* INCLUDED_BSID_CORE_CONCATENATED_DECODER_H */
