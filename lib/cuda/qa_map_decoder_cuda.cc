@@ -497,3 +497,142 @@ TEST_F(cuda_decoder, settings_are_config_fields)
     cfg.device = 0;
     EXPECT_EQ(map_decoder::make(cfg)->backend(), backend_kind::cuda);
 }
+
+// The extrinsic output (frame_view::extrinsic, has_prior 2 in finish_kernel):
+// the APP of symbol i with its own prior uniform and every other prior kept,
+// from the enumeration once per symbol, as qa_concatenated's
+// inner_extrinsic_equals_brute_force_with_priors does on the CPU. The priors
+// hold zeros, where posterior over prior would be 0/0.
+TEST_F(cuda_decoder, inner_extrinsic_equals_brute_force_with_priors)
+{
+    const double inf = std::numeric_limits<double>::infinity();
+    std::mt19937_64 rng(test_seed() + 17);
+    int zeros = 0;
+    for (int trial = 0; trial < 40; ++trial) {
+        const tiny_case tc = random_case(rng, true);
+        const int N = tc.N, q = tc.cb.q();
+        std::vector<double> ref(size_t(N * q));
+        for (int i = 0; i < N; ++i) {
+            tiny_case one = tc;
+            std::fill(one.priors.begin() + i * q, one.priors.begin() + (i + 1) * q, 1.0);
+            const auto app = brute_force_app(one, nullptr);
+            std::copy(
+                app.begin() + i * q, app.begin() + (i + 1) * q, ref.begin() + i * q);
+        }
+        std::vector<double> logs(tc.priors.size());
+        for (size_t t = 0; t < logs.size(); ++t) {
+            logs[t] = tc.priors[t] > 0 ? std::log(tc.priors[t]) : -inf;
+            zeros += tc.priors[t] == 0;
+        }
+        decoder_config cfg(tc.cb, tc.ch, N);
+        wide_limits(cfg, tc);
+        for (auto p : precisions)
+            for (auto s : storages)
+                for (bool as_logs : { false, true }) {
+                    auto dec = make(cfg, backend_kind::cuda, p, s);
+                    ASSERT_EQ(dec->backend(), backend_kind::cuda);
+                    frame_view f{ tc.y.data(),
+                                  tc.y.size(),
+                                  as_logs ? logs.data() : tc.priors.data() };
+                    f.log_priors = as_logs;
+                    f.extrinsic = true;
+                    std::vector<double> ext(size_t(N * q));
+                    const auto r = dec->decode(f, ext.data());
+                    ASSERT_TRUE(r.ok()) << r.reason;
+                    EXPECT_LT(max_abs_diff(ext, ref),
+                              p == precision_kind::dual ? 1e-9 : 1e-4)
+                        << "trial " << trial << " " << to_string(p) << " " << to_string(s)
+                        << (as_logs ? " log priors" : "");
+                }
+    }
+    EXPECT_GT(zeros, 10); // the 0/0 case was met
+}
+
+// One decode_batch call over frames that differ in what they ask: extrinsic
+// or posterior output, priors (plain or log, with zeros) or none. Each frame
+// must equal decoding it alone on the CPU backend in double: a frame's
+// has_prior (0, 1 or 2) must not leak into its neighbours' outputs.
+TEST_F(cuda_decoder, mixed_extrinsic_batch_matches_cpu_frame_by_frame)
+{
+    const double inf = std::numeric_limits<double>::infinity();
+    std::mt19937_64 rng(test_seed() + 23);
+    std::uniform_real_distribution<double> u(0, 1);
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.02, 0.02, 0.01);
+    const int N = 30, Q = cb.q();
+    const int K = 12;
+    std::vector<std::vector<uint8_t>> rx;
+    std::vector<std::vector<double>> priors;
+    std::vector<frame_view> views;
+    for (int k = 0; k < K; ++k) {
+        rx.push_back(send(cb, ch, N, 11, uint64_t(k)));
+        // k % 4: 0 nothing, 1 priors, 2 priors + extrinsic, 3 extrinsic alone;
+        // the priors are log priors on every other frame that has them
+        const bool has = k % 4 == 1 || k % 4 == 2;
+        const bool as_logs = has && (k / 4) % 2 == 1;
+        std::vector<double> pr;
+        if (has) {
+            pr.resize(size_t(N) * Q);
+            for (int i = 0; i < N; ++i) {
+                for (int D = 0; D < Q; ++D) {
+                    const double v = u(rng) < 0.15 ? 0.0 : u(rng);
+                    pr[size_t(i) * Q + D] = v;
+                }
+                pr[size_t(i) * Q + size_t(rng() % Q)] += 0.5; // no zero rows
+            }
+            if (as_logs)
+                for (auto& v : pr)
+                    v = v > 0 ? std::log(v) : -inf;
+        }
+        priors.push_back(pr);
+    }
+    for (int k = 0; k < K; ++k) {
+        frame_view f{ rx[size_t(k)].data(),
+                      rx[size_t(k)].size(),
+                      priors[size_t(k)].empty() ? nullptr : priors[size_t(k)].data() };
+        f.log_priors = (k % 4 == 1 || k % 4 == 2) && (k / 4) % 2 == 1;
+        f.extrinsic = k % 4 >= 2;
+        views.push_back(f);
+    }
+    decoder_config cfg(cb, ch, N);
+    auto cpu = make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
+    std::vector<std::vector<double>> ref(size_t(K), std::vector<double>(size_t(N) * Q));
+    for (int k = 0; k < K; ++k) {
+        const auto r = cpu->decode(views[size_t(k)], ref[size_t(k)].data());
+        ASSERT_TRUE(r.ok()) << "frame " << k << ": " << r.reason;
+    }
+    // the extrinsic output differs from the posterior where there are priors
+    {
+        frame_view f = views[2];
+        f.extrinsic = false;
+        std::vector<double> post(size_t(N) * Q);
+        ASSERT_TRUE(cpu->decode(f, post.data()).ok());
+        EXPECT_GT(max_abs_diff(post, ref[2]), 1e-3);
+    }
+    for (int window : { 0, 3 }) {
+        cfg.local_window = window;
+        for (auto p : precisions)
+            for (auto s : storages) {
+                if (window && s != storage_kind::local)
+                    continue;
+                auto gpu = make(cfg, backend_kind::cuda, p, s);
+                ASSERT_EQ(gpu->backend(), backend_kind::cuda);
+                std::vector<std::vector<double>> got(size_t(K),
+                                                     std::vector<double>(size_t(N) * Q));
+                std::vector<double*> outs;
+                for (auto& g : got)
+                    outs.push_back(g.data());
+                const auto res = gpu->decode_batch(views, outs);
+                ASSERT_EQ(res.size(), size_t(K));
+                for (int k = 0; k < K; ++k) {
+                    ASSERT_TRUE(res[size_t(k)].ok())
+                        << to_string(p) << " " << to_string(s) << " window " << window
+                        << " frame " << k << ": " << res[size_t(k)].reason;
+                    EXPECT_LT(max_abs_diff(got[size_t(k)], ref[size_t(k)]),
+                              p == precision_kind::dual ? 1e-9 : 1e-4)
+                        << to_string(p) << " " << to_string(s) << " window " << window
+                        << " frame " << k << " (kind " << k % 4 << ")";
+                }
+            }
+    }
+}

@@ -42,7 +42,8 @@ def write_failure(c, res, src, k, counts, j):
         "symbol_errors": int(counts["symbol_errors"][j]),
         "bit_errors": int(counts["bit_errors"][j]),
         "message": f["symbols"].tolist(),
-        "decisions": counts["decisions"][j].tolist(),
+        # the decided message symbols; with an outer code, its information symbols
+        "decisions": counts["info" if c.outer is not None else "decisions"][j].tolist(),
         "tx": _bits(f["tx"]),
         "rx": _bits(f["rx"]),
         "drift": f["drift"].tolist(),

@@ -237,7 +237,7 @@ class PointResult:
         o = c.outer
         F = self.frames
         return {
-            "outer": o.spec if o is not None else "",
+            "outer": o.spec if o is not None else "none",
             "outer_n": o.n if o is not None else 0,
             "outer_k": o.k if o is not None else 0,
             "outer_q": o.q if o is not None else 0,

@@ -905,7 +905,7 @@ public:
         d["bp_iterations"] = bp;
         d["syndrome_ok"] = syndrome_ok;
         d["wrong_after"] = wrong;
-        d["decisions"] = info;
+        d["info"] = info;
         return d;
     }
 
@@ -1697,8 +1697,8 @@ of numpy arrays: status (uint8, an index into frame_status_names),
 symbol_errors, bit_errors, iterations (passes), bp_iterations (int32),
 syndrome_ok (uint8), wrong_after ((frames, iterations) uint8: 1 where the
 information symbols after that pass were wrong; a frame that stopped keeps its
-last decisions, an erasure is wrong throughout), decisions ((frames, k) int32:
-the decided information symbols, -1 for an erasure).)doc")
+last decisions, an erasure is wrong throughout), info ((frames, k) int32: the
+decided information symbols, -1 for an erasure).)doc")
         .def_property_readonly("code", &py_concatenated::code)
         .def_property_readonly("N", &py_concatenated::N)
         .def_property_readonly(

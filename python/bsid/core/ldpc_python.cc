@@ -228,6 +228,9 @@ nodes, flooding, early stop on a satisfied syndrome.
     r = bp.decode(log_probs, max_iterations=50)
     # r: post, ext ((n, q) or (words, n, q) normalized log-probabilities),
     #    decisions, iterations, syndrome_ok
+
+An input whose own hard decisions already form a codeword passes no message:
+iterations 0, post is the input (normalized) and ext is uniform.
 )doc")
         .def(py::init<const bsid::ldpc_code&, int>(),
              "code"_a,

@@ -39,7 +39,9 @@ struct bp_result {
  * result below e^-700 of its row's largest (rounding) is kept at e^-700, so
  * that rounding never makes a symbol impossible. Flooding schedule; the
  * decoder stops as soon as the hard decisions (largest posterior, ties to the
- * lowest symbol) form a codeword.
+ * lowest symbol) form a codeword. An input whose own decisions already form
+ * one passes no message: 0 iterations, the posterior is the input and the
+ * extrinsic output is uniform.
  */
 class ldpc_decoder
 {
