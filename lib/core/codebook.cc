@@ -7,6 +7,7 @@
 
 #include "builtin_codebooks.h"
 #include "format.h"
+#include "text_file.h"
 #include <gnuradio/bsid/core/codebook.h>
 #include <gnuradio/bsid/core/errors.h>
 #include <gnuradio/bsid/core/philox.h>
@@ -21,6 +22,10 @@
 namespace bsid {
 
 namespace {
+
+using detail::parse_uint;
+using detail::split_on;
+using detail::starts_with;
 
 constexpr int max_n = 32;
 constexpr int max_q = 65536;
@@ -52,23 +57,6 @@ void check_n_q(int n, long long q)
     }
 }
 
-// Parses a whole token as a non-negative decimal integer.
-bool parse_uint(const std::string& tok, unsigned long long& value)
-{
-    if (tok.empty() || tok.size() > 20)
-        return false;
-    unsigned long long v = 0;
-    for (char c : tok) {
-        if (c < '0' || c > '9')
-            return false;
-        const unsigned long long d = unsigned(c - '0');
-        if (v > (~0ULL - d) / 10)
-            return false;
-        v = v * 10 + d;
-    }
-    value = v;
-    return true;
-}
 
 std::vector<std::string> split_ws(const std::string& line)
 {
@@ -80,26 +68,6 @@ std::vector<std::string> split_ws(const std::string& line)
     return toks;
 }
 
-std::vector<std::string> split_on(const std::string& s, char sep)
-{
-    std::vector<std::string> parts;
-    std::string cur;
-    for (char c : s) {
-        if (c == sep) {
-            parts.push_back(cur);
-            cur.clear();
-        } else {
-            cur.push_back(c);
-        }
-    }
-    parts.push_back(cur);
-    return parts;
-}
-
-bool starts_with(const std::string& s, const std::string& prefix)
-{
-    return s.compare(0, prefix.size(), prefix) == 0;
-}
 
 } // namespace
 
@@ -266,31 +234,8 @@ codebook codebook::parse(const std::string& text, const std::string& origin)
 
 codebook codebook::load(const std::string& path)
 {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-        throw io_error("codebook: '" + path + "' is a directory, not a codebook file");
-    }
-    std::ifstream f(path, std::ios::binary);
-    if (!f) {
-        throw io_error("codebook: cannot open file '" + path + "'");
-    }
-    // read with a bound: a device such as /dev/zero never ends
-    constexpr size_t max_bytes = size_t(64) << 20;
-    std::string text;
-    char buf[1 << 16];
-    while (f.read(buf, sizeof buf) || f.gcount() > 0) {
-        text.append(buf, size_t(f.gcount()));
-        if (text.size() > max_bytes) {
-            throw io_error(detail::concat("codebook: file '",
-                                          path,
-                                          "' is larger than ",
-                                          max_bytes >> 20,
-                                          " MiB; it is not a codebook file"));
-        }
-    }
-    if (f.bad()) {
-        throw io_error("codebook: error reading file '" + path + "'");
-    }
+    const std::string text =
+        detail::read_text_file(path, "codebook", "codebook", size_t(64) << 20);
     codebook cb = parse(text, path);
     cb.d_spec = "file:" + path;
     return cb;
@@ -316,15 +261,7 @@ std::string codebook::to_text() const
 
 void codebook::save(const std::string& path) const
 {
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    if (!f) {
-        throw io_error("codebook: cannot open '" + path + "' for writing");
-    }
-    f << to_text();
-    f.flush();
-    if (!f) {
-        throw io_error("codebook: error writing '" + path + "'");
-    }
+    detail::write_text_file(path, "codebook", to_text());
 }
 
 codebook codebook::random(int n, int q, int P, uint64_t seed)

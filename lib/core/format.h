@@ -14,9 +14,50 @@
 #include <cstdlib>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace bsid {
 namespace detail {
+
+//! Parses a whole token as a non-negative decimal integer (false if it is not one).
+inline bool parse_uint(const std::string& tok, unsigned long long& value)
+{
+    if (tok.empty() || tok.size() > 20)
+        return false;
+    unsigned long long v = 0;
+    for (char c : tok) {
+        if (c < '0' || c > '9')
+            return false;
+        const unsigned long long d = unsigned(c - '0');
+        if (v > (~0ULL - d) / 10)
+            return false;
+        v = v * 10 + d;
+    }
+    value = v;
+    return true;
+}
+
+//! s cut at every `sep` (an empty string gives one empty part).
+inline std::vector<std::string> split_on(const std::string& s, char sep)
+{
+    std::vector<std::string> parts;
+    std::string cur;
+    for (char c : s) {
+        if (c == sep) {
+            parts.push_back(cur);
+            cur.clear();
+        } else {
+            cur.push_back(c);
+        }
+    }
+    parts.push_back(cur);
+    return parts;
+}
+
+inline bool starts_with(const std::string& s, const std::string& prefix)
+{
+    return s.compare(0, prefix.size(), prefix) == 0;
+}
 
 //! Shortest decimal form that reads back as the same double ("0.01", "nan", "inf").
 inline std::string fmt_double(double x)

@@ -6,6 +6,7 @@
  */
 
 #include "format.h"
+#include "text_file.h"
 #include <gnuradio/bsid/core/errors.h>
 #include <gnuradio/bsid/core/ldpc_code.h>
 #include <gnuradio/bsid/core/philox.h>
@@ -19,6 +20,10 @@
 namespace bsid {
 
 namespace {
+
+using detail::parse_uint;
+using detail::split_on;
+using detail::starts_with;
 
 // The dense copy of H that the encoder is derived from has M n bytes.
 constexpr long long max_dense_bytes = 1LL << 30;
@@ -40,44 +45,6 @@ int checked_q(int q)
     fail(detail::concat("q = ", q, " must be 2^m with m = 1..8 (2, 4, 8, ..., 256)"));
 }
 
-// Parses a whole token as a non-negative decimal integer.
-bool parse_uint(const std::string& tok, unsigned long long& value)
-{
-    if (tok.empty() || tok.size() > 20)
-        return false;
-    unsigned long long v = 0;
-    for (char c : tok) {
-        if (c < '0' || c > '9')
-            return false;
-        const unsigned long long d = unsigned(c - '0');
-        if (v > (~0ULL - d) / 10)
-            return false;
-        v = v * 10 + d;
-    }
-    value = v;
-    return true;
-}
-
-std::vector<std::string> split_on(const std::string& s, char sep)
-{
-    std::vector<std::string> parts;
-    std::string cur;
-    for (char c : s) {
-        if (c == sep) {
-            parts.push_back(cur);
-            cur.clear();
-        } else {
-            cur.push_back(c);
-        }
-    }
-    parts.push_back(cur);
-    return parts;
-}
-
-bool starts_with(const std::string& s, const std::string& prefix)
-{
-    return s.compare(0, prefix.size(), prefix) == 0;
-}
 
 bool by_row_col(const ldpc_code::entry& a, const ldpc_code::entry& b)
 {
@@ -693,31 +660,8 @@ ldpc_code ldpc_code::parse_alist(const std::string& text, bool allow_dependent_r
 
 ldpc_code ldpc_code::read_alist(const std::string& path, bool allow_dependent_rows)
 {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-        throw io_error("ldpc_code: '" + path + "' is a directory, not an alist file");
-    }
-    std::ifstream f(path, std::ios::binary);
-    if (!f) {
-        throw io_error("ldpc_code: cannot open alist file '" + path + "'");
-    }
-    // read with a bound: a device such as /dev/zero never ends
-    constexpr size_t max_bytes = size_t(256) << 20;
-    std::string text;
-    char buf[1 << 16];
-    while (f.read(buf, sizeof buf) || f.gcount() > 0) {
-        text.append(buf, size_t(f.gcount()));
-        if (text.size() > max_bytes) {
-            throw io_error(detail::concat("ldpc_code: file '",
-                                          path,
-                                          "' is larger than ",
-                                          max_bytes >> 20,
-                                          " MiB; it is not an alist file"));
-        }
-    }
-    if (f.bad()) {
-        throw io_error("ldpc_code: error reading alist file '" + path + "'");
-    }
+    const std::string text =
+        detail::read_text_file(path, "ldpc_code", "alist", size_t(256) << 20);
     return parse_alist_impl(text, "'" + path + "'", allow_dependent_rows, "ldpc:" + path);
 }
 
@@ -770,15 +714,7 @@ std::string ldpc_code::alist() const
 
 void ldpc_code::write_alist(const std::string& path) const
 {
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    if (!f) {
-        throw io_error("ldpc_code: cannot open '" + path + "' for writing");
-    }
-    f << alist();
-    f.flush();
-    if (!f) {
-        throw io_error("ldpc_code: error writing '" + path + "'");
-    }
+    detail::write_text_file(path, "ldpc_code", alist());
 }
 
 ldpc_code ldpc_code::regular(int n, int M, int q, int column_weight, uint64_t seed)

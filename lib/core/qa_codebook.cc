@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "qa_expect.h"
 #include <gnuradio/bsid/core/codebook.h>
 #include <gnuradio/bsid/core/errors.h>
 #include <gnuradio/bsid/core/philox.h>
@@ -16,25 +17,8 @@
 #include <string>
 
 using bsid::codebook;
-
-namespace {
-
-void expect_invalid(const std::function<void()>& f, const std::string& fragment)
-{
-    try {
-        f();
-        ADD_FAILURE() << "accepted; expected an error containing '" << fragment << "'";
-    } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    }
-}
-
-std::string temp_path(const std::string& name)
-{
-    return std::string(::testing::TempDir()) + "bsid_qa_" + name;
-}
-
-} // namespace
+using bsid::qa::expect_invalid;
+using bsid::qa::temp_path;
 
 TEST(codebook, construct_and_encode_msb_first)
 {

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "qa_expect.h"
 #include <gnuradio/bsid/core/errors.h>
 #include <gnuradio/bsid/core/galois_field.h>
 #include <gnuradio/bsid/core/ldpc_code.h>
@@ -22,23 +23,10 @@
 
 using bsid::galois_field;
 using bsid::ldpc_code;
+using bsid::qa::expect_invalid;
+using bsid::qa::temp_path;
 
 namespace {
-
-void expect_invalid(const std::function<void()>& f, const std::string& fragment)
-{
-    try {
-        f();
-        ADD_FAILURE() << "accepted; expected an error containing '" << fragment << "'";
-    } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    }
-}
-
-std::string temp_path(const std::string& name)
-{
-    return std::string(::testing::TempDir()) + "bsid_qa_ldpc_" + name;
-}
 
 // Carry-less multiplication reduced modulo poly, bit by bit.
 int slow_mul(int a, int b, int m, int poly)
@@ -604,7 +592,7 @@ TEST(ldpc_code, alist_round_trip)
         // the first line: "n M" for binary, "n M q" otherwise
         EXPECT_EQ(text.substr(0, text.find('\n')), q == 2 ? "90 40" : "90 40 16");
 
-        const std::string path = temp_path("rt_" + std::to_string(q) + ".alist");
+        const std::string path = temp_path("ldpc_rt_" + std::to_string(q) + ".alist");
         c.write_alist(path);
         const ldpc_code r = ldpc_code::read_alist(path);
         EXPECT_TRUE(same_entries(c, r));
@@ -614,13 +602,13 @@ TEST(ldpc_code, alist_round_trip)
         EXPECT_EQ(s.spec(), "ldpc:" + path);
         std::remove(path.c_str());
     }
-    EXPECT_THROW(ldpc_code::read_alist(temp_path("does_not_exist.alist")),
+    EXPECT_THROW(ldpc_code::read_alist(temp_path("ldpc_does_not_exist.alist")),
                  bsid::io_error);
     EXPECT_THROW(ldpc_code::read_alist(std::string(::testing::TempDir())),
                  bsid::io_error);
-    EXPECT_THROW(ldpc_code::from_spec("ldpc:" + temp_path("does_not_exist.alist")),
+    EXPECT_THROW(ldpc_code::from_spec("ldpc:" + temp_path("ldpc_does_not_exist.alist")),
                  bsid::io_error);
-    EXPECT_THROW(small_gf4_code().write_alist(temp_path("no_such_dir/x.alist")),
+    EXPECT_THROW(small_gf4_code().write_alist(temp_path("ldpc_no_such_dir/x.alist")),
                  bsid::io_error);
 }
 
@@ -726,7 +714,7 @@ TEST(ldpc_code, alist_errors)
     EXPECT_EQ(ldpc_code::parse_alist(dep, true).k(), 2);
 
     // a file with bad content: std::invalid_argument naming the file
-    const std::string path = temp_path("bad.alist");
+    const std::string path = temp_path("ldpc_bad.alist");
     {
         std::ofstream f(path);
         f << replace_line(h, 12, "4 0 0");
@@ -745,7 +733,7 @@ TEST(ldpc_code, from_spec)
     EXPECT_EQ(c.alist(), ldpc_code::regular(60, 30, 4, 3, 7).alist());
     EXPECT_EQ(ldpc_code::from_spec("ldpc-regular:60:30:4:3:18446744073709551615").spec(),
               "ldpc-regular:60:30:4:3:18446744073709551615");
-    const std::string path = temp_path("spec.alist");
+    const std::string path = temp_path("ldpc_spec.alist");
     c.write_alist(path);
     const ldpc_code r = ldpc_code::from_spec("ldpc:" + path);
     EXPECT_TRUE(same_entries(c, r));

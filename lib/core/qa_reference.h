@@ -15,6 +15,7 @@
 #include <gnuradio/bsid/core/channel.h>
 #include <gnuradio/bsid/core/lattice.h>
 #include <gnuradio/bsid/core/map_decoder.h>
+#include <gtest/gtest.h>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -232,6 +233,37 @@ inline void make_soft(tiny_case& tc, std::mt19937_64& rng)
     // y stays: a test may compare against the hard decisions
 }
 
+/*
+ * The extrinsic output by enumeration: symbol i's APP with its own prior made
+ * uniform and every other prior kept, once per symbol (the full lattice).
+ */
+inline std::vector<double> brute_force_extrinsic(const tiny_case& tc)
+{
+    const int N = tc.N, q = tc.cb.q();
+    std::vector<double> ref(size_t(N * q));
+    for (int i = 0; i < N; ++i) {
+        tiny_case one = tc;
+        if (one.priors.empty())
+            one.priors.assign(size_t(N * q), 1.0);
+        std::fill(one.priors.begin() + i * q, one.priors.begin() + (i + 1) * q, 1.0);
+        const auto app = brute_force_app(one, nullptr);
+        std::copy(app.begin() + i * q, app.begin() + (i + 1) * q, ref.begin() + i * q);
+    }
+    return ref;
+}
+
+//! A tiny case's priors as natural logs (-infinity for a zero); counts the zeros.
+inline std::vector<double> log_priors_of(const tiny_case& tc, int& zeros)
+{
+    std::vector<double> logs(tc.priors.size());
+    for (size_t t = 0; t < logs.size(); ++t) {
+        logs[t] = tc.priors[t] > 0 ? std::log(tc.priors[t])
+                                   : -std::numeric_limits<double>::infinity();
+        zeros += tc.priors[t] == 0;
+    }
+    return logs;
+}
+
 //! Limits wide enough for every path of a tiny case's frame.
 inline void wide_limits(decoder_config& cfg, const tiny_case& tc)
 {
@@ -246,6 +278,47 @@ inline double max_abs_diff(const std::vector<double>& a, const std::vector<doubl
     for (size_t k = 0; k < a.size(); ++k)
         m = std::max(m, std::abs(a[k] - b[k]));
     return m;
+}
+
+/*
+ * The extrinsic output (frame_view::extrinsic) of `backend` against
+ * brute_force_extrinsic on 40 tiny cases with priors holding zeros (where
+ * posterior over prior would be 0/0), both precisions and storages, priors
+ * plain and as logs. Returns the number of zero priors met.
+ */
+inline int check_extrinsic_against_brute_force(backend_kind backend, uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    int zeros = 0;
+    for (int trial = 0; trial < 40; ++trial) {
+        const tiny_case tc = random_case(rng, true);
+        const auto ref = brute_force_extrinsic(tc);
+        const auto logs = log_priors_of(tc, zeros);
+        for (auto p : { precision_kind::single, precision_kind::dual })
+            for (auto s : { storage_kind::global, storage_kind::local })
+                for (bool as_logs : { false, true }) {
+                    decoder_config cfg(tc.cb, tc.ch, tc.N);
+                    cfg.backend = backend;
+                    cfg.precision = p;
+                    cfg.storage = s;
+                    wide_limits(cfg, tc);
+                    auto dec = map_decoder::make(cfg);
+                    EXPECT_EQ(dec->backend(), backend);
+                    frame_view f{ tc.y.data(),
+                                  tc.y.size(),
+                                  as_logs ? logs.data() : tc.priors.data() };
+                    f.log_priors = as_logs;
+                    f.extrinsic = true;
+                    std::vector<double> ext(ref.size());
+                    const auto r = dec->decode(f, ext.data());
+                    EXPECT_TRUE(r.ok()) << r.reason;
+                    EXPECT_LT(max_abs_diff(ext, ref),
+                              p == precision_kind::dual ? 1e-9 : 1e-4)
+                        << "trial " << trial << " " << to_string(p) << " " << to_string(s)
+                        << (as_logs ? " log priors" : "");
+                }
+    }
+    return zeros;
 }
 
 } // namespace qa

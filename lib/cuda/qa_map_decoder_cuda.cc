@@ -505,47 +505,8 @@ TEST_F(cuda_decoder, settings_are_config_fields)
 // hold zeros, where posterior over prior would be 0/0.
 TEST_F(cuda_decoder, inner_extrinsic_equals_brute_force_with_priors)
 {
-    const double inf = std::numeric_limits<double>::infinity();
-    std::mt19937_64 rng(test_seed() + 17);
-    int zeros = 0;
-    for (int trial = 0; trial < 40; ++trial) {
-        const tiny_case tc = random_case(rng, true);
-        const int N = tc.N, q = tc.cb.q();
-        std::vector<double> ref(size_t(N * q));
-        for (int i = 0; i < N; ++i) {
-            tiny_case one = tc;
-            std::fill(one.priors.begin() + i * q, one.priors.begin() + (i + 1) * q, 1.0);
-            const auto app = brute_force_app(one, nullptr);
-            std::copy(
-                app.begin() + i * q, app.begin() + (i + 1) * q, ref.begin() + i * q);
-        }
-        std::vector<double> logs(tc.priors.size());
-        for (size_t t = 0; t < logs.size(); ++t) {
-            logs[t] = tc.priors[t] > 0 ? std::log(tc.priors[t]) : -inf;
-            zeros += tc.priors[t] == 0;
-        }
-        decoder_config cfg(tc.cb, tc.ch, N);
-        wide_limits(cfg, tc);
-        for (auto p : precisions)
-            for (auto s : storages)
-                for (bool as_logs : { false, true }) {
-                    auto dec = make(cfg, backend_kind::cuda, p, s);
-                    ASSERT_EQ(dec->backend(), backend_kind::cuda);
-                    frame_view f{ tc.y.data(),
-                                  tc.y.size(),
-                                  as_logs ? logs.data() : tc.priors.data() };
-                    f.log_priors = as_logs;
-                    f.extrinsic = true;
-                    std::vector<double> ext(size_t(N * q));
-                    const auto r = dec->decode(f, ext.data());
-                    ASSERT_TRUE(r.ok()) << r.reason;
-                    EXPECT_LT(max_abs_diff(ext, ref),
-                              p == precision_kind::dual ? 1e-9 : 1e-4)
-                        << "trial " << trial << " " << to_string(p) << " " << to_string(s)
-                        << (as_logs ? " log priors" : "");
-                }
-    }
-    EXPECT_GT(zeros, 10); // the 0/0 case was met
+    EXPECT_GT(check_extrinsic_against_brute_force(backend_kind::cuda, test_seed() + 17),
+              10);
 }
 
 // One decode_batch call over frames that differ in what they ask: extrinsic

@@ -156,6 +156,14 @@ py::list books_to_python(const bsid::codebook& cb)
     return books;
 }
 
+// rows x cols values as a (rows, cols) array (a copy).
+py::array_t<int32_t> rows_of(const std::vector<int32_t>& v, size_t rows, size_t cols)
+{
+    py::array_t<int32_t> a({ py::ssize_t(rows), py::ssize_t(cols) });
+    std::copy(v.begin(), v.begin() + long(rows * cols), a.mutable_data());
+    return a;
+}
+
 py::tuple range_tuple(const bsid::drift_range& r) { return py::make_tuple(r.lo, r.hi); }
 
 
@@ -1720,17 +1728,13 @@ generate(out=...) to refill it without new allocations.)doc")
         .def_property_readonly(
             "info",
             [](const bsid::frame_batch& b) {
-                py::array_t<int32_t> a({ py::ssize_t(b.size()), py::ssize_t(b.k) });
-                std::copy(b.info.begin(), b.info.end(), a.mutable_data());
-                return a;
+                return rows_of(b.info, b.size(), size_t(b.k));
             },
             "With an outer code: the information symbols, (frames, k) int32 (a copy).")
         .def_property_readonly(
             "symbols",
             [](const bsid::frame_batch& b) {
-                py::array_t<int32_t> a({ py::ssize_t(b.size()), py::ssize_t(b.N) });
-                std::copy(b.symbols.begin(), b.symbols.end(), a.mutable_data());
-                return a;
+                return rows_of(b.symbols, b.size(), size_t(b.N));
             },
             "The sent symbols, an (frames, N) int32 array (a copy).")
         .def(
