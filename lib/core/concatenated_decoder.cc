@@ -13,13 +13,28 @@
 
 namespace bsid {
 
+namespace {
+
+// Belief propagation on the inner decoder's backend (its device), in double.
+bp_config bp_config_for(const map_decoder& inner, int threads)
+{
+    bp_config c;
+    c.backend = inner.backend();
+    c.precision = precision_kind::dual;
+    c.threads = threads;
+    c.device = inner.config().device;
+    return c;
+}
+
+} // namespace
+
 concatenated_decoder::concatenated_decoder(map_decoder& inner,
                                            const ldpc_code& outer,
                                            int threads)
     : d_inner(inner),
       d_code(outer),
       d_map(outer.q(), outer.n(), inner.q()),
-      d_bp(outer, threads),
+      d_bp(ldpc_decoder::make(outer, bp_config_for(inner, threads))),
       d_threads(resolve_threads(threads))
 {
     if (inner.N() != d_map.n_inner()) {
@@ -157,7 +172,7 @@ concatenated_decoder::decode_batch(const std::vector<frame_view>& frames,
             bext[j] = ext.data() + k * NO;
             bdec[j] = dec.data() + k * n;
         }
-        const auto bp = d_bp.decode_batch(bin, opt.bp_iterations, bpost, bext, bdec);
+        const auto bp = d_bp->decode_batch(bin, opt.bp_iterations, bpost, bext, bdec);
 
         // 4. stop the frames that decoded; the others get the outer extrinsic as priors
         std::vector<size_t> next;

@@ -6,6 +6,7 @@
  */
 
 #include "format.h"
+#include <gnuradio/bsid/core/bp_math.h>
 #include <gnuradio/bsid/core/galois_field.h>
 #include <stdexcept>
 
@@ -98,16 +99,7 @@ void walsh_hadamard(double* v, int q)
         throw std::invalid_argument(
             detail::concat("walsh_hadamard: length ", q, " is not a power of two"));
     }
-    for (int h = 1; h < q; h <<= 1) {
-        for (int i = 0; i < q; i += 2 * h) {
-            for (int j = i; j < i + h; ++j) {
-                const double a = v[j];
-                const double b = v[j + h];
-                v[j] = a + b;
-                v[j + h] = a - b;
-            }
-        }
-    }
+    bp::walsh_hadamard(v, q);
 }
 
 } // namespace bsid

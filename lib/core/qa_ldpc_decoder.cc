@@ -26,6 +26,13 @@ using namespace bsid;
 
 namespace {
 
+// The CPU backend with `threads` threads.
+std::unique_ptr<ldpc_decoder> cpu_bp(const ldpc_code& code, int threads)
+{
+    return ldpc_decoder::make(
+        code, bsid::bp_config{ backend_kind::cpu, precision_kind::dual, threads, 0 });
+}
+
 constexpr double inf = std::numeric_limits<double>::infinity();
 
 //! exp of a row of log-probabilities, normalized to sum 1.
@@ -170,9 +177,9 @@ TEST(LdpcDecoder, CheckNodeMatchesDirectConvolution)
 
                 std::vector<double> post(in.size()), ext(in.size());
                 std::vector<int32_t> dec(static_cast<size_t>(d));
-                const ldpc_decoder bp(code, 1);
+                const auto bp = cpu_bp(code, 1);
                 const bp_result res =
-                    bp.decode(in.data(), 1, post.data(), ext.data(), dec.data());
+                    bp->decode(in.data(), 1, post.data(), ext.data(), dec.data());
                 EXPECT_EQ(res.iterations, 1);
 
                 std::vector<std::vector<double>> p(static_cast<size_t>(d));
@@ -242,8 +249,8 @@ TEST(LdpcDecoder, DegreeOneCheckForcesZero)
     in[size_t(8 + 4)] = 1.0; // symbol 1 favours 4: not a codeword
     std::vector<double> post(in.size()), ext(in.size());
     std::vector<int32_t> dec(3);
-    const ldpc_decoder bp(code, 1);
-    const bp_result res = bp.decode(in.data(), 10, post.data(), ext.data(), dec.data());
+    const auto bp = cpu_bp(code, 1);
+    const bp_result res = bp->decode(in.data(), 10, post.data(), ext.data(), dec.data());
     EXPECT_TRUE(res.syndrome_ok);
     EXPECT_EQ(dec[1], 0);
     EXPECT_NEAR(std::exp(post[8]), 1.0, 1e-12);
@@ -397,9 +404,9 @@ TEST(LdpcDecoder, TreeCodeEqualsBruteForceApp)
 
             std::vector<double> post(in.size()), ext(in.size());
             std::vector<int32_t> dec(static_cast<size_t>(n));
-            const ldpc_decoder bp(code, 1);
+            const auto bp = cpu_bp(code, 1);
             const bp_result res =
-                bp.decode(in.data(), 40, post.data(), ext.data(), dec.data());
+                bp->decode(in.data(), 40, post.data(), ext.data(), dec.data());
             if (res.iterations < tc.depth) {
                 continue; // stopped before the messages crossed the tree
             }
@@ -434,7 +441,7 @@ TEST(LdpcDecoder, DecodesNoisyCodeword)
     for (int q : { 2, 16 }) {
         const int n = q == 2 ? 192 : 96;
         const ldpc_code code = ldpc_code::regular(n, n / 2, q, 3, 11);
-        const ldpc_decoder bp(code, 1);
+        const auto bp = cpu_bp(code, 1);
         for (uint64_t seed = 1; seed <= 5; ++seed) {
             std::mt19937_64 rng(seed);
             const std::vector<int32_t> cw = random_codeword(code, rng);
@@ -445,7 +452,7 @@ TEST(LdpcDecoder, DecodesNoisyCodeword)
             std::vector<double> post(in.size()), ext(in.size());
             std::vector<int32_t> dec(static_cast<size_t>(n));
             const bp_result res =
-                bp.decode(in.data(), 50, post.data(), ext.data(), dec.data());
+                bp->decode(in.data(), 50, post.data(), ext.data(), dec.data());
             EXPECT_TRUE(res.syndrome_ok) << "q " << q << " seed " << seed;
             EXPECT_GE(res.iterations, 1);
             EXPECT_EQ(dec, cw) << "q " << q << " seed " << seed;
@@ -461,14 +468,14 @@ TEST(LdpcDecoder, DecodesNoisyCodeword)
             }
             // only decisions wanted
             std::vector<int32_t> dec2(static_cast<size_t>(n));
-            const bp_result r2 = bp.decode(in.data(), 50, nullptr, nullptr, dec2.data());
+            const bp_result r2 = bp->decode(in.data(), 50, nullptr, nullptr, dec2.data());
             EXPECT_EQ(r2.iterations, res.iterations);
             EXPECT_EQ(dec2, dec);
 
             // the codeword itself: stops before any iteration
             const std::vector<double> clean = symmetric_input(cw, q, 0.3);
             const bp_result r0 =
-                bp.decode(clean.data(), 50, post.data(), ext.data(), dec.data());
+                bp->decode(clean.data(), 50, post.data(), ext.data(), dec.data());
             EXPECT_EQ(r0.iterations, 0);
             EXPECT_TRUE(r0.syndrome_ok);
             EXPECT_EQ(dec, cw);
@@ -486,7 +493,7 @@ TEST(LdpcDecoder, DecodesNoisyCodeword)
 TEST(LdpcDecoder, ReportsFailure)
 {
     const ldpc_code code = ldpc_code::regular(48, 24, 4, 3, 5);
-    const ldpc_decoder bp(code, 1);
+    const auto bp = cpu_bp(code, 1);
     std::mt19937_64 rng(3);
     const std::vector<int32_t> cw = random_codeword(code, rng);
     // every row certain, one symbol wrong: decisions can never change
@@ -497,7 +504,7 @@ TEST(LdpcDecoder, ReportsFailure)
         in[size_t(i * 4 + rx[size_t(i)])] = 0.0;
     }
     std::vector<int32_t> dec(48);
-    const bp_result res = bp.decode(in.data(), 7, nullptr, nullptr, dec.data());
+    const bp_result res = bp->decode(in.data(), 7, nullptr, nullptr, dec.data());
     EXPECT_FALSE(res.syndrome_ok);
     EXPECT_EQ(res.iterations, 7);
     EXPECT_EQ(dec, rx);
@@ -508,7 +515,7 @@ TEST(LdpcDecoder, BadInputThrows)
 {
     const int q = 4, n = 32;
     const ldpc_code code = ldpc_code::regular(n, 16, q, 3, 1);
-    const ldpc_decoder bp(code, 2);
+    const auto bp = cpu_bp(code, 2);
     const std::vector<double> good(size_t(n * q), -1.0);
     std::vector<double> post(good.size()), ext(good.size());
 
@@ -516,7 +523,7 @@ TEST(LdpcDecoder, BadInputThrows)
                             int iters,
                             const std::string& what) {
         try {
-            bp.decode(in.data(), iters, post.data(), ext.data());
+            bp->decode(in.data(), iters, post.data(), ext.data());
             ADD_FAILURE() << "no exception for " << what;
         } catch (const std::invalid_argument& e) {
             EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
@@ -525,7 +532,7 @@ TEST(LdpcDecoder, BadInputThrows)
     std::vector<double> bad = good;
     bad[size_t(17 * q + 2)] = std::nan("");
     expect_throw(bad, 10, "row 17");
-    EXPECT_THROW(bp.validate(bad.data()), std::invalid_argument);
+    EXPECT_THROW(bp->validate(bad.data()), std::invalid_argument);
     bad = good;
     bad[size_t(5 * q + 0)] = inf;
     expect_throw(bad, 10, "row 5");
@@ -536,11 +543,11 @@ TEST(LdpcDecoder, BadInputThrows)
     expect_throw(bad, 10, "row 9");
     expect_throw(good, 0, "max_iterations");
     expect_throw(good, -3, "max_iterations");
-    EXPECT_NO_THROW(bp.validate(good.data()));
+    EXPECT_NO_THROW(bp->validate(good.data()));
     // one -inf entry is fine
     bad = good;
     bad[3] = -inf;
-    EXPECT_NO_THROW(bp.decode(bad.data(), 3, post.data(), ext.data()));
+    EXPECT_NO_THROW(bp->decode(bad.data(), 3, post.data(), ext.data()));
 
     // decode_batch: word 2 is bad, nothing is decoded
     const int W = 4;
@@ -559,12 +566,12 @@ TEST(LdpcDecoder, BadInputThrows)
         pdec.push_back(decs[size_t(j)].data());
     }
     try {
-        bp.decode_batch(pin, 10, ppost, pext, pdec);
+        bp->decode_batch(pin, 10, ppost, pext, pdec);
         ADD_FAILURE() << "no exception";
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("row 11"), std::string::npos) << e.what();
     }
-    EXPECT_THROW(bp.decode_batch(pin, 0, ppost, pext, pdec), std::invalid_argument);
+    EXPECT_THROW(bp->decode_batch(pin, 0, ppost, pext, pdec), std::invalid_argument);
     for (int j = 0; j < W; ++j) {
         for (double v : posts[size_t(j)]) {
             ASSERT_EQ(v, 123.0);
@@ -579,7 +586,7 @@ TEST(LdpcDecoder, BadInputThrows)
     // mismatched pointer counts
     ins[2] = good;
     ppost.pop_back();
-    EXPECT_THROW(bp.decode_batch(pin, 10, ppost, pext, pdec), std::invalid_argument);
+    EXPECT_THROW(bp->decode_batch(pin, 10, ppost, pext, pdec), std::invalid_argument);
 }
 
 // 5. Extreme input never gives a NaN: -inf entries, magnitudes near the
@@ -588,7 +595,7 @@ TEST(LdpcDecoder, ExtremeInputNoNaN)
 {
     const int q = 8, n = 48;
     const ldpc_code code = ldpc_code::regular(n, 24, q, 3, 9);
-    const ldpc_decoder bp(code, 1);
+    const auto bp = cpu_bp(code, 1);
     const double big = std::numeric_limits<double>::max();
     const std::vector<double> values = { -inf, -big,   -1e300, -1e300, -1e-300, 0.0,
                                          -5.0, -700.0, -750.0, 1e300,  big };
@@ -621,7 +628,7 @@ TEST(LdpcDecoder, ExtremeInputNoNaN)
         std::vector<double> post(in.size()), ext(in.size());
         std::vector<int32_t> dec(static_cast<size_t>(n));
         const bp_result res =
-            bp.decode(in.data(), 20, post.data(), ext.data(), dec.data());
+            bp->decode(in.data(), 20, post.data(), ext.data(), dec.data());
         EXPECT_GE(res.iterations, 0);
         EXPECT_LE(res.iterations, 20);
         for (int i = 0; i < n; ++i) {
@@ -654,8 +661,8 @@ TEST(LdpcDecoder, BatchEqualsSingle)
 {
     const int q = 8, n = 60;
     const ldpc_code code = ldpc_code::regular(n, 30, q, 3, 3);
-    const ldpc_decoder single(code, 1);
-    const ldpc_decoder batch(code, 4);
+    const auto single = cpu_bp(code, 1);
+    const auto batch = cpu_bp(code, 4);
     const int W = 12;
     std::mt19937_64 rng(77);
     std::vector<std::vector<double>> ins;
@@ -677,14 +684,14 @@ TEST(LdpcDecoder, BatchEqualsSingle)
         pext.push_back(j % 4 == 3 ? nullptr : exts[size_t(j)].data());
         pdec.push_back(decs[size_t(j)].data());
     }
-    const std::vector<bp_result> res = batch.decode_batch(pin, 30, ppost, pext, pdec);
+    const std::vector<bp_result> res = batch->decode_batch(pin, 30, ppost, pext, pdec);
     ASSERT_EQ(res.size(), size_t(W));
     int ok = 0, failed = 0;
     for (int j = 0; j < W; ++j) {
         std::vector<double> post(size_t(n * q)), ext(size_t(n * q));
         std::vector<int32_t> dec(static_cast<size_t>(n));
-        const bp_result r =
-            single.decode(ins[size_t(j)].data(), 30, post.data(), ext.data(), dec.data());
+        const bp_result r = single->decode(
+            ins[size_t(j)].data(), 30, post.data(), ext.data(), dec.data());
         EXPECT_EQ(r.iterations, res[size_t(j)].iterations) << "word " << j;
         EXPECT_EQ(r.syndrome_ok, res[size_t(j)].syndrome_ok) << "word " << j;
         (r.syndrome_ok ? ok : failed)++;
@@ -708,10 +715,10 @@ TEST(LdpcDecoder, BatchEqualsSingle)
     for (auto& d : decs2) {
         pdec2.push_back(d.data());
     }
-    const auto res2 = batch.decode_batch(pin, 30, {}, {}, pdec2);
+    const auto res2 = batch->decode_batch(pin, 30, {}, {}, pdec2);
     for (int j = 0; j < W; ++j) {
         EXPECT_EQ(res2[size_t(j)].iterations, res[size_t(j)].iterations);
         EXPECT_EQ(decs2[size_t(j)], decs[size_t(j)]);
     }
-    EXPECT_TRUE(batch.decode_batch({}, 30, {}, {}, {}).empty());
+    EXPECT_TRUE(batch->decode_batch({}, 30, {}, {}, {}).empty());
 }

@@ -247,7 +247,8 @@ class PointResult:
             "mean_iterations": self.passes / F if o is not None and F else 0.0,
             "mean_bp_iterations": self.bp_iterations / F if o is not None and F else 0.0,
             "undetected": self.undetected,
-            "fer_by_iteration": self.fer_by_pass(),
+            # without an outer code, the decoder's one pass
+            "fer_by_iteration": self.fer_by_pass() if o is not None else [self.fer()[0]],
         }
 
 

@@ -219,12 +219,13 @@ non-binary with coefficients) is documented there.)doc")
             return os.str();
         });
 
-    py::class_<bsid::ldpc_decoder>(m, "ldpc_decoder", R"doc(
+    py::class_<bsid::ldpc_decoder, std::unique_ptr<bsid::ldpc_decoder>>(
+        m, "ldpc_decoder", R"doc(
 Belief propagation over GF(q) for an ldpc_code, soft in and soft out
 (docs/concatenated.md): log-domain variable nodes, Walsh-Hadamard check
 nodes, flooding, early stop on a satisfied syndrome.
 
-    bp = ldpc_decoder(code, threads=0)
+    bp = ldpc_decoder(code, threads=0, backend="cpu", precision="double")
     r = bp.decode(log_probs, max_iterations=50)
     # r: post, ext ((n, q) or (words, n, q) normalized log-probabilities),
     #    decisions, iterations, syndrome_ok
@@ -232,13 +233,28 @@ nodes, flooding, early stop on a satisfied syndrome.
 An input whose own hard decisions already form a codeword passes no message:
 iterations 0, post is the input (normalized) and ext is uniform.
 )doc")
-        .def(py::init<const bsid::ldpc_code&, int>(),
+        .def(py::init([](const bsid::ldpc_code& code,
+                         int threads,
+                         const std::string& backend,
+                         const std::string& precision,
+                         int device) {
+                 bsid::bp_config cfg;
+                 cfg.backend = bsid::parse_backend(backend);
+                 cfg.precision = bsid::parse_precision(precision);
+                 cfg.threads = threads;
+                 cfg.device = device;
+                 return bsid::ldpc_decoder::make(code, cfg);
+             }),
              "code"_a,
              "threads"_a = 0,
+             py::kw_only(),
+             "backend"_a = "cpu",
+             "precision"_a = "double",
+             "device"_a = 0,
              py::keep_alive<1, 2>())
         .def(
             "decode",
-            [](const bsid::ldpc_decoder& d, const py::object& in, int max_iterations) {
+            [](bsid::ldpc_decoder& d, const py::object& in, int max_iterations) {
                 const int n = d.code().n(), q = d.code().q();
                 dense_f64 a = rows_from_python(in, n, q, "log_probs");
                 const bool many = a.ndim() == 3;
@@ -288,7 +304,13 @@ iterations 0, post is the input (normalized) and ext is uniform.
             "log_probs"_a,
             "max_iterations"_a = 50,
             "Decodes one word ((n, q) log-probabilities) or many ((words, n, q)).")
-        .def_property_readonly("code", &bsid::ldpc_decoder::code);
+        .def_property_readonly("code", &bsid::ldpc_decoder::code)
+        .def_property_readonly(
+            "backend",
+            [](const bsid::ldpc_decoder& d) { return bsid::to_string(d.backend()); })
+        .def_property_readonly("precision", [](const bsid::ldpc_decoder& d) {
+            return bsid::to_string(d.config().precision);
+        });
 
     py::class_<bsid::symbol_mapping>(m, "symbol_mapping", R"doc(
 How an outer codeword's n symbols over GF(q_outer) become N inner symbols of

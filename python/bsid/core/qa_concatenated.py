@@ -206,6 +206,34 @@ class qa_ldpc_decoder(unittest.TestCase):
         coefs = [3, 5, 1, 7]
         return bsid.ldpc_code(8, 4, 1, [0, 0, 0, 0], [0, 1, 2, 3], coefs), coefs
 
+    def test_000_backends(self):
+        """The CPU backend by default; CUDA where there is a GPU (the same
+        decisions on a decodable word), a clear RuntimeError where there is
+        none; bad backend or precision names are ValueErrors."""
+        code = bsid.ldpc_code.from_spec("ldpc-regular:60:30:16:3:1")
+        cpu = bsid.ldpc_decoder(code)
+        self.assertEqual((cpu.backend, cpu.precision), ("cpu", "double"))
+        rng = np.random.default_rng(4)
+        c = code.encode(rng.integers(0, 16, code.k))
+        L = np.full((code.n, 16), -4.0)
+        L[np.arange(code.n), c] = 0.0
+        L[3], L[11] = -4.0, -4.0  # two erased symbols
+        L[3, 5] = L[11, 9] = 0.5
+        want = cpu.decode(L, 20)
+        self.assertTrue(want["syndrome_ok"])
+        try:
+            gpu = bsid.ldpc_decoder(code, backend="cuda", precision="float")
+        except RuntimeError as e:
+            self.assertIn("CUDA", str(e))
+        else:
+            self.assertEqual((gpu.backend, gpu.precision), ("cuda", "float"))
+            got = gpu.decode(L, 20)
+            np.testing.assert_array_equal(got["decisions"], want["decisions"])
+            np.testing.assert_allclose(np.exp(got["post"]), np.exp(want["post"]), atol=1e-4)
+        for kw in ({"backend": "tpu"}, {"precision": "half"}):
+            with self.assertRaises(ValueError):
+                bsid.ldpc_decoder(code, **kw)
+
     def test_001_single_check_extrinsic_against_brute_force(self):
         code, coefs = self.single_check()
         q, n = 8, 4

@@ -15,6 +15,7 @@
 #include <gnuradio/bsid/core/symbol_mapping.h>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace bsid {
@@ -58,7 +59,9 @@ struct concatenated_result {
  *     extrinsic output (posterior without that input, in logs);
  *  4. a frame whose decisions satisfy every check stops.
  * The inner decoder sees each batch as one decode_batch call, so a GPU
- * backend decodes every undecided frame of a pass together.
+ * backend decodes every undecided frame of a pass together. Belief
+ * propagation runs on the inner decoder's backend (the CUDA one on its
+ * device), in double.
  */
 class concatenated_decoder
 {
@@ -104,7 +107,7 @@ private:
     frame_decoder* d_frames = nullptr;
     const ldpc_code& d_code;
     symbol_mapping d_map;
-    ldpc_decoder d_bp;
+    std::unique_ptr<ldpc_decoder> d_bp;
     int d_threads;
 };
 

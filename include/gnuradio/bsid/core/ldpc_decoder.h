@@ -9,7 +9,9 @@
 #define INCLUDED_BSID_CORE_LDPC_DECODER_H
 
 #include <gnuradio/bsid/core/ldpc_code.h>
+#include <gnuradio/bsid/core/map_decoder.h> // backend_kind, precision_kind
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace bsid {
@@ -18,6 +20,15 @@ namespace bsid {
 struct bp_result {
     int iterations = 0; //!< message-passing iterations run (0: the input already decoded)
     bool syndrome_ok = false; //!< the hard decisions satisfy every check
+};
+
+//! How a belief-propagation decoder runs.
+struct bp_config {
+    backend_kind backend = backend_kind::cpu;
+    precision_kind precision =
+        precision_kind::dual; //!< CUDA: float or double (the CPU: double)
+    int threads = 0;          //!< CPU: threads for decode_batch (0: all cores)
+    int device = 0;           //!< CUDA device index
 };
 
 /*!
@@ -46,8 +57,17 @@ struct bp_result {
 class ldpc_decoder
 {
 public:
-    //! threads: for decode_batch (0: all cores).
-    explicit ldpc_decoder(const ldpc_code& code, int threads = 0);
+    virtual ~ldpc_decoder() = default;
+
+    /*!
+     * A decoder of `code` (which must outlive it) on cfg.backend: the CPU
+     * (OpenMP over words, in double) or CUDA (batched over words, in
+     * cfg.precision; lib/cuda/ldpc_decoder_cuda.cu), "auto" taking the GPU
+     * when there is one. Throws std::runtime_error if CUDA is asked for and
+     * not available.
+     */
+    static std::unique_ptr<ldpc_decoder> make(const ldpc_code& code,
+                                              const bp_config& cfg = {});
 
     /*!
      * Decodes one word. in: n q log-probabilities; post, ext (either may be
@@ -60,28 +80,46 @@ public:
                      int max_iterations,
                      double* post,
                      double* ext,
-                     int32_t* decisions = nullptr) const;
+                     int32_t* decisions = nullptr);
 
     /*!
      * Many words over threads; the pointers of word j are in[j], post[j],
      * ext[j], decisions[j] (each vector empty, or one pointer per word, which
      * may be null). All inputs are checked before any is decoded.
      */
-    std::vector<bp_result> decode_batch(const std::vector<const double*>& in,
-                                        int max_iterations,
-                                        const std::vector<double*>& post,
-                                        const std::vector<double*>& ext,
-                                        const std::vector<int32_t*>& decisions) const;
+    virtual std::vector<bp_result>
+    decode_batch(const std::vector<const double*>& in,
+                 int max_iterations,
+                 const std::vector<double*>& post,
+                 const std::vector<double*>& ext,
+                 const std::vector<int32_t*>& decisions) = 0;
 
     const ldpc_code& code() const { return d_code; }
+    const bp_config& config() const { return d_cfg; }
+    //! The backend in use (never "auto").
+    virtual backend_kind backend() const = 0;
 
     //! Throws std::invalid_argument if `in` (n q log-probabilities) is not valid input.
     void validate(const double* in) const;
 
-private:
+    //! q x q: row c is x -> c x in GF(q) (row 0 unused); each edge's coefficient.
+    const std::vector<int32_t>& perm() const { return d_perm; }
+    const std::vector<int32_t>& coefficients() const { return d_coef; }
+
+protected:
+    ldpc_decoder(const ldpc_code& code, const bp_config& cfg);
+
+    //! decode_batch's checks, shared by the backends: max_iterations, pointer
+    //! counts, every input (named by word), before any work.
+    void check_batch(const std::vector<const double*>& in,
+                     int max_iterations,
+                     const std::vector<double*>& post,
+                     const std::vector<double*>& ext,
+                     const std::vector<int32_t*>& decisions) const;
+
     const ldpc_code& d_code;
-    int d_threads;
-    std::vector<std::vector<int32_t>> d_perm; // by coefficient c: x -> c x
+    bp_config d_cfg;
+    std::vector<int32_t> d_perm, d_coef;
 };
 
 } // namespace bsid
