@@ -31,6 +31,8 @@ REL_MIN_ERRORS = 10
 # A batch aims at this many seconds: short enough for live progress and a
 # close --max-time, long enough that the per-batch cost vanishes.
 BATCH_SECONDS = 0.5
+# The smallest batch of a concatenated scheme on a GPU (frames).
+GPU_OUTER_BATCH = 512
 
 
 def bits_per_symbol(q):
@@ -407,6 +409,11 @@ def run_point(c, progress=None):
                 if c.max_time > 0:
                     target = min(target, max(1.0, (c.max_time - elapsed) / per_frame))
                 size = int(min(max_batch, max(1, min(target, 8 * len(batch)))))
+                if gpu and c.outer is not None:
+                    # the iterative decoder's passes keep a GPU busy only in large
+                    # batches (scheme A of docs/concatenated.md: 111 frames/s in
+                    # batches of about 60, 383 in batches of 1024)
+                    size = max(size, min(max_batch, GPU_OUTER_BATCH))
                 if not gpu and size > T:
                     size -= size % T  # whole rounds of the decoder's threads
             turn ^= 1
