@@ -66,7 +66,7 @@ def main(argv=None):
         ch = bsid.channel_params(a.Pi, a.Pd, a.Ps)
         N = bsid.symbol_mapping(code.q, code.n, cb.q).n_inner
         inner = bsid.map_decoder_core(cb, ch, N, backend=a.backend)
-        dec = bsid.concatenated_decoder(inner, code, iterations=a.iterations,
+        dec = bsid.concatenated_decoder_core(inner, code, iterations=a.iterations,
                                         bp_iterations=a.bp_iterations)
     except (ValueError, OSError, RuntimeError) as e:
         print(f"concatenated.py: error: {e}", file=sys.stderr)

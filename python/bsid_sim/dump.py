@@ -164,7 +164,7 @@ def _replay_outer(path, doc, dec, rx, out):
     """Replays a frame of a concatenated scheme: the iterative decoder again,
     its information symbols against the dumped decisions."""
     code = bsid_core.ldpc_code.from_spec(doc["outer"])
-    cdec = bsid_core.concatenated_decoder(dec, code, iterations=doc["iterations"],
+    cdec = bsid_core.concatenated_decoder_core(dec, code, iterations=doc["iterations"],
                                           bp_iterations=doc["bp_iterations"])
     r = cdec.decode([rx])[0]
     new = np.asarray(r["info"], dtype=np.int64)

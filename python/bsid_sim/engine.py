@@ -372,7 +372,7 @@ def run_point(c, progress=None):
         return run_stream_point(c, progress)
     dec = make_decoder(c)
     if c.outer is not None:
-        counter = bsid_core.concatenated_decoder(dec, c.outer, iterations=c.iterations,
+        counter = bsid_core.concatenated_decoder_core(dec, c.outer, iterations=c.iterations,
                                                  bp_iterations=c.bp_iterations,
                                                  threads=c.threads)
     else:

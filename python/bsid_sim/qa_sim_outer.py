@@ -60,7 +60,7 @@ class qa_sim_outer(unittest.TestCase):
                          (CODE, 60, code.k, 16))
         self.assertAlmostEqual(row["rate"], code.k * 4 / (60 * 6))
         inner = bsid.map_decoder_core(cb, ch, 60, backend="cpu", precision="float")
-        dec = bsid.concatenated_decoder(inner, code, iterations=3, bp_iterations=50)
+        dec = bsid.concatenated_decoder_core(inner, code, iterations=3, bp_iterations=50)
         src = bsid.frame_source(cb, ch, 0, 1, outer=code)
         batch = src.generate(0, 60)
         got = dec.decode([batch.rx(k) for k in range(60)])

@@ -1668,7 +1668,7 @@ without one).)doc")
 
     bind_ldpc(m);
 
-    py::class_<py_concatenated>(m, "concatenated_decoder", R"doc(
+    py::class_<py_concatenated>(m, "concatenated_decoder_core", R"doc(
 The iterative decoder of a serially concatenated scheme (docs/concatenated.md):
 the MAP decoder `inner` (a map_decoder_core, any backend, bits or LLRs, with
 its sync word) and belief propagation over the outer ldpc_code, passing
@@ -1677,7 +1677,7 @@ extrinsic information both ways for up to `iterations` passes, each with up to
 form a codeword. inner.N must be the inner symbols of one outer codeword
 (symbol_mapping(code.q, code.n, inner.q).n_inner).
 
-    dec = concatenated_decoder(inner, code, iterations=10, bp_iterations=50)
+    dec = concatenated_decoder_core(inner, code, iterations=10, bp_iterations=50)
     r = dec.decode([rx1, rx2])   # a dict per frame: status, reason, iterations,
                                  # bp_iterations, syndrome_ok, decisions (n),
                                  # info (k), posteriors ((n, q) log)

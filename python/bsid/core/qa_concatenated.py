@@ -417,7 +417,7 @@ class qa_concatenated_decoder(unittest.TestCase):
         cls.ch = bsid.channel_params(0.005, 0.005)
         cls.N = bsid.symbol_mapping(cls.code.q, cls.code.n, cls.cb.q).n_inner
         cls.inner = bsid.map_decoder_core(cls.cb, cls.ch, cls.N, backend="cpu", threads=2)
-        cls.dec = bsid.concatenated_decoder(cls.inner, cls.code, iterations=4,
+        cls.dec = bsid.concatenated_decoder_core(cls.inner, cls.code, iterations=4,
                                             bp_iterations=30, threads=2)
         cls.src = bsid.frame_source(cls.cb, cls.ch, 0, 21, outer=cls.code)
         cls.batch = cls.src.generate(0, 12, threads=2)
@@ -521,12 +521,12 @@ class qa_concatenated_decoder(unittest.TestCase):
 
     def test_005_bad_arguments(self):
         with self.assertRaises(ValueError):
-            bsid.concatenated_decoder(self.inner, self.code, iterations=0)
+            bsid.concatenated_decoder_core(self.inner, self.code, iterations=0)
         with self.assertRaises(ValueError):
-            bsid.concatenated_decoder(self.inner, self.code, bp_iterations=0)
+            bsid.concatenated_decoder_core(self.inner, self.code, bp_iterations=0)
         wrong = bsid.map_decoder_core(self.cb, self.ch, self.N + 1, backend="cpu")
         with self.assertRaises(ValueError):
-            bsid.concatenated_decoder(wrong, self.code)
+            bsid.concatenated_decoder_core(wrong, self.code)
         # a batch without this outer code's information symbols
         plain = bsid.frame_source(self.cb, self.ch, self.N, 21).generate(0, 2, threads=2)
         with self.assertRaises(ValueError):
@@ -535,7 +535,7 @@ class qa_concatenated_decoder(unittest.TestCase):
     def test_006_llr_input(self):
         soft = bsid.map_decoder_core(self.cb, self.ch, self.N, backend="cpu", threads=2,
                                      input="llr")
-        dec = bsid.concatenated_decoder(soft, self.code, iterations=4, bp_iterations=30,
+        dec = bsid.concatenated_decoder_core(soft, self.code, iterations=4, bp_iterations=30,
                                         threads=2)
         b = self.batch
         bits = [b.rx(j) for j in range(3)]
