@@ -153,8 +153,9 @@ TEST(symbol_mapping, product_distributions_are_exact)
         m.outer_to_inner(outer_log.data(), back.data());
         EXPECT_LT(max_abs_diff(probabilities(back, qi), inner), 1e-12)
             << qo << " " << n << " " << qi;
-        if (m.pad_bits() > 0) // a symbol with its pad bit set is impossible
+        if (m.pad_bits() > 0) { // a symbol with its pad bit set is impossible
             EXPECT_EQ(back[size_t((N - 1) * qi + 1)], -inf);
+        }
     }
 }
 
@@ -220,8 +221,9 @@ TEST(concatenated, fer_does_not_increase_with_passes)
     for (const auto& x : e) {
         EXPECT_EQ(x.status, frame_status::ok);
         EXPECT_GE(x.iterations, 1);
-        if (x.syndrome_ok)
+        if (x.syndrome_ok) {
             EXPECT_EQ(x.symbol_errors, 0) << "an undetected error on a fixed seed";
+        }
         EXPECT_EQ(x.bit_errors > 0, x.symbol_errors > 0);
     }
     ::testing::Test::RecordProperty("fer_pass1", std::to_string(fer.front()));

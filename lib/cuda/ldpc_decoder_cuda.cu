@@ -97,6 +97,71 @@ __global__ void check_kernel(bp_params<real> p)
     }
 }
 
+// A warp as a bp_math.h team: lanes 0 .. 31, reductions by shuffles.
+struct warp_team {
+    int l;
+    __host__ __device__ int lane() const { return l; }
+    __host__ __device__ int size() const { return 32; }
+    __host__ __device__ void sync() const
+    {
+#ifdef __CUDA_ARCH__
+        __syncwarp();
+#endif
+    }
+    template <typename real>
+    __host__ __device__ real max(real v) const
+    {
+#ifdef __CUDA_ARCH__
+        for (int o = 16; o > 0; o >>= 1) {
+            const real w = __shfl_xor_sync(0xffffffffu, v, o);
+            v = w > v ? w : v;
+        }
+#endif
+        return v;
+    }
+    template <typename real>
+    __host__ __device__ real sum(real v) const
+    {
+#ifdef __CUDA_ARCH__
+        for (int o = 16; o > 0; o >>= 1)
+            v += __shfl_xor_sync(0xffffffffu, v, o);
+#endif
+        return v;
+    }
+};
+
+// One warp per (word, check), its scratch in shared memory (per_warp values).
+template <typename real>
+__global__ void check_warp_kernel(bp_params<real> p, int per_warp)
+{
+    extern __shared__ double smem[]; // aligned for double
+    const int wib = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+    const long long t = (long long)blockIdx.x * (blockDim.x / 32) + wib;
+    if (t >= (long long)p.W * p.M)
+        return; // the whole warp
+    const int w = int(t / p.M), r = int(t % p.M);
+    if (!p.active[w])
+        return;
+    real* fwd = reinterpret_cast<real*>(smem) + (long long)wib * per_warp;
+    const int e0 = p.row_start[r], d = p.row_start[r + 1] - e0;
+    real* suffix = fwd + (long long)d * p.q;
+    real* prefix = suffix + (long long)(d + 1) * p.q;
+    real* tmp = prefix + p.q;
+    const long long base = (long long)w * p.E * p.q;
+    bp::check_node(e0,
+                   d,
+                   p.q,
+                   p.v2c + base,
+                   p.c2v + base,
+                   p.perm,
+                   p.coef,
+                   fwd,
+                   suffix,
+                   prefix,
+                   tmp,
+                   warp_team{ lane });
+}
+
 template <typename real>
 __global__ void variable_kernel(bp_params<real> p)
 {
@@ -245,7 +310,12 @@ public:
         p.E = E;
         p.scratch_per_thread = (2 * d_dmax + 3) * q;
         p.threads = std::min<long long>((long long)W * M, 1 << 15);
-        d_scratch.ensure(size_t(p.threads) * size_t(p.scratch_per_thread));
+        // check nodes: a warp each with its scratch in shared memory where it
+        // fits (48 KB a block), else a thread each with global scratch
+        const size_t warp_bytes = size_t(p.scratch_per_thread) * sizeof(real);
+        const int warps = int(std::min<size_t>(8, (48u << 10) / warp_bytes));
+        if (warps < 1)
+            d_scratch.ensure(size_t(p.threads) * size_t(p.scratch_per_thread));
         p.row_start = d_row_start.get();
         p.col_start = d_col_start.get();
         p.col_entries = d_col_entries.get();
@@ -287,7 +357,13 @@ public:
         }
         d_active.upload(active.data(), active.size());
         for (int it = 1; it <= max_iterations && left > 0; ++it) {
-            check_kernel<real><<<blocks_for(p.threads, B), B>>>(p);
+            if (warps >= 1) {
+                check_warp_kernel<real><<<blocks_for((long long)W * M, warps),
+                                          32 * warps,
+                                          warp_bytes * warps>>>(p, p.scratch_per_thread);
+            } else {
+                check_kernel<real><<<blocks_for(p.threads, B), B>>>(p);
+            }
             BSID_CUDA(cudaGetLastError());
             variable_kernel<real><<<blocks_for((long long)W * n, B), B>>>(p);
             BSID_CUDA(cudaGetLastError());

@@ -98,8 +98,44 @@ BSID_HD int32_t decide(const real* row, int q)
 }
 
 /*!
+ * A team of lanes that share a check node's work: `lane()` of `size()`,
+ * `sync()` between phases, and `max` / `sum` of one value per lane over the
+ * team. serial_team is one lane (the CPU); the CUDA backend has a warp.
+ */
+struct serial_team {
+    BSID_HD int lane() const { return 0; }
+    BSID_HD int size() const { return 1; }
+    BSID_HD void sync() const {}
+    template <typename real>
+    BSID_HD real max(real v) const
+    {
+        return v;
+    }
+    template <typename real>
+    BSID_HD real sum(real v) const
+    {
+        return v;
+    }
+};
+
+//! walsh_hadamard over a team: butterflies of each stage spread over the lanes.
+template <typename real, typename team_t>
+BSID_HD void walsh_hadamard(real* v, int q, const team_t& team)
+{
+    for (int h = 1; h < q; h <<= 1) {
+        for (int b = team.lane(); b < q / 2; b += team.size()) {
+            const int j = (b / h) * (h << 1) + b % h;
+            const real a = v[j], c = v[j + h];
+            v[j] = a + c;
+            v[j + h] = a - c;
+        }
+        team.sync();
+    }
+}
+
+/*!
  * \brief One check node of degree d whose edges are e0 .. e0 + d - 1: c2v of
- * each from the v2c of the others.
+ * each from the v2c of the others, by a team of lanes (serial_team: one).
  *
  * Each incoming message u_j becomes p_j(x) = exp(u_j(x) - max u_j), permuted
  * to the distribution of y_j = h_j x_j, normalized and Walsh-Hadamard
@@ -107,9 +143,85 @@ BSID_HD int32_t decide(const real* row, int q)
  * of the other transforms (prefix times suffix, never a division) is
  * transformed back (/ q): the distribution S_j of the XOR of the other y's,
  * which y_j must equal, so c2v_j(x) = log S_j(h_j x). Values below e^-700 of
- * the largest (rounding) are raised to that floor. Scratch: fwd (d q),
- * suffix ((d + 1) q), prefix and tmp (q each).
+ * the largest (rounding) are raised to that floor. Scratch, shared by the
+ * team: fwd (d q), suffix ((d + 1) q), prefix and tmp (q each).
  */
+template <typename real, typename team_t>
+BSID_HD void check_node(int e0,
+                        int d,
+                        int q,
+                        const real* v2c,
+                        real* c2v,
+                        const int32_t* perm,
+                        const int32_t* coef,
+                        real* fwd,
+                        real* suffix,
+                        real* prefix,
+                        real* tmp,
+                        const team_t& team)
+{
+    const int L = team.lane(), S = team.size();
+    for (int j = 0; j < d; ++j) {
+        const real* u = v2c + (long long)(e0 + j) * q;
+        const int32_t* pm = perm + (long long)coef[e0 + j] * q;
+        real* F = fwd + (long long)j * q;
+        real mx = real(-INFINITY);
+        for (int x = L; x < q; x += S)
+            mx = u[x] > mx ? u[x] : mx;
+        mx = team.max(mx);
+        real s = 0;
+        for (int x = L; x < q; x += S) {
+            const real p = mx == real(-INFINITY) ? real(1) : exp(u[x] - mx);
+            F[pm[x]] = p;
+            s += p;
+        }
+        s = team.sum(s);
+        team.sync();
+        const real is = real(1) / s;
+        for (int y = L; y < q; y += S)
+            F[y] *= is;
+        team.sync();
+        walsh_hadamard(F, q, team);
+    }
+    for (int y = L; y < q; y += S) {
+        suffix[(long long)d * q + y] = real(1);
+        for (int j = d - 1; j >= 0; --j) {
+            suffix[(long long)j * q + y] =
+                fwd[(long long)j * q + y] * suffix[(long long)(j + 1) * q + y];
+        }
+        prefix[y] = real(1);
+    }
+    team.sync();
+    const real inv_q = real(1) / real(q);
+    const real floor_ratio = exp(real(floor_log));
+    for (int j = 0; j < d; ++j) {
+        for (int y = L; y < q; y += S)
+            tmp[y] = prefix[y] * suffix[(long long)(j + 1) * q + y];
+        team.sync();
+        walsh_hadamard(tmp, q, team);
+        real mx = 0;
+        for (int y = L; y < q; y += S) {
+            tmp[y] *= inv_q;
+            mx = tmp[y] > mx ? tmp[y] : mx;
+        }
+        mx = team.max(mx);
+        team.sync();
+        // S sums to 1, so mx >= 1/q up to rounding: the floor keeps every
+        // value positive and at most 700 below the largest in the log
+        const real fl = mx * floor_ratio;
+        const int32_t* pm = perm + (long long)coef[e0 + j] * q;
+        real* out = c2v + (long long)(e0 + j) * q;
+        for (int x = L; x < q; x += S) {
+            const real v = tmp[pm[x]];
+            out[x] = log(v > fl ? v : fl);
+        }
+        for (int y = L; y < q; y += S)
+            prefix[y] *= fwd[(long long)j * q + y];
+        team.sync();
+    }
+}
+
+//! check_node by one lane.
 template <typename real>
 BSID_HD void check_node(int e0,
                         int d,
@@ -123,55 +235,7 @@ BSID_HD void check_node(int e0,
                         real* prefix,
                         real* tmp)
 {
-    for (int j = 0; j < d; ++j) {
-        const real* u = v2c + (long long)(e0 + j) * q;
-        const int32_t* pm = perm + (long long)coef[e0 + j] * q;
-        real* F = fwd + (long long)j * q;
-        const real mx = row_max(u, q);
-        real s = 0;
-        for (int x = 0; x < q; ++x) {
-            const real p = mx == real(-INFINITY) ? real(1) : exp(u[x] - mx);
-            F[pm[x]] = p;
-            s += p;
-        }
-        const real is = real(1) / s;
-        for (int y = 0; y < q; ++y)
-            F[y] *= is;
-        walsh_hadamard(F, q);
-    }
-    for (int y = 0; y < q; ++y)
-        suffix[(long long)d * q + y] = real(1);
-    for (int j = d - 1; j >= 0; --j) {
-        for (int y = 0; y < q; ++y) {
-            suffix[(long long)j * q + y] =
-                fwd[(long long)j * q + y] * suffix[(long long)(j + 1) * q + y];
-        }
-    }
-    for (int y = 0; y < q; ++y)
-        prefix[y] = real(1);
-    const real inv_q = real(1) / real(q);
-    const real floor_ratio = exp(real(floor_log));
-    for (int j = 0; j < d; ++j) {
-        for (int y = 0; y < q; ++y)
-            tmp[y] = prefix[y] * suffix[(long long)(j + 1) * q + y];
-        walsh_hadamard(tmp, q);
-        real mx = 0;
-        for (int y = 0; y < q; ++y) {
-            tmp[y] *= inv_q;
-            mx = tmp[y] > mx ? tmp[y] : mx;
-        }
-        // S sums to 1, so mx >= 1/q up to rounding: the floor keeps every
-        // value positive and at most 700 below the largest in the log
-        const real fl = mx * floor_ratio;
-        const int32_t* pm = perm + (long long)coef[e0 + j] * q;
-        real* out = c2v + (long long)(e0 + j) * q;
-        for (int x = 0; x < q; ++x) {
-            const real v = tmp[pm[x]];
-            out[x] = log(v > fl ? v : fl);
-        }
-        for (int y = 0; y < q; ++y)
-            prefix[y] *= fwd[(long long)j * q + y];
-    }
+    check_node(e0, d, q, v2c, c2v, perm, coef, fwd, suffix, prefix, tmp, serial_team{});
 }
 
 /*!
