@@ -45,6 +45,14 @@ frame_source::frame_source(const codebook& cb,
                    std::move(sync_word))
 {
     d_outer = std::make_shared<const ldpc_code>(outer);
+    d_map = std::make_shared<const symbol_mapping>(outer.q(), outer.n(), cb.q());
+}
+
+void frame_source::encode_outer(const int32_t* u, int32_t* symbols) const
+{
+    std::vector<int32_t> c(size_t(d_outer->n()));
+    d_outer->encode(u, c.data());
+    d_map->to_inner(c.data(), symbols);
 }
 
 void frame_source::info(uint64_t k, int32_t* symbols) const
@@ -60,10 +68,9 @@ void frame_source::message(uint64_t k, int32_t* symbols) const
         draw(k, d_N, d_cb.q(), symbols);
         return;
     }
-    std::vector<int32_t> u(size_t(d_outer->k())), c(size_t(d_outer->n()));
+    std::vector<int32_t> u(static_cast<size_t>(d_outer->k()));
     info(k, u.data());
-    d_outer->encode(u.data(), c.data());
-    symbol_mapping(d_outer->q(), d_outer->n(), d_cb.q()).to_inner(c.data(), symbols);
+    encode_outer(u.data(), symbols);
 }
 
 void frame_source::draw(uint64_t k, int n_draw, int q_draw, int32_t* symbols) const
@@ -128,9 +135,13 @@ void frame_source::generate(uint64_t first,
             try {
                 const uint64_t k = first + uint64_t(j);
                 int32_t* sym = out.symbols.data() + size_t(j) * N;
-                message(k, sym);
-                if (d_outer)
-                    info(k, out.info.data() + size_t(j) * size_t(out.k));
+                if (d_outer) { // the information symbols are drawn once
+                    int32_t* u = out.info.data() + size_t(j) * size_t(out.k);
+                    info(k, u);
+                    encode_outer(u, sym);
+                } else {
+                    message(k, sym);
+                }
                 d_cb.encode(sym, N, tx.data() + d_sync.size());
                 auto& rx = out.rx[size_t(j)];
                 rx.clear();

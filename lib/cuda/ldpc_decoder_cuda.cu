@@ -66,6 +66,31 @@ __global__ void init_kernel(bp_params<real> p)
     p.dec[t] = bp::decide(in + (long long)v * p.q, p.q);
 }
 
+// Check r of word w by a team (bp_math.h) whose scratch starts at `scratch`:
+// fwd (d q), suffix ((d + 1) q), prefix and tmp (q each).
+template <typename real, typename team_t>
+__device__ void
+check_one(const bp_params<real>& p, int w, int r, real* scratch, const team_t& team)
+{
+    const int e0 = p.row_start[r], d = p.row_start[r + 1] - e0;
+    real* suffix = scratch + (long long)d * p.q;
+    real* prefix = suffix + (long long)(d + 1) * p.q;
+    real* tmp = prefix + p.q;
+    const long long base = (long long)w * p.E * p.q;
+    bp::check_node(e0,
+                   d,
+                   p.q,
+                   p.v2c + base,
+                   p.c2v + base,
+                   p.perm,
+                   p.coef,
+                   scratch,
+                   suffix,
+                   prefix,
+                   tmp,
+                   team);
+}
+
 template <typename real>
 __global__ void check_kernel(bp_params<real> p)
 {
@@ -77,23 +102,7 @@ __global__ void check_kernel(bp_params<real> p)
         const int w = int(t / p.M), r = int(t % p.M);
         if (!p.active[w])
             continue;
-        const int e0 = p.row_start[r], d = p.row_start[r + 1] - e0;
-        real* fwd = s;
-        real* suffix = fwd + (long long)d * p.q;
-        real* prefix = suffix + (long long)(d + 1) * p.q;
-        real* tmp = prefix + p.q;
-        const long long base = (long long)w * p.E * p.q;
-        bp::check_node(e0,
-                       d,
-                       p.q,
-                       p.v2c + base,
-                       p.c2v + base,
-                       p.perm,
-                       p.coef,
-                       fwd,
-                       suffix,
-                       prefix,
-                       tmp);
+        check_one(p, w, r, s, bp::serial_team{});
     }
 }
 
@@ -142,24 +151,11 @@ __global__ void check_warp_kernel(bp_params<real> p, int per_warp)
     const int w = int(t / p.M), r = int(t % p.M);
     if (!p.active[w])
         return;
-    real* fwd = reinterpret_cast<real*>(smem) + (long long)wib * per_warp;
-    const int e0 = p.row_start[r], d = p.row_start[r + 1] - e0;
-    real* suffix = fwd + (long long)d * p.q;
-    real* prefix = suffix + (long long)(d + 1) * p.q;
-    real* tmp = prefix + p.q;
-    const long long base = (long long)w * p.E * p.q;
-    bp::check_node(e0,
-                   d,
-                   p.q,
-                   p.v2c + base,
-                   p.c2v + base,
-                   p.perm,
-                   p.coef,
-                   fwd,
-                   suffix,
-                   prefix,
-                   tmp,
-                   warp_team{ lane });
+    check_one(p,
+              w,
+              r,
+              reinterpret_cast<real*>(smem) + (long long)wib * per_warp,
+              warp_team{ lane });
 }
 
 template <typename real>

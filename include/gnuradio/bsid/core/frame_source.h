@@ -12,6 +12,7 @@
 #include <gnuradio/bsid/core/codebook.h>
 #include <gnuradio/bsid/core/ldpc_code.h>
 #include <gnuradio/bsid/core/map_decoder.h>
+#include <gnuradio/bsid/core/symbol_mapping.h>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -128,6 +129,11 @@ private:
     uint64_t d_seed;
     std::vector<uint8_t> d_sync;
     std::shared_ptr<const ldpc_code> d_outer; // null: uncoded messages
+    std::shared_ptr<const symbol_mapping>
+        d_map; // with d_outer: its codewords to N symbols
+
+    // With an outer code: the N inner symbols that carry information symbols u.
+    void encode_outer(const int32_t* u, int32_t* symbols) const;
 
     // n_draw uniform symbols of q values from frame k's message stream
     void draw(uint64_t k, int n_draw, int q, int32_t* symbols) const;
