@@ -337,20 +337,12 @@ codebook codebook::from_spec(const std::string& spec)
 {
     const std::string usage = " (expected builtin:NAME, file:PATH, random:n:q:P:seed, "
                               "sparse:n:q, or a file path)";
-    auto number = [&](const std::string& tok, const char* what) -> unsigned long long {
-        unsigned long long v;
-        if (!parse_uint(tok, v)) {
-            fail("spec '" + spec + "': " + what + " = '" + tok +
-                 "' is not a non-negative integer");
-        }
-        return v;
+    const detail::spec_numbers fields{ "codebook", spec };
+    auto number = [&](const std::string& tok, const char* what) {
+        return fields.number(tok, what);
     };
-    auto small = [&](const std::string& tok, const char* what) -> int {
-        const unsigned long long v = number(tok, what);
-        if (v > 100000000ULL) {
-            fail(detail::concat("spec '", spec, "': ", what, " = ", v, " is too large"));
-        }
-        return int(v);
+    auto small = [&](const std::string& tok, const char* what) {
+        return fields.small(tok, what);
     };
     if (starts_with(spec, "builtin:")) {
         return builtin(spec.substr(8));

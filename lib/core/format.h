@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,35 @@ std::string concat(const Args&... args)
     (os << ... << args);
     return os.str();
 }
+
+/*!
+ * The numeric fields of a spec string such as "random:n:q:P:seed": an error
+ * is std::invalid_argument "<who>: spec '<spec>': <what> = ...".
+ */
+struct spec_numbers {
+    std::string who, spec;
+
+    //! A non-negative integer field.
+    unsigned long long number(const std::string& tok, const char* what) const
+    {
+        unsigned long long v;
+        if (!parse_uint(tok, v)) {
+            throw std::invalid_argument(who + ": spec '" + spec + "': " + what + " = '" +
+                                        tok + "' is not a non-negative integer");
+        }
+        return v;
+    }
+    //! A size field: at most 10^8.
+    int small(const std::string& tok, const char* what) const
+    {
+        const unsigned long long v = number(tok, what);
+        if (v > 100000000ULL) {
+            throw std::invalid_argument(
+                concat(who, ": spec '", spec, "': ", what, " = ", v, " is too large"));
+        }
+        return int(v);
+    }
+};
 
 } // namespace detail
 } // namespace bsid

@@ -866,20 +866,12 @@ ldpc_code ldpc_code::from_spec(const std::string& spec)
 {
     const std::string usage = " (expected ldpc:PATH for an alist file, or "
                               "ldpc-regular:n:M:q:wc:seed)";
-    auto number = [&](const std::string& tok, const char* what) -> unsigned long long {
-        unsigned long long v;
-        if (!parse_uint(tok, v)) {
-            fail("spec '" + spec + "': " + what + " = '" + tok +
-                 "' is not a non-negative integer");
-        }
-        return v;
+    const detail::spec_numbers fields{ "ldpc_code", spec };
+    auto number = [&](const std::string& tok, const char* what) {
+        return fields.number(tok, what);
     };
-    auto small = [&](const std::string& tok, const char* what) -> int {
-        const unsigned long long v = number(tok, what);
-        if (v > max_size) {
-            fail(detail::concat("spec '", spec, "': ", what, " = ", v, " is too large"));
-        }
-        return int(v);
+    auto small = [&](const std::string& tok, const char* what) {
+        return fields.small(tok, what);
     };
     if (starts_with(spec, "ldpc:")) {
         const std::string path = spec.substr(5);
