@@ -448,7 +448,8 @@ public:
 
     py::array_t<double> decode(const py::object& rx,
                                const py::object& priors_in,
-                               const py::object& log_priors)
+                               const py::object& log_priors,
+                               bool extrinsic)
     {
         const auto [priors, is_log] = pick_priors(priors_in, log_priors);
         const auto f = received(rx);
@@ -459,7 +460,8 @@ public:
             throw frame_refused({ bsid::frame_status::invalid_input, f.bad });
         }
         py::array_t<double> post({ d_dec->N(), d_dec->q() });
-        const bsid::frame_view view = view_of(f, pri ? pri->data() : nullptr, is_log);
+        bsid::frame_view view = view_of(f, pri ? pri->data() : nullptr, is_log);
+        view.extrinsic = extrinsic;
         double* out = post.mutable_data();
         bsid::frame_result r;
         {
@@ -476,7 +478,8 @@ public:
     py::object decode_batch(const py::sequence& frames,
                             const py::object& priors_in,
                             bool statuses,
-                            const py::object& log_priors)
+                            const py::object& log_priors,
+                            bool extrinsic)
     {
         const auto [priors, is_log] = pick_priors(priors_in, log_priors);
         const size_t K = size_t(py::len(frames));
@@ -522,6 +525,7 @@ public:
                 continue;
             }
             views.push_back(view_of(rx[k], pri[k] ? pri[k]->data() : nullptr, is_log));
+            views.back().extrinsic = extrinsic;
             ptrs.push_back(outs[k].mutable_data());
             index.push_back(k);
         }
@@ -1441,11 +1445,14 @@ frame (a start prior pair is then a tuple).)doc")
              "priors"_a = py::none(),
              py::kw_only(),
              "log_priors"_a = py::none(),
+             "extrinsic"_a = false,
              R"doc(
 Decodes one frame: (N, q) posteriors. priors: (N, q) probabilities (rows
 normalized for you); or log_priors: (N, q) natural logs, any constant per row,
 -inf for a zero prior. Priors keep their full double range in every precision:
-a log-prior ratio of 200 (a prior of 1e-87) is not a hard zero.)doc")
+a log-prior ratio of 200 (a prior of 1e-87) is not a hard zero. extrinsic=True:
+each symbol's extrinsic probabilities instead, the posterior without its own
+prior (computed directly, rows normalized; without priors, the posteriors).)doc")
         .def("decode_batch",
              &py_map_decoder::decode_batch,
              "frames"_a,
@@ -1453,12 +1460,13 @@ a log-prior ratio of 200 (a prior of 1e-87) is not a hard zero.)doc")
              "statuses"_a = false,
              py::kw_only(),
              "log_priors"_a = py::none(),
+             "extrinsic"_a = false,
              R"doc(
 Decodes many frames over `threads` threads. Returns a list with an (N, q)
 array per frame, None for a refused frame; with statuses=True, returns
 (posteriors, [(status, reason), ...]). priors (or log_priors, natural logs):
 None, one (N, q) array for all frames, or a list with an array (or None) per
-frame.)doc")
+frame. extrinsic=True: extrinsic probabilities instead of posteriors (decode).)doc")
         .def("count_errors",
              &py_map_decoder::count_errors,
              "batch"_a,

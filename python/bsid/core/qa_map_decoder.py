@@ -65,14 +65,17 @@ def lattice_R(ch, x, y):
     return F[n][L]
 
 
-def brute_force(cb, ch, N, y, priors=None):
+def brute_force(cb, ch, N, y, priors=None, extrinsic=False):
+    """The APPs (or, with extrinsic, each symbol's posterior without its own prior)."""
     app = np.zeros((N, cb.q))
     for msg in itertools.product(range(cb.q), repeat=N):
         w = lattice_R(ch, list(cb.encode(list(msg))), list(y))
-        if priors is not None:
-            w *= np.prod([priors[i][d] for i, d in enumerate(msg)])
         for i, d in enumerate(msg):
-            app[i, d] += w
+            if priors is None:
+                app[i, d] += w
+            else:
+                app[i, d] += w * np.prod([priors[j][e] for j, e in enumerate(msg)
+                                          if j != i or not extrinsic])
     return app / app.sum(axis=1, keepdims=True)
 
 
@@ -302,6 +305,37 @@ class qa_map_decoder(unittest.TestCase):
         post = np.array([[0.1, 0.4, 0.4, 0.1], [0.25, 0.25 * (1 + 1e-13), 0.25, 0.25],
                          [0.1, 0.2, 0.3 * (1 + 1e-9), 0.3]])
         np.testing.assert_array_equal(bsid.hard_decisions(post), [1, 0, 2])
+
+    def test_008_extrinsic(self):
+        # decode(extrinsic=True) against the brute-force extrinsic (the
+        # posterior without the symbol's own prior), with probability and log
+        # priors, one frame and a batch; without priors it is the posterior
+        rng = np.random.default_rng(11)
+        cb = bsid.codebook.random(3, 4, 2, 21)
+        ch = bsid.channel_params(0.05, 0.05, 0.02)
+        N = 3
+        msg = rng.integers(0, 4, N)
+        y, _ = bsid.transmit(ch, cb.encode(msg), seed=4)
+        priors = rng.uniform(0.05, 1, (N, 4))
+        priors[1, 2] = 0  # a zero prior: the extrinsic is no 0/0
+        want = brute_force(cb, ch, N, y, priors, extrinsic=True)
+        post = brute_force(cb, ch, N, y, priors)
+        # the test tells the two apart
+        self.assertGreater(np.abs(want - post).max(), 0.05)
+        with np.errstate(divide="ignore"):
+            logs = np.log(priors) + 3.0
+        for backend in self.backends:
+            with self.subTest(backend=backend):
+                dec = bsid.map_decoder_core(cb, ch, N, backend=backend, precision="double",
+                                            mtau=(-N * 3, len(y)), mn=(-3, len(y)))
+                np.testing.assert_allclose(dec.decode(y, priors, extrinsic=True), want, atol=1e-9)
+                np.testing.assert_allclose(dec.decode(y, log_priors=logs, extrinsic=True), want,
+                                           atol=1e-9)
+                np.testing.assert_allclose(dec.decode(y, priors), post, atol=1e-9)
+                got = dec.decode_batch([y, y], [priors, None], extrinsic=True)
+                np.testing.assert_allclose(got[0], want, atol=1e-9)
+                np.testing.assert_allclose(got[1], dec.decode(y), atol=1e-12)
+                np.testing.assert_array_equal(dec.decode(y, extrinsic=True), dec.decode(y))
 
 
 if __name__ == '__main__':
