@@ -24,6 +24,7 @@ namespace py = pybind11;
 void bind_codebook_encoder(py::module& m);
 void bind_channel(py::module& m);
 void bind_map_decoder(py::module& m);
+void bind_ldpc_encoder(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -57,5 +58,6 @@ PYBIND11_MODULE(bsid_python, m)
     bind_codebook_encoder(m);
     bind_channel(m);
     bind_map_decoder(m);
+    bind_ldpc_encoder(m);
     // ) END BINDING_FUNCTION_CALLS
 }
