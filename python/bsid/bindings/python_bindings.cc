@@ -25,6 +25,7 @@ void bind_codebook_encoder(py::module& m);
 void bind_channel(py::module& m);
 void bind_map_decoder(py::module& m);
 void bind_ldpc_encoder(py::module& m);
+void bind_concatenated_decoder(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -59,5 +60,6 @@ PYBIND11_MODULE(bsid_python, m)
     bind_channel(m);
     bind_map_decoder(m);
     bind_ldpc_encoder(m);
+    bind_concatenated_decoder(m);
     // ) END BINDING_FUNCTION_CALLS
 }

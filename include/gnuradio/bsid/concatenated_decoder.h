@@ -1,0 +1,151 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_BSID_CONCATENATED_DECODER_H
+#define INCLUDED_BSID_CONCATENATED_DECODER_H
+
+#include <gnuradio/block.h>
+#include <gnuradio/bsid/api.h>
+#include <gnuradio/bsid/core/codebook.h>
+#include <gnuradio/bsid/core/ldpc_code.h>
+#include <cstdint>
+#include <string>
+
+namespace gr {
+namespace bsid {
+
+/*!
+ * \brief Iterative decoder of the concatenated scheme: received frames of
+ * bits in, the outer code's decoded information bits out.
+ * \ingroup bsid
+ *
+ * \details
+ * The inner MAP decoder (as bsid.map_decoder) and belief propagation over
+ * the LDPC outer code, passing extrinsic information both ways for up to
+ * \p iterations passes of up to \p bp_iterations BP iterations each; a frame
+ * stops as soon as its decisions satisfy every check (bsid::
+ * concatenated_decoder, docs/concatenated.md). Frames are decoded in
+ * batches of up to \p max_batch (one decode_batch per pass). The frames are
+ * those of bsid.ldpc_encoder then bsid.codebook_encoder: N =
+ * symbol_mapping(q_o, n, q).n_inner() inner symbols per frame, from the
+ * outer code and the codebook.
+ *
+ * Input: unpacked bits (or, \p input "llr", float LLRs, as for
+ * bsid.map_decoder), a \p len_tag_key tag on the first bit of each received
+ * frame (tagged framing), or a plain bitstream (stream framing).
+ *
+ * Output per frame: K = k log2(q_o) unpacked information bits (bytes 0/1),
+ * the decisions at the outer code's information positions, each symbol MSB
+ * first (bsid.ldpc_encoder's input order), with on its first item: a \p
+ * len_tag_key tag (K), "bsid_frame_ok" (PMT bool: the decisions satisfy
+ * every check) and "bsid_iterations" (PMT long: the passes run, 0 for an
+ * erasure). A frame that does not decode within the passes still gives its
+ * last decisions, with bsid_frame_ok false.
+ *
+ * Erasures: as for bsid.map_decoder, a frame the inner decoder refuses
+ * (empty, not bits, end drift outside the limits, probability 0, a decoder
+ * failure or an exception from the core for that frame), a frame cut short
+ * (by the next length tag, the end of the stream, or a "bsid_truncated"
+ * tag), a length tag that is not a non-negative integer, each frame an
+ * upstream "bsid_frames_lost" tag reports and, with stream framing, each
+ * frame out of sync still gives a full output frame: K zero bits with
+ * bsid_frame_ok false and a "bsid_erasure" tag (a PMT symbol: the status
+ * name, bsid::frame_status). Frames in equal frames out. Bits outside any
+ * tagged frame are discarded and counted (bits_discarded()). Other tags on
+ * a frame's first bit are put on its first output item.
+ *
+ * The channel: with \p follow_channel_tags, "bsid_channel" tags (from
+ * bsid.channel) set the channel of the frame they are on and those after;
+ * otherwise set_channel applies to frames that begin after the call.
+ *
+ * With a \p sync_word, every frame begins with it, weighed through the
+ * channel (bsid::frame_decoder).
+ *
+ * Stream framing (\p framing "stream"; docs/receiving.md): the inner
+ * bsid::stream_decoder finds the frames of a plain bitstream, with the
+ * stream parameters of bsid.map_decoder; each frame it decodes in sync is
+ * cut at its most probable start and end and decoded through the iterative
+ * loop as a tagged frame (its sync word first), and carries a "bsid_drift"
+ * tag as bsid.map_decoder's; a frame out of sync is an erasure
+ * ("sync_lost"; "truncated" for the frame the stream ends inside). The
+ * start of each frame follows the inner decoder alone (the outer code does
+ * not feed back into synchronization).
+ */
+class BSID_API concatenated_decoder : virtual public gr::block
+{
+public:
+    typedef std::shared_ptr<concatenated_decoder> sptr;
+
+    /*!
+     * \param codebook    the inner code (bsid.codebook)
+     * \param outer       the outer code (bsid.ldpc_code)
+     * \param Pi, Pd, Ps  the channel the decoder assumes
+     * \param iterations  passes of the iterative decoder, at least 1
+     * \param bp_iterations belief-propagation iterations per pass, at least 1
+     * \param backend     "cpu", "cuda" or "auto"
+     * \param precision   "float" or "double" (of the inner decoder)
+     * \param storage     "global", "local" or "auto"
+     * \param Pr          drift exclusion probability of the limits
+     * \param max_batch   most frames decoded together
+     * \param len_tag_key the tagged-stream length key
+     * \param follow_channel_tags decode with the channel of upstream
+     *        "bsid_channel" tags (from bsid.channel)
+     * \param sync_word   the word that begins every frame ("0110..."; "" for none)
+     * \param framing     "tagged" (frames by \p len_tag_key tags) or "stream"
+     * \param input       "bits" (byte items, 0 or 1) or "llr" (float items)
+     * \param lookahead, start_tag_key, acquire_window, tag_after_sync_word,
+     *        sync_threshold, search, synchronized_at_start stream framing,
+     *        as for bsid.map_decoder
+     */
+    static sptr make(const ::bsid::codebook& codebook,
+                     const ::bsid::ldpc_code& outer,
+                     double Pi,
+                     double Pd,
+                     double Ps,
+                     int iterations = 10,
+                     int bp_iterations = 50,
+                     const std::string& backend = "auto",
+                     const std::string& precision = "float",
+                     const std::string& storage = "auto",
+                     double Pr = 1e-10,
+                     int max_batch = 64,
+                     const std::string& len_tag_key = "packet_len",
+                     bool follow_channel_tags = true,
+                     const std::string& sync_word = "",
+                     const std::string& framing = "tagged",
+                     const std::string& input = "bits",
+                     int lookahead = -1,
+                     const std::string& start_tag_key = "bsid_start",
+                     int acquire_window = 4,
+                     bool tag_after_sync_word = true,
+                     double sync_threshold = 0.0,
+                     bool search = true,
+                     bool synchronized_at_start = true);
+
+    //! The channel for frames that begin after the call (unless bsid_channel tags set
+    //! it).
+    virtual void set_channel(double Pi, double Pd, double Ps) = 0;
+
+    //! Output frames produced, how many are erasures, and how many decoded to a
+    //! codeword (bsid_frame_ok true).
+    virtual uint64_t frames() const = 0;
+    virtual uint64_t erasures() const = 0;
+    virtual uint64_t frames_ok() const = 0;
+    //! Input bits that belonged to no tagged frame.
+    virtual uint64_t bits_discarded() const = 0;
+    //! Information bits per output frame (K = k log2 q_o) and inner symbols
+    //! per frame (N).
+    virtual int bits_per_frame() const = 0;
+    virtual int symbols_per_frame() const = 0;
+    //! The backend in use ("cpu" or "cuda").
+    virtual std::string backend() const = 0;
+};
+
+} // namespace bsid
+} // namespace gr
+
+#endif /* INCLUDED_BSID_CONCATENATED_DECODER_H */

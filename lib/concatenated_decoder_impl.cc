@@ -1,0 +1,748 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "concatenated_decoder_impl.h"
+#include "core_log_handler.h"
+#include <gnuradio/bsid/core/soft_input.h>
+#include <gnuradio/bsid/core/symbol_mapping.h>
+#include <gnuradio/io_signature.h>
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace gr {
+namespace bsid {
+
+namespace {
+
+const pmt::pmt_t erasure_key = pmt::intern("bsid_erasure");
+const pmt::pmt_t lost_key = pmt::intern("bsid_frames_lost");
+const pmt::pmt_t truncated_key = pmt::intern("bsid_truncated");
+const pmt::pmt_t channel_key = pmt::intern("bsid_channel");
+const pmt::pmt_t drift_key = pmt::intern("bsid_drift");
+const pmt::pmt_t frame_ok_key = pmt::intern("bsid_frame_ok");
+const pmt::pmt_t iterations_key = pmt::intern("bsid_iterations");
+
+std::string status_name(::bsid::frame_status s) { return ::bsid::to_string(s); }
+
+bool parse_framing(const std::string& s)
+{
+    if (s == "tagged")
+        return false;
+    if (s == "stream")
+        return true;
+    throw std::invalid_argument("concatenated_decoder: framing '" + s +
+                                "' is not one of tagged, stream");
+}
+
+size_t input_item_size(const std::string& input)
+{
+    if (input == "bits")
+        return sizeof(uint8_t);
+    if (input == "llr")
+        return sizeof(float);
+    throw std::invalid_argument("concatenated_decoder: input '" + input +
+                                "' is not one of bits, llr");
+}
+
+int bits_of(int q)
+{
+    int b = 0;
+    while ((1 << b) < q)
+        ++b;
+    return b;
+}
+
+// N of the outer code's frames with this codebook; the mapping's refusal
+// names the sizes
+int inner_symbols(const ::bsid::ldpc_code& outer, const ::bsid::codebook& cb)
+{
+    try {
+        return ::bsid::symbol_mapping(outer.q(), outer.n(), cb.q()).n_inner();
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(
+            "concatenated_decoder: the outer code (n = " + std::to_string(outer.n()) +
+            " over GF(" + std::to_string(outer.q()) +
+            ")) does not fit the codebook's q = " + std::to_string(cb.q()) + ": " +
+            e.what());
+    }
+}
+
+} // namespace
+
+concatenated_decoder::sptr concatenated_decoder::make(const ::bsid::codebook& codebook,
+                                                      const ::bsid::ldpc_code& outer,
+                                                      double Pi,
+                                                      double Pd,
+                                                      double Ps,
+                                                      int iterations,
+                                                      int bp_iterations,
+                                                      const std::string& backend,
+                                                      const std::string& precision,
+                                                      const std::string& storage,
+                                                      double Pr,
+                                                      int max_batch,
+                                                      const std::string& len_tag_key,
+                                                      bool follow_channel_tags,
+                                                      const std::string& sync_word,
+                                                      const std::string& framing,
+                                                      const std::string& input,
+                                                      int lookahead,
+                                                      const std::string& start_tag_key,
+                                                      int acquire_window,
+                                                      bool tag_after_sync_word,
+                                                      double sync_threshold,
+                                                      bool search,
+                                                      bool synchronized_at_start)
+{
+    return gnuradio::make_block_sptr<concatenated_decoder_impl>(codebook,
+                                                                outer,
+                                                                Pi,
+                                                                Pd,
+                                                                Ps,
+                                                                iterations,
+                                                                bp_iterations,
+                                                                backend,
+                                                                precision,
+                                                                storage,
+                                                                Pr,
+                                                                max_batch,
+                                                                len_tag_key,
+                                                                follow_channel_tags,
+                                                                sync_word,
+                                                                framing,
+                                                                input,
+                                                                lookahead,
+                                                                start_tag_key,
+                                                                acquire_window,
+                                                                tag_after_sync_word,
+                                                                sync_threshold,
+                                                                search,
+                                                                synchronized_at_start);
+}
+
+concatenated_decoder_impl::concatenated_decoder_impl(const ::bsid::codebook& codebook,
+                                                     const ::bsid::ldpc_code& outer,
+                                                     double Pi,
+                                                     double Pd,
+                                                     double Ps,
+                                                     int iterations,
+                                                     int bp_iterations,
+                                                     const std::string& backend,
+                                                     const std::string& precision,
+                                                     const std::string& storage,
+                                                     double Pr,
+                                                     int max_batch,
+                                                     const std::string& len_tag_key,
+                                                     bool follow_channel_tags,
+                                                     const std::string& sync_word,
+                                                     const std::string& framing,
+                                                     const std::string& input,
+                                                     int lookahead,
+                                                     const std::string& start_tag_key,
+                                                     int acquire_window,
+                                                     bool tag_after_sync_word,
+                                                     double sync_threshold,
+                                                     bool search,
+                                                     bool synchronized_at_start)
+    : gr::block("concatenated_decoder",
+                gr::io_signature::make(1, 1, input_item_size(input)),
+                gr::io_signature::make(1, 1, sizeof(uint8_t))),
+      d_code(outer),
+      d_cfg(codebook, ::bsid::channel_params(Pi, Pd, Ps), inner_symbols(outer, codebook)),
+      d_bits(bits_of(outer.q())),
+      d_K(outer.k() * bits_of(outer.q())),
+      d_max_batch(max_batch),
+      d_len_key(pmt::intern(len_tag_key)),
+      d_follow_channel(follow_channel_tags),
+      d_sync(::bsid::parse_sync_word(sync_word)),
+      d_soft(::bsid::parse_input_kind(input) == ::bsid::input_kind::llr),
+      d_stream(parse_framing(framing)),
+      d_start_key(pmt::intern(start_tag_key)),
+      d_asm(pmt::intern(len_tag_key), lost_key, input_item_size(input))
+{
+    if (iterations < 1 || bp_iterations < 1) {
+        throw std::invalid_argument(
+            "concatenated_decoder: iterations = " + std::to_string(iterations) +
+            " and bp_iterations = " + std::to_string(bp_iterations) +
+            " must each be at least 1");
+    }
+    if (max_batch < 1) {
+        throw std::invalid_argument("concatenated_decoder: max_batch = " +
+                                    std::to_string(max_batch) + " must be at least 1");
+    }
+    d_opt.iterations = iterations;
+    d_opt.bp_iterations = bp_iterations;
+    d_cfg.backend = ::bsid::parse_backend(backend);
+    d_cfg.precision = ::bsid::parse_precision(precision);
+    d_cfg.storage = ::bsid::parse_storage(storage);
+    d_cfg.Pr = Pr;
+    install_core_log_handler();
+    d_dec = build(d_cfg.ch);
+    GR_LOG_INFO(
+        d_logger,
+        "outer code " + (outer.spec().empty() ? std::string("(no spec)") : outer.spec()) +
+            ": n = " + std::to_string(outer.n()) + ", k = " + std::to_string(outer.k()) +
+            " over GF(" + std::to_string(outer.q()) + "); N = " +
+            std::to_string(d_cfg.N) + " inner symbols, K = " + std::to_string(d_K) +
+            " information bits a frame; " + std::to_string(iterations) +
+            " passes of up to " + std::to_string(bp_iterations) + " BP iterations");
+    if (d_stream) {
+        ::bsid::stream_options opt;
+        opt.lookahead = lookahead;
+        opt.acquire_window = acquire_window;
+        opt.tag_offset = tag_after_sync_word ? -(long long)d_sync.size() : 0;
+        opt.sync_threshold = sync_threshold;
+        opt.search = search;
+        opt.input = d_soft ? ::bsid::input_kind::llr : ::bsid::input_kind::bits;
+        if (!synchronized_at_start)
+            opt.first_start.reset();
+        d_sd = std::make_unique<::bsid::stream_decoder>(d_dec->fd, opt); // checks them
+    }
+    set_tag_propagation_policy(TPP_DONT); // frames change length: tags are placed by hand
+}
+
+concatenated_decoder_impl::decoder_ptr
+concatenated_decoder_impl::build(const ::bsid::channel_params& ch) const
+{
+    ::bsid::decoder_config cfg = [this] {
+        std::lock_guard<std::mutex> lock(d_dec_mutex); // set_channel writes d_cfg.ch
+        return d_cfg;
+    }();
+    cfg.ch = ch;
+    auto dec = std::make_shared<decoder>();
+    dec->fd = std::make_shared<::bsid::frame_decoder>(cfg, d_sync);
+    dec->cd = std::make_unique<::bsid::concatenated_decoder>(*dec->fd, d_code);
+    const auto& L = dec->fd->limits();
+    const auto& b = dec->fd->primary();
+    std::ostringstream os;
+    os << "backend " << ::bsid::to_string(b.backend()) << ", "
+       << ::bsid::to_string(b.precision()) << ", " << ::bsid::to_string(b.storage())
+       << " storage; " << cfg.ch.repr() << "; drift limits m_tau = [" << L.mtau.lo << ", "
+       << L.mtau.hi << "], m_n = [" << L.mn.lo << ", " << L.mn.hi << "]";
+    if (!d_sync.empty())
+        os << "; sync word of " << d_sync.size() << " bits";
+    GR_LOG_INFO(d_logger, os.str());
+    return dec;
+}
+
+concatenated_decoder_impl::decoder_ptr concatenated_decoder_impl::current_decoder() const
+{
+    std::lock_guard<std::mutex> lock(d_dec_mutex);
+    return d_dec;
+}
+
+void concatenated_decoder_impl::set_channel(double Pi, double Pd, double Ps)
+{
+    const ::bsid::channel_params ch(Pi, Pd, Ps); // throws on bad values
+    if (d_channel_tagged) {
+        GR_LOG_DEBUG(d_logger,
+                     "set_channel(" + ch.repr() +
+                         "): the input's bsid_channel tags set the channel");
+        return;
+    }
+    auto dec = build(ch);
+    std::lock_guard<std::mutex> lock(d_dec_mutex);
+    d_dec = std::move(dec);
+    d_cfg.ch = ch;
+    d_channel_changed = true;
+}
+
+std::string concatenated_decoder_impl::backend() const
+{
+    return ::bsid::to_string(current_decoder()->fd->primary().backend());
+}
+
+void concatenated_decoder_impl::follow_channel(const gr::tag_t& t)
+{
+    std::string why;
+    if (pmt::is_f64vector(t.value) && pmt::length(t.value) == 3) {
+        const auto v = pmt::f64vector_elements(t.value);
+        try {
+            const ::bsid::channel_params ch(v[0], v[1], v[2]);
+            d_channel_tagged = true;
+            {
+                std::lock_guard<std::mutex> lock(d_dec_mutex);
+                if (ch == d_cfg.ch)
+                    return;
+            }
+            auto dec = build(ch);
+            std::lock_guard<std::mutex> lock(d_dec_mutex);
+            d_dec = std::move(dec);
+            d_cfg.ch = ch;
+            d_channel_changed = true;
+            return;
+        } catch (const std::invalid_argument& e) {
+            why = e.what();
+        }
+    } else {
+        why = "the value " + pmt::write_string(t.value) +
+              " is not three doubles (Pi, Pd, Ps)";
+    }
+    GR_LOG_WARN(d_logger,
+                "the bsid_channel tag on input item " + std::to_string(t.offset) +
+                    " is ignored: " + why);
+}
+
+void concatenated_decoder_impl::forecast(int noutput_items,
+                                         gr_vector_int& ninput_items_required)
+{
+    (void)noutput_items;
+    // output waiting, or a last call (with no input) at the end of the stream
+    const bool last = d_stream ? !d_flushed && upstream_done(*this, -1)
+                               : d_asm.pending() && upstream_done(*this, -1);
+    ninput_items_required[0] = d_queue.size() > 0 || !d_ready.empty() || last ? 0 : 1;
+}
+
+// ---- the input's frames (frame_assembler::events), as bsid.map_decoder
+
+void concatenated_decoder_impl::begin(uint64_t length, std::vector<gr::tag_t> tags)
+{
+    d_cur = frame{};
+    for (const auto& t : tags) {
+        if (d_follow_channel && pmt::eqv(t.key, channel_key))
+            follow_channel(t);
+    }
+    d_cur.dec = current_decoder();
+    for (const auto& t : tags) {
+        if (pmt::eqv(t.key, truncated_key))
+            d_cur.erasure = status_name(::bsid::frame_status::truncated);
+    }
+    d_cur.tags = std::move(tags);
+    // a frame refused for its length is counted, not stored
+    const auto pre =
+        d_cur.dec->fd->check_length(size_t(std::min<uint64_t>(length, SIZE_MAX)));
+    if (d_cur.erasure.empty() && !pre.ok()) {
+        d_cur.erasure = status_name(pre.status);
+        GR_LOG_DEBUG(d_logger, "erasure: " + pre.reason);
+    }
+    d_cur.store = d_cur.erasure.empty();
+    if (d_cur.store && d_soft)
+        d_cur.llr.reserve(size_t(length));
+    else if (d_cur.store)
+        d_cur.bits.reserve(size_t(length));
+}
+
+void concatenated_decoder_impl::invalid(const gr::tag_t& tag,
+                                        const std::string& why,
+                                        std::vector<gr::tag_t> tags)
+{
+    GR_LOG_WARN(d_logger,
+                "the '" + pmt::symbol_to_string(d_len_key) + "' tag on input item " +
+                    std::to_string(tag.offset) + " is not a frame length: " + why +
+                    "; the frame is put out as an invalid_tag erasure and its bits "
+                    "discarded");
+    frame f;
+    f.erasure = status_name(::bsid::frame_status::invalid_tag);
+    f.tags = std::move(tags);
+    f.store = false;
+    d_ready.push_back(std::move(f));
+}
+
+void concatenated_decoder_impl::items(const uint8_t* in, size_t count)
+{
+    if (d_cur.store && d_soft) {
+        const auto* f = reinterpret_cast<const float*>(in);
+        d_cur.llr.insert(d_cur.llr.end(), f, f + count);
+    } else if (d_cur.store) {
+        d_cur.bits.insert(d_cur.bits.end(), in, in + count);
+    }
+    d_cur.rho += count;
+}
+
+void concatenated_decoder_impl::end() { d_ready.push_back(std::move(d_cur)); }
+
+void concatenated_decoder_impl::cut(uint64_t missing, bool stream_ended)
+{
+    GR_LOG_WARN(d_logger,
+                "a frame ends after " + std::to_string(d_cur.rho) + " of its bits (" +
+                    std::to_string(missing) + " missing): " +
+                    (stream_ended ? "the stream ended" : "the next frame started") +
+                    "; it is put out as a truncated erasure");
+    d_cur.erasure = status_name(::bsid::frame_status::truncated);
+    d_cur.store = false;
+    d_cur.bits = {};
+    d_cur.llr = {};
+    end();
+}
+
+void concatenated_decoder_impl::lost(uint64_t count)
+{
+    frame f;
+    f.store = false;
+    if (count > max_frames_lost) {
+        GR_LOG_ERROR(d_logger,
+                     "a bsid_frames_lost count of " + std::to_string(count) +
+                         " is more than the " + std::to_string(max_frames_lost) +
+                         " a count may report; it is put out as one invalid_tag "
+                         "erasure");
+        f.erasure = status_name(::bsid::frame_status::invalid_tag);
+    } else {
+        f.lost = count;
+        f.erasure = status_name(::bsid::frame_status::frame_lost);
+    }
+    d_ready.push_back(std::move(f));
+}
+
+void concatenated_decoder_impl::invalid_lost(const gr::tag_t& tag, const std::string& why)
+{
+    GR_LOG_WARN(d_logger,
+                "the bsid_frames_lost tag on input item " + std::to_string(tag.offset) +
+                    " is not a count: " + why + "; it is ignored");
+}
+
+void concatenated_decoder_impl::outside(const uint8_t* in,
+                                        size_t count,
+                                        std::vector<gr::tag_t> tags)
+{
+    (void)in;
+    (void)tags;
+    if (d_bits_discarded == 0) {
+        GR_LOG_WARN(d_logger,
+                    "input bits outside any tagged frame are discarded (no valid '" +
+                        pmt::symbol_to_string(d_len_key) + "' tag)");
+    }
+    d_bits_discarded += uint64_t(count);
+}
+
+// ---- stream framing
+
+void concatenated_decoder_impl::take_channel()
+{
+    decoder_ptr dec;
+    {
+        std::lock_guard<std::mutex> lock(d_dec_mutex);
+        if (!d_channel_changed)
+            return;
+        d_channel_changed = false;
+        dec = d_dec;
+    }
+    d_sd->set_decoder(dec->fd);
+}
+
+void concatenated_decoder_impl::stream_work(const void* in_items,
+                                            size_t count,
+                                            uint64_t in0)
+{
+    if (d_flushed || count == 0)
+        return;
+    std::vector<gr::tag_t> tags;
+    get_tags_in_range(tags, 0, in0, in0 + uint64_t(count));
+    std::sort(tags.begin(), tags.end(), gr::tag_t::offset_compare);
+    size_t done = 0;
+    std::vector<size_t> starts;
+    const auto* bits = static_cast<const uint8_t*>(in_items);
+    const auto* llr = static_cast<const float*>(in_items);
+    auto push_until = [&](size_t upto) {
+        take_channel();
+        // kept to cut the in-sync frames out of
+        if (d_soft)
+            d_hist_llr.insert(d_hist_llr.end(), llr + done, llr + upto);
+        else
+            d_hist_bits.insert(d_hist_bits.end(), bits + done, bits + upto);
+        if (d_soft) {
+            d_llr_chunk.assign(llr + done, llr + upto); // decoded in double
+            emit_stream(d_sd->push(d_llr_chunk.data(), upto - done, starts));
+        } else {
+            emit_stream(d_sd->push(bits + done, upto - done, starts));
+        }
+        // a frame put out later starts at most a chunk, a frame and its
+        // margins before the stream's end: keep 4 frames and the chunk
+        const auto lim = current_decoder()->fd->limits();
+        const size_t F = d_sync.size() + size_t(d_cfg.N) * size_t(d_cfg.cb.n()) +
+                         size_t(std::max(0, lim.mtau.hi));
+        const size_t keep = 4 * F + (upto - done);
+        auto trim = [&](auto& h) {
+            if (h.size() > keep) {
+                d_hist_begin += h.size() - keep;
+                h.erase(h.begin(), h.begin() + long(h.size() - keep));
+            }
+        };
+        d_soft ? trim(d_hist_llr) : trim(d_hist_bits);
+        starts.clear();
+        done = upto;
+    };
+    for (const auto& t : tags) {
+        const size_t at = size_t(t.offset - in0);
+        if (pmt::eqv(t.key, d_start_key)) {
+            starts.push_back(at - done);
+        } else if (d_follow_channel && pmt::eqv(t.key, channel_key)) {
+            if (at > done)
+                push_until(at);
+            follow_channel(t);
+        }
+    }
+    push_until(count);
+}
+
+void concatenated_decoder_impl::emit_stream(
+    const std::vector<::bsid::stream_frame>& frames)
+{
+    for (const auto& sf : frames) {
+        frame f;
+        f.dec = current_decoder();
+        if (!sf.result.ok()) {
+            f.store = false;
+            f.erasure = status_name(sf.result.status);
+            GR_LOG_DEBUG(d_logger,
+                         "frame " + std::to_string(sf.index) + ": " + f.erasure + ": " +
+                             sf.result.reason);
+            d_ready.push_back(std::move(f));
+            continue;
+        }
+        gr::tag_t t;
+        t.key = drift_key;
+        pmt::pmt_t d = pmt::make_dict();
+        d = pmt::dict_add(
+            d, pmt::intern("start"), pmt::from_long(long(sf.start_drift())));
+        d = pmt::dict_add(d, pmt::intern("end"), pmt::from_long(long(sf.end_drift())));
+        d = pmt::dict_add(
+            d, pmt::intern("end_probability"), pmt::from_double(sf.end_probability));
+        t.value = d;
+        t.srcid = alias_pmt();
+        f.tags.push_back(std::move(t));
+        // the frame cut at its most probable start and end, decoded as a
+        // tagged frame (W first)
+        const bool held = sf.start >= 0 && sf.end >= sf.start &&
+                          uint64_t(sf.start) >= d_hist_begin &&
+                          uint64_t(sf.end) - d_hist_begin <=
+                              (d_soft ? d_hist_llr.size() : d_hist_bits.size());
+        if (!held) {
+            GR_LOG_ERROR(d_logger,
+                         "frame " + std::to_string(sf.index) + ": its bits [" +
+                             std::to_string(sf.start) + ", " + std::to_string(sf.end) +
+                             ") are no longer held; it is put out as a decoder_error "
+                             "erasure");
+            f.store = false;
+            f.erasure = status_name(::bsid::frame_status::decoder_error);
+            d_ready.push_back(std::move(f));
+            continue;
+        }
+        const size_t a = size_t(uint64_t(sf.start) - d_hist_begin);
+        const size_t b = size_t(uint64_t(sf.end) - d_hist_begin);
+        if (d_soft)
+            f.llr.assign(d_hist_llr.begin() + long(a), d_hist_llr.begin() + long(b));
+        else
+            f.bits.assign(d_hist_bits.begin() + long(a), d_hist_bits.begin() + long(b));
+        f.rho = b - a;
+        d_ready.push_back(std::move(f));
+    }
+}
+
+// ---- decoding and output
+
+std::vector<concatenated_decoder_impl::outcome>
+concatenated_decoder_impl::decode(decoder& dec, const std::vector<const frame*>& fs)
+{
+    const size_t n = size_t(d_code.n());
+    std::vector<outcome> out(fs.size());
+    auto run = [&](const std::vector<size_t>& which) {
+        std::vector<::bsid::frame_view> views;
+        std::vector<int32_t*> decs;
+        for (size_t j : which) {
+            const frame& f = *fs[j];
+            ::bsid::frame_view v;
+            if (d_soft) {
+                v.llr = f.llr.data();
+                v.rho = f.llr.size();
+            } else {
+                v.bits = f.bits.data();
+                v.rho = f.bits.size();
+            }
+            views.push_back(v);
+            out[j].decisions.assign(n, -1);
+            decs.push_back(out[j].decisions.data());
+        }
+        const auto res = dec.cd->decode_batch(views, d_opt, decs);
+        for (size_t i = 0; i < which.size(); ++i) {
+            const auto& r = res[i];
+            outcome& o = out[which[i]];
+            if (!r.ok()) {
+                o.erasure = status_name(r.status);
+                if (r.status == ::bsid::frame_status::decoder_error) {
+                    GR_LOG_ERROR(d_logger, "erasure: " + r.reason);
+                } else {
+                    GR_LOG_DEBUG(d_logger, "erasure: " + r.reason);
+                }
+                continue;
+            }
+            if (!r.reason.empty())
+                GR_LOG_DEBUG(d_logger, r.reason);
+            o.iterations = r.iterations;
+            o.ok = r.syndrome_ok;
+        }
+    };
+    std::vector<size_t> all(fs.size());
+    for (size_t j = 0; j < fs.size(); ++j)
+        all[j] = j;
+    auto fail = [&](size_t j, const std::string& why) {
+        GR_LOG_ERROR(d_logger,
+                     "the decoder failed on a frame (" + why +
+                         "); it is put out as a decoder_error erasure");
+        out[j] = outcome{};
+        out[j].erasure = status_name(::bsid::frame_status::decoder_error);
+    };
+    try {
+        run(all);
+        return out;
+    } catch (const std::exception& e) {
+        if (fs.size() == 1) {
+            fail(0, e.what());
+            return out;
+        }
+    } catch (...) {
+        if (fs.size() == 1) {
+            fail(0, "an unknown exception");
+            return out;
+        }
+    }
+    // one frame's failure never takes the others down: each alone
+    for (size_t j = 0; j < fs.size(); ++j) {
+        out[j] = outcome{};
+        try {
+            run({ j });
+        } catch (const std::exception& e) {
+            fail(j, e.what());
+        } catch (...) {
+            fail(j, "an unknown exception");
+        }
+    }
+    return out;
+}
+
+void concatenated_decoder_impl::emit(const std::vector<gr::tag_t>& tags,
+                                     const outcome* o,
+                                     const std::string& erasure)
+{
+    const uint64_t start = d_queue.end();
+    const bool erased = !erasure.empty() || !o;
+    const bool ok = !erased && o->ok;
+    d_queue.tag(start, d_len_key, pmt::from_long(long(d_K)));
+    d_queue.tag(start, frame_ok_key, pmt::from_bool(ok));
+    d_queue.tag(start, iterations_key, pmt::from_long(erased ? 0 : long(o->iterations)));
+    for (const auto& t : tags)
+        d_queue.tag(start, t.key, t.value, t.srcid);
+    ++d_frames;
+    if (erased) {
+        ++d_erasures;
+        d_queue.tag(start, erasure_key, pmt::intern(erasure));
+    }
+    if (ok)
+        ++d_frames_ok;
+    std::vector<uint8_t> v(size_t(d_K), 0);
+    if (!erased) {
+        const auto& info = d_code.info_positions();
+        for (size_t t = 0; t < info.size(); ++t) {
+            const int32_t u = o->decisions[size_t(info[t])];
+            for (int b = 0; b < d_bits; ++b) // MSB first
+                v[t * size_t(d_bits) + size_t(b)] = uint8_t((u >> (d_bits - 1 - b)) & 1);
+        }
+    }
+    d_queue.push(v.data(), v.size());
+}
+
+void concatenated_decoder_impl::produce(uint64_t cap)
+{
+    while (!d_ready.empty() && d_queue.size() < cap) {
+        frame& front = d_ready.front();
+        if (front.lost > 0) {
+            // lost frames, one at a time: a huge count never fills memory
+            while (front.lost > 0 && d_queue.size() < cap) {
+                emit({}, nullptr, front.erasure);
+                --front.lost;
+            }
+            if (front.lost == 0)
+                d_ready.pop_front();
+            continue;
+        }
+        // the next batch: up to max_batch frames in order, one decoder, no lost run
+        size_t count = 0;
+        while (count < d_ready.size() && count < size_t(d_max_batch) &&
+               d_ready[count].lost == 0 &&
+               (d_ready[count].dec == front.dec || !d_ready[count].store)) {
+            ++count;
+        }
+        std::vector<const frame*> fs;
+        std::vector<size_t> which;
+        for (size_t j = 0; j < count; ++j) {
+            if (d_ready[j].store) {
+                fs.push_back(&d_ready[j]);
+                which.push_back(j);
+            }
+        }
+        std::vector<outcome> res;
+        if (!fs.empty())
+            res = decode(*front.dec, fs);
+        size_t w = 0;
+        for (size_t j = 0; j < count; ++j) {
+            const frame& f = d_ready[j];
+            if (w < which.size() && which[w] == j) {
+                emit(f.tags, &res[w], res[w].erasure);
+                ++w;
+            } else {
+                emit(f.tags, nullptr, f.erasure);
+            }
+        }
+        d_ready.erase(d_ready.begin(), d_ready.begin() + long(count));
+    }
+}
+
+int concatenated_decoder_impl::general_work(int noutput_items,
+                                            gr_vector_int& ninput_items,
+                                            gr_vector_const_void_star& input_items,
+                                            gr_vector_void_star& output_items)
+{
+    const auto* in = static_cast<const uint8_t*>(input_items[0]); // item bytes
+    const uint64_t in0 = nitems_read(0);
+    // Take input while little output waits.
+    const uint64_t cap = std::max<uint64_t>(uint64_t(noutput_items) * 2,
+                                            uint64_t(d_K) * uint64_t(d_max_batch));
+    const bool room = d_queue.size() < cap && d_ready.size() < size_t(d_max_batch);
+    if (d_stream) {
+        const long nin = room ? ninput_items[0] : 0;
+        const bool ended =
+            !d_flushed && nin == ninput_items[0] && upstream_done(*this, nin);
+        stream_work(in, size_t(nin), in0);
+        consume_each(int(nin));
+        if (ended) {
+            emit_stream(d_sd->flush()); // the end of the stream: a partial frame
+            d_flushed = true;
+        }
+    } else {
+        // a frame in progress always continues, so a long frame completes
+        const long nin = room || d_asm.in_frame() ? ninput_items[0] : 0;
+        std::vector<gr::tag_t> tags;
+        get_tags_in_range(tags, 0, in0, in0 + uint64_t(nin));
+        d_asm.feed(in, size_t(nin), in0, std::move(tags), *this);
+        // asked before consume_each, which moves the read pointer at once
+        const bool ended =
+            d_asm.pending() && nin == ninput_items[0] && upstream_done(*this, nin);
+        consume_each(int(nin));
+        if (ended)
+            d_asm.finish(*this); // an open frame never completes: truncated
+    }
+    produce(cap);
+    auto* out = static_cast<uint8_t*>(output_items[0]);
+    const size_t n = d_queue.pop(out, size_t(noutput_items), [&](const queued_tag& t) {
+        add_item_tag(0, t.offset, t.key, t.value, t.srcid);
+    });
+    return int(n);
+}
+
+bool concatenated_decoder_impl::stop()
+{
+    if (d_asm.in_frame()) {
+        GR_LOG_WARN(d_logger,
+                    "the flowgraph stopped inside a frame: " + std::to_string(d_cur.rho) +
+                        " bits, " + std::to_string(d_asm.left()) +
+                        " missing; it was not decoded");
+    }
+    return true;
+}
+
+} // namespace bsid
+} // namespace gr
