@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+
+#
+# SPDX-License-Identifier: GPL-3.0
+#
+# GNU Radio Python Flow Graph
+# Title: gr-bsid concatenated BER
+# Author: gr-bsid authors
+# Copyright: 2026 gr-bsid authors
+# Description: Random bits -> LDPC outer encoder -> codebook encoder -> BSID channel -> concatenated decoder -> BER, FER
+# GNU Radio version: 3.10.5.1
+
+from gnuradio import analog
+from gnuradio import blocks
+from gnuradio import bsid
+from gnuradio import gr
+from gnuradio.filter import firdes
+from gnuradio.fft import window
+import sys
+import signal
+from argparse import ArgumentParser
+from gnuradio.eng_arg import eng_float, intx
+from gnuradio import eng_notation
+import bsid_concatenated_ber_counter as counter  # embedded python block
+import numpy
+
+
+
+
+class bsid_concatenated_ber(gr.top_block):
+
+    def __init__(self, frames=100, Pi='0.05', Pd='0.05', Ps='0.0', outer='ldpc-regular:240:48:16:3:1', seed=1):
+        gr.top_block.__init__(self, "gr-bsid concatenated BER", catch_exceptions=True)
+
+        ##################################################
+        # Parameters
+        ##################################################
+        self.frames = frames
+        self.Pi = Pi
+        self.Pd = Pd
+        self.Ps = Ps
+        self.outer = outer
+        self.seed = seed
+
+        ##################################################
+        # Variables
+        ##################################################
+        self.q = q = 16
+        self.code = code = bsid.ldpc_code.from_spec(outer)
+        self.codebook = codebook = 'builtin:ld3-modvec6'
+        self.N = N = bsid.symbol_mapping(code.q, code.n, q).n_inner
+        self.K = K = code.k * int(numpy.log2(code.q))
+
+        ##################################################
+        # Blocks
+        ##################################################
+
+        self.counter = counter.ber_counter(K=K)
+        self.bsid_ldpc_encoder_0 = bsid.ldpc_encoder(bsid.ldpc_code.from_spec(outer), q, "packet_len")
+        self.bsid_concatenated_decoder_0 = bsid.concatenated_decoder(bsid.codebook.from_spec(codebook), bsid.ldpc_code.from_spec(outer), float(Pi), float(Pd), float(Ps), 10, 50, 'auto', 'float', 'auto', (1e-10), 64, "packet_len", True, "", 'tagged', 'bits', (-1), "bsid_start", 4, True, 0.0, True, True)
+        self.bsid_codebook_encoder_0 = bsid.codebook_encoder(bsid.codebook.from_spec(codebook), N, "packet_len", "")
+        self.bsid_channel_0 = bsid.channel(float(Pi), float(Pd), float(Ps), seed, "packet_len", False)
+        self.blocks_stream_to_tagged_stream_0 = blocks.stream_to_tagged_stream(gr.sizeof_char, 1, K, "packet_len")
+        self.blocks_head_0 = blocks.head(gr.sizeof_char*1, (frames * K))
+        self.analog_random_uniform_source_x_0 = analog.random_uniform_source_b(0, 2, seed)
+
+
+        ##################################################
+        # Connections
+        ##################################################
+        self.connect((self.analog_random_uniform_source_x_0, 0), (self.blocks_head_0, 0))
+        self.connect((self.blocks_head_0, 0), (self.blocks_stream_to_tagged_stream_0, 0))
+        self.connect((self.blocks_head_0, 0), (self.counter, 0))
+        self.connect((self.blocks_stream_to_tagged_stream_0, 0), (self.bsid_ldpc_encoder_0, 0))
+        self.connect((self.bsid_channel_0, 0), (self.bsid_concatenated_decoder_0, 0))
+        self.connect((self.bsid_codebook_encoder_0, 0), (self.bsid_channel_0, 0))
+        self.connect((self.bsid_concatenated_decoder_0, 0), (self.counter, 1))
+        self.connect((self.bsid_ldpc_encoder_0, 0), (self.bsid_codebook_encoder_0, 0))
+
+
+    def get_frames(self):
+        return self.frames
+
+    def set_frames(self, frames):
+        self.frames = frames
+        self.blocks_head_0.set_length((self.frames * self.K))
+
+    def get_Pi(self):
+        return self.Pi
+
+    def set_Pi(self, Pi):
+        self.Pi = Pi
+        self.bsid_channel_0.set_Pi(float(self.Pi))
+        self.bsid_concatenated_decoder_0.set_channel(float(self.Pi), float(self.Pd), float(self.Ps))
+
+    def get_Pd(self):
+        return self.Pd
+
+    def set_Pd(self, Pd):
+        self.Pd = Pd
+        self.bsid_channel_0.set_Pd(float(self.Pd))
+        self.bsid_concatenated_decoder_0.set_channel(float(self.Pi), float(self.Pd), float(self.Ps))
+
+    def get_Ps(self):
+        return self.Ps
+
+    def set_Ps(self, Ps):
+        self.Ps = Ps
+        self.bsid_channel_0.set_Ps(float(self.Ps))
+        self.bsid_concatenated_decoder_0.set_channel(float(self.Pi), float(self.Pd), float(self.Ps))
+
+    def get_outer(self):
+        return self.outer
+
+    def set_outer(self, outer):
+        self.outer = outer
+        self.set_code(bsid.ldpc_code.from_spec(self.outer))
+
+    def get_seed(self):
+        return self.seed
+
+    def set_seed(self, seed):
+        self.seed = seed
+
+    def get_q(self):
+        return self.q
+
+    def set_q(self, q):
+        self.q = q
+        self.set_N(bsid.symbol_mapping(code.q, code.n, self.q).n_inner)
+
+    def get_code(self):
+        return self.code
+
+    def set_code(self, code):
+        self.code = code
+
+    def get_codebook(self):
+        return self.codebook
+
+    def set_codebook(self, codebook):
+        self.codebook = codebook
+
+    def get_N(self):
+        return self.N
+
+    def set_N(self, N):
+        self.N = N
+
+    def get_K(self):
+        return self.K
+
+    def set_K(self, K):
+        self.K = K
+        self.blocks_head_0.set_length((self.frames * self.K))
+        self.blocks_stream_to_tagged_stream_0.set_packet_len(self.K)
+        self.blocks_stream_to_tagged_stream_0.set_packet_len_pmt(self.K)
+        self.counter.K = self.K
+
+
+
+def argument_parser():
+    description = 'Random bits -> LDPC outer encoder -> codebook encoder -> BSID channel -> concatenated decoder -> BER, FER'
+    parser = ArgumentParser(description=description)
+    parser.add_argument(
+        "--frames", dest="frames", type=intx, default=100,
+        help="Set Frames to send [default=%(default)r]")
+    parser.add_argument(
+        "--Pi", dest="Pi", type=str, default='0.05',
+        help="Set Insertion probability [default=%(default)r]")
+    parser.add_argument(
+        "--Pd", dest="Pd", type=str, default='0.05',
+        help="Set Deletion probability [default=%(default)r]")
+    parser.add_argument(
+        "--Ps", dest="Ps", type=str, default='0.0',
+        help="Set Substitution probability [default=%(default)r]")
+    parser.add_argument(
+        "--outer", dest="outer", type=str, default='ldpc-regular:240:48:16:3:1',
+        help="Set Outer code spec [default=%(default)r]")
+    parser.add_argument(
+        "--seed", dest="seed", type=intx, default=1,
+        help="Set Seed of the bits and the channel [default=%(default)r]")
+    return parser
+
+
+def main(top_block_cls=bsid_concatenated_ber, options=None):
+    if options is None:
+        options = argument_parser().parse_args()
+    tb = top_block_cls(frames=options.frames, Pi=options.Pi, Pd=options.Pd, Ps=options.Ps, outer=options.outer, seed=options.seed)
+
+    def sig_handler(sig=None, frame=None):
+        tb.stop()
+        tb.wait()
+
+        sys.exit(0)
+
+    signal.signal(signal.SIGINT, sig_handler)
+    signal.signal(signal.SIGTERM, sig_handler)
+
+    tb.start()
+
+    tb.wait()
+
+
+if __name__ == '__main__':
+    main()
