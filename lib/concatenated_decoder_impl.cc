@@ -216,7 +216,13 @@ concatenated_decoder_impl::build(const ::bsid::channel_params& ch) const
     cfg.ch = ch;
     auto dec = std::make_shared<decoder>();
     dec->fd = std::make_shared<::bsid::frame_decoder>(cfg, d_sync);
-    dec->cd = std::make_unique<::bsid::concatenated_decoder>(*dec->fd, d_code);
+    // without a sync word, through the primary decoder (the same decoding),
+    // which lets a CUDA backend run the passes on the device
+    if (d_sync.empty())
+        dec->cd =
+            std::make_unique<::bsid::concatenated_decoder>(dec->fd->primary(), d_code);
+    else
+        dec->cd = std::make_unique<::bsid::concatenated_decoder>(*dec->fd, d_code);
     const auto& L = dec->fd->limits();
     const auto& b = dec->fd->primary();
     std::ostringstream os;
