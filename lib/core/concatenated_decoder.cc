@@ -5,8 +5,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "device_concatenated_loop.h"
 #include "format.h"
 #include <gnuradio/bsid/core/concatenated_decoder.h>
+#include <gnuradio/bsid/core/log.h>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -50,7 +52,12 @@ concatenated_decoder::concatenated_decoder(map_decoder& inner,
                            ", but the inner decoder has N = ",
                            inner.N()));
     }
+#ifdef BSID_WITH_CUDA
+    d_device = make_device_concatenated_loop(d_inner, *d_bp, d_code, d_map);
+#endif
 }
+
+concatenated_decoder::~concatenated_decoder() = default;
 
 concatenated_decoder::concatenated_decoder(frame_decoder& inner,
                                            const ldpc_code& outer,
@@ -58,6 +65,7 @@ concatenated_decoder::concatenated_decoder(frame_decoder& inner,
     : concatenated_decoder(inner.primary(), outer, threads)
 {
     d_frames = &inner;
+    d_device.reset(); // the sync word's boundaries are the frame decoder's: host loop
 }
 
 std::vector<concatenated_result>
@@ -86,6 +94,30 @@ concatenated_decoder::decode_batch(const std::vector<frame_view>& frames,
             " and ",
             posteriors.size()));
     }
+    if (d_device && opt.device_loop) {
+        try {
+            return d_device->decode_batch(frames, opt, decisions, posteriors, watch);
+        } catch (const std::exception& e) {
+            // nothing was written yet: the host loop decodes the batch again
+            log(log_level::warning,
+                detail::concat("concatenated_decoder: the device loop failed (",
+                               e.what(),
+                               "); decoding the batch of ",
+                               frames.size(),
+                               " frames with the host loop"));
+        }
+    }
+    return host_loop(frames, opt, decisions, posteriors, watch);
+}
+
+std::vector<concatenated_result>
+concatenated_decoder::host_loop(const std::vector<frame_view>& frames,
+                                const concatenated_options& opt,
+                                const std::vector<int32_t*>& decisions,
+                                const std::vector<double*>& posteriors,
+                                const observer& watch)
+{
+    const size_t K = frames.size();
     const size_t n = size_t(d_code.n()), qo = size_t(d_code.q());
     const size_t N = size_t(d_map.n_inner()), qi = size_t(d_map.q_inner());
     const size_t NI = N * qi, NO = n * qo;

@@ -7,6 +7,7 @@
 
 #include "format.h"
 #include <gnuradio/bsid/core/symbol_mapping.h>
+#include <gnuradio/bsid/core/symbol_mapping_math.h>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -98,54 +99,32 @@ void symbol_mapping::to_inner(const int32_t* outer, int32_t* inner) const
     }
 }
 
+mapping::shape symbol_mapping::shape() const
+{
+    mapping::shape s;
+    s.a = d_a;
+    s.b = d_b;
+    s.qo = d_qo;
+    s.qi = d_qi;
+    s.bits = (long long)d_n * d_a;
+    return s;
+}
+
 void symbol_mapping::inner_to_outer(const double* inner_prob, double* outer_log) const
 {
     if (identity()) {
-        for (size_t t = 0; t < size_t(d_n) * size_t(d_qo); ++t)
-            outer_log[t] = inner_prob[t] > 0 ? std::log(inner_prob[t]) : neg_inf;
+        for (int i = 0; i < d_n; ++i)
+            mapping::log_row(inner_prob + size_t(i) * size_t(d_qo),
+                             d_qo,
+                             outer_log + size_t(i) * size_t(d_qo));
         return;
     }
-    // bit marginals of every transmitted bit: lm[2 g + v] = ln P(bit g = v)
-    const long long bits = (long long)d_n * d_a;
-    std::vector<double> lm(size_t(2 * bits));
-    std::vector<double> m0(static_cast<size_t>(d_b)), m1(static_cast<size_t>(d_b));
-    for (int j = 0; j < d_N; ++j) {
-        const double* p = inner_prob + size_t(j) * size_t(d_qi);
-        // pad bits (global position >= bits) are known zeros: symbols with
-        // one set are left out
-        const long long g0 = (long long)j * d_b;
-        const int live = int(std::min<long long>(d_b, std::max<long long>(0, bits - g0)));
-        const int pad_mask = (1 << (d_b - live)) - 1; // the low d_b - live bits
-        std::fill(m0.begin(), m0.end(), 0.0);
-        std::fill(m1.begin(), m1.end(), 0.0);
-        double total = 0;
-        for (int x = 0; x < d_qi; ++x) {
-            if ((x & pad_mask) != 0 || !(p[x] > 0))
-                continue;
-            total += p[x];
-            for (int t = 0; t < live; ++t)
-                ((x >> (d_b - 1 - t)) & 1 ? m1 : m0)[size_t(t)] += p[x];
-        }
-        for (int t = 0; t < live; ++t) {
-            double* o = lm.data() + 2 * (g0 + t);
-            if (!(total > 0)) { // nothing possible: no information
-                o[0] = o[1] = 0;
-                continue;
-            }
-            o[0] = m0[size_t(t)] > 0 ? std::log(m0[size_t(t)]) : neg_inf;
-            o[1] = m1[size_t(t)] > 0 ? std::log(m1[size_t(t)]) : neg_inf;
-        }
-    }
-    for (int i = 0; i < d_n; ++i) {
-        double* out = outer_log + size_t(i) * size_t(d_qo);
-        const double* b = lm.data() + 2 * (long long)i * d_a;
-        for (int y = 0; y < d_qo; ++y) {
-            double s = 0;
-            for (int t = 0; t < d_a; ++t)
-                s += b[2 * t + ((y >> (d_a - 1 - t)) & 1)];
-            out[y] = s;
-        }
-    }
+    const mapping::shape s = shape();
+    std::vector<double> lm(size_t(2 * s.bits));
+    for (int j = 0; j < d_N; ++j)
+        mapping::inner_bits(s, j, inner_prob + size_t(j) * size_t(d_qi), lm.data());
+    for (int i = 0; i < d_n; ++i)
+        mapping::outer_row(s, i, lm.data(), outer_log + size_t(i) * size_t(d_qo));
 }
 
 void symbol_mapping::outer_to_inner(const double* outer_log, double* inner_log) const
@@ -154,39 +133,12 @@ void symbol_mapping::outer_to_inner(const double* outer_log, double* inner_log) 
         std::copy(outer_log, outer_log + size_t(d_n) * size_t(d_qo), inner_log);
         return;
     }
-    const long long bits = (long long)d_n * d_a;
-    std::vector<double> lm(size_t(2 * bits));
-    std::vector<double> v0(static_cast<size_t>(d_qo)), v1(static_cast<size_t>(d_qo));
-    for (int i = 0; i < d_n; ++i) {
-        const double* row = outer_log + size_t(i) * size_t(d_qo);
-        for (int t = 0; t < d_a; ++t) {
-            int c0 = 0, c1 = 0;
-            for (int y = 0; y < d_qo; ++y) {
-                if ((y >> (d_a - 1 - t)) & 1)
-                    v1[size_t(c1++)] = row[y];
-                else
-                    v0[size_t(c0++)] = row[y];
-            }
-            double* o = lm.data() + 2 * ((long long)i * d_a + t);
-            o[0] = log_sum_exp(v0.data(), c0);
-            o[1] = log_sum_exp(v1.data(), c1);
-            if (o[0] == neg_inf && o[1] == neg_inf)
-                o[0] = o[1] = 0; // a row with nothing possible: no information
-        }
-    }
-    for (int j = 0; j < d_N; ++j) {
-        double* out = inner_log + size_t(j) * size_t(d_qi);
-        const long long g0 = (long long)j * d_b;
-        for (int x = 0; x < d_qi; ++x) {
-            double s = 0;
-            for (int t = 0; t < d_b && s != neg_inf; ++t) {
-                const int v = (x >> (d_b - 1 - t)) & 1;
-                const long long g = g0 + t;
-                s += g < bits ? lm[size_t(2 * g + v)] : (v ? neg_inf : 0.0);
-            }
-            out[x] = s;
-        }
-    }
+    const mapping::shape s = shape();
+    std::vector<double> lm(size_t(2 * s.bits));
+    for (int i = 0; i < d_n; ++i)
+        mapping::outer_bits(s, i, outer_log + size_t(i) * size_t(d_qo), lm.data());
+    for (int j = 0; j < d_N; ++j)
+        mapping::inner_row(s, j, lm.data(), inner_log + size_t(j) * size_t(d_qi));
 }
 
 } // namespace bsid

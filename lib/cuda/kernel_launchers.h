@@ -58,6 +58,21 @@ void launch_norm_scan(const launch_params<real>& p, int which);
 template <typename real>
 void launch_finish(const launch_params<real>& p);
 
+/*!
+ * The device loop's log-priors (rows of q natural logs up to a constant) to
+ * the decoder's priors: exact (double, each row normalized, as
+ * map_decoder::normalized_priors) and priors (the decoder's precision,
+ * floored at its least normal value where positive). A row without a finite
+ * maximum becomes uniform.
+ */
+template <typename real>
+void launch_prior_rows(
+    const double* log_priors, long long rows, int q, real* priors, double* exact);
+
+//! Rows of q posteriors in the decoder's precision to double, each normalized again.
+template <typename real>
+void launch_rows_to_double(const real* in, long long rows, int q, double* out);
+
 //! The most threads per block the block recursions can take on this device.
 template <typename real>
 int ab_block_limit();

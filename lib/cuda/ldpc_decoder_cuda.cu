@@ -15,20 +15,30 @@
  * kernels skip it from the next iteration on. Per iteration, only one int per
  * word (its unsatisfied checks) comes back to the host.
  *
- * First version: one thread per (word, check) and per (word, variable), with
- * per-thread scratch in global memory (speed is issue work of its own).
+ * Each check node and each variable node is done by a group of G = min(q, 32)
+ * lanes of a warp (a lane per symbol value): rows are read and written whole,
+ * and a check's scratch sits in shared memory (a thread per check with
+ * global scratch where a warp's would pass 48 KB). decode_device serves the
+ * concatenated decoder's device loop (device_loop.h): input and outputs stay
+ * on the device.
  */
 
 #include "cuda_check.h"
 #include "device_buffer.h"
+#include "device_loop.h"
 #include "format.h"
 #include "ldpc_decoder_cuda.h"
 #include "map_decoder_cuda.h" // cuda_device_available
 #include <gnuradio/bsid/core/bp_math.h>
+#include <gnuradio/bsid/core/log.h>
 #include <algorithm>
 #include <stdexcept>
 
 namespace bsid {
+
+std::unique_ptr<ldpc_decoder> make_ldpc_decoder_cpu(const ldpc_code& code,
+                                                    const bp_config& cfg);
+
 namespace cuda {
 namespace {
 
@@ -106,24 +116,33 @@ __global__ void check_kernel(bp_params<real> p)
     }
 }
 
-// A warp as a bp_math.h team: lanes 0 .. 31, reductions by shuffles.
-struct warp_team {
-    int l;
+// A group of G lanes of one warp (G = 2, 4, .. 32) as a bp_math.h team:
+// reductions by shuffles within the group, which runs on its own (its mask).
+struct group_team {
+    int l;         // lane in the group
+    int w;         // G
+    unsigned mask; // the group's lanes in the warp
+    __device__ static group_team of(int G)
+    {
+        const int lane = int(threadIdx.x) % 32;
+        const unsigned bits = G == 32 ? 0xffffffffu : ((1u << G) - 1u);
+        return { lane % G, G, bits << (lane / G * G) };
+    }
     __host__ __device__ int lane() const { return l; }
-    __host__ __device__ int size() const { return 32; }
+    __host__ __device__ int size() const { return w; }
     __host__ __device__ void sync() const
     {
 #ifdef __CUDA_ARCH__
-        __syncwarp();
+        __syncwarp(mask);
 #endif
     }
     template <typename real>
     __host__ __device__ real max(real v) const
     {
 #ifdef __CUDA_ARCH__
-        for (int o = 16; o > 0; o >>= 1) {
-            const real w = __shfl_xor_sync(0xffffffffu, v, o);
-            v = w > v ? w : v;
+        for (int o = w / 2; o > 0; o >>= 1) {
+            const real u = __shfl_xor_sync(mask, v, o, w);
+            v = u > v ? u : v;
         }
 #endif
         return v;
@@ -132,41 +151,63 @@ struct warp_team {
     __host__ __device__ real sum(real v) const
     {
 #ifdef __CUDA_ARCH__
-        for (int o = 16; o > 0; o >>= 1)
-            v += __shfl_xor_sync(0xffffffffu, v, o);
+        for (int o = w / 2; o > 0; o >>= 1)
+            v += __shfl_xor_sync(mask, v, o, w);
 #endif
         return v;
     }
+    // the largest value and its index, ties to the lowest index
+    template <typename real>
+    __host__ __device__ void argmax(real& top, int32_t& best) const
+    {
+#ifdef __CUDA_ARCH__
+        for (int o = w / 2; o > 0; o >>= 1) {
+            const real t = __shfl_xor_sync(mask, top, o, w);
+            const int32_t b = __shfl_xor_sync(mask, best, o, w);
+            if (t > top || (t == top && b < best)) {
+                top = t;
+                best = b;
+            }
+        }
+#endif
+    }
 };
 
-// One warp per (word, check), its scratch in shared memory (per_warp values).
+// The lanes of a node's team: one per symbol value up to a warp.
+inline int team_lanes(int q) { return q < 32 ? q : 32; }
+
+// One group of G lanes per (word, check), its scratch in shared memory
+// (per_group values).
 template <typename real>
-__global__ void check_warp_kernel(bp_params<real> p, int per_warp)
+__global__ void check_group_kernel(bp_params<real> p, int G, int per_group)
 {
     extern __shared__ double smem[]; // aligned for double
-    const int wib = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-    const long long t = (long long)blockIdx.x * (blockDim.x / 32) + wib;
+    const int gib = int(threadIdx.x) / G;
+    const long long t = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
     if (t >= (long long)p.W * p.M)
-        return; // the whole warp
+        return; // the whole group
     const int w = int(t / p.M), r = int(t % p.M);
     if (!p.active[w])
         return;
     check_one(p,
               w,
               r,
-              reinterpret_cast<real*>(smem) + (long long)wib * per_warp,
-              warp_team{ lane });
+              reinterpret_cast<real*>(smem) + (long long)gib * per_group,
+              group_team::of(G));
 }
 
+// One group of G lanes per (word, variable), a lane per symbol value: the
+// rows of c2v, v2c and the posterior read and written whole.
 template <typename real>
-__global__ void variable_kernel(bp_params<real> p)
+__global__ void variable_kernel(bp_params<real> p, int G)
 {
-    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long t = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G;
     if (t >= (long long)p.W * p.n)
         return;
     const int w = int(t / p.n), v = int(t % p.n);
     if (!p.active[w])
         return;
+    const group_team team = group_team::of(G);
     const long long base = (long long)w * p.E * p.q;
     real* post = p.post + (long long)w * p.n * p.q;
     bp::variable_node(v,
@@ -176,8 +217,12 @@ __global__ void variable_kernel(bp_params<real> p)
                       p.col_entries,
                       p.c2v + base,
                       p.v2c + base,
-                      post);
-    p.dec[t] = bp::decide(post + (long long)v * p.q, p.q);
+                      post,
+                      team);
+    team.sync();
+    const int32_t best = bp::decide(post + (long long)v * p.q, p.q, team);
+    if (team.lane() == 0)
+        p.dec[t] = best;
 }
 
 template <typename real>
@@ -216,7 +261,7 @@ __global__ void output_kernel(bp_params<real> p,
             bp::normalize_lse(p.in + o, p.q, post_out + o);
         if (ext_out)
             for (int x = 0; x < p.q; ++x)
-                ext_out[o + x] = -log(double(p.q));
+                ext_out[o + x] = -::log(double(p.q));
         return;
     }
     if (post_out) {
@@ -241,7 +286,7 @@ unsigned blocks_for(long long count, int block)
 }
 
 template <typename real>
-class ldpc_decoder_cuda : public ldpc_decoder
+class ldpc_decoder_cuda : public ldpc_decoder, public device_bp
 {
 public:
     ldpc_decoder_cuda(const ldpc_code& code, const bp_config& cfg)
@@ -276,21 +321,100 @@ public:
                                         const std::vector<int32_t*>& decisions) override
     {
         check_batch(in, max_iterations, post, ext, decisions);
-        const int W = int(in.size());
-        std::vector<bp_result> res(static_cast<size_t>(W));
-        if (W == 0)
-            return res;
-        BSID_CUDA(cudaSetDevice(d_cfg.device));
-        const int n = d_code.n(), q = d_code.q(), M = d_code.M();
-        const int E = int(d_code.entries().size());
-        const size_t NQ = size_t(n) * size_t(q);
+        if (in.empty())
+            return {};
+        try {
+            return decode_on_device(in, max_iterations, post, ext, decisions);
+        } catch (const cuda_error& e) {
+            if (e.code != cudaErrorMemoryAllocation)
+                throw;
+            // out of device memory: this batch on the CPU (as the MAP decoder does)
+            release();
+            log(log_level::warning,
+                std::string("ldpc_decoder(cuda): ") + e.what() +
+                    "; decoding the batch on the CPU");
+            if (!d_cpu)
+                d_cpu = make_ldpc_decoder_cpu(d_code, d_cfg);
+            return d_cpu->decode_batch(in, max_iterations, post, ext, decisions);
+        }
+    }
 
+    std::vector<bp_result> decode_on_device(const std::vector<const double*>& in,
+                                            int max_iterations,
+                                            const std::vector<double*>& post,
+                                            const std::vector<double*>& ext,
+                                            const std::vector<int32_t*>& decisions)
+    {
+        const int W = int(in.size());
+        BSID_CUDA(cudaSetDevice(d_cfg.device));
+        const int n = d_code.n();
+        const size_t NQ = size_t(n) * size_t(d_code.q());
         std::vector<double> host_in(size_t(W) * NQ);
         for (int w = 0; w < W; ++w)
             std::copy(
                 in[size_t(w)], in[size_t(w)] + NQ, host_in.begin() + long(w) * long(NQ));
         d_in.ensure(host_in.size());
         d_in.upload(host_in.data(), host_in.size());
+        const bool want_post =
+            std::any_of(post.begin(), post.end(), [](double* x) { return x; });
+        const bool want_ext =
+            std::any_of(ext.begin(), ext.end(), [](double* x) { return x; });
+        if (want_post)
+            d_post_out.ensure(size_t(W) * NQ);
+        if (want_ext)
+            d_ext_out.ensure(size_t(W) * NQ);
+        std::vector<int32_t> dec(size_t(W) * size_t(n));
+        auto res = run(d_in.get(),
+                       W,
+                       max_iterations,
+                       want_post ? d_post_out.get() : nullptr,
+                       want_ext ? d_ext_out.get() : nullptr,
+                       dec.data());
+        for (int w = 0; w < W; ++w) {
+            if (!post.empty() && post[size_t(w)])
+                d_post_out.download_at(post[size_t(w)], size_t(w) * NQ, NQ);
+            if (!ext.empty() && ext[size_t(w)])
+                d_ext_out.download_at(ext[size_t(w)], size_t(w) * NQ, NQ);
+            if (!decisions.empty() && decisions[size_t(w)])
+                std::copy(dec.begin() + long(w) * n,
+                          dec.begin() + long(w + 1) * n,
+                          decisions[size_t(w)]);
+        }
+        return res;
+    }
+
+    std::vector<bp_result> decode_device(const double* in,
+                                         int W,
+                                         int max_iterations,
+                                         double* post,
+                                         double* ext,
+                                         int32_t* decisions) override
+    {
+        if (max_iterations < 1) {
+            throw std::invalid_argument(detail::concat("ldpc_decoder: max_iterations = ",
+                                                       max_iterations,
+                                                       " must be at least 1"));
+        }
+        if (W <= 0)
+            return {};
+        BSID_CUDA(cudaSetDevice(d_cfg.device));
+        return run(in, W, max_iterations, post, ext, decisions);
+    }
+
+private:
+    // BP of W words whose input `in` is on the device; post and ext (device,
+    // or null) get the soft outputs, decisions (host, W x n) the decisions.
+    std::vector<bp_result> run(const double* in,
+                               int W,
+                               int max_iterations,
+                               double* post_out,
+                               double* ext_out,
+                               int32_t* decisions)
+    {
+        std::vector<bp_result> res(static_cast<size_t>(W));
+        const int n = d_code.n(), q = d_code.q(), M = d_code.M();
+        const int E = int(d_code.entries().size());
+        const size_t NQ = size_t(n) * size_t(q);
         d_v2c.ensure(size_t(W) * size_t(E) * size_t(q));
         d_c2v.ensure(size_t(W) * size_t(E) * size_t(q));
         d_post.ensure(size_t(W) * NQ);
@@ -306,9 +430,12 @@ public:
         p.E = E;
         p.scratch_per_thread = (2 * d_dmax + 3) * q;
         p.threads = std::min<long long>((long long)W * M, 1 << 15);
-        // check nodes: a warp each with its scratch in shared memory where it
-        // fits (48 KB a block), else a thread each with global scratch
-        const size_t warp_bytes = size_t(p.scratch_per_thread) * sizeof(real);
+        // check nodes: a group of G lanes each (a lane per symbol value, up
+        // to a warp) with its scratch in shared memory where it fits (48 KB a
+        // block), else a thread each with global scratch
+        const int G = team_lanes(q);
+        const size_t warp_bytes =
+            size_t(p.scratch_per_thread) * sizeof(real) * size_t(32 / G);
         const int warps = int(std::min<size_t>(8, (48u << 10) / warp_bytes));
         if (warps < 1)
             d_scratch.ensure(size_t(p.threads) * size_t(p.scratch_per_thread));
@@ -318,7 +445,7 @@ public:
         p.edge_col = d_edge_col.get();
         p.perm = d_perm_dev.get();
         p.coef = d_coef_dev.get();
-        p.in = d_in.get();
+        p.in = in;
         p.v2c = d_v2c.get();
         p.c2v = d_c2v.get();
         p.post = d_post.get();
@@ -354,14 +481,15 @@ public:
         d_active.upload(active.data(), active.size());
         for (int it = 1; it <= max_iterations && left > 0; ++it) {
             if (warps >= 1) {
-                check_warp_kernel<real><<<blocks_for((long long)W * M, warps),
-                                          32 * warps,
-                                          warp_bytes * warps>>>(p, p.scratch_per_thread);
+                check_group_kernel<real>
+                    <<<blocks_for((long long)W * M * G, 32 * warps),
+                       32 * warps,
+                       warp_bytes * warps>>>(p, G, p.scratch_per_thread);
             } else {
                 check_kernel<real><<<blocks_for(p.threads, B), B>>>(p);
             }
             BSID_CUDA(cudaGetLastError());
-            variable_kernel<real><<<blocks_for((long long)W * n, B), B>>>(p);
+            variable_kernel<real><<<blocks_for((long long)W * n * G, B), B>>>(p, G);
             BSID_CUDA(cudaGetLastError());
             syndrome();
             bool changed = false;
@@ -382,33 +510,14 @@ public:
 
         // outputs
         d_zero.upload(zero.data(), zero.size());
-        const bool want_post =
-            std::any_of(post.begin(), post.end(), [](double* x) { return x; });
-        const bool want_ext =
-            std::any_of(ext.begin(), ext.end(), [](double* x) { return x; });
-        if (want_post)
-            d_post_out.ensure(size_t(W) * NQ);
-        if (want_ext)
-            d_ext_out.ensure(size_t(W) * NQ);
-        output_kernel<real><<<blocks_for((long long)W * n, B), B>>>(
-            p,
-            d_zero.get(),
-            want_post ? d_post_out.get() : nullptr,
-            want_ext ? d_ext_out.get() : nullptr);
+        output_kernel<real>
+            <<<blocks_for((long long)W * n, B), B>>>(p, d_zero.get(), post_out, ext_out);
         BSID_CUDA(cudaGetLastError());
         BSID_CUDA(cudaDeviceSynchronize());
-        for (int w = 0; w < W; ++w) {
-            if (!post.empty() && post[size_t(w)])
-                d_post_out.download_at(post[size_t(w)], size_t(w) * NQ, NQ);
-            if (!ext.empty() && ext[size_t(w)])
-                d_ext_out.download_at(ext[size_t(w)], size_t(w) * NQ, NQ);
-            if (!decisions.empty() && decisions[size_t(w)])
-                d_dec.download_at(decisions[size_t(w)], size_t(w) * size_t(n), size_t(n));
-        }
+        d_dec.download(decisions, size_t(W) * size_t(n));
         return res;
     }
 
-private:
     template <typename T>
     static void upload(device_buffer<T>& to, const std::vector<T>& from)
     {
@@ -416,6 +525,19 @@ private:
         to.upload(from.data(), from.size());
     }
 
+    // the per-batch buffers, given back after running out of device memory
+    void release()
+    {
+        d_in.release();
+        d_post_out.release();
+        d_ext_out.release();
+        d_v2c.release();
+        d_c2v.release();
+        d_post.release();
+        d_scratch.release();
+    }
+
+    std::unique_ptr<ldpc_decoder> d_cpu; // the out-of-memory fallback
     int d_dmax = 0;
     device_buffer<int32_t> d_row_start, d_col_start, d_col_entries, d_edge_col,
         d_perm_dev, d_coef_dev, d_dec;

@@ -37,6 +37,7 @@
 
 #include "cuda_check.h"
 #include "device_buffer.h"
+#include "device_loop.h"
 #include "event_kernels.h"
 #include "format.h"
 #include "kernel_launchers.h"
@@ -69,7 +70,7 @@ namespace {
 using namespace cuda;
 
 template <typename real>
-class cuda_decoder final : public map_decoder
+class cuda_decoder final : public map_decoder, public staged_inner
 {
 public:
     explicit cuda_decoder(const decoder_config& cfg) : map_decoder(cfg)
@@ -251,7 +252,112 @@ public:
         return results;
     }
 
+    int device() const override { return d_device; }
+
+    std::vector<char> stage(const std::vector<frame_view>& frames,
+                            std::vector<frame_result>& results) override
+    {
+        results.assign(frames.size(), frame_result{});
+        std::vector<char> valid(frames.size(), 0);
+        for (size_t k = 0; k < frames.size(); ++k) {
+            if (frames[k].priors)
+                validate_priors(frames[k].priors, frames[k].log_priors);
+            valid[k] = precheck(frames[k], results[k]);
+        }
+        std::lock_guard<std::mutex> lock(d_mutex);
+        BSID_CUDA(cudaSetDevice(d_device));
+        d_staged.frames = &frames;
+        d_staged.offset.assign(frames.size(), 0);
+        d_staged.soft = false;
+        long long total = 0;
+        for (size_t k = 0; k < frames.size(); ++k) {
+            if (!valid[k])
+                continue;
+            d_staged.soft = d_staged.soft || frames[k].llr != nullptr;
+            d_staged.offset[k] = total;
+            total += (long long)frames[k].rho;
+        }
+        d_staged.soft = d_staged.soft && total > 0;
+        const size_t T = size_t(std::max<long long>(total, 1));
+        if (d_staged.soft) {
+            // every frame's items as LLRs (bits as +-infinity), as run() does
+            std::vector<double> llr(T, 0.0);
+            const double inf = std::numeric_limits<double>::infinity();
+            for (size_t k = 0; k < frames.size(); ++k) {
+                if (!valid[k])
+                    continue;
+                const frame_view& fv = frames[k];
+                double* to = llr.data() + d_staged.offset[k];
+                for (size_t t = 0; t < fv.rho; ++t)
+                    to[t] = fv.llr ? fv.llr[t] : (fv.bits[t] ? inf : -inf);
+            }
+            d_staged_llr.ensure(T);
+            d_staged_soft.ensure(2 * T);
+            d_staged_llr.upload(llr.data(), T);
+            launch_soft_items<real>(d_staged_llr.get(), d_staged_soft.get(), total);
+        } else {
+            std::vector<uint8_t> bits(T, 0);
+            for (size_t k = 0; k < frames.size(); ++k) {
+                if (valid[k])
+                    std::copy(frames[k].bits,
+                              frames[k].bits + frames[k].rho,
+                              bits.begin() + d_staged.offset[k]);
+            }
+            d_staged_bits.ensure(T);
+            d_staged_bits.upload(bits.data(), T);
+        }
+        return valid;
+    }
+
+    void decode_staged(const std::vector<size_t>& which,
+                       const double* log_priors,
+                       double* ext,
+                       std::vector<frame_result>& results) override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        if (!d_staged.frames)
+            throw std::logic_error(
+                "map_decoder(cuda): decode_staged without a staged batch");
+        const auto& frames = *d_staged.frames;
+        const size_t NQ = size_t(N()) * size_t(q());
+        std::vector<double*> none(frames.size(), nullptr);
+        size_t pos = 0;
+        while (pos < which.size()) {
+            size_t count = which.size() - pos, W = 0;
+            while (true) {
+                W = window_for(frames, which, pos, count);
+                if (W >= 1 || count == 1)
+                    break;
+                count = (count + 1) / 2;
+            }
+            if (W < 1)
+                throw std::runtime_error(
+                    "map_decoder(cuda): a frame does not fit in device memory");
+            staged_io io;
+            io.log_priors = log_priors ? log_priors + pos * NQ : nullptr;
+            io.ext = ext + pos * NQ;
+            run(frames, none, which, pos, count, W, results, &io);
+            pos += count;
+        }
+    }
+
 private:
+    // The staged batch of the device loop (stage): its items stay on the device.
+    struct staged_batch {
+        const std::vector<frame_view>* frames = nullptr;
+        std::vector<long long> offset; // each frame's first item in d_staged_*
+        bool soft = false;
+    };
+    // run() for the device loop: priors from and outputs to the device
+    struct staged_io {
+        const double* log_priors = nullptr; // count x N x q, or null
+        double* ext = nullptr;              // count x N x q
+    };
+    staged_batch d_staged;
+    device_buffer<uint8_t> d_staged_bits;
+    device_buffer<double> d_staged_llr;
+    device_buffer<real> d_staged_soft;
+
     // Frames todo[pos .. pos + count) failed on the device: decoder_error, uniform
     // posteriors.
     void fail(const std::vector<frame_view>& frames,
@@ -348,7 +454,8 @@ private:
              size_t pos,
              size_t count,
              size_t W,
-             std::vector<frame_result>& results)
+             std::vector<frame_result>& results,
+             const staged_io* io = nullptr)
     {
         BSID_CUDA(cudaSetDevice(d_device));
         const int F = int(count);
@@ -369,18 +476,22 @@ private:
             total += (long long)frames[todo[pos + j]].rho;
         }
         soft = soft && total > 0; // no items at all: the (empty) bit path
+        if (io)
+            soft = d_staged.soft; // the staged items' form
         total = 0;
         for (size_t j = 0; j < count; ++j) {
             const frame_view& fv = frames[todo[pos + j]];
-            offset[j] = total;
+            offset[j] = io ? d_staged.offset[todo[pos + j]] : total;
             rho[j] = (long long)fv.rho;
             total += rho[j];
-            if (!soft)
+            if (!soft && !io)
                 bits.insert(bits.end(), fv.bits, fv.bits + fv.rho);
-            if (fv.priors)
+            if (fv.priors && !io)
                 any_prior = true;
         }
-        if (soft) {
+        if (io)
+            any_prior = io->log_priors != nullptr;
+        if (soft && !io) {
             d_llr_host.ensure(size_t(total));
             double* llr = d_llr_host.get();
 #pragma omp parallel for schedule(dynamic, 4)
@@ -401,7 +512,9 @@ private:
         // prior below its range is not a hard zero
         std::vector<real> priors;
         std::vector<double> priors_exact;
-        if (any_prior) {
+        if (any_prior && io) {
+            std::fill(has_prior.begin(), has_prior.end(), 2); // extrinsic outputs
+        } else if (any_prior) {
             priors.assign(size_t(F) * Nn * Q, real(1));
             priors_exact.assign(size_t(F) * Nn * Q, 1.0);
             for (size_t j = 0; j < count; ++j) {
@@ -429,7 +542,7 @@ private:
 
         // all device buffers are kept between batches (grown when needed)
         d_bits.ensure(std::max<size_t>(bits.size(), 1));
-        if (soft) {
+        if (soft && !io) {
             d_llr.ensure(size_t(total));
             d_soft.ensure(2 * size_t(total));
             d_llr.upload(d_llr_host.get(), size_t(total));
@@ -437,11 +550,12 @@ private:
         }
         d_offset.ensure(count);
         d_rho.ensure(count);
-        d_priors.ensure(priors.size());
-        d_priors_exact.ensure(priors_exact.size());
+        const size_t prior_size = any_prior ? size_t(F) * Nn * Q : 0;
+        d_priors.ensure(prior_size);
+        d_priors_exact.ensure(prior_size);
         d_start.ensure(start.size());
         d_end.ensure(end.size());
-        if (any_prior)
+        if (any_prior && !io)
             d_post_d.ensure(size_t(F) * Nn * Q);
         d_has_prior.ensure(count);
         d_status.ensure(count);
@@ -464,11 +578,22 @@ private:
         d_packed.ensure(static_cast<size_t>(words));
         d_packed_offset.ensure(count);
         d_packed_offset.upload(packed_offset.data(), count);
-        d_bits.upload(bits.data(), bits.size());
+        if (!io)
+            d_bits.upload(bits.data(), bits.size());
         d_offset.upload(offset.data(), count);
         d_rho.upload(rho.data(), count);
-        d_priors.upload(priors.data(), priors.size());
-        d_priors_exact.upload(priors_exact.data(), priors_exact.size());
+        if (io && any_prior) {
+            // the device loop's log-priors, normalized on the device as
+            // normalized_priors does, and floored for G as below
+            launch_prior_rows<real>(io->log_priors,
+                                    (long long)F * Nn,
+                                    Q,
+                                    d_priors.get(),
+                                    d_priors_exact.get());
+        } else {
+            d_priors.upload(priors.data(), priors.size());
+            d_priors_exact.upload(priors_exact.data(), priors_exact.size());
+        }
         d_start.upload(start.data(), start.size());
         d_end.upload(end.data(), end.size());
         d_has_prior.upload(has_prior.data(), count);
@@ -476,7 +601,8 @@ private:
         // a refused frame's rows are never written: keep the copy back defined
         BSID_CUDA(cudaMemset(d_post.get(), 0, sizeof(real) * size_t(F) * Nn * Q));
         if (any_prior)
-            BSID_CUDA(cudaMemset(d_post_d.get(), 0, sizeof(double) * size_t(F) * Nn * Q));
+            BSID_CUDA(cudaMemset(
+                io ? io->ext : d_post_d.get(), 0, sizeof(double) * size_t(F) * Nn * Q));
         BSID_CUDA(cudaMemset(d_status_index.get(), 0, sizeof(int) * count));
 
         // the E-step (frame_view::events): only for a batch in which some
@@ -540,8 +666,8 @@ private:
         p.Mt = Mt;
         p.Mn = Mn;
         p.F = F;
-        p.bits = d_bits.get();
-        p.soft = soft ? d_soft.get() : nullptr;
+        p.bits = io ? d_staged_bits.get() : d_bits.get();
+        p.soft = soft ? (io ? d_staged_soft.get() : d_soft.get()) : nullptr;
         p.offset = d_offset.get();
         p.rho = d_rho.get();
         p.priors = any_prior ? d_priors.get() : nullptr;
@@ -561,7 +687,7 @@ private:
         p.packed = d_packed.get();
         p.packed_offset = d_packed_offset.get();
         if (!soft) {
-            launch_pack(d_bits.get(),
+            launch_pack(p.bits,
                         d_offset.get(),
                         d_rho.get(),
                         d_packed_offset.get(),
@@ -570,7 +696,7 @@ private:
                         *std::max_element(rho.begin(), rho.end()) / 64 + 3);
         }
         p.post = d_post.get();
-        p.post_d = any_prior ? d_post_d.get() : nullptr;
+        p.post_d = any_prior ? (io ? io->ext : d_post_d.get()) : nullptr;
         p.status = d_status.get();
         p.status_index = d_status_index.get();
 
@@ -676,6 +802,17 @@ private:
                 ev_items_host.resize(2 * size_t(total));
                 d_ev_items.download(ev_items_host.data(), ev_items_host.size());
             }
+        }
+        if (io && !any_prior) {
+            // without priors the extrinsic output is the posterior: each row
+            // in double, normalized again as below for the host
+            launch_rows_to_double<real>(d_post.get(), (long long)F * Nn, Q, io->ext);
+            BSID_CUDA(cudaDeviceSynchronize());
+        }
+        if (io) {
+            for (size_t j = 0; j < count; ++j)
+                results[todo[pos + j]] = status_result(status[j], where[j], rho[j]);
+            return;
         }
         // through a pinned staging buffer kept between batches: a fast copy,
         // and no fresh host pages to fault in every batch
@@ -795,24 +932,26 @@ private:
                               double(tau()) * std::log(d_cfg.ch.Pt())
                         : -std::numeric_limits<double>::infinity();
             }
-            if (status[j] == st_ok) {
-                results[k] = {};
-                continue;
-            }
-            fill_uniform(post[k]);
-            std::string where_s =
-                status[j] == st_alpha
-                    ? detail::concat("no path reaches symbol boundary ", where[j])
-                : status[j] == st_end
-                    ? detail::concat("no path ends at drift rho - tau = ", rho[j] - tau())
-                    : detail::concat("the backward pass vanished at symbol ", where[j]);
-            results[k] = {
-                frame_status::impossible,
-                "the frame has probability 0 under the channel model within the drift "
-                "limits (" +
-                    where_s + ")"
-            };
+            if (status[j] != st_ok)
+                fill_uniform(post[k]);
+            results[k] = status_result(status[j], where[j], rho[j]);
         }
+    }
+
+    // A frame's result from its device status.
+    frame_result status_result(int status, int where, long long rho) const
+    {
+        if (status == st_ok)
+            return {};
+        std::string where_s =
+            status == st_alpha ? detail::concat("no path reaches symbol boundary ", where)
+            : status == st_end
+                ? detail::concat("no path ends at drift rho - tau = ", rho - tau())
+                : detail::concat("the backward pass vanished at symbol ", where);
+        return { frame_status::impossible,
+                 "the frame has probability 0 under the channel model within the drift "
+                 "limits (" +
+                     where_s + ")" };
     }
 
     map_decoder& cpu_fallback()

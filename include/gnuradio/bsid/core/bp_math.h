@@ -76,13 +76,13 @@ BSID_HD void normalize_lse(const real* row, int q, real* out)
     const real mx = row_max(row, q);
     if (mx == real(-INFINITY)) {
         for (int x = 0; x < q; ++x)
-            out[x] = -log(real(q));
+            out[x] = -::log(real(q));
         return;
     }
     real s = 0;
     for (int x = 0; x < q; ++x)
-        s += exp(row[x] - mx);
-    const real ls = log(s);
+        s += ::exp(row[x] - mx);
+    const real ls = ::log(s);
     for (int x = 0; x < q; ++x)
         out[x] = (row[x] - mx) - ls;
 }
@@ -115,6 +115,10 @@ struct serial_team {
     BSID_HD real sum(real v) const
     {
         return v;
+    }
+    template <typename real>
+    BSID_HD void argmax(real&, int32_t&) const
+    {
     }
 };
 
@@ -161,8 +165,15 @@ BSID_HD void check_node(int e0,
                         const team_t& team)
 {
     const int L = team.lane(), S = team.size();
+    // the d incoming rows (contiguous) into suffix first, all loads at once
+    {
+        const real* in = v2c + (long long)e0 * q;
+        for (long long t = L; t < (long long)d * q; t += S)
+            suffix[t] = in[t];
+        team.sync();
+    }
     for (int j = 0; j < d; ++j) {
-        const real* u = v2c + (long long)(e0 + j) * q;
+        const real* u = suffix + (long long)j * q;
         const int32_t* pm = perm + (long long)coef[e0 + j] * q;
         real* F = fwd + (long long)j * q;
         real mx = real(-INFINITY);
@@ -171,7 +182,7 @@ BSID_HD void check_node(int e0,
         mx = team.max(mx);
         real s = 0;
         for (int x = L; x < q; x += S) {
-            const real p = mx == real(-INFINITY) ? real(1) : exp(u[x] - mx);
+            const real p = mx == real(-INFINITY) ? real(1) : ::exp(u[x] - mx);
             F[pm[x]] = p;
             s += p;
         }
@@ -193,7 +204,7 @@ BSID_HD void check_node(int e0,
     }
     team.sync();
     const real inv_q = real(1) / real(q);
-    const real floor_ratio = exp(real(floor_log));
+    const real floor_ratio = ::exp(real(floor_log));
     for (int j = 0; j < d; ++j) {
         for (int y = L; y < q; y += S)
             tmp[y] = prefix[y] * suffix[(long long)(j + 1) * q + y];
@@ -213,7 +224,7 @@ BSID_HD void check_node(int e0,
         real* out = c2v + (long long)(e0 + j) * q;
         for (int x = L; x < q; x += S) {
             const real v = tmp[pm[x]];
-            out[x] = log(v > fl ? v : fl);
+            out[x] = ::log(v > fl ? v : fl);
         }
         for (int y = L; y < q; y += S)
             prefix[y] *= fwd[(long long)j * q + y];
@@ -243,6 +254,47 @@ BSID_HD void check_node(int e0,
  * each v2c: in(x) + the other edges' c2v, summed without the own term (never
  * total minus own: -inf - -inf is NaN), less its maximum.
  */
+template <typename real, typename in_real, typename team_t>
+BSID_HD void variable_node(int v,
+                           int q,
+                           const in_real* in,
+                           const int32_t* col_start,
+                           const int32_t* col_entries,
+                           const real* c2v,
+                           real* v2c,
+                           real* posterior,
+                           const team_t& team)
+{
+    const int L = team.lane(), S = team.size();
+    const in_real* iv = in + (long long)v * q;
+    const int k0 = col_start[v], k1 = col_start[v + 1];
+    real* post = posterior + (long long)v * q;
+    for (int x = L; x < q; x += S) {
+        real acc = real(iv[x]);
+        for (int k = k0; k < k1; ++k)
+            acc += c2v[(long long)col_entries[k] * q + x];
+        post[x] = acc;
+    }
+    for (int k = k0; k < k1; ++k) {
+        real* out = v2c + (long long)col_entries[k] * q;
+        real mx = real(-INFINITY);
+        for (int x = L; x < q; x += S) {
+            real acc = real(iv[x]);
+            for (int l = k0; l < k1; ++l) {
+                if (l != k)
+                    acc += c2v[(long long)col_entries[l] * q + x];
+            }
+            out[x] = acc;
+            mx = acc > mx ? acc : mx;
+        }
+        mx = team.max(mx);
+        // row -= max(row); all 0 (uniform) if the row is all -infinity
+        for (int x = L; x < q; x += S)
+            out[x] = mx == real(-INFINITY) ? real(0) : out[x] - mx;
+    }
+}
+
+//! variable_node by one lane.
 template <typename real, typename in_real>
 BSID_HD void variable_node(int v,
                            int q,
@@ -253,29 +305,23 @@ BSID_HD void variable_node(int v,
                            real* v2c,
                            real* posterior)
 {
-    const in_real* iv = in + (long long)v * q;
-    const int k0 = col_start[v], k1 = col_start[v + 1];
-    real* post = posterior + (long long)v * q;
-    for (int x = 0; x < q; ++x)
-        post[x] = real(iv[x]);
-    for (int k = k0; k < k1; ++k) {
-        const real* m = c2v + (long long)col_entries[k] * q;
-        for (int x = 0; x < q; ++x)
-            post[x] += m[x];
-    }
-    for (int k = k0; k < k1; ++k) {
-        real* out = v2c + (long long)col_entries[k] * q;
-        for (int x = 0; x < q; ++x)
-            out[x] = real(iv[x]);
-        for (int l = k0; l < k1; ++l) {
-            if (l == k)
-                continue;
-            const real* m = c2v + (long long)col_entries[l] * q;
-            for (int x = 0; x < q; ++x)
-                out[x] += m[x];
+    variable_node(v, q, in, col_start, col_entries, c2v, v2c, posterior, serial_team{});
+}
+
+//! decide over a team: the index of the largest of q values, ties to the lowest.
+template <typename real, typename team_t>
+BSID_HD int32_t decide(const real* row, int q, const team_t& team)
+{
+    int32_t best = team.lane() < q ? team.lane() : 0;
+    real top = row[best];
+    for (int x = team.lane() + team.size(); x < q; x += team.size()) {
+        if (row[x] > top) {
+            top = row[x];
+            best = x;
         }
-        subtract_max(out, q);
     }
+    team.argmax(top, best);
+    return best;
 }
 
 //! A variable's first v2c: its input row less its maximum, on every edge.

@@ -20,10 +20,19 @@
 
 namespace bsid {
 
+class device_concatenated_loop;
+
 //! How the iterative decoder runs.
 struct concatenated_options {
     int iterations = 10;    //!< I: passes of inner MAP then outer BP, at least 1
     int bp_iterations = 50; //!< belief-propagation iterations per pass, at least 1
+    /*!
+     * With a CUDA inner decoder (without a sync word), run the passes on the
+     * device (the device loop: received items, extrinsic information and
+     * messages stay there); false: the host loop, with both decoders still on
+     * the device. Both give the same decisions.
+     */
+    bool device_loop = true;
 };
 
 //! What became of one frame.
@@ -61,7 +70,11 @@ struct concatenated_result {
  * The inner decoder sees each batch as one decode_batch call, so a GPU
  * backend decodes every undecided frame of a pass together. Belief
  * propagation runs on the inner decoder's backend (the CUDA one on its
- * device), in double.
+ * device), in double. With a CUDA inner decoder the passes run on the device
+ * (concatenated_options::device_loop): only each pass's statuses, decisions
+ * and iteration counts come back to the host. Should the device fail (out of
+ * memory included), the batch is decoded again by the host loop, and a
+ * warning logged: no frame is lost.
  */
 class concatenated_decoder
 {
@@ -75,6 +88,9 @@ public:
     concatenated_decoder(map_decoder& inner, const ldpc_code& outer, int threads = 0);
     //! Frames that begin with a sync word, through a frame_decoder.
     concatenated_decoder(frame_decoder& inner, const ldpc_code& outer, int threads = 0);
+    ~concatenated_decoder();
+    concatenated_decoder(const concatenated_decoder&) = delete;
+    concatenated_decoder& operator=(const concatenated_decoder&) = delete;
 
     /*!
      * Called after every pass for each frame that ran it, with the pass
@@ -101,6 +117,8 @@ public:
     const ldpc_code& outer() const { return d_code; }
     const symbol_mapping& mapping() const { return d_map; }
     map_decoder& inner() { return d_inner; }
+    //! Whether batches can run on the device loop (a CUDA inner decoder, no sync word).
+    bool has_device_loop() const { return d_device != nullptr; }
 
 private:
     map_decoder& d_inner;
@@ -108,7 +126,13 @@ private:
     const ldpc_code& d_code;
     symbol_mapping d_map;
     std::unique_ptr<ldpc_decoder> d_bp;
+    std::unique_ptr<device_concatenated_loop> d_device; // null: host loop only
     int d_threads;
+    std::vector<concatenated_result> host_loop(const std::vector<frame_view>& frames,
+                                               const concatenated_options& opt,
+                                               const std::vector<int32_t*>& decisions,
+                                               const std::vector<double*>& posteriors,
+                                               const observer& watch);
 };
 
 } // namespace bsid

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_BSID_CORE_SYMBOL_MAPPING_H
 #define INCLUDED_BSID_CORE_SYMBOL_MAPPING_H
 
+#include <gnuradio/bsid/core/symbol_mapping_math.h>
 #include <cstdint>
 #include <vector>
 
@@ -65,6 +66,9 @@ public:
      * (-infinity for a symbol with a pad bit set).
      */
     void outer_to_inner(const double* outer_log, double* inner_log) const;
+
+    //! The sizes of symbol_mapping_math.h's row functions.
+    mapping::shape shape() const;
 
 private:
     int d_qo, d_qi, d_n, d_N, d_a, d_b, d_pad;

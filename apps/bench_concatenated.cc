@@ -1,0 +1,145 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "bench_args.h"
+#include "bench_concatenated.h"
+#include <gnuradio/bsid/core/concatenated_counter.h>
+#include <gnuradio/bsid/core/concatenated_decoder.h>
+#include <gnuradio/bsid/core/frame_source.h>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace bench {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace
+
+int bench_concatenated(const std::map<std::string, std::string>& opt)
+{
+    auto get = [&](const std::string& k, const std::string& dflt) {
+        return option(opt, k, dflt);
+    };
+    const std::string spec = get("--codebook", "random:5:16:1000:1");
+    const std::string outer_spec = get("--outer", "ldpc-regular:1000:125:16:3:1");
+    const bsid::codebook cb = bsid::codebook::from_spec(spec);
+    const bsid::ldpc_code code = bsid::ldpc_code::from_spec(outer_spec);
+    const bsid::channel_params ch(parse_list("--Pi", get("--Pi", "0.0105"))[0],
+                                  parse_list("--Pd", get("--Pd", "0.0105"))[0],
+                                  parse_list("--Ps", get("--Ps", "0"))[0]);
+    const long long count = parse_int("--frames", get("--frames", "1024"));
+    if (count < 1)
+        throw std::invalid_argument("--frames must be at least 1");
+    bsid::concatenated_options co;
+    co.iterations = int(parse_int("--iterations", get("--iterations", "10")));
+    co.bp_iterations = int(parse_int("--bp-iterations", get("--bp-iterations", "50")));
+    const uint64_t seed = uint64_t(parse_int("--seed", get("--seed", "1")));
+    const double min_time = parse_list("--min-time", get("--min-time", "1"))[0];
+    const int threads = int(parse_int("--threads", get("--threads", "0")));
+    const auto backends = parse_words(get("--backend", "auto"));
+    const auto precisions = parse_words(get("--precision", "float"));
+    const auto loops = parse_words(get("--loop", "device"));
+
+    const bsid::frame_source src(cb, ch, code, seed);
+    bsid::frame_batch batch;
+    src.generate(0, size_t(count), batch, threads);
+    const double info_bits =
+        double(code.k()) * std::log2(double(code.q())) * double(count);
+    for (const auto& be : backends) {
+        for (const auto& pr : precisions) {
+            bsid::decoder_config cfg(cb, ch, src.N());
+            cfg.backend = bsid::parse_backend(be);
+            cfg.precision = bsid::parse_precision(pr);
+            cfg.threads = threads;
+            auto inner = bsid::map_decoder::make(cfg);
+            bsid::concatenated_decoder dec(*inner, code, threads);
+            // one inner pass over the same frames (no priors), for the split
+            std::vector<bsid::frame_view> views;
+            for (size_t k = 0; k < batch.size(); ++k) {
+                bsid::frame_view v = batch.view(k);
+                v.extrinsic = true;
+                views.push_back(v);
+            }
+            const size_t NQ = size_t(src.N()) * size_t(cb.q());
+            std::vector<double> out(views.size() * NQ);
+            std::vector<double*> outs(views.size());
+            for (size_t k = 0; k < views.size(); ++k)
+                outs[k] = out.data() + k * NQ;
+            inner->decode_batch(views, outs); // warm-up (buffers, clocks)
+            auto t0 = std::chrono::steady_clock::now();
+            inner->decode_batch(views, outs);
+            const double inner_s = seconds_since(t0);
+            for (const auto& lp : loops) {
+                if (lp != "device" && lp != "host")
+                    throw std::invalid_argument("--loop takes device and/or host, not " +
+                                                lp);
+                co.device_loop = lp == "device";
+                bsid::concatenated_counter counter(dec, co, threads);
+                counter.run(batch); // warm-up
+                int runs = 0;
+                double s = 0;
+                t0 = std::chrono::steady_clock::now();
+                do {
+                    counter.run(batch);
+                    ++runs;
+                    s = seconds_since(t0);
+                } while (s < min_time);
+                long long frame_errors = 0, undetected = 0, passes = 0, bp_its = 0;
+                for (const auto& e : counter.errors()) {
+                    frame_errors +=
+                        e.symbol_errors > 0 || e.status != bsid::frame_status::ok;
+                    undetected += e.undetected();
+                    passes += e.iterations;
+                    bp_its += e.bp_iterations;
+                }
+                const double per = s / runs;
+                std::printf(
+                    "{\"bench\":\"concatenated\",\"codebook\":\"%s\",\"outer\":\"%s\","
+                    "\"Pi\":%g,\"Pd\":%g,\"Ps\":%g,\"frames\":%lld,\"backend\":\"%s\","
+                    "\"precision\":\"%s\",\"loop\":\"%s\",\"device_loop\":%s,"
+                    "\"iterations\":%d,\"bp_iterations\":%d,\"threads\":%d,"
+                    "\"frame_errors\":%lld,\"undetected\":%lld,\"mean_passes\":%.4f,"
+                    "\"mean_bp_iterations\":%.3f,\"runs\":%d,\"seconds\":%.4f,"
+                    "\"frames_per_s\":%.1f,\"info_mbit_per_s\":%.4f,"
+                    "\"inner_pass_seconds\":%.4f}\n",
+                    spec.c_str(),
+                    outer_spec.c_str(),
+                    ch.Pi(),
+                    ch.Pd(),
+                    ch.Ps(),
+                    count,
+                    bsid::to_string(inner->backend()).c_str(),
+                    pr.c_str(),
+                    lp.c_str(),
+                    co.device_loop && dec.has_device_loop() ? "true" : "false",
+                    co.iterations,
+                    co.bp_iterations,
+                    bsid::resolve_threads(threads),
+                    frame_errors,
+                    undetected,
+                    double(passes) / double(count),
+                    double(bp_its) / double(count),
+                    runs,
+                    per,
+                    double(count) / per,
+                    info_bits / per / 1e6,
+                    inner_s);
+                std::fflush(stdout);
+            }
+        }
+    }
+    return 0;
+}
+
+} // namespace bench
