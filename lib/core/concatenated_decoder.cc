@@ -65,7 +65,10 @@ concatenated_decoder::concatenated_decoder(frame_decoder& inner,
     : concatenated_decoder(inner.primary(), outer, threads)
 {
     d_frames = &inner;
-    d_device.reset(); // the sync word's boundaries are the frame decoder's: host loop
+    // without a sync word the frame decoder is its primary decoder, which the
+    // device loop runs; with one, its boundaries are host-side: host loop
+    if (!inner.sync_word().empty())
+        d_device.reset();
 }
 
 std::vector<concatenated_result>

@@ -170,6 +170,10 @@ TEST_F(cuda_loop, device_loop_equals_the_host_loop_and_the_cpu)
             auto inner = map_decoder::make(cfg);
             concatenated_decoder dec(*inner, s.code);
             ASSERT_TRUE(dec.has_device_loop());
+            // through a frame decoder: the device loop without a sync word only
+            frame_decoder plain(cfg), synced(cfg, { 0, 1, 1, 0 });
+            EXPECT_TRUE(concatenated_decoder(plain, s.code).has_device_loop());
+            EXPECT_FALSE(concatenated_decoder(synced, s.code).has_device_loop());
             const outcome dev = run(dec, f.views, true);
             const outcome host = run(dec, f.views, false);
             // the same decoders either way: everything equal up to the
@@ -199,6 +203,29 @@ TEST_F(cuda_loop, device_loop_equals_the_host_loop_and_the_cpu)
             }
         }
     }
+}
+
+// Local storage (windows of a few symbol indices, G made again for the
+// backward pass) in the device loop: the same as the host loop, and as global
+// storage up to the backends' agreement.
+TEST_F(cuda_loop, local_storage_in_the_device_loop)
+{
+    const scheme s = schemes()[2]; // through bits, with a pad bit
+    frames_of f;
+    make_frames(s, 20, f);
+    const int N = symbol_mapping(s.code.q(), s.code.n(), s.cb.q()).n_inner();
+    decoder_config cfg(s.cb, s.ch, N);
+    cfg.backend = backend_kind::cuda;
+    cfg.precision = precision_kind::dual;
+    auto global = map_decoder::make(cfg);
+    cfg.storage = storage_kind::local;
+    cfg.local_window = 5;
+    auto local = map_decoder::make(cfg);
+    ASSERT_EQ(local->storage(), storage_kind::local);
+    concatenated_decoder gdec(*global, s.code), ldec(*local, s.code);
+    const outcome dev = run(ldec, f.views, true);
+    expect_same(dev, run(ldec, f.views, false), 1e-9, true);
+    expect_same(dev, run(gdec, f.views, true), 1e-6, false);
 }
 
 // The device nearly full: the device loop cannot run, the batch falls back

@@ -807,7 +807,8 @@ public:
                     const bsid::ldpc_code& code,
                     int iterations,
                     int bp_iterations,
-                    int threads)
+                    int threads,
+                    bool device_loop)
         : d_inner(&inner),
           d_frames(inner.shared_frames()),
           d_code(code),
@@ -815,6 +816,7 @@ public:
     {
         d_opt.iterations = iterations;
         d_opt.bp_iterations = bp_iterations;
+        d_opt.device_loop = device_loop;
         if (iterations < 1 || bp_iterations < 1) {
             throw py::value_error(
                 "concatenated_decoder: iterations = " + std::to_string(iterations) +
@@ -923,6 +925,7 @@ public:
 
     const bsid::ldpc_code& code() const { return d_code; }
     const bsid::concatenated_options& options() const { return d_opt; }
+    bool device_loop() const { return d_opt.device_loop && d_dec.has_device_loop(); }
     int N() const { return d_dec.mapping().n_inner(); }
 
 private:
@@ -1685,18 +1688,22 @@ extrinsic information both ways for up to `iterations` passes, each with up to
 form a codeword. inner.N must be the inner symbols of one outer codeword
 (symbol_mapping(code.q, code.n, inner.q).n_inner).
 
+With the CUDA backend and no sync word the passes stay on the GPU (the device
+loop; device_loop=False runs the host loop, with the same decisions).
+
     dec = concatenated_decoder_core(inner, code, iterations=10, bp_iterations=50)
     r = dec.decode([rx1, rx2])   # a dict per frame: status, reason, iterations,
                                  # bp_iterations, syndrome_ok, decisions (n),
                                  # info (k), posteriors ((n, q) log)
     counts = dec.count_errors(frame_source(cb, ch, 0, seed, outer=code).generate(0, 100))
 )doc")
-        .def(py::init<py_map_decoder&, const bsid::ldpc_code&, int, int, int>(),
+        .def(py::init<py_map_decoder&, const bsid::ldpc_code&, int, int, int, bool>(),
              "inner"_a,
              "code"_a,
              "iterations"_a = 10,
              "bp_iterations"_a = 50,
              "threads"_a = 0,
+             "device_loop"_a = true,
              py::keep_alive<1, 2>())
         .def("decode",
              &py_concatenated::decode,
@@ -1719,9 +1726,14 @@ decided information symbols, -1 for an erasure).)doc")
         .def_property_readonly("N", &py_concatenated::N)
         .def_property_readonly(
             "iterations", [](const py_concatenated& d) { return d.options().iterations; })
-        .def_property_readonly("bp_iterations", [](const py_concatenated& d) {
-            return d.options().bp_iterations;
-        });
+        .def_property_readonly(
+            "bp_iterations",
+            [](const py_concatenated& d) { return d.options().bp_iterations; })
+        .def_property_readonly(
+            "device_loop",
+            [](const py_concatenated& d) { return d.device_loop(); },
+            "Whether batches run on the device loop (the CUDA backend without a sync "
+            "word, and device_loop=True): the passes stay on the GPU.");
 
     py::class_<bsid::frame_batch, std::shared_ptr<bsid::frame_batch>>(
         m, "frame_batch", R"doc(

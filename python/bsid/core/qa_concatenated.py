@@ -499,6 +499,31 @@ class qa_concatenated_decoder(unittest.TestCase):
         self.assertEqual(self.dec.code.n, self.code.n)
         self.assertEqual((self.dec.iterations, self.dec.bp_iterations), (4, 30))
 
+    def test_006_device_loop(self):
+        """The device loop runs on the CUDA backend without a sync word only;
+        where there is a GPU it decodes as the host loop does."""
+        self.assertFalse(self.dec.device_loop)  # the CPU backend
+        host = bsid.concatenated_decoder_core(self.inner, self.code, iterations=4,
+                                              bp_iterations=30, threads=2,
+                                              device_loop=False)
+        self.assertFalse(host.device_loop)
+        try:
+            gpu = bsid.map_decoder_core(self.cb, self.ch, self.N, backend="cuda",
+                                        precision="double")
+        except RuntimeError:
+            return  # no GPU here
+        dev = bsid.concatenated_decoder_core(gpu, self.code, iterations=4, bp_iterations=30)
+        self.assertTrue(dev.device_loop)
+        off = bsid.concatenated_decoder_core(gpu, self.code, iterations=4, bp_iterations=30,
+                                             device_loop=False)
+        self.assertFalse(off.device_loop)
+        a, b = dev.count_errors(self.batch), off.count_errors(self.batch)
+        for key in ("status", "iterations", "bp_iterations", "syndrome_ok", "info"):
+            np.testing.assert_array_equal(a[key], b[key], key)
+        synced = bsid.map_decoder_core(self.cb, self.ch, self.N, backend="cuda",
+                                       sync_word="0110")
+        self.assertFalse(bsid.concatenated_decoder_core(synced, self.code).device_loop)
+
     def test_004_erasure_among_good_frames(self):
         b = self.batch
         rx = [b.rx(0), np.ones(2000, np.uint8), b.rx(1)]

@@ -86,7 +86,10 @@ public:
      * and the mapping (0: all cores). The decoders must outlive this object.
      */
     concatenated_decoder(map_decoder& inner, const ldpc_code& outer, int threads = 0);
-    //! Frames that begin with a sync word, through a frame_decoder.
+    /*!
+     * Frames that begin with a sync word, through a frame_decoder (without a
+     * sync word it decodes as its primary decoder, and the device loop runs).
+     */
     concatenated_decoder(frame_decoder& inner, const ldpc_code& outer, int threads = 0);
     ~concatenated_decoder();
     concatenated_decoder(const concatenated_decoder&) = delete;
