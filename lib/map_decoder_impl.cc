@@ -8,8 +8,12 @@
 #include "core_log_handler.h"
 #include "llr.h"
 #include "map_decoder_impl.h"
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer_reader.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -34,8 +38,17 @@ map_decoder_impl::mode parse_mode(const std::string& s)
         return map_decoder_impl::mode::llr;
     if (s == "hard")
         return map_decoder_impl::mode::hard;
+    if (s == "extrinsic")
+        return map_decoder_impl::mode::extrinsic;
+    if (s.find("extrinsic") != std::string::npos && s.find("hard") != std::string::npos) {
+        throw std::invalid_argument(
+            "map_decoder: output '" + s +
+            "' asks for extrinsic hard decisions: hard decisions are taken on the "
+            "posterior and have no extrinsic form (use output \"hard\", or "
+            "\"extrinsic\" for the extrinsic log-probabilities)");
+    }
     throw std::invalid_argument("map_decoder: output '" + s +
-                                "' is not one of posteriors, llr, hard");
+                                "' is not one of posteriors, llr, hard, extrinsic");
 }
 
 bool parse_framing(const std::string& s)
@@ -63,12 +76,48 @@ size_t item_size(map_decoder_impl::mode m, int q)
 {
     switch (m) {
     case map_decoder_impl::mode::posteriors:
+    case map_decoder_impl::mode::extrinsic:
         return sizeof(float) * size_t(q);
     case map_decoder_impl::mode::llr:
         return sizeof(float);
     default:
         return sizeof(int32_t);
     }
+}
+
+// the input ports: the received items, and with priors_input a vector of q floats
+gr::io_signature::sptr ports_in(const std::string& input, bool priors, int q)
+{
+    const int item = int(input_item_size(input));
+    if (!priors)
+        return gr::io_signature::make(1, 1, item);
+    return gr::io_signature::make2(2, 2, item, int(sizeof(float)) * q);
+}
+
+// whether the upstream of input `port` is done and, if in_this_call >= 0,
+// all its items are among the in_this_call of this call (as upstream_done)
+bool port_done(const gr::block& b, int port, long in_this_call)
+{
+    const auto d = b.detail();
+    if (!d || d->ninputs() <= port)
+        return false;
+    const auto in = d->input(unsigned(port));
+    gr::thread::scoped_lock guard(*in->mutex());
+    return in->done() && (in_this_call < 0 || in->items_available() <= in_this_call);
+}
+
+// why a row of log priors is refused, or "" (NaN, +inf, or no finite value)
+std::string bad_log_row(const double* row, int q)
+{
+    bool any = false;
+    for (int D = 0; D < q; ++D) {
+        if (std::isnan(row[D]))
+            return "entry " + std::to_string(D) + " is NaN";
+        if (row[D] == std::numeric_limits<double>::infinity())
+            return "entry " + std::to_string(D) + " is +inf";
+        any = any || std::isfinite(row[D]);
+    }
+    return any ? "" : "every entry is -inf";
 }
 
 } // namespace
@@ -98,7 +147,8 @@ map_decoder::sptr map_decoder::make(const ::bsid::codebook& codebook,
                                     bool search,
                                     bool synchronized_at_start,
                                     const std::string& input,
-                                    int estimate_every)
+                                    int estimate_every,
+                                    bool priors_input)
 {
     return gnuradio::make_block_sptr<map_decoder_impl>(codebook,
                                                        N,
@@ -125,7 +175,8 @@ map_decoder::sptr map_decoder::make(const ::bsid::codebook& codebook,
                                                        search,
                                                        synchronized_at_start,
                                                        input,
-                                                       estimate_every);
+                                                       estimate_every,
+                                                       priors_input);
 }
 
 map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
@@ -153,10 +204,11 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                                    bool search,
                                    bool synchronized_at_start,
                                    const std::string& input,
-                                   int estimate_every)
+                                   int estimate_every,
+                                   bool priors_input)
     : gr::block(
           "map_decoder",
-          gr::io_signature::make(1, 1, input_item_size(input)),
+          ports_in(input, priors_input, codebook.q()),
           gr::io_signature::make(1, 1, item_size(parse_mode(output), codebook.q()))),
       d_cfg(codebook, ::bsid::channel_params(Pi, Pd, Ps), N),
       d_mode(parse_mode(output)),
@@ -170,8 +222,15 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
       d_stream(parse_framing(framing)),
       d_start_key(pmt::intern(start_tag_key)),
       d_asm(pmt::intern(len_tag_key), lost_key, input_item_size(input)),
-      d_queue(item_size(parse_mode(output), codebook.q()))
+      d_queue(item_size(parse_mode(output), codebook.q())),
+      d_priors(priors_input)
 {
+    if (priors_input && d_stream) {
+        throw std::invalid_argument(
+            "map_decoder: priors_input = true needs framing \"tagged\", not \"stream\": "
+            "stream frames are found at run time (acquisition, sync loss), so priors "
+            "cannot be aligned to them");
+    }
     if (max_batch < 1) {
         throw std::invalid_argument("map_decoder: max_batch = " +
                                     std::to_string(max_batch) + " must be at least 1");
@@ -289,6 +348,14 @@ void map_decoder_impl::forecast(int noutput_items, gr_vector_int& ninput_items_r
                                        (d_asm.pending() && upstream_done(*this, -1))
                                    ? 0
                                    : 1;
+    if (d_priors) {
+        // priors only for frames received without them; once the priors
+        // stream has ended, one more call puts those frames out as erasures
+        ninput_items_required[1] = d_queue.size() == 0 && frames_without_priors() > 0 &&
+                                           !d_priors_over && !port_done(*this, 1, -1)
+                                       ? 1
+                                       : 0;
+    }
 }
 
 // ---- the input's frames (frame_assembler::events)
@@ -437,6 +504,144 @@ void map_decoder_impl::outside(const uint8_t* in,
                         pmt::symbol_to_string(d_len_key) + "' tag)");
     }
     d_bits_discarded += uint64_t(count);
+}
+
+// ---- priors (priors_input)
+
+void map_decoder_impl::start_prior(uint64_t length, std::string erasure, std::string why)
+{
+    d_pcur = prior_frame{};
+    d_pcur.erasure = std::move(erasure);
+    d_pcur.why = std::move(why);
+    if (d_pcur.erasure.empty())
+        d_pcur.logs.reserve(size_t(length) * size_t(d_cfg.cb.q()));
+    d_pin_frame = true;
+    d_pleft = length;
+    if (length == 0)
+        finish_prior(false);
+}
+
+void map_decoder_impl::finish_prior(bool cut)
+{
+    const int N = d_cfg.N, q = d_cfg.cb.q();
+    d_pin_frame = false;
+    prior_frame& p = d_pcur;
+    if (p.erasure.empty() && cut) {
+        p.erasure = status_name(::bsid::frame_status::invalid_input);
+        p.why = "its priors end after " + std::to_string(p.logs.size() / size_t(q)) +
+                " of " + std::to_string(N) + " items (" +
+                (d_priors_over ? "the priors stream ended" : "a length tag came") + ")";
+    }
+    for (int i = 0; p.erasure.empty() && i < N; ++i) {
+        const std::string bad = bad_log_row(p.logs.data() + size_t(i) * size_t(q), q);
+        if (!bad.empty()) {
+            p.erasure = status_name(::bsid::frame_status::invalid_input);
+            p.why = "its log priors row " + std::to_string(i) +
+                    " is not a log-probability "
+                    "row (" +
+                    bad + ")";
+        }
+    }
+    if (!p.erasure.empty()) {
+        GR_LOG_WARN(d_logger,
+                    "frame of priors " + std::to_string(d_prior_frames) + ": " + p.why +
+                        "; its frame is put out as an " + p.erasure + " erasure");
+        p.logs.clear();
+        p.logs.shrink_to_fit();
+    }
+    ++d_prior_frames;
+    d_prior_ready.push_back(std::move(p));
+}
+
+void map_decoder_impl::feed_priors(const float* in, size_t count, uint64_t first)
+{
+    const int N = d_cfg.N, q = d_cfg.cb.q();
+    std::vector<gr::tag_t> tags;
+    get_tags_in_range(tags, 1, first, first + uint64_t(count), d_len_key);
+    std::stable_sort(tags.begin(), tags.end(), gr::tag_t::offset_compare);
+    size_t pos = 0, ti = 0;
+    while (pos < count) {
+        const uint64_t abs = first + pos;
+        while (ti < tags.size() && tags[ti].offset == abs) {
+            // a length tag starts a frame of priors, cutting one still open
+            const gr::tag_t& t = tags[ti++];
+            if (d_pin_frame)
+                finish_prior(true);
+            d_ptagged = true;
+            const count_value c = read_count(t.value);
+            const std::string invalid = status_name(::bsid::frame_status::invalid_input);
+            if (!c.ok) {
+                start_prior(UINT64_MAX, // the items up to the next tag
+                            invalid,
+                            "the '" + pmt::symbol_to_string(d_len_key) +
+                                "' tag on priors item " + std::to_string(t.offset) +
+                                " is not a frame length: " + c.why);
+            } else if (c.value != uint64_t(N)) {
+                start_prior(c.value,
+                            invalid,
+                            "the '" + pmt::symbol_to_string(d_len_key) +
+                                "' tag on priors item " + std::to_string(t.offset) +
+                                " gives " + std::to_string(c.value) +
+                                " items, not N = " + std::to_string(N));
+            } else {
+                start_prior(c.value, "", "");
+            }
+        }
+        if (!d_pin_frame && !d_ptagged)
+            start_prior(uint64_t(N), "", ""); // untagged: N items a frame, counted
+        uint64_t run = count - pos;
+        if (ti < tags.size())
+            run = std::min<uint64_t>(run, tags[ti].offset - abs);
+        if (!d_pin_frame) {
+            if (d_priors_discarded == 0) {
+                GR_LOG_WARN(d_logger,
+                            "priors items outside any frame of priors (after a frame's "
+                            "last item, before the next '" +
+                                pmt::symbol_to_string(d_len_key) +
+                                "' tag) are discarded");
+            }
+            d_priors_discarded += run;
+            pos += size_t(run);
+            continue;
+        }
+        run = std::min(run, d_pleft);
+        if (d_pcur.erasure.empty()) {
+            const float* f = in + pos * size_t(q);
+            d_pcur.logs.insert(d_pcur.logs.end(), f, f + run * uint64_t(q));
+        }
+        d_pleft -= run;
+        pos += size_t(run);
+        if (d_pleft == 0)
+            finish_prior(false);
+    }
+}
+
+uint64_t map_decoder_impl::frames_without_priors() const
+{
+    uint64_t frames = 0;
+    for (const auto& f : d_ready)
+        frames += f.lost > 0 ? f.lost : 1;
+    const uint64_t have = d_prior_ready.size();
+    return frames > have ? frames - have : 0;
+}
+
+bool map_decoder_impl::take_prior(prior_frame& p)
+{
+    if (d_prior_ready.empty()) {
+        if (!d_priors_missing_logged) {
+            GR_LOG_WARN(d_logger,
+                        "the priors stream ended before the priors of every frame: "
+                        "frames without priors are put out as invalid_input erasures");
+            d_priors_missing_logged = true;
+        }
+        p = prior_frame{};
+        p.erasure = status_name(::bsid::frame_status::invalid_input);
+        p.why = "the priors stream ended before this frame's priors";
+        return false;
+    }
+    p = std::move(d_prior_ready.front());
+    d_prior_ready.pop_front();
+    return true;
 }
 
 // ---- stream framing
@@ -601,6 +806,16 @@ void map_decoder_impl::emit(const std::vector<gr::tag_t>& tags,
         d_queue.push(reinterpret_cast<const uint8_t*>(v.data()), v.size());
         break;
     }
+    case mode::extrinsic: {
+        // natural logs, each probability floored at 1e-300 (as the LLRs are):
+        // never -inf or NaN downstream; an erasure's rows are ln(1/q)
+        std::vector<float> v(size_t(N) * size_t(q));
+        for (size_t k = 0; k < v.size(); ++k)
+            v[k] = erased ? float(-std::log(double(q)))
+                          : float(std::log(std::max(post[k], 1e-300)));
+        d_queue.push(reinterpret_cast<const uint8_t*>(v.data()), size_t(N));
+        break;
+    }
     case mode::hard: {
         std::vector<int32_t> v(size_t(N), -1);
         if (!erased)
@@ -619,6 +834,12 @@ void map_decoder_impl::produce(uint64_t cap)
         if (front.lost > 0) {
             // lost frames, one at a time: a huge count never fills memory
             while (front.lost > 0 && d_queue.size() < cap) {
+                if (d_priors && d_prior_ready.empty() && !d_priors_over)
+                    return; // its priors have not come yet
+                if (d_priors) {
+                    prior_frame unused; // a lost frame takes its priors too
+                    take_prior(unused);
+                }
                 emit({}, nullptr, front.erasure);
                 --front.lost;
             }
@@ -626,22 +847,35 @@ void map_decoder_impl::produce(uint64_t cap)
                 d_ready.pop_front();
             continue;
         }
-        // the next batch: up to max_batch frames in order, one decoder, no lost run
+        if (d_priors && d_prior_ready.empty() && !d_priors_over)
+            return; // the next frame's priors have not come yet
+        // the next batch: up to max_batch frames in order, one decoder, no
+        // lost run, each with its priors (once the priors have ended, those
+        // without them are erasures)
         size_t count = 0;
         while (count < d_ready.size() && count < size_t(d_max_batch) &&
                d_ready[count].lost == 0 &&
-               (d_ready[count].dec == front.dec || !d_ready[count].store)) {
+               (d_ready[count].dec == front.dec || !d_ready[count].store) &&
+               (!d_priors || d_priors_over || count < d_prior_ready.size())) {
             ++count;
         }
+        std::vector<prior_frame> pri(d_priors ? count : 0);
+        for (auto& p : pri)
+            take_prior(p);
         std::vector<::bsid::frame_view> views;
         std::vector<size_t> which;
         std::deque<std::vector<double>> scaled; // stable addresses
         for (size_t j = 0; j < count; ++j) {
             const frame& f = d_ready[j];
-            if (!f.store)
-                continue;
+            if (!f.store || (d_priors && !pri[j].erasure.empty()))
+                continue; // an erasure already, or its priors are
             which.push_back(j);
             ::bsid::frame_view v;
+            if (d_priors) {
+                v.priors = pri[j].logs.data();
+                v.log_priors = true;
+            }
+            v.extrinsic = d_mode == mode::extrinsic;
             if (d_soft && d_llr_gain != 1.0) {
                 // the estimated LLR scale, applied to a copy (the tracker
                 // takes the frame's LLRs as they came)
@@ -665,11 +899,13 @@ void map_decoder_impl::produce(uint64_t cap)
             outs.push_back(p.data());
         std::vector<::bsid::frame_result> results;
         if (!views.empty())
-            results = front.dec->decode_batch(views, outs); // W weighed, if any
+            results = decode_views(*front.dec, views, outs); // W weighed, if any
         size_t w = 0;
         for (size_t j = 0; j < count; ++j) {
             const frame& f = d_ready[j];
             std::string erasure = f.erasure;
+            if (erasure.empty() && d_priors)
+                erasure = pri[j].erasure;
             const double* post = nullptr;
             if (w < which.size() && which[w] == j) {
                 const auto& r = results[w];
@@ -691,6 +927,32 @@ void map_decoder_impl::produce(uint64_t cap)
         d_ready.erase(d_ready.begin(), d_ready.begin() + long(count));
         take_estimates(false);
     }
+}
+
+std::vector<::bsid::frame_result>
+map_decoder_impl::decode_views(::bsid::frame_decoder& dec,
+                               const std::vector<::bsid::frame_view>& v,
+                               const std::vector<double*>& outs)
+{
+    try {
+        return dec.decode_batch(v, outs);
+    } catch (const std::invalid_argument& e) {
+        // the core checks a batch's priors before decoding any frame: find
+        // the frame it refuses, decoding the others one by one
+        GR_LOG_DEBUG(d_logger, std::string("a batch refused: ") + e.what());
+    }
+    std::vector<::bsid::frame_result> results(v.size());
+    for (size_t k = 0; k < v.size(); ++k) {
+        try {
+            results[k] = dec.decode_batch({ v[k] }, { outs[k] })[0];
+        } catch (const std::invalid_argument& e) {
+            results[k] = { ::bsid::frame_status::invalid_input, e.what() };
+            GR_LOG_WARN(d_logger,
+                        std::string("a frame is put out as an invalid_input erasure: ") +
+                            e.what());
+        }
+    }
+    return results;
 }
 
 void map_decoder_impl::track(frame& f)
@@ -806,9 +1068,28 @@ int map_decoder_impl::general_work(int noutput_items,
     // the upstream wrote since ninput_items was taken would pass for them.
     const bool input_over = nin == ninput_items[0] && upstream_done(*this, nin);
     const bool ended = d_asm.pending() && input_over;
-    consume_each(int(nin));
+    consume(0, int(nin));
     if (ended)
         d_asm.finish(*this); // an open frame never completes: truncated
+
+    if (d_priors && !d_priors_over) {
+        // priors ahead of the frames, up to two batches' worth; a frame of
+        // priors in progress is completed, no further
+        const uint64_t avail = uint64_t(ninput_items[1]);
+        const uint64_t pin =
+            d_prior_ready.size() < 2 * size_t(d_max_batch)
+                ? avail
+                : (d_pin_frame ? std::min<uint64_t>(avail, d_pleft) : uint64_t(0));
+        feed_priors(
+            static_cast<const float*>(input_items[1]), size_t(pin), nitems_read(1));
+        const bool priors_over = pin == avail && port_done(*this, 1, long(pin));
+        consume(1, int(pin));
+        if (priors_over) {
+            d_priors_over = true;
+            if (d_pin_frame)
+                finish_prior(true); // the priors stream ended inside a frame
+        }
+    }
 
     produce(cap);
     if (input_over && d_ready.empty())

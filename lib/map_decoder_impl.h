@@ -26,7 +26,7 @@ namespace bsid {
 class map_decoder_impl : public map_decoder, private frame_assembler::events
 {
 public:
-    enum class mode { posteriors, llr, hard };
+    enum class mode { posteriors, llr, hard, extrinsic };
 
     map_decoder_impl(const ::bsid::codebook& codebook,
                      int N,
@@ -53,7 +53,8 @@ public:
                      bool search,
                      bool synchronized_at_start,
                      const std::string& input,
-                     int estimate_every);
+                     int estimate_every,
+                     bool priors_input);
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
@@ -68,6 +69,7 @@ public:
     uint64_t bits_discarded() const override { return d_bits_discarded; }
     std::string backend() const override;
     uint64_t estimates() const override { return d_estimates; }
+    uint64_t priors_discarded() const override { return d_priors_discarded; }
 
     //! Most frames one bsid_frames_lost count may report (a larger count is an invalid
     //! tag).
@@ -91,6 +93,13 @@ private:
         uint64_t lost = 0;           // > 0: this many lost frames, put out as erasures
     };
 
+    //! A frame's priors (priors_input): N q natural logs, or an erasure.
+    struct prior_frame {
+        std::vector<double> logs;
+        std::string erasure; // status name, if the priors are refused
+        std::string why;     // and why
+    };
+
     decoder_ptr build(const ::bsid::channel_params& ch) const;
     //! Switches to the channel a bsid_channel tag announces (if it differs).
     void follow_channel(const gr::tag_t& t);
@@ -112,6 +121,21 @@ private:
     void emit(const std::vector<gr::tag_t>& tags,
               const double* post,
               const std::string& erasure);
+    //! Decodes a batch; a frame the core refuses with an exception (its
+    //! priors) becomes an invalid_input erasure, never the batch's failure.
+    std::vector<::bsid::frame_result>
+    decode_views(::bsid::frame_decoder& dec,
+                 const std::vector<::bsid::frame_view>& v,
+                 const std::vector<double*>& outs);
+
+    // priors_input: the priors port's frames, as they arrive
+    void feed_priors(const float* in, size_t count, uint64_t first);
+    void start_prior(uint64_t length, std::string erasure, std::string why);
+    void finish_prior(bool cut);
+    //! Frames received (lost ones counted) that have no priors yet.
+    uint64_t frames_without_priors() const;
+    //! Pops the next frame's priors; false if none has come.
+    bool take_prior(prior_frame& p);
 
     // frame_assembler::events: the input's frames as they arrive
     void begin(uint64_t length, std::vector<gr::tag_t> tags) override;
@@ -165,6 +189,17 @@ private:
     std::deque<double> d_hist_llr;
     uint64_t d_hist_begin = 0;
     void track_stream_frame(const ::bsid::stream_frame& f);
+    // priors_input: the frames of priors not yet used, the one arriving
+    const bool d_priors;
+    std::deque<prior_frame> d_prior_ready;
+    prior_frame d_pcur;
+    bool d_pin_frame = false;   // a frame of priors is arriving
+    uint64_t d_pleft = 0;       // its items still to come
+    bool d_ptagged = false;     // a length tag has come on the priors port
+    bool d_priors_over = false; // the priors stream has ended
+    bool d_priors_missing_logged = false;
+    uint64_t d_prior_frames = 0; // frames of priors completed (for the log)
+    std::atomic<uint64_t> d_priors_discarded{ 0 };
     // counters: written by the work thread, read from any thread
     std::atomic<uint64_t> d_frames{ 0 }, d_erasures{ 0 }, d_bits_discarded{ 0 };
 };

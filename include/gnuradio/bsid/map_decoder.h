@@ -34,14 +34,25 @@ namespace bsid {
  *    Radio's sign: positive means 1), each probability floored at 1e-300,
  *    symbol bits MSB first, then times \p llr_scale and clipped to
  *    +-\p llr_clip (0: no clip);
- *  - "hard": N int32 symbols, the most likely (ties to the lowest index).
+ *  - "hard": N int32 symbols, the most likely (ties to the lowest index);
+ *  - "extrinsic": N items, each a vector of q floats: the natural log of
+ *    each symbol's extrinsic probabilities (its posterior without its own
+ *    prior, computed directly by the decoder, not as posterior over prior),
+ *    each probability floored at 1e-300 before the log, so no value is
+ *    -inf or NaN; each row's log-sum-exp is 0 (up to that floor). Without
+ *    priors it is the log of the posteriors. Hard decisions are taken on
+ *    the posterior and have no extrinsic form: an output name that asks for
+ *    both (e.g. "extrinsic_hard") is refused.
+ * "posteriors", "llr" and "hard" are always posteriors, the priors
+ * included (the LLRs are not extrinsic LLRs).
  *
  * Erasures: a frame the decoder refuses (empty, not bits, end drift outside
  * the limits, probability 0, a decoder failure), a frame cut short (by the
  * next length tag, the end of the stream, or a "bsid_truncated" tag from the
  * channel), a length tag that is not a non-negative integer, and each frame
  * that an upstream "bsid_frames_lost" tag reports, still produces a full
- * output frame: uniform posteriors, zero LLRs or symbols -1, with a
+ * output frame: uniform posteriors, zero LLRs, symbols -1 or rows of
+ * ln(1/q) (extrinsic), with a
  * "bsid_erasure" tag (a PMT symbol: the status name, bsid::frame_status) on
  * its first item. erasures() counts them. Bits outside any tagged frame are
  * discarded and counted (bits_discarded()). Other tags on a frame's first
@@ -112,6 +123,26 @@ namespace bsid {
  * counts them. With stream framing the frames estimated from are those
  * decoded in sync, each cut at its most probable start and end (as a
  * tagged frame, its sync word first).
+ *
+ * Priors (\p priors_input; docs/receiving.md, "Priors and the extrinsic
+ * output"): a second input port of items of q floats (vlen q), N items per
+ * frame, the natural log of each message symbol's prior probabilities, up
+ * to a constant per row (-inf: an impossible symbol), from an outer
+ * decoder. The k-th frame of the first input (decoded, or an erasure of any
+ * kind, lost frames included) takes the k-th frame of priors, so the two
+ * streams never slip. Without \p len_tag_key tags on the priors port its
+ * frames are counted, N items each; from the first such tag on, a tag
+ * starts each frame of priors: a value other than N (or one that is not a
+ * count), a frame cut short by the next tag or the end of the priors, or a
+ * row with a NaN, a +inf or only -inf makes that frame an "invalid_input"
+ * erasure, whatever its bits (a tag of value L takes the next L items, or
+ * those up to the next tag); items after a frame's last and before the
+ * next tag belong to no frame and are discarded with a warning. Frames
+ * whose priors never come (the priors stream ended first) are
+ * "invalid_input" erasures too. The block asks for priors only for frames
+ * it has received. Channel estimation (\p estimate_every) does not use the
+ * priors. Tagged framing only: stream frames are found at run time, so
+ * priors cannot be aligned to them, and make() refuses the two together.
  */
 class BSID_API map_decoder : virtual public gr::block
 {
@@ -122,7 +153,7 @@ public:
      * \param codebook    the inner code (bsid.codebook)
      * \param N           message symbols per frame
      * \param Pi, Pd, Ps  the channel the decoder assumes
-     * \param output      "posteriors", "llr" or "hard"
+     * \param output      "posteriors", "llr", "hard" or "extrinsic"
      * \param backend     "cpu", "cuda" or "auto"
      * \param precision   "float" or "double"
      * \param storage     "global", "local" or "auto"
@@ -154,6 +185,8 @@ public:
      *        soft decisions)
      * \param estimate_every re-estimate the channel from the last this many
      *        frames, after every this many (0: never)
+     * \param priors_input a second input port: per frame, N vectors of q
+     *        floats, the log-domain symbol priors (tagged framing only)
      */
     static sptr make(const ::bsid::codebook& codebook,
                      int N,
@@ -180,7 +213,8 @@ public:
                      bool search = true,
                      bool synchronized_at_start = true,
                      const std::string& input = "bits",
-                     int estimate_every = 0);
+                     int estimate_every = 0,
+                     bool priors_input = false);
 
     //! The channel for frames that begin after the call (unless bsid_channel tags set
     //! it).
@@ -195,6 +229,8 @@ public:
     virtual std::string backend() const = 0;
     //! Channel estimates finished (estimate_every), applied or not.
     virtual uint64_t estimates() const = 0;
+    //! Items of the priors input that belonged to no frame of priors (priors_input).
+    virtual uint64_t priors_discarded() const = 0;
 };
 
 } // namespace bsid

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(map_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(16180be5a3d578fd86c2743ae8e4a690)                     */
+/* BINDTOOL_HEADER_FILE_HASH(6499c36b1e16efbb623b5a345ddea530)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -63,6 +63,7 @@ void bind_map_decoder(py::module& m)
              py::arg("synchronized_at_start") = true,
              py::arg("input") = "bits",
              py::arg("estimate_every") = 0,
+             py::arg("priors_input") = false,
              D(map_decoder, make))
 
 
@@ -89,6 +90,11 @@ void bind_map_decoder(py::module& m)
 
 
         .def("estimates", &map_decoder::estimates, D(map_decoder, estimates))
+
+
+        .def("priors_discarded",
+             &map_decoder::priors_discarded,
+             D(map_decoder, priors_discarded))
 
         ;
 }

@@ -30,14 +30,22 @@ Output per frame, by output, with a len_tag_key tag on its first item:
  - "llr": N ceil(log2 q) floats, bit LLRs ln P(b=1) - ln P(b=0) (GNU Radio's
    sign: positive means 1), each probability floored at 1e-300, symbol bits
    MSB first, then times llr_scale and clipped to +-llr_clip (0: no clip);
- - "hard": N int32 symbols, the most likely (ties to the lowest index).
+ - "hard": N int32 symbols, the most likely (ties to the lowest index);
+ - "extrinsic": N items, each a vector of q floats: the natural log of each
+   symbol's extrinsic probabilities (its posterior without its own prior,
+   computed directly), each probability floored at 1e-300 before the log (no
+   -inf or NaN), each row's log-sum-exp 0; without priors, the log posteriors.
+   Hard decisions are taken on the posterior and have no extrinsic form: an
+   output name such as "extrinsic_hard" is refused.
+"posteriors", "llr" and "hard" are posteriors, the priors included.
 
 Erasures: a frame the decoder refuses (empty, not bits, end drift outside the
 limits, probability 0, a decoder failure), a frame cut short (by the next
 length tag, the end of the stream, or a "bsid_truncated" tag from the
 channel), a length tag that is not a non-negative integer, and each frame
 that an upstream "bsid_frames_lost" tag reports, still produces a full output
-frame: uniform posteriors, zero LLRs or symbols -1, with a "bsid_erasure" tag
+frame: uniform posteriors, zero LLRs, symbols -1 or rows of ln(1/q)
+(extrinsic), with a "bsid_erasure" tag
 (a PMT symbol: the status name, bsid.frame_status_names) on its first item.
 erasures() counts them. Bits outside any tagged frame are discarded and
 counted (bits_discarded()).
@@ -82,6 +90,21 @@ floats, one LLR ln p(r|1) - ln p(r|0) per received item (positive means 1;
 "invalid_input" erasure. Connecting a byte stream to a decoder made for LLRs,
 or the reverse, is refused when the flowgraph is connected.
 
+Priors (priors_input=True; docs/receiving.md, "Priors and the extrinsic
+output"): a second input port of vectors of q floats, N per frame, the natural
+log of each message symbol's prior probabilities (any constant per row, -inf
+for an impossible symbol). The k-th received frame (decoded, or an erasure of
+any kind, lost frames included) takes the k-th frame of priors, so the two
+streams never slip. Without len_tag_key tags on the priors port, its frames
+are N items each, counted; from the first such tag on, a tag starts each frame
+of priors: a value other than N, a frame of priors cut short (by the next tag
+or the end of the priors), or a row with a NaN, a +inf or only -inf makes that
+frame an "invalid_input" erasure; items after a frame's last and before the
+next tag are discarded (priors_discarded()). Frames whose priors never come
+are "invalid_input" erasures. Tagged framing only: make() refuses
+priors_input with framing="stream" (stream frames are found at run time, so
+priors cannot be aligned to them).
+
 Constructor Specific Documentation:
 
 Args:
@@ -90,7 +113,7 @@ Args:
     Pi : insertion probability of the channel the decoder assumes
     Pd : deletion probability of the channel the decoder assumes
     Ps : substitution probability of the channel the decoder assumes
-    output : "posteriors", "llr" or "hard" (default "posteriors")
+    output : "posteriors", "llr", "hard" or "extrinsic" (default "posteriors")
     backend : "cpu", "cuda" or "auto" (default "auto")
     precision : "float" or "double" (default "float")
     storage : "global", "local" or "auto" (default "auto")
@@ -110,7 +133,8 @@ Args:
     search : stream framing: look for frames without start tags after losing sync (default True)
     synchronized_at_start : stream framing: the first frame begins at the first input bit (default True)
     input : "bits" (byte items, 0 or 1) or "llr" (float items, soft decisions; docs/receiving.md) (default "bits")
-    estimate_every : re-estimate the channel from the last this many decoded frames after every this many, on a thread of its own, apply it to the frames that begin after it, and post it on the message port "channel_estimate" (docs/receiving.md, "Channel estimation"; either framing: with stream framing, from the frames decoded in sync cut at their most probable start and end); 0: never (default 0))doc";
+    estimate_every : re-estimate the channel from the last this many decoded frames after every this many, on a thread of its own, apply it to the frames that begin after it, and post it on the message port "channel_estimate" (docs/receiving.md, "Channel estimation"; either framing: with stream framing, from the frames decoded in sync cut at their most probable start and end); 0: never (default 0)
+    priors_input : a second input port of vectors of q floats, N per frame: the natural log of each message symbol's prior probabilities (any constant per row, -inf for an impossible symbol), the k-th frame of priors for the k-th received frame (tagged framing only; docs/receiving.md, "Priors and the extrinsic output") (default False))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_map_decoder_0 = R"doc()doc";
@@ -123,7 +147,9 @@ static const char* __doc_gr_bsid_map_decoder_make =
     R"doc(Make a MAP synchronization decoder: received frames of bits (a len_tag_key
 tag on the first bit of each, value rho) in; per frame, with a len_tag_key
 tag on its first item, N posterior vectors of q floats ("posteriors"),
-N ceil(log2 q) bit LLRs ("llr") or N int32 symbols ("hard") out. Refused and
+N ceil(log2 q) bit LLRs ("llr"), N int32 symbols ("hard") or N vectors of q
+extrinsic log-probabilities ("extrinsic") out; with priors_input, a second
+input of N log-prior vectors of q floats per frame. Refused and
 lost frames come out as erasures tagged "bsid_erasure".
 
 Args:
@@ -132,7 +158,7 @@ Args:
     Pi : insertion probability of the channel the decoder assumes
     Pd : deletion probability of the channel the decoder assumes
     Ps : substitution probability of the channel the decoder assumes
-    output : "posteriors", "llr" or "hard" (default "posteriors")
+    output : "posteriors", "llr", "hard" or "extrinsic" (default "posteriors")
     backend : "cpu", "cuda" or "auto" (default "auto")
     precision : "float" or "double" (default "float")
     storage : "global", "local" or "auto" (default "auto")
@@ -152,7 +178,8 @@ Args:
     search : stream framing: look for frames without start tags after losing sync (default True)
     synchronized_at_start : stream framing: the first frame begins at the first input bit (default True)
     input : "bits" (byte items, 0 or 1) or "llr" (float items, soft decisions; docs/receiving.md) (default "bits")
-    estimate_every : re-estimate the channel from the last this many decoded frames after every this many, on a thread of its own, apply it to the frames that begin after it, and post it on the message port "channel_estimate" (docs/receiving.md, "Channel estimation"; either framing: with stream framing, from the frames decoded in sync cut at their most probable start and end); 0: never (default 0))doc";
+    estimate_every : re-estimate the channel from the last this many decoded frames after every this many, on a thread of its own, apply it to the frames that begin after it, and post it on the message port "channel_estimate" (docs/receiving.md, "Channel estimation"; either framing: with stream framing, from the frames decoded in sync cut at their most probable start and end); 0: never (default 0)
+    priors_input : a second input port of vectors of q floats, N per frame: the natural log of each message symbol's prior probabilities (any constant per row, -inf for an impossible symbol), the k-th frame of priors for the k-th received frame (tagged framing only; docs/receiving.md, "Priors and the extrinsic output") (default False))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_set_channel =
@@ -187,3 +214,7 @@ static const char* __doc_gr_bsid_map_decoder_backend =
 
 static const char* __doc_gr_bsid_map_decoder_estimates =
     R"doc(Channel estimates finished (estimate_every), applied or not.)doc";
+
+
+static const char* __doc_gr_bsid_map_decoder_priors_discarded =
+    R"doc(Items of the priors input that belonged to no frame of priors (priors_input).)doc";
