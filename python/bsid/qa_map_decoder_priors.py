@@ -118,7 +118,7 @@ class qa_map_decoder_priors(gr_unittest.TestCase):
     def test_001_extrinsic_is_the_core_extrinsic(self):
         msgs, rx = self.frames(8, seed=40)
         lp = self.true_priors(msgs) + self.rng.normal(0, 1.0, (8, N, self.q))
-        lp[2, 3, :] = -np.inf  # one impossible symbol's row... all but one symbol
+        lp[2, 3, :] = -np.inf  # a row where every symbol but the sent one is impossible
         lp[2, 3, msgs[2, 3]] = 0.0
         got, erasures, _ = self.decode(rx, lp, output="extrinsic", max_batch=3)
         self.assertEqual(erasures, [None] * 8)
@@ -235,7 +235,33 @@ class qa_map_decoder_priors(gr_unittest.TestCase):
             np.testing.assert_array_equal(got[:, :, 0], want)
             self.assertEqual(dec.priors_discarded(), 0)
 
-    def test_006_make_refusals(self):
+    def test_006_priors_tags_at_other_positions(self):
+        # frame 1's priors tag says N - 3 but N items follow: that frame is an
+        # erasure and the 3 items after its N - 3 belong to no frame; frame
+        # 3's tag says N + 2 and the next tag comes after N: cut, an erasure;
+        # a tag inside frame 5's items cuts it and starts frame 6's priors
+        msgs, rx = self.frames(8, seed=150)
+        lp = self.true_priors(msgs)
+        flat, ptags = [], []
+        for k in range(8):
+            if k == 6:
+                continue  # frame 6's tag falls inside frame 5's items, below
+            value = {1: N - 3, 3: N + 2}.get(k, N)
+            ptags.append(tag(len(flat), KEY, pmt.from_long(value)))
+            flat.extend(lp[k][:N - 4] if k == 5 else lp[k])
+            if k == 5:
+                ptags.append(tag(len(flat), KEY, pmt.from_long(N)))
+                flat.extend(lp[6])
+        got, erasures, dec = self.decode(rx, np.array(flat), output="hard", prior_tags=ptags)
+        got = got[:, :, 0]
+        self.assertEqual(erasures, [None, "invalid_input", None, "invalid_input", None,
+                                    "invalid_input", None, None])
+        self.assertEqual(dec.priors_discarded(), 3)
+        for k in (0, 2, 4, 6, 7):
+            want = bsid.hard_decisions(self.core.decode(rx[k], log_priors=lp[k]))
+            np.testing.assert_array_equal(got[k], want, "frame %d" % k)
+
+    def test_007_make_refusals(self):
         mk = lambda **kw: bsid.map_decoder(self.cb, N, 0.01, 0.01, 0.0, backend="cpu", **kw)
         with self.assertRaisesRegex(ValueError, "priors_input.*stream.*cannot be aligned"):
             mk(priors_input=True, framing="stream")
