@@ -30,6 +30,19 @@ BLOCKS = {
          "max_batch", "bits_discarded", "framing", "bsid_drift", "sync_lost"],
         ["set_channel", "frames", "erasures", "bits_discarded", "backend"],
     ),
+    "ldpc_encoder": (
+        ["information bits", "len_tag_key", "information positions", "symbol_mapping",
+         "MSB first", "padded", "codebook_encoder", "error()"],
+        ["bits_per_frame", "symbols_per_frame", "frames", "error"],
+    ),
+    "concatenated_decoder": (
+        ["iterations", "bp_iterations", "belief propagation", "len_tag_key",
+         "bsid_frame_ok", "bsid_iterations", "bsid_erasure", "bsid_frames_lost",
+         "bsid_truncated", "bsid_channel", "Frames in equal frames out", "max_batch",
+         "bits_discarded", "framing", "bsid_drift", "sync_lost", "sync_word"],
+        ["set_channel", "frames", "erasures", "frames_ok", "bits_discarded",
+         "bits_per_frame", "symbols_per_frame", "backend"],
+    ),
 }
 
 
@@ -52,8 +65,8 @@ class qa_docstrings(gr_unittest.TestCase):
 
     def test_001_classes(self):
         for block, (words, _) in BLOCKS.items():
-            doc = getattr(bsid, block).__doc__ or ""
-            self.assertGreater(len(doc.strip()), 200, block)
+            doc = " ".join((getattr(bsid, block).__doc__ or "").split())  # lines rejoined
+            self.assertGreater(len(doc), 200, block)
             for w in words:
                 self.assertIn(w, doc, "bsid.{} docstring lacks {!r}".format(block, w))
 
@@ -90,6 +103,30 @@ class qa_docstrings(gr_unittest.TestCase):
         self.assertIn("cuda", split_doc(bsid.map_decoder.backend)[1])
         self.assertIn("bad input", split_doc(bsid.channel.error)[1])
         self.assertIn("bad input", split_doc(bsid.codebook_encoder.error)[1])
+        # the concatenated decoder's promises: every frame tagged with its
+        # outcome, and never a frame dropped
+        _, body = split_doc(bsid.concatenated_decoder.__init__)
+        body = " ".join(body.split())
+        for w in ("bsid_frame_ok", "bsid_iterations", "bsid_erasure",
+                  "Frames in equal frames out", "ValueError"):
+            self.assertIn(w, body)
+        doc = " ".join(bsid.concatenated_decoder.__doc__.split())
+        self.assertIn("PMT bool: the decisions satisfy every check", doc)
+        self.assertIn("PMT long: the passes run, 0 for an erasure", doc)
+        self.assertIn("still gives its last decisions", doc)
+        self.assertIn("K zero bits", doc)
+        self.assertIn("bsid_frame_ok", split_doc(bsid.concatenated_decoder.frames_ok)[1])
+        self.assertIn("bsid_erasure", split_doc(bsid.concatenated_decoder.erasures)[1])
+        self.assertIn("erasures included", split_doc(bsid.concatenated_decoder.frames)[1])
+        self.assertIn("while the flowgraph runs",
+                      split_doc(bsid.concatenated_decoder.set_channel)[1])
+        # the encoder's: bit order, padding, and a stop with a reason on bad input
+        doc = " ".join(bsid.ldpc_encoder.__doc__.split())
+        for w in ("most significant bit first", "information positions",
+                  "padded with zero bits", "value must be K", "ends its stream"):
+            self.assertIn(w, doc)
+        self.assertIn("bad input", split_doc(bsid.ldpc_encoder.error)[1])
+        self.assertIn("K = k log2 q_o", split_doc(bsid.ldpc_encoder.bits_per_frame)[1])
 
 
 if __name__ == '__main__':

@@ -73,7 +73,9 @@ namespace bsid {
  * tag as bsid.map_decoder's; a frame out of sync is an erasure
  * ("sync_lost"; "truncated" for the frame the stream ends inside). The
  * start of each frame follows the inner decoder alone (the outer code does
- * not feed back into synchronization).
+ * not feed back into synchronization). Input tags other than start tags and
+ * "bsid_channel" are not passed on; the frames found are decoded in batches
+ * of up to \p max_batch, as tagged frames are.
  */
 class BSID_API concatenated_decoder : virtual public gr::block
 {
@@ -81,25 +83,43 @@ public:
     typedef std::shared_ptr<concatenated_decoder> sptr;
 
     /*!
-     * \param codebook    the inner code (bsid.codebook)
-     * \param outer       the outer code (bsid.ldpc_code)
-     * \param Pi, Pd, Ps  the channel the decoder assumes
+     * \param codebook    the inner code (bsid.codebook), the same as the
+     *                    codebook encoder's
+     * \param outer       the outer code (bsid.ldpc_code), the same as the
+     *                    LDPC encoder's; with the codebook's q it fixes N and K
+     * \param Pi          insertion probability of the channel the decoder assumes
+     * \param Pd          deletion probability of the channel the decoder assumes
+     * \param Ps          substitution probability of the channel the decoder assumes
      * \param iterations  passes of the iterative decoder, at least 1
      * \param bp_iterations belief-propagation iterations per pass, at least 1
      * \param backend     "cpu", "cuda" or "auto"
      * \param precision   "float" or "double" (of the inner decoder)
      * \param storage     "global", "local" or "auto"
-     * \param Pr          drift exclusion probability of the limits
-     * \param max_batch   most frames decoded together
+     * \param Pr          drift exclusion probability of the limits, in (0, 1)
+     * \param max_batch   most frames decoded together, at least 1
      * \param len_tag_key the tagged-stream length key
      * \param follow_channel_tags decode with the channel of upstream
      *        "bsid_channel" tags (from bsid.channel)
      * \param sync_word   the word that begins every frame ("0110..."; "" for none)
      * \param framing     "tagged" (frames by \p len_tag_key tags) or "stream"
      * \param input       "bits" (byte items, 0 or 1) or "llr" (float items)
-     * \param lookahead, start_tag_key, acquire_window, tag_after_sync_word,
-     *        sync_threshold, search, synchronized_at_start stream framing,
-     *        as for bsid.map_decoder
+     * \param lookahead   stream framing: the next frame's symbols weighed after
+     *                    a frame's end, 0 to N; -1: 0 with a sync word, 2 without
+     * \param start_tag_key stream framing: the key of start tags
+     * \param acquire_window stream framing: half width in bits of the start
+     *        prior around a start tag or a found sync word
+     * \param tag_after_sync_word stream framing: a start tag is on the bit
+     *        after the sync word (true) or on the frame's first bit (false)
+     * \param sync_threshold stream framing: the least log-likelihood ratio
+     *        against random bits of a frame in sync
+     * \param search      stream framing: look for frames without start tags
+     *        after losing sync
+     * \param synchronized_at_start stream framing: the first frame begins at
+     *        the first input bit
+     *
+     * Bad parameters throw std::invalid_argument (ValueError in Python),
+     * naming the parameter; backend "cuda" without a CUDA backend throws
+     * std::runtime_error.
      */
     static sptr make(const ::bsid::codebook& codebook,
                      const ::bsid::ldpc_code& outer,
@@ -126,20 +146,32 @@ public:
                      bool search = true,
                      bool synchronized_at_start = true);
 
-    //! The channel for frames that begin after the call (unless bsid_channel tags set
-    //! it).
+    /*!
+     * \brief Set the channel the decoder assumes.
+     *
+     * Safe to call while the flowgraph runs; it applies to frames that
+     * begin after the call. Once a "bsid_channel" tag has arrived (with
+     * follow_channel_tags), the tags set the channel and this call changes
+     * nothing. Invalid values throw std::invalid_argument (ValueError in
+     * Python) and leave the decoder as it was.
+     *
+     * \param Pi insertion probability
+     * \param Pd deletion probability
+     * \param Ps substitution probability
+     */
     virtual void set_channel(double Pi, double Pd, double Ps) = 0;
 
-    //! Output frames produced, how many are erasures, and how many decoded to a
-    //! codeword (bsid_frame_ok true).
+    //! Output frames produced, erasures included.
     virtual uint64_t frames() const = 0;
+    //! Output frames that are erasures (each tagged "bsid_erasure").
     virtual uint64_t erasures() const = 0;
+    //! Output frames that decoded to a codeword (bsid_frame_ok true).
     virtual uint64_t frames_ok() const = 0;
     //! Input bits that belonged to no tagged frame.
     virtual uint64_t bits_discarded() const = 0;
-    //! Information bits per output frame (K = k log2 q_o) and inner symbols
-    //! per frame (N).
+    //! Information bits per output frame (K = k log2 q_o).
     virtual int bits_per_frame() const = 0;
+    //! Inner symbols per frame (N), as the codebook encoder sends them.
     virtual int symbols_per_frame() const = 0;
     //! The backend in use ("cpu" or "cuda").
     virtual std::string backend() const = 0;

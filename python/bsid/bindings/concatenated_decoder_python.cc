@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(concatenated_decoder.h)                                    */
-/* BINDTOOL_HEADER_FILE_HASH(22b880e602be13ef72717e2566f91b84)                     */
+/* BINDTOOL_HEADER_FILE_HASH(e70e081110b450436078098ce1a562b9)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -67,27 +67,40 @@ start and end and decoded through the iterative loop as a tagged frame (its
 sync word first), and carries a "bsid_drift" tag as bsid.map_decoder's; a
 frame out of sync is an erasure ("sync_lost"; "truncated" for the frame the
 stream ends inside). The start of each frame follows the inner decoder alone
-(the outer code does not feed back into synchronization).
+(the outer code does not feed back into synchronization). Input tags other
+than start tags and "bsid_channel" are not passed on; the frames found are
+decoded in batches of up to max_batch, as tagged frames are.
+
+Bad parameters raise ValueError naming the parameter; backend "cuda" without
+a CUDA backend raises RuntimeError.
 
 Constructor Specific Documentation:
 
 Args:
-    codebook : the inner code (bsid.codebook)
-    outer : the outer code (bsid.ldpc_code)
-    Pi, Pd, Ps : the channel the decoder assumes
+    codebook : the inner code (bsid.codebook), the same as the codebook encoder's
+    outer : the outer code (bsid.ldpc_code), the same as the LDPC encoder's; with the codebook's q it fixes N and K
+    Pi : insertion probability of the channel the decoder assumes
+    Pd : deletion probability of the channel the decoder assumes
+    Ps : substitution probability of the channel the decoder assumes
     iterations : passes of the iterative decoder, at least 1 (default 10)
     bp_iterations : belief-propagation iterations per pass, at least 1 (default 50)
-    backend : "cpu", "cuda" or "auto"
-    precision : "float" or "double" (of the inner decoder)
-    storage : "global", "local" or "auto"
-    Pr : drift exclusion probability of the limits
-    max_batch : most frames decoded together
-    len_tag_key : the tagged-stream length key
-    follow_channel_tags : decode with the channel of upstream "bsid_channel" tags
-    sync_word : the word that begins every frame ("0110..."; "" for none)
-    framing : "tagged" (frames by len_tag_key tags) or "stream"
-    input : "bits" (byte items, 0 or 1) or "llr" (float items)
-    lookahead, start_tag_key, acquire_window, tag_after_sync_word, sync_threshold, search, synchronized_at_start : stream framing, as for bsid.map_decoder)doc";
+    backend : "cpu", "cuda" or "auto" (default "auto")
+    precision : "float" or "double", of the inner decoder (default "float")
+    storage : "global", "local" or "auto" (default "auto")
+    Pr : drift exclusion probability of the limits, in (0, 1) (default 1e-10)
+    max_batch : most frames decoded together, at least 1 (default 64)
+    len_tag_key : the tagged-stream length key (default "packet_len")
+    follow_channel_tags : decode with the channel of upstream "bsid_channel" tags (from bsid.channel) (default True)
+    sync_word : the word that begins every frame ("0110..."; "" for none), as the codebook encoder sends it (default "")
+    framing : "tagged" (frames by len_tag_key tags) or "stream" (a plain bitstream; docs/receiving.md) (default "tagged")
+    input : "bits" (byte items, 0 or 1) or "llr" (float items, soft decisions) (default "bits")
+    lookahead : stream framing: the next frame's symbols weighed after a frame's end, 0 to N; -1: 0 with a sync word, 2 without (default -1)
+    start_tag_key : stream framing: the key of start tags (default "bsid_start")
+    acquire_window : stream framing: half width in bits of the start prior around a start tag or a found sync word (default 4)
+    tag_after_sync_word : stream framing: a start tag is on the bit after the sync word (True) or on the frame's first bit (False) (default True)
+    sync_threshold : stream framing: the least log-likelihood ratio against random bits of a frame in sync; below it, sync_lost (default 0.0)
+    search : stream framing: look for frames without start tags after losing sync (default True)
+    synchronized_at_start : stream framing: the first frame begins at the first input bit (default True))doc";
 
 
 static const char* __doc_gr_bsid_concatenated_decoder_concatenated_decoder_0 =
@@ -103,37 +116,57 @@ static const char* __doc_gr_bsid_concatenated_decoder_make =
 codebook's bits (len_tag_key tags, or a plain bitstream with framing
 "stream") in, K = k log2(q_o) decoded information bits per frame out, each
 frame tagged with len_tag_key, bsid_frame_ok and bsid_iterations (and
-bsid_erasure for an erasure).
+bsid_erasure for an erasure). Frames in equal frames out. Bad parameters
+raise ValueError naming the parameter; backend "cuda" without a CUDA backend
+raises RuntimeError.
 
 Args:
-    codebook : the inner code (bsid.codebook)
-    outer : the outer code (bsid.ldpc_code)
-    Pi, Pd, Ps : the channel the decoder assumes
+    codebook : the inner code (bsid.codebook), the same as the codebook encoder's
+    outer : the outer code (bsid.ldpc_code), the same as the LDPC encoder's; with the codebook's q it fixes N and K
+    Pi : insertion probability of the channel the decoder assumes
+    Pd : deletion probability of the channel the decoder assumes
+    Ps : substitution probability of the channel the decoder assumes
     iterations : passes of the iterative decoder, at least 1 (default 10)
     bp_iterations : belief-propagation iterations per pass, at least 1 (default 50)
-    backend : "cpu", "cuda" or "auto"
-    precision : "float" or "double"
-    storage : "global", "local" or "auto"
-    Pr : drift exclusion probability of the limits
-    max_batch : most frames decoded together
-    len_tag_key : the tagged-stream length key
-    follow_channel_tags : decode with the channel of upstream "bsid_channel" tags
-    sync_word : the word that begins every frame ("" for none)
-    framing : "tagged" or "stream"
-    input : "bits" or "llr"
-    lookahead, start_tag_key, acquire_window, tag_after_sync_word, sync_threshold, search, synchronized_at_start : stream framing, as for bsid.map_decoder)doc";
+    backend : "cpu", "cuda" or "auto" (default "auto")
+    precision : "float" or "double", of the inner decoder (default "float")
+    storage : "global", "local" or "auto" (default "auto")
+    Pr : drift exclusion probability of the limits, in (0, 1) (default 1e-10)
+    max_batch : most frames decoded together, at least 1 (default 64)
+    len_tag_key : the tagged-stream length key (default "packet_len")
+    follow_channel_tags : decode with the channel of upstream "bsid_channel" tags (from bsid.channel) (default True)
+    sync_word : the word that begins every frame ("0110..."; "" for none), as the codebook encoder sends it (default "")
+    framing : "tagged" (frames by len_tag_key tags) or "stream" (a plain bitstream; docs/receiving.md) (default "tagged")
+    input : "bits" (byte items, 0 or 1) or "llr" (float items, soft decisions) (default "bits")
+    lookahead : stream framing: the next frame's symbols weighed after a frame's end, 0 to N; -1: 0 with a sync word, 2 without (default -1)
+    start_tag_key : stream framing: the key of start tags (default "bsid_start")
+    acquire_window : stream framing: half width in bits of the start prior around a start tag or a found sync word (default 4)
+    tag_after_sync_word : stream framing: a start tag is on the bit after the sync word (True) or on the frame's first bit (False) (default True)
+    sync_threshold : stream framing: the least log-likelihood ratio against random bits of a frame in sync; below it, sync_lost (default 0.0)
+    search : stream framing: look for frames without start tags after losing sync (default True)
+    synchronized_at_start : stream framing: the first frame begins at the first input bit (default True))doc";
 
 
 static const char* __doc_gr_bsid_concatenated_decoder_set_channel =
-    R"doc(The channel for frames that begin after the call (unless bsid_channel tags set it).)doc";
+    R"doc(Set the channel the decoder assumes.
+
+Safe to call while the flowgraph runs; it applies to frames that begin after
+the call. Once a "bsid_channel" tag has arrived (with follow_channel_tags),
+the tags set the channel and this call changes nothing. Invalid values throw
+std::invalid_argument (ValueError in Python) and leave the decoder as it was.
+
+Args:
+    Pi : insertion probability
+    Pd : deletion probability
+    Ps : substitution probability)doc";
 
 
 static const char* __doc_gr_bsid_concatenated_decoder_frames =
-    R"doc(Output frames produced.)doc";
+    R"doc(Output frames produced, erasures included.)doc";
 
 
 static const char* __doc_gr_bsid_concatenated_decoder_erasures =
-    R"doc(Output frames that are erasures.)doc";
+    R"doc(Output frames that are erasures (each tagged "bsid_erasure").)doc";
 
 
 static const char* __doc_gr_bsid_concatenated_decoder_frames_ok =
@@ -149,7 +182,7 @@ static const char* __doc_gr_bsid_concatenated_decoder_bits_per_frame =
 
 
 static const char* __doc_gr_bsid_concatenated_decoder_symbols_per_frame =
-    R"doc(Inner symbols per frame (N).)doc";
+    R"doc(Inner symbols per frame (N), as the codebook encoder sends them.)doc";
 
 
 static const char* __doc_gr_bsid_concatenated_decoder_backend =

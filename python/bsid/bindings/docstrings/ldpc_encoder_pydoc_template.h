@@ -48,7 +48,7 @@ Constructor Specific Documentation:
 
 Args:
     outer : the outer code (bsid.ldpc_code)
-    inner_q : the inner codebook's q (a power of two unless it equals the outer code's q)
+    inner_q : the inner codebook's q (a power of two unless it equals the outer code's q); one below 2, or one that is neither, raises ValueError
     len_tag_key : the tagged-stream length key (default "packet_len"))doc";
 
 
@@ -65,7 +65,7 @@ static const char* __doc_gr_bsid_ldpc_encoder_make =
 
 Args:
     outer : the outer code (bsid.ldpc_code, e.g. bsid.ldpc_code.from_spec("ldpc-regular:240:48:16:3:1"))
-    inner_q : the inner codebook's q
+    inner_q : the inner codebook's q (a power of two unless it equals the outer code's q; otherwise ValueError)
     len_tag_key : the tagged-stream length key (default "packet_len"))doc";
 
 
