@@ -343,11 +343,16 @@ void map_decoder_impl::forecast(int noutput_items, gr_vector_int& ninput_items_r
         return;
     }
     // A frame still open (or a lost count pending) when the upstream is done
-    // needs one more call, with no input, to be put out (general_work).
-    ninput_items_required[0] = d_queue.size() > 0 || !d_ready.empty() ||
-                                       (d_asm.pending() && upstream_done(*this, -1))
-                                   ? 0
-                                   : 1;
+    // needs one more call, with no input, to be put out (general_work); so do
+    // the channel estimates still running, to be posted while the flowgraph
+    // runs (the last call with input may have come before the upstream was
+    // done, and the scheduler calls no more without this)
+    ninput_items_required[0] =
+        d_queue.size() > 0 || !d_ready.empty() ||
+                ((d_asm.pending() || (d_tracker && !d_estimates_final)) &&
+                 upstream_done(*this, -1))
+            ? 0
+            : 1;
     if (d_priors) {
         // priors only for frames received without them; once the priors
         // stream has ended, one more call puts those frames out as erasures
@@ -1092,8 +1097,10 @@ int map_decoder_impl::general_work(int noutput_items,
     }
 
     produce(cap);
-    if (input_over && d_ready.empty())
+    if (input_over && d_ready.empty() && !d_estimates_final) {
         take_estimates(true); // posted while the flowgraph still runs
+        d_estimates_final = true;
+    }
 
     auto* out = static_cast<uint8_t*>(output_items[0]);
     const size_t n = d_queue.pop(out, size_t(noutput_items), [&](const queued_tag& t) {

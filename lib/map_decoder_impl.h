@@ -183,6 +183,7 @@ private:
     double d_llr_gain = 1.0; // soft input: the estimated LLR scale, applied
     std::atomic<bool> d_new_initial{ false }; // set_channel: the tracker's start moved
     std::atomic<uint64_t> d_estimates{ 0 };
+    bool d_estimates_final = false; // tagged framing: the input ended, estimates posted
     // stream framing with estimation: the last input items, from absolute
     // position d_hist_begin, to cut in-sync frames out of (as tagged frames)
     std::deque<uint8_t> d_hist_bits;
