@@ -42,10 +42,10 @@ ldpc_encoder_impl::ldpc_encoder_impl(const ::bsid::ldpc_code& outer,
                 gr::io_signature::make(1, 1, sizeof(int32_t))),
       d_code(outer),
       d_map([&] {
-          if (inner_q < 2) {
+          if (inner_q < 2 || inner_q > 65536) {
               throw std::invalid_argument(
                   "ldpc_encoder: inner_q = " + std::to_string(inner_q) +
-                  " must be at least 2");
+                  " must be from 2 to 65536 (a codebook's q)");
           }
           // throws for an inner q that is not a power of two (and differs)
           return ::bsid::symbol_mapping(outer.q(), outer.n(), inner_q);
@@ -121,7 +121,11 @@ int ldpc_encoder_impl::general_work(int noutput_items,
                 d_error = "a frame starts at input item " + std::to_string(t.offset) +
                           ", inside the frame of " + std::to_string(K) +
                           " bits that began at input item " + std::to_string(a);
-            } else if (!len.ok || len.value != uint64_t(K)) {
+            } else if (!len.ok) {
+                d_error = "the length tag at input item " + std::to_string(a) + " (" +
+                          pmt::write_string(t.value) +
+                          ") is not a frame length: " + len.why;
+            } else if (len.value != uint64_t(K)) {
                 d_error = "the frame tagged at input item " + std::to_string(a) +
                           " has " + pmt::write_string(t.value) +
                           " bits, but the outer code takes K = k log2(q) = " +

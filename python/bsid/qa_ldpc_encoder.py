@@ -133,6 +133,19 @@ class qa_ldpc_encoder(gr_unittest.TestCase):
             bsid.ldpc_encoder(code, 1)
         with self.assertRaises(ValueError):
             bsid.ldpc_encoder(code, 12)  # not a power of two
+        with self.assertRaisesRegex(ValueError, "inner_q = 131072"):
+            bsid.ldpc_encoder(code, 1 << 17)  # beyond any codebook's q
+
+    def test_010_length_tag_that_is_not_a_count(self):
+        code = bsid.ldpc_code.from_spec("ldpc-regular:60:24:16:3:1")
+        tags = [gr.tag_utils.python_to_tag((0, pmt.intern("packet_len"),
+                                            pmt.from_double(144.0)))]
+        enc, out, _ = self.encode(code, 16, np.zeros(144, dtype=np.uint8), tagged=False,
+                                  extra_tags=tags)
+        self.assertEqual(len(out), 0)
+        self.assertIn("the length tag at input item 0 (144) is not a frame length",
+                      enc.error())
+        self.assertNotIn("but the outer code takes", enc.error())
 
 
 if __name__ == '__main__':

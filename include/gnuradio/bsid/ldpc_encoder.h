@@ -57,9 +57,9 @@ public:
     /*!
      * \param outer       the outer code (bsid.ldpc_code)
      * \param inner_q     the inner codebook's q (a power of two unless it equals
-     *                    the outer code's q); one below 2, or one that is
-     *                    neither, throws std::invalid_argument (ValueError in
-     *                    Python)
+     *                    the outer code's q); one outside 2 .. 65536, or
+     *                    one that is neither, throws std::invalid_argument
+     *                    (ValueError in Python)
      * \param len_tag_key the tagged-stream length key
      */
     static sptr make(const ::bsid::ldpc_code& outer,

@@ -48,7 +48,7 @@ Constructor Specific Documentation:
 
 Args:
     outer : the outer code (bsid.ldpc_code)
-    inner_q : the inner codebook's q (a power of two unless it equals the outer code's q); one below 2, or one that is neither, raises ValueError
+    inner_q : the inner codebook's q (a power of two unless it equals the outer code's q); one outside 2 .. 65536, or one that is neither, raises ValueError
     len_tag_key : the tagged-stream length key (default "packet_len"))doc";
 
 
