@@ -15,6 +15,19 @@
 
 namespace bsid {
 
+std::string later_refusal(int pass, const frame_result& inner)
+{
+    return detail::concat("pass ",
+                          pass,
+                          ": the inner decoder refused the frame (",
+                          to_string(inner.status),
+                          ": ",
+                          inner.reason,
+                          "); the decisions are pass ",
+                          pass - 1,
+                          "'s");
+}
+
 namespace {
 
 // Belief propagation on the inner decoder's backend (its device), in double.
@@ -178,15 +191,7 @@ concatenated_decoder::host_loop(const std::vector<frame_view>& frames,
                 res[k].status = inner[j].status;
                 res[k].reason = inner[j].reason;
             } else {
-                res[k].reason = detail::concat("pass ",
-                                               pass,
-                                               ": the inner decoder refused the frame (",
-                                               to_string(inner[j].status),
-                                               ": ",
-                                               inner[j].reason,
-                                               "); the decisions are pass ",
-                                               pass - 1,
-                                               "'s");
+                res[k].reason = later_refusal(pass, inner[j]);
             }
         }
         const long long R = (long long)run.size();

@@ -10,6 +10,7 @@
 
 #include <gnuradio/bsid/core/concatenated_decoder.h>
 #include <memory>
+#include <string>
 
 namespace bsid {
 
@@ -39,6 +40,12 @@ public:
                  const std::vector<double*>& posteriors,
                  const concatenated_decoder::observer& watch) = 0;
 };
+
+/*!
+ * The reason of a frame whose inner decoding was refused on a pass after the
+ * first (the decisions stay the previous pass's): the host and device loops'.
+ */
+std::string later_refusal(int pass, const frame_result& inner);
 
 #ifdef BSID_WITH_CUDA
 /*!

@@ -15,7 +15,6 @@
 #include "device_buffer.h"
 #include "device_concatenated_loop.h"
 #include "device_loop.h"
-#include "format.h"
 #include <gnuradio/bsid/core/symbol_mapping_math.h>
 #include <algorithm>
 #include <cmath>
@@ -210,16 +209,7 @@ public:
                     res[k].status = inner[k].status;
                     res[k].reason = inner[k].reason;
                 } else {
-                    res[k].reason =
-                        detail::concat("pass ",
-                                       pass,
-                                       ": the inner decoder refused the frame (",
-                                       to_string(inner[k].status),
-                                       ": ",
-                                       inner[k].reason,
-                                       "); the decisions are pass ",
-                                       pass - 1,
-                                       "'s");
+                    res[k].reason = later_refusal(pass, inner[k]);
                 }
             }
             const int R = int(run.size());
