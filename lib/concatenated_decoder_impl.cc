@@ -20,9 +20,6 @@ namespace bsid {
 namespace {
 
 const pmt::pmt_t erasure_key = pmt::intern("bsid_erasure");
-const pmt::pmt_t lost_key = pmt::intern("bsid_frames_lost");
-const pmt::pmt_t truncated_key = pmt::intern("bsid_truncated");
-const pmt::pmt_t channel_key = pmt::intern("bsid_channel");
 const pmt::pmt_t drift_key = pmt::intern("bsid_drift");
 const pmt::pmt_t frame_ok_key = pmt::intern("bsid_frame_ok");
 const pmt::pmt_t iterations_key = pmt::intern("bsid_iterations");
@@ -158,12 +155,17 @@ concatenated_decoder_impl::concatenated_decoder_impl(const ::bsid::codebook& cod
       d_K(outer.k() * bits_of(outer.q())),
       d_max_batch(max_batch),
       d_len_key(pmt::intern(len_tag_key)),
-      d_follow_channel(follow_channel_tags),
       d_sync(::bsid::parse_sync_word(sync_word)),
       d_soft(::bsid::parse_input_kind(input) == ::bsid::input_kind::llr),
       d_stream(parse_framing(framing)),
       d_start_key(pmt::intern(start_tag_key)),
-      d_asm(pmt::intern(len_tag_key), lost_key, input_item_size(input))
+      d_rx(d_logger,
+           len_tag_key,
+           d_soft,
+           follow_channel_tags,
+           d_cfg.ch,
+           { [this](const ::bsid::channel_params& ch) { return build(ch); },
+             [](const decoder& dec, size_t rho) { return dec.fd->check_length(rho); } })
 {
     if (iterations < 1 || bp_iterations < 1) {
         throw std::invalid_argument(
@@ -182,7 +184,7 @@ concatenated_decoder_impl::concatenated_decoder_impl(const ::bsid::codebook& cod
     d_cfg.storage = ::bsid::parse_storage(storage);
     d_cfg.Pr = Pr;
     install_core_log_handler();
-    d_dec = build(d_cfg.ch);
+    d_rx.start();
     GR_LOG_INFO(
         d_logger,
         "outer code " + (outer.spec().empty() ? std::string("(no spec)") : outer.spec()) +
@@ -201,7 +203,8 @@ concatenated_decoder_impl::concatenated_decoder_impl(const ::bsid::codebook& cod
         opt.input = d_soft ? ::bsid::input_kind::llr : ::bsid::input_kind::bits;
         if (!synchronized_at_start)
             opt.first_start.reset();
-        d_sd = std::make_unique<::bsid::stream_decoder>(d_dec->fd, opt); // checks them
+        d_sd = std::make_unique<::bsid::stream_decoder>(d_rx.current_decoder()->fd,
+                                                        opt); // checks them
     }
     set_tag_propagation_policy(TPP_DONT); // frames change length: tags are placed by hand
 }
@@ -209,10 +212,7 @@ concatenated_decoder_impl::concatenated_decoder_impl(const ::bsid::codebook& cod
 concatenated_decoder_impl::decoder_ptr
 concatenated_decoder_impl::build(const ::bsid::channel_params& ch) const
 {
-    ::bsid::decoder_config cfg = [this] {
-        std::lock_guard<std::mutex> lock(d_dec_mutex); // set_channel writes d_cfg.ch
-        return d_cfg;
-    }();
+    ::bsid::decoder_config cfg = d_cfg; // written only by the constructor
     cfg.ch = ch;
     auto dec = std::make_shared<decoder>();
     dec->fd = std::make_shared<::bsid::frame_decoder>(cfg, d_sync);
@@ -236,62 +236,14 @@ concatenated_decoder_impl::build(const ::bsid::channel_params& ch) const
     return dec;
 }
 
-concatenated_decoder_impl::decoder_ptr concatenated_decoder_impl::current_decoder() const
-{
-    std::lock_guard<std::mutex> lock(d_dec_mutex);
-    return d_dec;
-}
-
 void concatenated_decoder_impl::set_channel(double Pi, double Pd, double Ps)
 {
-    const ::bsid::channel_params ch(Pi, Pd, Ps); // throws on bad values
-    if (d_channel_tagged) {
-        GR_LOG_DEBUG(d_logger,
-                     "set_channel(" + ch.repr() +
-                         "): the input's bsid_channel tags set the channel");
-        return;
-    }
-    auto dec = build(ch);
-    std::lock_guard<std::mutex> lock(d_dec_mutex);
-    d_dec = std::move(dec);
-    d_cfg.ch = ch;
-    d_channel_changed = true;
+    d_rx.set_channel(Pi, Pd, Ps); // for the frames that start from now on
 }
 
 std::string concatenated_decoder_impl::backend() const
 {
-    return ::bsid::to_string(current_decoder()->fd->primary().backend());
-}
-
-void concatenated_decoder_impl::follow_channel(const gr::tag_t& t)
-{
-    std::string why;
-    if (pmt::is_f64vector(t.value) && pmt::length(t.value) == 3) {
-        const auto v = pmt::f64vector_elements(t.value);
-        try {
-            const ::bsid::channel_params ch(v[0], v[1], v[2]);
-            d_channel_tagged = true;
-            {
-                std::lock_guard<std::mutex> lock(d_dec_mutex);
-                if (ch == d_cfg.ch)
-                    return;
-            }
-            auto dec = build(ch);
-            std::lock_guard<std::mutex> lock(d_dec_mutex);
-            d_dec = std::move(dec);
-            d_cfg.ch = ch;
-            d_channel_changed = true;
-            return;
-        } catch (const std::invalid_argument& e) {
-            why = e.what();
-        }
-    } else {
-        why = "the value " + pmt::write_string(t.value) +
-              " is not three doubles (Pi, Pd, Ps)";
-    }
-    GR_LOG_WARN(d_logger,
-                "the bsid_channel tag on input item " + std::to_string(t.offset) +
-                    " is ignored: " + why);
+    return ::bsid::to_string(d_rx.current_decoder()->fd->primary().backend());
 }
 
 void concatenated_decoder_impl::forecast(int noutput_items,
@@ -300,135 +252,12 @@ void concatenated_decoder_impl::forecast(int noutput_items,
     (void)noutput_items;
     // output waiting, or a last call (with no input) at the end of the stream
     const bool last = d_stream ? !d_flushed && upstream_done(*this, -1)
-                               : d_asm.pending() && upstream_done(*this, -1);
-    ninput_items_required[0] = d_queue.size() > 0 || !d_ready.empty() || last ? 0 : 1;
-}
-
-// ---- the input's frames (frame_assembler::events), as bsid.map_decoder
-
-void concatenated_decoder_impl::begin(uint64_t length, std::vector<gr::tag_t> tags)
-{
-    d_cur = frame{};
-    for (const auto& t : tags) {
-        if (d_follow_channel && pmt::eqv(t.key, channel_key))
-            follow_channel(t);
-    }
-    d_cur.dec = current_decoder();
-    for (const auto& t : tags) {
-        if (pmt::eqv(t.key, truncated_key))
-            d_cur.erasure = status_name(::bsid::frame_status::truncated);
-    }
-    d_cur.tags = std::move(tags);
-    // a frame refused for its length is counted, not stored
-    const auto pre =
-        d_cur.dec->fd->check_length(size_t(std::min<uint64_t>(length, SIZE_MAX)));
-    if (d_cur.erasure.empty() && !pre.ok()) {
-        d_cur.erasure = status_name(pre.status);
-        GR_LOG_DEBUG(d_logger, "erasure: " + pre.reason);
-    }
-    d_cur.store = d_cur.erasure.empty();
-    if (d_cur.store && d_soft)
-        d_cur.llr.reserve(size_t(length));
-    else if (d_cur.store)
-        d_cur.bits.reserve(size_t(length));
-}
-
-void concatenated_decoder_impl::invalid(const gr::tag_t& tag,
-                                        const std::string& why,
-                                        std::vector<gr::tag_t> tags)
-{
-    GR_LOG_WARN(d_logger,
-                "the '" + pmt::symbol_to_string(d_len_key) + "' tag on input item " +
-                    std::to_string(tag.offset) + " is not a frame length: " + why +
-                    "; the frame is put out as an invalid_tag erasure and its bits "
-                    "discarded");
-    frame f;
-    f.erasure = status_name(::bsid::frame_status::invalid_tag);
-    f.tags = std::move(tags);
-    f.store = false;
-    d_ready.push_back(std::move(f));
-}
-
-void concatenated_decoder_impl::items(const uint8_t* in, size_t count)
-{
-    if (d_cur.store && d_soft) {
-        const auto* f = reinterpret_cast<const float*>(in);
-        d_cur.llr.insert(d_cur.llr.end(), f, f + count);
-    } else if (d_cur.store) {
-        d_cur.bits.insert(d_cur.bits.end(), in, in + count);
-    }
-    d_cur.rho += count;
-}
-
-void concatenated_decoder_impl::end() { d_ready.push_back(std::move(d_cur)); }
-
-void concatenated_decoder_impl::cut(uint64_t missing, bool stream_ended)
-{
-    GR_LOG_WARN(d_logger,
-                "a frame ends after " + std::to_string(d_cur.rho) + " of its bits (" +
-                    std::to_string(missing) + " missing): " +
-                    (stream_ended ? "the stream ended" : "the next frame started") +
-                    "; it is put out as a truncated erasure");
-    d_cur.erasure = status_name(::bsid::frame_status::truncated);
-    d_cur.store = false;
-    d_cur.bits = {};
-    d_cur.llr = {};
-    end();
-}
-
-void concatenated_decoder_impl::lost(uint64_t count)
-{
-    frame f;
-    f.store = false;
-    if (count > max_frames_lost) {
-        GR_LOG_ERROR(d_logger,
-                     "a bsid_frames_lost count of " + std::to_string(count) +
-                         " is more than the " + std::to_string(max_frames_lost) +
-                         " a count may report; it is put out as one invalid_tag "
-                         "erasure");
-        f.erasure = status_name(::bsid::frame_status::invalid_tag);
-    } else {
-        f.lost = count;
-        f.erasure = status_name(::bsid::frame_status::frame_lost);
-    }
-    d_ready.push_back(std::move(f));
-}
-
-void concatenated_decoder_impl::invalid_lost(const gr::tag_t& tag, const std::string& why)
-{
-    GR_LOG_WARN(d_logger,
-                "the bsid_frames_lost tag on input item " + std::to_string(tag.offset) +
-                    " is not a count: " + why + "; it is ignored");
-}
-
-void concatenated_decoder_impl::outside(const uint8_t* in,
-                                        size_t count,
-                                        std::vector<gr::tag_t> tags)
-{
-    (void)in;
-    (void)tags;
-    if (d_bits_discarded == 0) {
-        GR_LOG_WARN(d_logger,
-                    "input bits outside any tagged frame are discarded (no valid '" +
-                        pmt::symbol_to_string(d_len_key) + "' tag)");
-    }
-    d_bits_discarded += uint64_t(count);
+                               : d_rx.pending() && upstream_done(*this, -1);
+    ninput_items_required[0] =
+        d_queue.size() > 0 || !d_rx.ready().empty() || last ? 0 : 1;
 }
 
 // ---- stream framing
-
-void concatenated_decoder_impl::take_channel()
-{
-    decoder_ptr dec;
-    {
-        std::lock_guard<std::mutex> lock(d_dec_mutex);
-        if (!d_channel_changed)
-            return;
-        d_channel_changed = false;
-        dec = d_dec;
-    }
-    d_sd->set_decoder(dec->fd);
-}
 
 void concatenated_decoder_impl::stream_work(const void* in_items,
                                             size_t count,
@@ -444,7 +273,10 @@ void concatenated_decoder_impl::stream_work(const void* in_items,
     const auto* bits = static_cast<const uint8_t*>(in_items);
     const auto* llr = static_cast<const float*>(in_items);
     auto push_until = [&](size_t upto) {
-        take_channel();
+        // a new decoder (set_channel, a bsid_channel tag) for the frames decoded from now
+        // on
+        if (auto dec = d_rx.take_changed())
+            d_sd->set_decoder(dec->fd);
         // kept to cut the in-sync frames out of
         if (d_soft)
             d_hist_llr.insert(d_hist_llr.end(), llr + done, llr + upto);
@@ -458,7 +290,7 @@ void concatenated_decoder_impl::stream_work(const void* in_items,
         }
         // a frame put out later starts at most a chunk, a frame and its
         // margins before the stream's end: keep 4 frames and the chunk
-        const auto lim = current_decoder()->fd->limits();
+        const auto lim = d_rx.current_decoder()->fd->limits();
         const size_t F = d_sync.size() + size_t(d_cfg.N) * size_t(d_cfg.cb.n()) +
                          size_t(std::max(0, lim.mtau.hi));
         const size_t keep = 4 * F + (upto - done);
@@ -476,10 +308,10 @@ void concatenated_decoder_impl::stream_work(const void* in_items,
         const size_t at = size_t(t.offset - in0);
         if (pmt::eqv(t.key, d_start_key)) {
             starts.push_back(at - done);
-        } else if (d_follow_channel && pmt::eqv(t.key, channel_key)) {
+        } else if (d_rx.is_channel_tag(t)) {
             if (at > done)
                 push_until(at);
-            follow_channel(t);
+            d_rx.follow_channel(t);
         }
     }
     push_until(count);
@@ -490,14 +322,14 @@ void concatenated_decoder_impl::emit_stream(
 {
     for (const auto& sf : frames) {
         frame f;
-        f.dec = current_decoder();
+        f.dec = d_rx.current_decoder();
         if (!sf.result.ok()) {
             f.store = false;
             f.erasure = status_name(sf.result.status);
             GR_LOG_DEBUG(d_logger,
                          "frame " + std::to_string(sf.index) + ": " + f.erasure + ": " +
                              sf.result.reason);
-            d_ready.push_back(std::move(f));
+            d_rx.ready().push_back(std::move(f));
             continue;
         }
         gr::tag_t t;
@@ -525,7 +357,7 @@ void concatenated_decoder_impl::emit_stream(
                              "erasure");
             f.store = false;
             f.erasure = status_name(::bsid::frame_status::decoder_error);
-            d_ready.push_back(std::move(f));
+            d_rx.ready().push_back(std::move(f));
             continue;
         }
         const size_t a = size_t(uint64_t(sf.start) - d_hist_begin);
@@ -535,7 +367,7 @@ void concatenated_decoder_impl::emit_stream(
         else
             f.bits.assign(d_hist_bits.begin() + long(a), d_hist_bits.begin() + long(b));
         f.rho = b - a;
-        d_ready.push_back(std::move(f));
+        d_rx.ready().push_back(std::move(f));
     }
 }
 
@@ -653,8 +485,9 @@ void concatenated_decoder_impl::emit(const std::vector<gr::tag_t>& tags,
 
 void concatenated_decoder_impl::produce(uint64_t cap)
 {
-    while (!d_ready.empty() && d_queue.size() < cap) {
-        frame& front = d_ready.front();
+    auto& ready = d_rx.ready();
+    while (!ready.empty() && d_queue.size() < cap) {
+        frame& front = ready.front();
         if (front.lost > 0) {
             // lost frames, one at a time: a huge count never fills memory
             while (front.lost > 0 && d_queue.size() < cap) {
@@ -662,21 +495,21 @@ void concatenated_decoder_impl::produce(uint64_t cap)
                 --front.lost;
             }
             if (front.lost == 0)
-                d_ready.pop_front();
+                ready.pop_front();
             continue;
         }
         // the next batch: up to max_batch frames in order, one decoder, no lost run
         size_t count = 0;
-        while (count < d_ready.size() && count < size_t(d_max_batch) &&
-               d_ready[count].lost == 0 &&
-               (d_ready[count].dec == front.dec || !d_ready[count].store)) {
+        while (count < ready.size() && count < size_t(d_max_batch) &&
+               ready[count].lost == 0 &&
+               (ready[count].dec == front.dec || !ready[count].store)) {
             ++count;
         }
         std::vector<const frame*> fs;
         std::vector<size_t> which;
         for (size_t j = 0; j < count; ++j) {
-            if (d_ready[j].store) {
-                fs.push_back(&d_ready[j]);
+            if (ready[j].store) {
+                fs.push_back(&ready[j]);
                 which.push_back(j);
             }
         }
@@ -685,7 +518,7 @@ void concatenated_decoder_impl::produce(uint64_t cap)
             res = decode(*front.dec, fs);
         size_t w = 0;
         for (size_t j = 0; j < count; ++j) {
-            const frame& f = d_ready[j];
+            const frame& f = ready[j];
             if (w < which.size() && which[w] == j) {
                 emit(f.tags, &res[w], res[w].erasure);
                 ++w;
@@ -693,7 +526,7 @@ void concatenated_decoder_impl::produce(uint64_t cap)
                 emit(f.tags, nullptr, f.erasure);
             }
         }
-        d_ready.erase(d_ready.begin(), d_ready.begin() + long(count));
+        ready.erase(ready.begin(), ready.begin() + long(count));
     }
 }
 
@@ -707,7 +540,7 @@ int concatenated_decoder_impl::general_work(int noutput_items,
     // Take input while little output waits.
     const uint64_t cap = std::max<uint64_t>(uint64_t(noutput_items) * 2,
                                             uint64_t(d_K) * uint64_t(d_max_batch));
-    const bool room = d_queue.size() < cap && d_ready.size() < size_t(d_max_batch);
+    const bool room = d_queue.size() < cap && d_rx.ready().size() < size_t(d_max_batch);
     if (d_stream) {
         const long nin = room ? ninput_items[0] : 0;
         const bool ended =
@@ -720,16 +553,16 @@ int concatenated_decoder_impl::general_work(int noutput_items,
         }
     } else {
         // a frame in progress always continues, so a long frame completes
-        const long nin = room || d_asm.in_frame() ? ninput_items[0] : 0;
+        const long nin = room || d_rx.in_frame() ? ninput_items[0] : 0;
         std::vector<gr::tag_t> tags;
         get_tags_in_range(tags, 0, in0, in0 + uint64_t(nin));
-        d_asm.feed(in, size_t(nin), in0, std::move(tags), *this);
+        d_rx.feed(in, size_t(nin), in0, std::move(tags));
         // asked before consume_each, which moves the read pointer at once
         const bool ended =
-            d_asm.pending() && nin == ninput_items[0] && upstream_done(*this, nin);
+            d_rx.pending() && nin == ninput_items[0] && upstream_done(*this, nin);
         consume_each(int(nin));
         if (ended)
-            d_asm.finish(*this); // an open frame never completes: truncated
+            d_rx.finish(); // an open frame never completes: truncated
     }
     produce(cap);
     auto* out = static_cast<uint8_t*>(output_items[0]);
@@ -741,12 +574,7 @@ int concatenated_decoder_impl::general_work(int noutput_items,
 
 bool concatenated_decoder_impl::stop()
 {
-    if (d_asm.in_frame()) {
-        GR_LOG_WARN(d_logger,
-                    "the flowgraph stopped inside a frame: " + std::to_string(d_cur.rho) +
-                        " bits, " + std::to_string(d_asm.left()) +
-                        " missing; it was not decoded");
-    }
+    d_rx.stop();
     return true;
 }
 

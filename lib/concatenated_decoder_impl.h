@@ -8,7 +8,7 @@
 #ifndef INCLUDED_BSID_CONCATENATED_DECODER_IMPL_H
 #define INCLUDED_BSID_CONCATENATED_DECODER_IMPL_H
 
-#include "frame_assembler.h"
+#include "frame_collector.h"
 #include "output_queue.h"
 #include <gnuradio/bsid/concatenated_decoder.h>
 #include <gnuradio/bsid/core/concatenated_decoder.h>
@@ -22,8 +22,7 @@
 namespace gr {
 namespace bsid {
 
-class concatenated_decoder_impl : public concatenated_decoder,
-                                  private frame_assembler::events
+class concatenated_decoder_impl : public concatenated_decoder
 {
 public:
     concatenated_decoder_impl(const ::bsid::codebook& codebook,
@@ -62,13 +61,10 @@ public:
     uint64_t frames() const override { return d_frames; }
     uint64_t erasures() const override { return d_erasures; }
     uint64_t frames_ok() const override { return d_frames_ok; }
-    uint64_t bits_discarded() const override { return d_bits_discarded; }
+    uint64_t bits_discarded() const override { return d_rx.bits_discarded(); }
     int bits_per_frame() const override { return d_K; }
     int symbols_per_frame() const override { return d_cfg.N; }
     std::string backend() const override;
-
-    //! Most frames one bsid_frames_lost count may report (as bsid.map_decoder).
-    static constexpr uint64_t max_frames_lost = uint64_t(1) << 20;
 
 private:
     //! The decoders for one channel: the frame decoder (W weighed, if any)
@@ -77,20 +73,9 @@ private:
         std::shared_ptr<::bsid::frame_decoder> fd;
         std::unique_ptr<::bsid::concatenated_decoder> cd;
     };
-    using decoder_ptr = std::shared_ptr<decoder>;
-
-    //! A received frame waiting to be decoded, an erasure decided already,
-    //! or (lost > 0) a run of frames the channel lost.
-    struct frame {
-        std::vector<uint8_t> bits;
-        std::vector<double> llr; // soft input: the frame's LLRs instead of bits
-        size_t rho = 0;
-        std::string erasure;         // status name, if already refused
-        std::vector<gr::tag_t> tags; // other tags on the frame's first bit
-        decoder_ptr dec;             // the decoder (channel) the frame is decoded with
-        bool store = true;           // false: refused already, its bits are not kept
-        uint64_t lost = 0;           // > 0: this many lost frames, put out as erasures
-    };
+    using collector = frame_collector<decoder>;
+    using decoder_ptr = collector::decoder_ptr;
+    using frame = collector::frame;
 
     //! What became of one decoded frame.
     struct outcome {
@@ -101,8 +86,6 @@ private:
     };
 
     decoder_ptr build(const ::bsid::channel_params& ch) const;
-    void follow_channel(const gr::tag_t& t);
-    decoder_ptr current_decoder() const;
     //! Decodes stored frames with one decoder; an exception from the core
     //! becomes a decoder_error erasure of the frame that threw.
     std::vector<outcome> decode(decoder& dec, const std::vector<const frame*>& fs);
@@ -116,22 +99,10 @@ private:
               const std::string& erasure);
     // stream framing
     void stream_work(const void* in, size_t count, uint64_t in0);
-    void take_channel();
     void emit_stream(const std::vector<::bsid::stream_frame>& frames);
 
-    // frame_assembler::events: the input's frames as they arrive
-    void begin(uint64_t length, std::vector<gr::tag_t> tags) override;
-    void invalid(const gr::tag_t& tag,
-                 const std::string& why,
-                 std::vector<gr::tag_t> tags) override;
-    void items(const uint8_t* in, size_t count) override;
-    void end() override;
-    void cut(uint64_t missing, bool stream_ended) override;
-    void lost(uint64_t count) override;
-    void invalid_lost(const gr::tag_t& tag, const std::string& why) override;
-    void outside(const uint8_t* in, size_t count, std::vector<gr::tag_t> tags) override;
-
-    // configuration (the outer code first: the decoders refer to it)
+    // configuration (the outer code first: the decoders refer to it; d_cfg.ch:
+    // the channel the block was made with, the current one is d_rx.channel())
     const ::bsid::ldpc_code d_code;
     ::bsid::decoder_config d_cfg;
     ::bsid::concatenated_options d_opt;
@@ -139,21 +110,14 @@ private:
     const int d_K;    // information bits per output frame
     const int d_max_batch;
     const pmt::pmt_t d_len_key;
-    const bool d_follow_channel;
     const std::vector<uint8_t> d_sync;
     const bool d_soft; // input "llr": float items
     const bool d_stream;
     const pmt::pmt_t d_start_key;
 
-    mutable std::mutex d_dec_mutex; // guards d_dec and d_cfg.ch against set_channel
-    decoder_ptr d_dec;              // the decoder for frames that start from now on
-    std::atomic<bool> d_channel_tagged{ false };
-    bool d_channel_changed = false; // stream framing: d_dec changed since taken up
-
-    // tagged framing
-    frame_assembler d_asm;
-    frame d_cur;
-    std::deque<frame> d_ready;
+    // the input's frames (tagged framing; stream framing adds its frames to
+    // the ready ones) and the decoder (channel) for each
+    collector d_rx;
 
     // stream framing: the stream decoder, and the last input items (from
     // absolute position d_hist_begin) to cut its in-sync frames out of
@@ -165,8 +129,7 @@ private:
     uint64_t d_hist_begin = 0;
 
     output_queue<uint8_t> d_queue;
-    std::atomic<uint64_t> d_frames{ 0 }, d_erasures{ 0 }, d_frames_ok{ 0 },
-        d_bits_discarded{ 0 };
+    std::atomic<uint64_t> d_frames{ 0 }, d_erasures{ 0 }, d_frames_ok{ 0 };
 };
 
 } // namespace bsid

@@ -23,9 +23,6 @@ namespace bsid {
 namespace {
 
 const pmt::pmt_t erasure_key = pmt::intern("bsid_erasure");
-const pmt::pmt_t lost_key = pmt::intern("bsid_frames_lost");
-const pmt::pmt_t truncated_key = pmt::intern("bsid_truncated");
-const pmt::pmt_t channel_key = pmt::intern("bsid_channel");
 const pmt::pmt_t drift_key = pmt::intern("bsid_drift");
 
 std::string status_name(::bsid::frame_status s) { return ::bsid::to_string(s); }
@@ -216,12 +213,19 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
       d_llr_scale(llr_scale),
       d_llr_clip(llr_clip),
       d_len_key(pmt::intern(len_tag_key)),
-      d_follow_channel(follow_channel_tags),
       d_sync(::bsid::parse_sync_word(sync_word)),
       d_soft(::bsid::parse_input_kind(input) == ::bsid::input_kind::llr),
       d_stream(parse_framing(framing)),
       d_start_key(pmt::intern(start_tag_key)),
-      d_asm(pmt::intern(len_tag_key), lost_key, input_item_size(input)),
+      d_rx(d_logger,
+           len_tag_key,
+           d_soft,
+           follow_channel_tags,
+           d_cfg.ch,
+           { [this](const ::bsid::channel_params& ch) { return build(ch); },
+             [](const ::bsid::frame_decoder& dec, size_t rho) {
+                 return dec.check_length(rho);
+             } }),
       d_queue(item_size(parse_mode(output), codebook.q())),
       d_priors(priors_input)
 {
@@ -247,7 +251,7 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                             ? size_t(N) * size_t(llr_bits_per_symbol(codebook.q()))
                             : size_t(N);
     install_core_log_handler();
-    d_dec = build(d_cfg.ch);
+    d_rx.start();
     if (d_stream) {
         ::bsid::stream_options opt;
         opt.lookahead = lookahead;
@@ -258,7 +262,8 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
         opt.input = d_soft ? ::bsid::input_kind::llr : ::bsid::input_kind::bits;
         if (!synchronized_at_start)
             opt.first_start.reset();
-        d_sd = std::make_unique<::bsid::stream_decoder>(d_dec, opt); // checks the options
+        d_sd = std::make_unique<::bsid::stream_decoder>(d_rx.current_decoder(),
+                                                        opt); // checks the options
         GR_LOG_INFO(d_logger,
                     "stream framing: look-ahead K = " +
                         std::to_string(d_sd->options().lookahead) + ", start tags '" +
@@ -285,10 +290,7 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
 map_decoder_impl::decoder_ptr
 map_decoder_impl::build(const ::bsid::channel_params& ch) const
 {
-    ::bsid::decoder_config cfg = [this] {
-        std::lock_guard<std::mutex> lock(d_dec_mutex); // set_channel writes d_cfg.ch
-        return d_cfg;
-    }();
+    ::bsid::decoder_config cfg = d_cfg; // written only by the constructor
     cfg.ch = ch;
     decoder_ptr dec = std::make_shared<::bsid::frame_decoder>(cfg, d_sync);
     const auto& L = dec->limits();
@@ -304,33 +306,15 @@ map_decoder_impl::build(const ::bsid::channel_params& ch) const
     return dec;
 }
 
-map_decoder_impl::decoder_ptr map_decoder_impl::current_decoder() const
-{
-    std::lock_guard<std::mutex> lock(d_dec_mutex);
-    return d_dec;
-}
-
 void map_decoder_impl::set_channel(double Pi, double Pd, double Ps)
 {
-    const ::bsid::channel_params ch(
-        Pi, Pd, Ps); // throws on bad values, leaving all as it was
-    if (d_channel_tagged) {
-        GR_LOG_DEBUG(d_logger,
-                     "set_channel(" + ch.repr() +
-                         "): the input's bsid_channel tags set the channel");
-        return;
-    }
-    auto dec = build(ch);
-    std::lock_guard<std::mutex> lock(d_dec_mutex);
-    d_dec = std::move(dec); // for frames that start from now on
-    d_cfg.ch = ch;
-    d_channel_changed = true; // stream framing: taken up before the next bits
-    d_new_initial = true;     // the next estimate starts from it
+    if (d_rx.set_channel(Pi, Pd, Ps)) // for frames that start from now on
+        d_new_initial = true;         // the next estimate starts from it
 }
 
 std::string map_decoder_impl::backend() const
 {
-    return ::bsid::to_string(current_decoder()->primary().backend());
+    return ::bsid::to_string(d_rx.current_decoder()->primary().backend());
 }
 
 void map_decoder_impl::forecast(int noutput_items, gr_vector_int& ninput_items_required)
@@ -348,8 +332,8 @@ void map_decoder_impl::forecast(int noutput_items, gr_vector_int& ninput_items_r
     // runs (the last call with input may have come before the upstream was
     // done, and the scheduler calls no more without this)
     ninput_items_required[0] =
-        d_queue.size() > 0 || !d_ready.empty() ||
-                ((d_asm.pending() || (d_tracker && !d_estimates_final)) &&
+        d_queue.size() > 0 || !d_rx.ready().empty() ||
+                ((d_rx.pending() || (d_tracker && !d_estimates_final)) &&
                  upstream_done(*this, -1))
             ? 0
             : 1;
@@ -361,154 +345,6 @@ void map_decoder_impl::forecast(int noutput_items, gr_vector_int& ninput_items_r
                                        ? 1
                                        : 0;
     }
-}
-
-// ---- the input's frames (frame_assembler::events)
-
-void map_decoder_impl::begin(uint64_t length, std::vector<gr::tag_t> tags)
-{
-    d_cur = frame{};
-    for (const auto& t : tags) {
-        if (d_follow_channel && pmt::eqv(t.key, channel_key))
-            follow_channel(t);
-    }
-    d_cur.dec = current_decoder();
-    for (const auto& t : tags) {
-        if (pmt::eqv(t.key, truncated_key)) {
-            // the channel cut this frame short: it cannot be decoded
-            d_cur.erasure = status_name(::bsid::frame_status::truncated);
-        }
-    }
-    d_cur.tags = std::move(tags);
-    // A frame that will be refused for its length is counted, not stored:
-    // a bogus length tag cannot make the block hold gigabytes.
-    const auto pre =
-        d_cur.dec->check_length(size_t(std::min<uint64_t>(length, SIZE_MAX)));
-    if (d_cur.erasure.empty() && !pre.ok()) {
-        d_cur.erasure = status_name(pre.status);
-        GR_LOG_DEBUG(d_logger, "erasure: " + pre.reason);
-    }
-    d_cur.store = d_cur.erasure.empty();
-    if (d_cur.store && d_soft)
-        d_cur.llr.reserve(size_t(length));
-    else if (d_cur.store)
-        d_cur.bits.reserve(size_t(length));
-}
-
-void map_decoder_impl::follow_channel(const gr::tag_t& t)
-{
-    // the channel block's settings for this frame and those after it
-    std::string why;
-    if (pmt::is_f64vector(t.value) && pmt::length(t.value) == 3) {
-        const auto v = pmt::f64vector_elements(t.value);
-        try {
-            const ::bsid::channel_params ch(v[0], v[1], v[2]);
-            d_channel_tagged = true;
-            {
-                std::lock_guard<std::mutex> lock(d_dec_mutex);
-                if (ch == d_cfg.ch)
-                    return;
-            }
-            auto dec = build(ch);
-            std::lock_guard<std::mutex> lock(d_dec_mutex);
-            d_dec = std::move(dec);
-            d_cfg.ch = ch;
-            d_channel_changed = true;
-            return;
-        } catch (const std::invalid_argument& e) {
-            why = e.what();
-        }
-    } else {
-        why = "the value " + pmt::write_string(t.value) +
-              " is not three doubles (Pi, Pd, Ps)";
-    }
-    GR_LOG_WARN(d_logger,
-                "the bsid_channel tag on input item " + std::to_string(t.offset) +
-                    " is ignored: " + why);
-}
-
-void map_decoder_impl::invalid(const gr::tag_t& tag,
-                               const std::string& why,
-                               std::vector<gr::tag_t> tags)
-{
-    GR_LOG_WARN(d_logger,
-                "the '" + pmt::symbol_to_string(d_len_key) + "' tag on input item " +
-                    std::to_string(tag.offset) + " is not a frame length: " + why +
-                    "; the frame is put out as an invalid_tag erasure and its bits "
-                    "discarded");
-    frame f;
-    f.erasure = status_name(::bsid::frame_status::invalid_tag);
-    f.tags = std::move(tags);
-    f.store = false;
-    d_ready.push_back(std::move(f));
-}
-
-void map_decoder_impl::items(const uint8_t* in, size_t count)
-{
-    if (d_cur.store && d_soft) {
-        const auto* f = reinterpret_cast<const float*>(in); // the assembler's float items
-        d_cur.llr.insert(d_cur.llr.end(), f, f + count);
-    } else if (d_cur.store) {
-        d_cur.bits.insert(d_cur.bits.end(), in, in + count);
-    }
-    d_cur.rho += count;
-}
-
-void map_decoder_impl::end() { d_ready.push_back(std::move(d_cur)); }
-
-void map_decoder_impl::cut(uint64_t missing, bool stream_ended)
-{
-    GR_LOG_WARN(d_logger,
-                "a frame ends after " + std::to_string(d_cur.rho) + " of its bits (" +
-                    std::to_string(missing) + " missing): " +
-                    (stream_ended ? "the stream ended" : "the next frame started") +
-                    "; it is put out as a truncated erasure");
-    d_cur.erasure = status_name(::bsid::frame_status::truncated);
-    d_cur.store = false;
-    d_cur.bits.clear();
-    d_cur.bits.shrink_to_fit();
-    d_cur.llr.clear();
-    d_cur.llr.shrink_to_fit();
-    end();
-}
-
-void map_decoder_impl::lost(uint64_t count)
-{
-    frame f;
-    f.store = false;
-    if (count > max_frames_lost) {
-        GR_LOG_ERROR(d_logger,
-                     "a bsid_frames_lost count of " + std::to_string(count) +
-                         " is more than the " + std::to_string(max_frames_lost) +
-                         " a count may report; it is put out as one invalid_tag "
-                         "erasure");
-        f.erasure = status_name(::bsid::frame_status::invalid_tag);
-    } else {
-        f.lost = count; // put out one erasure at a time, as the output drains
-        f.erasure = status_name(::bsid::frame_status::frame_lost);
-    }
-    d_ready.push_back(std::move(f));
-}
-
-void map_decoder_impl::invalid_lost(const gr::tag_t& tag, const std::string& why)
-{
-    GR_LOG_WARN(d_logger,
-                "the bsid_frames_lost tag on input item " + std::to_string(tag.offset) +
-                    " is not a count: " + why + "; it is ignored");
-}
-
-void map_decoder_impl::outside(const uint8_t* in,
-                               size_t count,
-                               std::vector<gr::tag_t> tags)
-{
-    (void)in;
-    (void)tags;
-    if (d_bits_discarded == 0) {
-        GR_LOG_WARN(d_logger,
-                    "input bits outside any tagged frame are discarded (no valid '" +
-                        pmt::symbol_to_string(d_len_key) + "' tag)");
-    }
-    d_bits_discarded += uint64_t(count);
 }
 
 // ---- priors (priors_input)
@@ -624,7 +460,7 @@ void map_decoder_impl::feed_priors(const float* in, size_t count, uint64_t first
 uint64_t map_decoder_impl::frames_without_priors() const
 {
     uint64_t frames = 0;
-    for (const auto& f : d_ready)
+    for (const auto& f : d_rx.ready())
         frames += f.lost > 0 ? f.lost : 1;
     const uint64_t have = d_prior_ready.size();
     return frames > have ? frames - have : 0;
@@ -666,7 +502,10 @@ void map_decoder_impl::stream_work(const void* in_items, size_t count, uint64_t 
     const auto* bits = static_cast<const uint8_t*>(in_items);
     const auto* llr = static_cast<const float*>(in_items);
     auto push_until = [&](size_t upto) {
-        take_channel();
+        // a new decoder (set_channel, a bsid_channel tag) for the frames decoded from now
+        // on
+        if (auto dec = d_rx.take_changed())
+            d_sd->set_decoder(dec);
         if (d_tracker) { // kept to cut the in-sync frames out of
             if (d_soft)
                 d_hist_llr.insert(d_hist_llr.end(), llr + done, llr + upto);
@@ -685,7 +524,7 @@ void map_decoder_impl::stream_work(const void* in_items, size_t count, uint64_t 
         if (d_tracker) {
             // a frame put out later starts at most a chunk, a frame and its
             // margins before the stream's end: keep 4 frames and the chunk
-            const auto lim = current_decoder()->limits();
+            const auto lim = d_rx.current_decoder()->limits();
             const size_t F = d_sync.size() + size_t(d_cfg.N) * size_t(d_cfg.cb.n()) +
                              size_t(std::max(0, lim.mtau.hi));
             const size_t keep = 4 * F + (upto - done);
@@ -705,27 +544,13 @@ void map_decoder_impl::stream_work(const void* in_items, size_t count, uint64_t 
         const size_t at = size_t(t.offset - in0);
         if (pmt::eqv(t.key, d_start_key)) {
             starts.push_back(at - done);
-        } else if (d_follow_channel && pmt::eqv(t.key, channel_key)) {
+        } else if (d_rx.is_channel_tag(t)) {
             if (at > done)
                 push_until(at);
-            follow_channel(t);
+            d_rx.follow_channel(t);
         }
     }
     push_until(count);
-}
-
-void map_decoder_impl::take_channel()
-{
-    // a new decoder (set_channel, a bsid_channel tag) for the frames decoded from now on
-    decoder_ptr dec;
-    {
-        std::lock_guard<std::mutex> lock(d_dec_mutex);
-        if (!d_channel_changed)
-            return;
-        d_channel_changed = false;
-        dec = d_dec;
-    }
-    d_sd->set_decoder(dec);
 }
 
 void map_decoder_impl::emit_stream(const std::vector<::bsid::stream_frame>& frames)
@@ -834,8 +659,9 @@ void map_decoder_impl::emit(const std::vector<gr::tag_t>& tags,
 void map_decoder_impl::produce(uint64_t cap)
 {
     const size_t NQ = size_t(d_cfg.N) * size_t(d_cfg.cb.q());
-    while (!d_ready.empty() && d_queue.size() < cap) {
-        frame& front = d_ready.front();
+    auto& ready = d_rx.ready();
+    while (!ready.empty() && d_queue.size() < cap) {
+        frame& front = ready.front();
         if (front.lost > 0) {
             // lost frames, one at a time: a huge count never fills memory
             while (front.lost > 0 && d_queue.size() < cap) {
@@ -849,7 +675,7 @@ void map_decoder_impl::produce(uint64_t cap)
                 --front.lost;
             }
             if (front.lost == 0)
-                d_ready.pop_front();
+                ready.pop_front();
             continue;
         }
         if (d_priors && d_prior_ready.empty() && !d_priors_over)
@@ -858,9 +684,9 @@ void map_decoder_impl::produce(uint64_t cap)
         // lost run, each with its priors (once the priors have ended, those
         // without them are erasures)
         size_t count = 0;
-        while (count < d_ready.size() && count < size_t(d_max_batch) &&
-               d_ready[count].lost == 0 &&
-               (d_ready[count].dec == front.dec || !d_ready[count].store) &&
+        while (count < ready.size() && count < size_t(d_max_batch) &&
+               ready[count].lost == 0 &&
+               (ready[count].dec == front.dec || !ready[count].store) &&
                (!d_priors || d_priors_over || count < d_prior_ready.size())) {
             ++count;
         }
@@ -871,7 +697,7 @@ void map_decoder_impl::produce(uint64_t cap)
         std::vector<size_t> which;
         std::deque<std::vector<double>> scaled; // stable addresses
         for (size_t j = 0; j < count; ++j) {
-            const frame& f = d_ready[j];
+            const frame& f = ready[j];
             if (!f.store || (d_priors && !pri[j].erasure.empty()))
                 continue; // an erasure already, or its priors are
             which.push_back(j);
@@ -907,7 +733,7 @@ void map_decoder_impl::produce(uint64_t cap)
             results = decode_views(*front.dec, views, outs); // W weighed, if any
         size_t w = 0;
         for (size_t j = 0; j < count; ++j) {
-            const frame& f = d_ready[j];
+            const frame& f = ready[j];
             std::string erasure = f.erasure;
             if (erasure.empty() && d_priors)
                 erasure = pri[j].erasure;
@@ -916,7 +742,7 @@ void map_decoder_impl::produce(uint64_t cap)
                 const auto& r = results[w];
                 if (r.ok()) {
                     post = posts[w].data();
-                    track(d_ready[j]);
+                    track(ready[j]);
                 } else {
                     erasure = status_name(r.status);
                     if (r.status == ::bsid::frame_status::decoder_error) {
@@ -929,7 +755,7 @@ void map_decoder_impl::produce(uint64_t cap)
             }
             emit(f.tags, post, erasure);
         }
-        d_ready.erase(d_ready.begin(), d_ready.begin() + long(count));
+        ready.erase(ready.begin(), ready.begin() + long(count));
         take_estimates(false);
     }
 }
@@ -970,10 +796,8 @@ void map_decoder_impl::take_estimates(bool wait)
 {
     if (!d_tracker)
         return;
-    if (d_new_initial.exchange(false)) {
-        std::lock_guard<std::mutex> lock(d_dec_mutex);
-        d_tracker->set_channel(d_cfg.ch, d_llr_gain);
-    }
+    if (d_new_initial.exchange(false))
+        d_tracker->set_channel(d_rx.channel(), d_llr_gain);
     // each estimate applied before the next starts from it
     while (auto u = wait ? d_tracker->wait() : d_tracker->poll()) {
         apply_estimate(*u);
@@ -994,7 +818,7 @@ void map_decoder_impl::apply_estimate(const ::bsid::channel_tracker::update& u)
         return;
     }
     const auto& e = u.estimate;
-    const bool apply = !d_channel_tagged;
+    const bool apply = !d_rx.channel_tagged();
     std::ostringstream os;
     os << "channel estimate from " << e.frames_used << " frames (" << e.iterations
        << " iterations" << (e.converged ? "" : ", not converged") << "): " << e.ch.repr();
@@ -1004,13 +828,7 @@ void map_decoder_impl::apply_estimate(const ::bsid::channel_tracker::update& u)
                  : "; not applied: bsid_channel tags set the channel");
     GR_LOG_INFO(d_logger, os.str());
     if (apply) {
-        auto dec = build(e.ch);
-        {
-            std::lock_guard<std::mutex> lock(d_dec_mutex);
-            d_dec = std::move(dec);
-            d_cfg.ch = e.ch;
-            d_channel_changed = true; // stream framing: taken up before the next bits
-        }
+        d_rx.switch_to(e.ch);
         d_llr_gain = e.llr_scale;
         d_tracker->set_channel(e.ch, e.llr_scale);
     }
@@ -1061,21 +879,22 @@ int map_decoder_impl::general_work(int noutput_items,
     // continues, so a frame longer than any buffer still completes.
     const uint64_t cap = std::max<uint64_t>(uint64_t(noutput_items) * 2,
                                             d_items_per_frame * uint64_t(d_max_batch));
-    const long nin = ((d_queue.size() < cap && d_ready.size() < size_t(d_max_batch)) ||
-                      d_asm.in_frame())
-                         ? ninput_items[0]
-                         : 0;
+    const long nin =
+        ((d_queue.size() < cap && d_rx.ready().size() < size_t(d_max_batch)) ||
+         d_rx.in_frame())
+            ? ninput_items[0]
+            : 0;
     std::vector<gr::tag_t> tags;
     get_tags_in_range(tags, 0, in0, in0 + uint64_t(nin));
-    d_asm.feed(in, size_t(nin), in0, std::move(tags), *this);
+    d_rx.feed(in, size_t(nin), in0, std::move(tags));
     // Asked before consume_each: that moves the read pointer at once, after
     // which items_available() no longer counts this call's items, and items
     // the upstream wrote since ninput_items was taken would pass for them.
     const bool input_over = nin == ninput_items[0] && upstream_done(*this, nin);
-    const bool ended = d_asm.pending() && input_over;
+    const bool ended = d_rx.pending() && input_over;
     consume(0, int(nin));
     if (ended)
-        d_asm.finish(*this); // an open frame never completes: truncated
+        d_rx.finish(); // an open frame never completes: truncated
 
     if (d_priors && !d_priors_over) {
         // priors ahead of the frames, up to two batches' worth; a frame of
@@ -1097,7 +916,7 @@ int map_decoder_impl::general_work(int noutput_items,
     }
 
     produce(cap);
-    if (input_over && d_ready.empty() && !d_estimates_final) {
+    if (input_over && d_rx.ready().empty() && !d_estimates_final) {
         take_estimates(true); // posted while the flowgraph still runs
         d_estimates_final = true;
     }
@@ -1112,14 +931,7 @@ int map_decoder_impl::general_work(int noutput_items,
 bool map_decoder_impl::stop()
 {
     take_estimates(true); // stopped before the input ended: the one running, logged
-    if (d_asm.in_frame()) {
-        // only when the flowgraph is stopped mid-frame: at the end of the
-        // stream, general_work has already put the frame out as an erasure
-        GR_LOG_WARN(d_logger,
-                    "the flowgraph stopped inside a frame: " + std::to_string(d_cur.rho) +
-                        " bits, " + std::to_string(d_asm.left()) +
-                        " missing; it was not decoded");
-    }
+    d_rx.stop();
     return true;
 }
 

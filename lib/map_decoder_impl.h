@@ -8,7 +8,7 @@
 #ifndef INCLUDED_BSID_MAP_DECODER_IMPL_H
 #define INCLUDED_BSID_MAP_DECODER_IMPL_H
 
-#include "frame_assembler.h"
+#include "frame_collector.h"
 #include "output_queue.h"
 #include <gnuradio/bsid/core/channel_tracker.h>
 #include <gnuradio/bsid/core/frame_decoder.h>
@@ -23,7 +23,7 @@
 namespace gr {
 namespace bsid {
 
-class map_decoder_impl : public map_decoder, private frame_assembler::events
+class map_decoder_impl : public map_decoder
 {
 public:
     enum class mode { posteriors, llr, hard, extrinsic };
@@ -66,32 +66,17 @@ public:
     void set_channel(double Pi, double Pd, double Ps) override;
     uint64_t frames() const override { return d_frames; }
     uint64_t erasures() const override { return d_erasures; }
-    uint64_t bits_discarded() const override { return d_bits_discarded; }
+    uint64_t bits_discarded() const override { return d_rx.bits_discarded(); }
     std::string backend() const override;
     uint64_t estimates() const override { return d_estimates; }
     uint64_t priors_discarded() const override { return d_priors_discarded; }
 
-    //! Most frames one bsid_frames_lost count may report (a larger count is an invalid
-    //! tag).
-    static constexpr uint64_t max_frames_lost = uint64_t(1) << 20;
-
 private:
     // the decoder for one channel: a frame decoder (its primary backend
     // decodes frames without a sync word exactly as map_decoder does)
-    using decoder_ptr = std::shared_ptr<::bsid::frame_decoder>;
-
-    //! A received frame waiting to be decoded, an erasure decided already,
-    //! or (lost > 0) a run of frames the channel lost.
-    struct frame {
-        std::vector<uint8_t> bits;
-        std::vector<double> llr; // soft input: the frame's LLRs instead of bits
-        size_t rho = 0;          // bits received (bits holds them unless refused early)
-        std::string erasure;     // status name, if already refused
-        std::vector<gr::tag_t> tags; // other tags on the frame's first bit
-        decoder_ptr dec;             // the decoder (channel) the frame is decoded with
-        bool store = true;           // false: refused already, its bits are not kept
-        uint64_t lost = 0;           // > 0: this many lost frames, put out as erasures
-    };
+    using collector = frame_collector<::bsid::frame_decoder>;
+    using decoder_ptr = collector::decoder_ptr;
+    using frame = collector::frame;
 
     //! A frame's priors (priors_input): N q natural logs, or an erasure.
     struct prior_frame {
@@ -101,16 +86,12 @@ private:
     };
 
     decoder_ptr build(const ::bsid::channel_params& ch) const;
-    //! Switches to the channel a bsid_channel tag announces (if it differs).
-    void follow_channel(const gr::tag_t& t);
-    decoder_ptr current_decoder() const;
     //! Moves frames from d_ready to the output queue, decoding them, until
     //! the queue holds `cap` items or nothing is ready.
     void produce(uint64_t cap);
     //! Stream framing: the bits go to the stream decoder, its frames to the queue.
     void stream_work(const void* in, size_t count, uint64_t in0);
     void emit_stream(const std::vector<::bsid::stream_frame>& frames);
-    void take_channel();
     //! Channel estimation: a decoded frame's items to the tracker, and
     //! finished estimates applied (or, with wait, the one running too).
     void track(frame& f);
@@ -137,25 +118,13 @@ private:
     //! Pops the next frame's priors; false if none has come.
     bool take_prior(prior_frame& p);
 
-    // frame_assembler::events: the input's frames as they arrive
-    void begin(uint64_t length, std::vector<gr::tag_t> tags) override;
-    void invalid(const gr::tag_t& tag,
-                 const std::string& why,
-                 std::vector<gr::tag_t> tags) override;
-    void items(const uint8_t* in, size_t count) override;
-    void end() override;
-    void cut(uint64_t missing, bool stream_ended) override;
-    void lost(uint64_t count) override;
-    void invalid_lost(const gr::tag_t& tag, const std::string& why) override;
-    void outside(const uint8_t* in, size_t count, std::vector<gr::tag_t> tags) override;
-
-    // configuration
+    // configuration (d_cfg.ch: the channel the block was made with; the
+    // current one is d_rx.channel())
     ::bsid::decoder_config d_cfg;
     const mode d_mode;
     const int d_max_batch;
     const float d_llr_scale, d_llr_clip;
     const pmt::pmt_t d_len_key;
-    const bool d_follow_channel;
     const std::vector<uint8_t> d_sync; // W before every frame
     const bool d_soft;                 // input "llr": float items
     std::vector<double> d_llr_chunk;   // stream framing: a chunk of LLRs, in double
@@ -163,19 +132,11 @@ private:
     // stream framing
     const bool d_stream;
     const pmt::pmt_t d_start_key;
-    std::unique_ptr<::bsid::stream_decoder>
-        d_sd; // guarded by d_dec_mutex for set_channel
+    std::unique_ptr<::bsid::stream_decoder> d_sd;
     bool d_flushed = false;
-    bool d_channel_changed = false; // d_dec changed since the stream decoder took it
 
-    mutable std::mutex d_dec_mutex; // guards d_dec and d_cfg.ch against set_channel
-    decoder_ptr d_dec;              // the decoder for frames that start from now on
-    std::atomic<bool> d_channel_tagged{ false }; // a bsid_channel tag has set the channel
-
-    // input assembly
-    frame_assembler d_asm;
-    frame d_cur; // the frame being received
-    std::deque<frame> d_ready;
+    // the input's frames and the decoder (channel) for each
+    collector d_rx;
 
     output_queue<uint8_t> d_queue;
     // channel estimation (estimate_every): the work thread's only
@@ -202,7 +163,7 @@ private:
     uint64_t d_prior_frames = 0; // frames of priors completed (for the log)
     std::atomic<uint64_t> d_priors_discarded{ 0 };
     // counters: written by the work thread, read from any thread
-    std::atomic<uint64_t> d_frames{ 0 }, d_erasures{ 0 }, d_bits_discarded{ 0 };
+    std::atomic<uint64_t> d_frames{ 0 }, d_erasures{ 0 };
 };
 
 } // namespace bsid

@@ -1,0 +1,388 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The receive side of the framed decoders (bsid.map_decoder and
+// bsid.concatenated_decoder): the input's tagged frames as they arrive, the
+// frames waiting to be decoded, and the decoder (the channel) each frame is
+// decoded with, as set_channel and bsid_channel tags choose it. Both blocks
+// own one and decode what it collects; what they decode with is theirs.
+
+#ifndef INCLUDED_BSID_FRAME_COLLECTOR_H
+#define INCLUDED_BSID_FRAME_COLLECTOR_H
+
+#include "frame_assembler.h"
+#include <gnuradio/bsid/core/channel_params.h>
+#include <gnuradio/bsid/core/frame_status.h>
+#include <gnuradio/logger.h>
+#include <gnuradio/tags.h>
+#include <pmt/pmt.h>
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gr {
+namespace bsid {
+
+/*!
+ * \brief The frames a decoder block receives, and the decoder for each.
+ *
+ * Reads the input's tagged frames (through a frame_assembler) into frames
+ * ready to decode, in stream order: received frames, erasures decided on
+ * arrival (a bsid_truncated tag, a length the decoder refuses, an invalid
+ * length tag, a frame cut short) and runs of lost frames. Each frame keeps
+ * the decoder current when it began: set_channel and (unless turned off)
+ * bsid_channel tags switch it for the frames that begin afterwards.
+ *
+ * Decoder: what a block decodes one channel's frames with; the callbacks
+ * build one and check a frame's length with it.
+ */
+template <typename Decoder>
+class frame_collector : private frame_assembler::events
+{
+public:
+    using decoder_ptr = std::shared_ptr<Decoder>;
+
+    //! A received frame waiting to be decoded, an erasure decided already,
+    //! or (lost > 0) a run of frames the channel lost.
+    struct frame {
+        std::vector<uint8_t> bits;
+        std::vector<double> llr; // soft input: the frame's LLRs instead of bits
+        size_t rho = 0;          // bits received (bits holds them unless refused early)
+        std::string erasure;     // status name, if already refused
+        std::vector<gr::tag_t> tags; // other tags on the frame's first bit
+        decoder_ptr dec;             // the decoder (channel) the frame is decoded with
+        bool store = true;           // false: refused already, its bits are not kept
+        uint64_t lost = 0;           // > 0: this many lost frames, put out as erasures
+    };
+
+    struct callbacks {
+        //! A decoder for the channel (called without the collector's lock held).
+        std::function<decoder_ptr(const ::bsid::channel_params&)> build;
+        //! Whether the decoder can decode a frame of rho received items at all.
+        std::function<::bsid::frame_result(const Decoder&, size_t rho)> check_length;
+    };
+
+    //! Most frames one bsid_frames_lost count may report (a larger count is an invalid
+    //! tag).
+    static constexpr uint64_t max_frames_lost = uint64_t(1) << 20;
+
+    /*!
+     * logger: the block's, for the warnings (held by reference: the block
+     * owns the collector). len_tag_key: the frames' length tags. soft: float
+     * LLR items, else a byte per bit. follow_channel_tags: whether
+     * bsid_channel tags switch the decoder. ch: the channel the block was
+     * made with; its decoder is built by start().
+     */
+    frame_collector(const gr::logger_ptr& logger,
+                    const std::string& len_tag_key,
+                    bool soft,
+                    bool follow_channel_tags,
+                    const ::bsid::channel_params& ch,
+                    callbacks cb)
+        : d_logger(logger),
+          d_len_key(pmt::intern(len_tag_key)),
+          d_soft(soft),
+          d_follow_channel(follow_channel_tags),
+          d_cb(std::move(cb)),
+          d_ch(ch),
+          d_asm(d_len_key, d_lost_key, soft ? sizeof(float) : sizeof(uint8_t))
+    {
+    }
+
+    //! Builds the first decoder, for the channel the block was made with
+    //! (once the block can build one).
+    void start()
+    {
+        auto dec = d_cb.build(channel());
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_dec = std::move(dec);
+    }
+
+    // ---- the input
+
+    //! The `count` items in[0..count) from absolute offset `first`, with their tags.
+    void
+    feed(const uint8_t* in, size_t count, uint64_t first, std::vector<gr::tag_t> tags)
+    {
+        d_asm.feed(in, count, first, std::move(tags), *this);
+    }
+    //! The input has ended: an open frame is cut, a pending lost count queued.
+    void finish() { d_asm.finish(*this); }
+    bool in_frame() const { return d_asm.in_frame(); }
+    //! Whether finish() has something to queue.
+    bool pending() const { return d_asm.pending(); }
+    //! The flowgraph stops: a frame still open is logged (it is not decoded).
+    void stop() const
+    {
+        if (d_asm.in_frame()) {
+            // only when the flowgraph is stopped mid-frame: at the end of the
+            // stream, the block has already put the frame out as an erasure
+            GR_LOG_WARN(
+                d_logger,
+                "the flowgraph stopped inside a frame: " + std::to_string(d_cur.rho) +
+                    " bits, " + std::to_string(d_asm.left()) +
+                    " missing; it was not decoded");
+        }
+    }
+
+    //! The frames ready to decode, in order (the block takes them from the front).
+    std::deque<frame>& ready() { return d_ready; }
+    const std::deque<frame>& ready() const { return d_ready; }
+
+    //! Input items outside any tagged frame (discarded), so far.
+    uint64_t bits_discarded() const { return d_bits_discarded; }
+
+    // ---- the channel
+
+    //! Whether `t` is a bsid_channel tag this collector follows.
+    bool is_channel_tag(const gr::tag_t& t) const
+    {
+        return d_follow_channel && pmt::eqv(t.key, d_channel_key);
+    }
+
+    //! Switches to the channel a bsid_channel tag announces (if it differs);
+    //! a tag that is not a channel is logged and ignored.
+    void follow_channel(const gr::tag_t& t)
+    {
+        // the channel block's settings for this frame and those after it
+        std::string why;
+        if (pmt::is_f64vector(t.value) && pmt::length(t.value) == 3) {
+            const auto v = pmt::f64vector_elements(t.value);
+            try {
+                const ::bsid::channel_params ch(v[0], v[1], v[2]);
+                d_channel_tagged = true;
+                {
+                    std::lock_guard<std::mutex> lock(d_mutex);
+                    if (ch == d_ch)
+                        return;
+                }
+                switch_to(ch);
+                return;
+            } catch (const std::invalid_argument& e) {
+                why = e.what();
+            }
+        } else {
+            why = "the value " + pmt::write_string(t.value) +
+                  " is not three doubles (Pi, Pd, Ps)";
+        }
+        GR_LOG_WARN(d_logger,
+                    "the bsid_channel tag on input item " + std::to_string(t.offset) +
+                        " is ignored: " + why);
+    }
+
+    /*!
+     * The block's set_channel, from any thread: the frames that begin from
+     * now on are decoded with this channel, unless bsid_channel tags set it
+     * (then it is logged and false returned). Throws std::invalid_argument on
+     * bad values, leaving all as it was.
+     */
+    bool set_channel(double Pi, double Pd, double Ps)
+    {
+        const ::bsid::channel_params ch(Pi, Pd, Ps); // throws on bad values
+        if (d_channel_tagged) {
+            GR_LOG_DEBUG(d_logger,
+                         "set_channel(" + ch.repr() +
+                             "): the input's bsid_channel tags set the channel");
+            return false;
+        }
+        switch_to(ch);
+        return true;
+    }
+
+    //! A new decoder, for this channel, for the frames that begin from now on.
+    void switch_to(const ::bsid::channel_params& ch)
+    {
+        auto dec = d_cb.build(ch);
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_dec = std::move(dec);
+        d_ch = ch;
+        d_changed = true; // stream framing: taken up before the next bits
+    }
+
+    //! Whether a bsid_channel tag has set the channel (set_channel then does not).
+    bool channel_tagged() const { return d_channel_tagged; }
+
+    //! The decoder for frames that begin now (any thread).
+    decoder_ptr current_decoder() const
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return d_dec;
+    }
+
+    //! The channel of current_decoder() (any thread).
+    ::bsid::channel_params channel() const
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return d_ch;
+    }
+
+    //! The decoder, if it changed since this was last asked (stream framing,
+    //! which decodes with one decoder until told), else null.
+    decoder_ptr take_changed()
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        if (!d_changed)
+            return nullptr;
+        d_changed = false;
+        return d_dec;
+    }
+
+private:
+    static std::string status_name(::bsid::frame_status s)
+    {
+        return ::bsid::to_string(s);
+    }
+
+    // frame_assembler::events: the input's frames as they arrive
+
+    void begin(uint64_t length, std::vector<gr::tag_t> tags) override
+    {
+        d_cur = frame{};
+        for (const auto& t : tags) {
+            if (is_channel_tag(t))
+                follow_channel(t);
+        }
+        d_cur.dec = current_decoder();
+        for (const auto& t : tags) {
+            if (pmt::eqv(t.key, d_truncated_key)) {
+                // the channel cut this frame short: it cannot be decoded
+                d_cur.erasure = status_name(::bsid::frame_status::truncated);
+            }
+        }
+        d_cur.tags = std::move(tags);
+        // A frame that will be refused for its length is counted, not stored:
+        // a bogus length tag cannot make the block hold gigabytes.
+        const auto pre =
+            d_cb.check_length(*d_cur.dec, size_t(std::min<uint64_t>(length, SIZE_MAX)));
+        if (d_cur.erasure.empty() && !pre.ok()) {
+            d_cur.erasure = status_name(pre.status);
+            GR_LOG_DEBUG(d_logger, "erasure: " + pre.reason);
+        }
+        d_cur.store = d_cur.erasure.empty();
+        if (d_cur.store && d_soft)
+            d_cur.llr.reserve(size_t(length));
+        else if (d_cur.store)
+            d_cur.bits.reserve(size_t(length));
+    }
+
+    void invalid(const gr::tag_t& tag,
+                 const std::string& why,
+                 std::vector<gr::tag_t> tags) override
+    {
+        GR_LOG_WARN(d_logger,
+                    "the '" + pmt::symbol_to_string(d_len_key) + "' tag on input item " +
+                        std::to_string(tag.offset) + " is not a frame length: " + why +
+                        "; the frame is put out as an invalid_tag erasure and its bits "
+                        "discarded");
+        frame f;
+        f.erasure = status_name(::bsid::frame_status::invalid_tag);
+        f.tags = std::move(tags);
+        f.store = false;
+        d_ready.push_back(std::move(f));
+    }
+
+    void items(const uint8_t* in, size_t count) override
+    {
+        if (d_cur.store && d_soft) {
+            const auto* f = reinterpret_cast<const float*>(in); // the assembler's floats
+            d_cur.llr.insert(d_cur.llr.end(), f, f + count);
+        } else if (d_cur.store) {
+            d_cur.bits.insert(d_cur.bits.end(), in, in + count);
+        }
+        d_cur.rho += count;
+    }
+
+    void end() override { d_ready.push_back(std::move(d_cur)); }
+
+    void cut(uint64_t missing, bool stream_ended) override
+    {
+        GR_LOG_WARN(d_logger,
+                    "a frame ends after " + std::to_string(d_cur.rho) + " of its bits (" +
+                        std::to_string(missing) + " missing): " +
+                        (stream_ended ? "the stream ended" : "the next frame started") +
+                        "; it is put out as a truncated erasure");
+        d_cur.erasure = status_name(::bsid::frame_status::truncated);
+        d_cur.store = false;
+        d_cur.bits.clear();
+        d_cur.bits.shrink_to_fit();
+        d_cur.llr.clear();
+        d_cur.llr.shrink_to_fit();
+        end();
+    }
+
+    void lost(uint64_t count) override
+    {
+        frame f;
+        f.store = false;
+        if (count > max_frames_lost) {
+            GR_LOG_ERROR(d_logger,
+                         "a bsid_frames_lost count of " + std::to_string(count) +
+                             " is more than the " + std::to_string(max_frames_lost) +
+                             " a count may report; it is put out as one invalid_tag "
+                             "erasure");
+            f.erasure = status_name(::bsid::frame_status::invalid_tag);
+        } else {
+            f.lost = count; // put out one erasure at a time, as the output drains
+            f.erasure = status_name(::bsid::frame_status::frame_lost);
+        }
+        d_ready.push_back(std::move(f));
+    }
+
+    void invalid_lost(const gr::tag_t& tag, const std::string& why) override
+    {
+        GR_LOG_WARN(d_logger,
+                    "the bsid_frames_lost tag on input item " +
+                        std::to_string(tag.offset) + " is not a count: " + why +
+                        "; it is ignored");
+    }
+
+    void outside(const uint8_t* in, size_t count, std::vector<gr::tag_t> tags) override
+    {
+        (void)in;
+        (void)tags;
+        if (d_bits_discarded == 0) {
+            GR_LOG_WARN(d_logger,
+                        "input bits outside any tagged frame are discarded (no valid '" +
+                            pmt::symbol_to_string(d_len_key) + "' tag)");
+        }
+        d_bits_discarded += uint64_t(count);
+    }
+
+    const gr::logger_ptr& d_logger;
+    const pmt::pmt_t d_lost_key = pmt::intern("bsid_frames_lost");
+    const pmt::pmt_t d_truncated_key = pmt::intern("bsid_truncated");
+    const pmt::pmt_t d_channel_key = pmt::intern("bsid_channel");
+    const pmt::pmt_t d_len_key;
+    const bool d_soft;
+    const bool d_follow_channel;
+    const callbacks d_cb;
+
+    mutable std::mutex d_mutex;  // guards d_dec, d_ch and d_changed against set_channel
+    decoder_ptr d_dec;           // the decoder for frames that begin from now on
+    ::bsid::channel_params d_ch; // its channel
+    bool d_changed = false;      // d_dec changed since take_changed() took it
+    std::atomic<bool> d_channel_tagged{ false }; // a bsid_channel tag has set the channel
+
+    frame_assembler d_asm;
+    frame d_cur; // the frame being received
+    std::deque<frame> d_ready;
+    // written by the work thread, read from any thread
+    std::atomic<uint64_t> d_bits_discarded{ 0 };
+};
+
+} // namespace bsid
+} // namespace gr
+
+#endif /* INCLUDED_BSID_FRAME_COLLECTOR_H */
