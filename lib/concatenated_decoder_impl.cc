@@ -11,7 +11,6 @@
 #include <gnuradio/bsid/core/symbol_mapping.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
-#include <sstream>
 #include <stdexcept>
 
 namespace gr {
@@ -165,7 +164,7 @@ concatenated_decoder_impl::concatenated_decoder_impl(const ::bsid::codebook& cod
            follow_channel_tags,
            d_cfg.ch,
            { [this](const ::bsid::channel_params& ch) { return build(ch); },
-             [](const decoder& dec, size_t rho) { return dec.fd->check_length(rho); } })
+             [](const decoder& dec) -> const ::bsid::frame_decoder& { return *dec.fd; } })
 {
     if (iterations < 1 || bp_iterations < 1) {
         throw std::invalid_argument(
@@ -223,16 +222,6 @@ concatenated_decoder_impl::build(const ::bsid::channel_params& ch) const
             std::make_unique<::bsid::concatenated_decoder>(dec->fd->primary(), d_code);
     else
         dec->cd = std::make_unique<::bsid::concatenated_decoder>(*dec->fd, d_code);
-    const auto& L = dec->fd->limits();
-    const auto& b = dec->fd->primary();
-    std::ostringstream os;
-    os << "backend " << ::bsid::to_string(b.backend()) << ", "
-       << ::bsid::to_string(b.precision()) << ", " << ::bsid::to_string(b.storage())
-       << " storage; " << cfg.ch.repr() << "; drift limits m_tau = [" << L.mtau.lo << ", "
-       << L.mtau.hi << "], m_n = [" << L.mn.lo << ", " << L.mn.hi << "]";
-    if (!d_sync.empty())
-        os << "; sync word of " << d_sync.size() << " bits";
-    GR_LOG_INFO(d_logger, os.str());
     return dec;
 }
 

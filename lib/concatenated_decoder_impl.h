@@ -85,6 +85,7 @@ private:
         bool ok = false; // the decisions form a codeword
     };
 
+    //! A decoder for the channel (d_rx builds them, and logs each).
     decoder_ptr build(const ::bsid::channel_params& ch) const;
     //! Decodes stored frames with one decoder; an exception from the core
     //! becomes a decoder_error erasure of the frame that threw.

@@ -16,6 +16,7 @@
 
 #include "frame_assembler.h"
 #include <gnuradio/bsid/core/channel_params.h>
+#include <gnuradio/bsid/core/frame_decoder.h>
 #include <gnuradio/bsid/core/frame_status.h>
 #include <gnuradio/logger.h>
 #include <gnuradio/tags.h>
@@ -27,6 +28,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -46,7 +48,8 @@ namespace bsid {
  * bsid_channel tags switch it for the frames that begin afterwards.
  *
  * Decoder: what a block decodes one channel's frames with; the callbacks
- * build one and check a frame's length with it.
+ * build one and name the frame decoder it decodes through (which checks a
+ * frame's length and describes the decoder in the log).
  */
 template <typename Decoder>
 class frame_collector : private frame_assembler::events
@@ -70,8 +73,8 @@ public:
     struct callbacks {
         //! A decoder for the channel (called without the collector's lock held).
         std::function<decoder_ptr(const ::bsid::channel_params&)> build;
-        //! Whether the decoder can decode a frame of rho received items at all.
-        std::function<::bsid::frame_result(const Decoder&, size_t rho)> check_length;
+        //! The frame decoder a decoder decodes through.
+        std::function<const ::bsid::frame_decoder&(const Decoder&)> frames;
     };
 
     //! Most frames one bsid_frames_lost count may report (a larger count is an invalid
@@ -105,7 +108,7 @@ public:
     //! (once the block can build one).
     void start()
     {
-        auto dec = d_cb.build(channel());
+        auto dec = make(channel());
         std::lock_guard<std::mutex> lock(d_mutex);
         d_dec = std::move(dec);
     }
@@ -204,7 +207,7 @@ public:
     //! A new decoder, for this channel, for the frames that begin from now on.
     void switch_to(const ::bsid::channel_params& ch)
     {
-        auto dec = d_cb.build(ch);
+        auto dec = make(ch);
         std::lock_guard<std::mutex> lock(d_mutex);
         d_dec = std::move(dec);
         d_ch = ch;
@@ -245,6 +248,25 @@ private:
         return ::bsid::to_string(s);
     }
 
+    //! A decoder for the channel, described in the log.
+    decoder_ptr make(const ::bsid::channel_params& ch) const
+    {
+        decoder_ptr dec = d_cb.build(ch);
+        const ::bsid::frame_decoder& fd = d_cb.frames(*dec);
+        const auto& L = fd.limits();
+        const auto& b = fd.primary();
+        std::ostringstream os;
+        os << "backend " << ::bsid::to_string(b.backend()) << ", "
+           << ::bsid::to_string(b.precision()) << ", " << ::bsid::to_string(b.storage())
+           << " storage; " << fd.config().ch.repr() << "; drift limits m_tau = ["
+           << L.mtau.lo << ", " << L.mtau.hi << "], m_n = [" << L.mn.lo << ", " << L.mn.hi
+           << "]";
+        if (!fd.sync_word().empty())
+            os << "; sync word of " << fd.sync_word().size() << " bits";
+        GR_LOG_INFO(d_logger, os.str());
+        return dec;
+    }
+
     // frame_assembler::events: the input's frames as they arrive
 
     void begin(uint64_t length, std::vector<gr::tag_t> tags) override
@@ -264,8 +286,8 @@ private:
         d_cur.tags = std::move(tags);
         // A frame that will be refused for its length is counted, not stored:
         // a bogus length tag cannot make the block hold gigabytes.
-        const auto pre =
-            d_cb.check_length(*d_cur.dec, size_t(std::min<uint64_t>(length, SIZE_MAX)));
+        const auto pre = d_cb.frames(*d_cur.dec)
+                             .check_length(size_t(std::min<uint64_t>(length, SIZE_MAX)));
         if (d_cur.erasure.empty() && !pre.ok()) {
             d_cur.erasure = status_name(pre.status);
             GR_LOG_DEBUG(d_logger, "erasure: " + pre.reason);

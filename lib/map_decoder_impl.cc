@@ -223,8 +223,8 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
            follow_channel_tags,
            d_cfg.ch,
            { [this](const ::bsid::channel_params& ch) { return build(ch); },
-             [](const ::bsid::frame_decoder& dec, size_t rho) {
-                 return dec.check_length(rho);
+             [](const ::bsid::frame_decoder& dec) -> const ::bsid::frame_decoder& {
+                 return dec;
              } }),
       d_queue(item_size(parse_mode(output), codebook.q())),
       d_priors(priors_input)
@@ -292,18 +292,7 @@ map_decoder_impl::build(const ::bsid::channel_params& ch) const
 {
     ::bsid::decoder_config cfg = d_cfg; // written only by the constructor
     cfg.ch = ch;
-    decoder_ptr dec = std::make_shared<::bsid::frame_decoder>(cfg, d_sync);
-    const auto& L = dec->limits();
-    const auto& b = dec->primary();
-    std::ostringstream os;
-    os << "backend " << ::bsid::to_string(b.backend()) << ", "
-       << ::bsid::to_string(b.precision()) << ", " << ::bsid::to_string(b.storage())
-       << " storage; " << cfg.ch.repr() << "; drift limits m_tau = [" << L.mtau.lo << ", "
-       << L.mtau.hi << "], m_n = [" << L.mn.lo << ", " << L.mn.hi << "]";
-    if (!d_sync.empty())
-        os << "; sync word of " << d_sync.size() << " bits";
-    GR_LOG_INFO(d_logger, os.str());
-    return dec;
+    return std::make_shared<::bsid::frame_decoder>(cfg, d_sync);
 }
 
 void map_decoder_impl::set_channel(double Pi, double Pd, double Ps)

@@ -85,6 +85,7 @@ private:
         std::string why;     // and why
     };
 
+    //! A decoder for the channel (d_rx builds them, and logs each).
     decoder_ptr build(const ::bsid::channel_params& ch) const;
     //! Moves frames from d_ready to the output queue, decoding them, until
     //! the queue holds `cap` items or nothing is ready.
