@@ -19,7 +19,6 @@ namespace bsid {
 namespace {
 
 const pmt::pmt_t erasure_key = pmt::intern("bsid_erasure");
-const pmt::pmt_t drift_key = pmt::intern("bsid_drift");
 const pmt::pmt_t frame_ok_key = pmt::intern("bsid_frame_ok");
 const pmt::pmt_t iterations_key = pmt::intern("bsid_iterations");
 
@@ -157,14 +156,13 @@ concatenated_decoder_impl::concatenated_decoder_impl(const ::bsid::codebook& cod
       d_sync(::bsid::parse_sync_word(sync_word)),
       d_soft(::bsid::parse_input_kind(input) == ::bsid::input_kind::llr),
       d_stream(parse_framing(framing)),
-      d_start_key(pmt::intern(start_tag_key)),
       d_rx(d_logger,
            len_tag_key,
            d_soft,
            follow_channel_tags,
            d_cfg.ch,
            { [this](const ::bsid::channel_params& ch) { return build(ch); },
-             [](const decoder& dec) -> const ::bsid::frame_decoder& { return *dec.fd; } })
+             [](const decoder_ptr& dec) { return dec->fd; } })
 {
     if (iterations < 1 || bp_iterations < 1) {
         throw std::invalid_argument(
@@ -193,17 +191,15 @@ concatenated_decoder_impl::concatenated_decoder_impl(const ::bsid::codebook& cod
             " information bits a frame; " + std::to_string(iterations) +
             " passes of up to " + std::to_string(bp_iterations) + " BP iterations");
     if (d_stream) {
-        ::bsid::stream_options opt;
-        opt.lookahead = lookahead;
-        opt.acquire_window = acquire_window;
-        opt.tag_offset = tag_after_sync_word ? -(long long)d_sync.size() : 0;
-        opt.sync_threshold = sync_threshold;
-        opt.search = search;
-        opt.input = d_soft ? ::bsid::input_kind::llr : ::bsid::input_kind::bits;
-        if (!synchronized_at_start)
-            opt.first_start.reset();
-        d_sd = std::make_unique<::bsid::stream_decoder>(d_rx.current_decoder()->fd,
-                                                        opt); // checks them
+        // the last input items are kept to cut the in-sync frames out of
+        d_rx.start_stream(lookahead,
+                          start_tag_key,
+                          acquire_window,
+                          tag_after_sync_word,
+                          sync_threshold,
+                          search,
+                          synchronized_at_start,
+                          true);
     }
     set_tag_propagation_policy(TPP_DONT); // frames change length: tags are placed by hand
 }
@@ -240,7 +236,7 @@ void concatenated_decoder_impl::forecast(int noutput_items,
 {
     (void)noutput_items;
     // output waiting, or a last call (with no input) at the end of the stream
-    const bool last = d_stream ? !d_flushed && upstream_done(*this, -1)
+    const bool last = d_stream ? !d_rx.flushed() && upstream_done(*this, -1)
                                : d_rx.pending() && upstream_done(*this, -1);
     ninput_items_required[0] =
         d_queue.size() > 0 || !d_rx.ready().empty() || last ? 0 : 1;
@@ -252,58 +248,16 @@ void concatenated_decoder_impl::stream_work(const void* in_items,
                                             size_t count,
                                             uint64_t in0)
 {
-    if (d_flushed || count == 0)
-        return;
     std::vector<gr::tag_t> tags;
     get_tags_in_range(tags, 0, in0, in0 + uint64_t(count));
-    std::sort(tags.begin(), tags.end(), gr::tag_t::offset_compare);
-    size_t done = 0;
-    std::vector<size_t> starts;
-    const auto* bits = static_cast<const uint8_t*>(in_items);
-    const auto* llr = static_cast<const float*>(in_items);
-    auto push_until = [&](size_t upto) {
-        // a new decoder (set_channel, a bsid_channel tag) for the frames decoded from now
-        // on
-        if (auto dec = d_rx.take_changed())
-            d_sd->set_decoder(dec->fd);
-        // kept to cut the in-sync frames out of
-        if (d_soft)
-            d_hist_llr.insert(d_hist_llr.end(), llr + done, llr + upto);
-        else
-            d_hist_bits.insert(d_hist_bits.end(), bits + done, bits + upto);
-        if (d_soft) {
-            d_llr_chunk.assign(llr + done, llr + upto); // decoded in double
-            emit_stream(d_sd->push(d_llr_chunk.data(), upto - done, starts));
-        } else {
-            emit_stream(d_sd->push(bits + done, upto - done, starts));
-        }
-        // a frame put out later starts at most a chunk, a frame and its
-        // margins before the stream's end: keep 4 frames and the chunk
-        const auto lim = d_rx.current_decoder()->fd->limits();
-        const size_t F = d_sync.size() + size_t(d_cfg.N) * size_t(d_cfg.cb.n()) +
-                         size_t(std::max(0, lim.mtau.hi));
-        const size_t keep = 4 * F + (upto - done);
-        auto trim = [&](auto& h) {
-            if (h.size() > keep) {
-                d_hist_begin += h.size() - keep;
-                h.erase(h.begin(), h.begin() + long(h.size() - keep));
-            }
-        };
-        d_soft ? trim(d_hist_llr) : trim(d_hist_bits);
-        starts.clear();
-        done = upto;
-    };
-    for (const auto& t : tags) {
-        const size_t at = size_t(t.offset - in0);
-        if (pmt::eqv(t.key, d_start_key)) {
-            starts.push_back(at - done);
-        } else if (d_rx.is_channel_tag(t)) {
-            if (at > done)
-                push_until(at);
-            d_rx.follow_channel(t);
-        }
-    }
-    push_until(count);
+    const double llr_gain = 1.0;
+    d_rx.push_stream(
+        in_items,
+        count,
+        in0,
+        std::move(tags),
+        llr_gain,
+        [this](const std::vector<::bsid::stream_frame>& frames) { emit_stream(frames); });
 }
 
 void concatenated_decoder_impl::emit_stream(
@@ -321,24 +275,10 @@ void concatenated_decoder_impl::emit_stream(
             d_rx.ready().push_back(std::move(f));
             continue;
         }
-        gr::tag_t t;
-        t.key = drift_key;
-        pmt::pmt_t d = pmt::make_dict();
-        d = pmt::dict_add(
-            d, pmt::intern("start"), pmt::from_long(long(sf.start_drift())));
-        d = pmt::dict_add(d, pmt::intern("end"), pmt::from_long(long(sf.end_drift())));
-        d = pmt::dict_add(
-            d, pmt::intern("end_probability"), pmt::from_double(sf.end_probability));
-        t.value = d;
-        t.srcid = alias_pmt();
-        f.tags.push_back(std::move(t));
+        f.tags.push_back(d_rx.drift_tag(sf, alias_pmt()));
         // the frame cut at its most probable start and end, decoded as a
         // tagged frame (W first)
-        const bool held = sf.start >= 0 && sf.end >= sf.start &&
-                          uint64_t(sf.start) >= d_hist_begin &&
-                          uint64_t(sf.end) - d_hist_begin <=
-                              (d_soft ? d_hist_llr.size() : d_hist_bits.size());
-        if (!held) {
+        if (!d_rx.cut(sf, f.bits, f.llr)) {
             GR_LOG_ERROR(d_logger,
                          "frame " + std::to_string(sf.index) + ": its bits [" +
                              std::to_string(sf.start) + ", " + std::to_string(sf.end) +
@@ -349,13 +289,7 @@ void concatenated_decoder_impl::emit_stream(
             d_rx.ready().push_back(std::move(f));
             continue;
         }
-        const size_t a = size_t(uint64_t(sf.start) - d_hist_begin);
-        const size_t b = size_t(uint64_t(sf.end) - d_hist_begin);
-        if (d_soft)
-            f.llr.assign(d_hist_llr.begin() + long(a), d_hist_llr.begin() + long(b));
-        else
-            f.bits.assign(d_hist_bits.begin() + long(a), d_hist_bits.begin() + long(b));
-        f.rho = b - a;
+        f.rho = d_soft ? f.llr.size() : f.bits.size();
         d_rx.ready().push_back(std::move(f));
     }
 }
@@ -533,12 +467,11 @@ int concatenated_decoder_impl::general_work(int noutput_items,
     if (d_stream) {
         const long nin = room ? ninput_items[0] : 0;
         const bool ended =
-            !d_flushed && nin == ninput_items[0] && upstream_done(*this, nin);
+            !d_rx.flushed() && nin == ninput_items[0] && upstream_done(*this, nin);
         stream_work(in, size_t(nin), in0);
         consume_each(int(nin));
         if (ended) {
-            emit_stream(d_sd->flush()); // the end of the stream: a partial frame
-            d_flushed = true;
+            emit_stream(d_rx.flush_stream()); // the end of the stream: a partial frame
         }
     } else {
         // a frame in progress always continues, so a long frame completes

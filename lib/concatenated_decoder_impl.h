@@ -114,20 +114,10 @@ private:
     const std::vector<uint8_t> d_sync;
     const bool d_soft; // input "llr": float items
     const bool d_stream;
-    const pmt::pmt_t d_start_key;
 
-    // the input's frames (tagged framing; stream framing adds its frames to
-    // the ready ones) and the decoder (channel) for each
+    // the input's frames (tagged, or the stream decoder's, which emit_stream
+    // adds to the ready ones) and the decoder (channel) for each
     collector d_rx;
-
-    // stream framing: the stream decoder, and the last input items (from
-    // absolute position d_hist_begin) to cut its in-sync frames out of
-    std::unique_ptr<::bsid::stream_decoder> d_sd;
-    bool d_flushed = false;
-    std::vector<double> d_llr_chunk;
-    std::deque<uint8_t> d_hist_bits;
-    std::deque<double> d_hist_llr;
-    uint64_t d_hist_begin = 0;
 
     output_queue<uint8_t> d_queue;
     std::atomic<uint64_t> d_frames{ 0 }, d_erasures{ 0 }, d_frames_ok{ 0 };

@@ -6,10 +6,12 @@
  */
 
 // The receive side of the framed decoders (bsid.map_decoder and
-// bsid.concatenated_decoder): the input's tagged frames as they arrive, the
-// frames waiting to be decoded, and the decoder (the channel) each frame is
-// decoded with, as set_channel and bsid_channel tags choose it. Both blocks
-// own one and decode what it collects; what they decode with is theirs.
+// bsid.concatenated_decoder): the input's frames as they arrive (tagged
+// frames through a frame_assembler, or in stream framing the frames a
+// stream decoder finds), the frames waiting to be decoded, and the decoder
+// (the channel) each frame is decoded with, as set_channel and bsid_channel
+// tags choose it. Both blocks own one and decode what it collects; what they
+// decode with is theirs.
 
 #ifndef INCLUDED_BSID_FRAME_COLLECTOR_H
 #define INCLUDED_BSID_FRAME_COLLECTOR_H
@@ -18,6 +20,7 @@
 #include <gnuradio/bsid/core/channel_params.h>
 #include <gnuradio/bsid/core/frame_decoder.h>
 #include <gnuradio/bsid/core/frame_status.h>
+#include <gnuradio/bsid/core/stream_decoder.h>
 #include <gnuradio/logger.h>
 #include <gnuradio/tags.h>
 #include <pmt/pmt.h>
@@ -47,9 +50,13 @@ namespace bsid {
  * the decoder current when it began: set_channel and (unless turned off)
  * bsid_channel tags switch it for the frames that begin afterwards.
  *
+ * In stream framing (start_stream()), the input goes to a stream decoder
+ * instead, which takes up each new decoder before the next items, and the
+ * last input items can be kept to cut the frames it finds out of.
+ *
  * Decoder: what a block decodes one channel's frames with; the callbacks
  * build one and name the frame decoder it decodes through (which checks a
- * frame's length and describes the decoder in the log).
+ * frame's length, describes the decoder in the log and finds stream frames).
  */
 template <typename Decoder>
 class frame_collector : private frame_assembler::events
@@ -74,7 +81,7 @@ public:
         //! A decoder for the channel (called without the collector's lock held).
         std::function<decoder_ptr(const ::bsid::channel_params&)> build;
         //! The frame decoder a decoder decodes through.
-        std::function<const ::bsid::frame_decoder&(const Decoder&)> frames;
+        std::function<std::shared_ptr<::bsid::frame_decoder>(const decoder_ptr&)> frames;
     };
 
     //! Most frames one bsid_frames_lost count may report (a larger count is an invalid
@@ -231,15 +238,145 @@ public:
         return d_ch;
     }
 
-    //! The decoder, if it changed since this was last asked (stream framing,
-    //! which decodes with one decoder until told), else null.
-    decoder_ptr take_changed()
+    // ---- stream framing
+
+    /*!
+     * Makes the stream decoder, with the current decoder, and returns it
+     * (its constructor checks the options). start_tag_key: the tags that
+     * anchor a frame's start. keep_history: keep the last input items, for
+     * cut() (four frames, their margins and the last chunk).
+     */
+    const ::bsid::stream_decoder& start_stream(int lookahead,
+                                               const std::string& start_tag_key,
+                                               int acquire_window,
+                                               bool tag_after_sync_word,
+                                               double sync_threshold,
+                                               bool search,
+                                               bool synchronized_at_start,
+                                               bool keep_history)
     {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        if (!d_changed)
-            return nullptr;
-        d_changed = false;
-        return d_dec;
+        const auto fd = d_cb.frames(current_decoder());
+        ::bsid::stream_options opt;
+        opt.lookahead = lookahead;
+        opt.acquire_window = acquire_window;
+        opt.tag_offset = tag_after_sync_word ? -(long long)fd->sync_word().size() : 0;
+        opt.sync_threshold = sync_threshold;
+        opt.search = search;
+        opt.input = d_soft ? ::bsid::input_kind::llr : ::bsid::input_kind::bits;
+        if (!synchronized_at_start)
+            opt.first_start.reset();
+        d_sd = std::make_unique<::bsid::stream_decoder>(fd, opt); // checks the options
+        d_start_key = pmt::intern(start_tag_key);
+        d_keep_history = keep_history;
+        return *d_sd;
+    }
+
+    /*!
+     * Stream framing: the `count` items in_items[0..count) and the tags on
+     * them (offsets absolute, from `first`) to the stream decoder, in
+     * chunks split at bsid_channel tags (each chunk with the channel before
+     * it). After each chunk, `out` gets the frames it completed, then
+     * after_chunk (if any) is called. Soft items are scaled by llr_gain,
+     * read for each chunk. Nothing once flushed.
+     */
+    void
+    push_stream(const void* in_items,
+                size_t count,
+                uint64_t first,
+                std::vector<gr::tag_t> tags,
+                const double& llr_gain,
+                const std::function<void(const std::vector<::bsid::stream_frame>&)>& out,
+                const std::function<void()>& after_chunk = {})
+    {
+        if (d_flushed || count == 0)
+            return;
+        std::sort(tags.begin(), tags.end(), gr::tag_t::offset_compare);
+        size_t done = 0;
+        std::vector<size_t> starts;
+        const auto* bits = static_cast<const uint8_t*>(in_items);
+        const auto* llr = static_cast<const float*>(in_items);
+        auto push_until = [&](size_t upto) {
+            take_channel();
+            if (d_keep_history) { // kept to cut the in-sync frames out of
+                if (d_soft)
+                    d_hist_llr.insert(d_hist_llr.end(), llr + done, llr + upto);
+                else
+                    d_hist_bits.insert(d_hist_bits.end(), bits + done, bits + upto);
+            }
+            if (d_soft) {
+                d_llr_chunk.assign(llr + done,
+                                   llr + upto); // float items, decoded in double
+                if (llr_gain != 1.0)
+                    for (double& l : d_llr_chunk)
+                        l *= llr_gain;
+                out(d_sd->push(d_llr_chunk.data(), upto - done, starts));
+            } else {
+                out(d_sd->push(bits + done, upto - done, starts));
+            }
+            if (d_keep_history)
+                trim_history(upto - done);
+            if (after_chunk)
+                after_chunk();
+            starts.clear();
+            done = upto;
+        };
+        for (const auto& t : tags) {
+            const size_t at = size_t(t.offset - first);
+            if (pmt::eqv(t.key, d_start_key)) {
+                starts.push_back(at - done);
+            } else if (is_channel_tag(t)) {
+                if (at > done)
+                    push_until(at);
+                follow_channel(t);
+            }
+        }
+        push_until(count);
+    }
+
+    //! The end of the stream: the stream decoder's last frames (a partial one).
+    std::vector<::bsid::stream_frame> flush_stream()
+    {
+        d_flushed = true;
+        return d_sd->flush();
+    }
+    //! Whether flush_stream() has been called.
+    bool flushed() const { return d_flushed; }
+
+    /*!
+     * A stream frame's items, cut at its most probable start and end (W
+     * first) from the kept history into bits or (soft input) llr; false if
+     * it has none or they are no longer held.
+     */
+    bool cut(const ::bsid::stream_frame& f,
+             std::vector<uint8_t>& bits,
+             std::vector<double>& llr)
+    {
+        if (f.start < 0 || f.end < f.start || uint64_t(f.start) < d_hist_begin)
+            return false;
+        const size_t a = size_t(uint64_t(f.start) - d_hist_begin);
+        const size_t b = size_t(uint64_t(f.end) - d_hist_begin);
+        if (d_soft && b <= d_hist_llr.size())
+            llr.assign(d_hist_llr.begin() + long(a), d_hist_llr.begin() + long(b));
+        else if (!d_soft && b <= d_hist_bits.size())
+            bits.assign(d_hist_bits.begin() + long(a), d_hist_bits.begin() + long(b));
+        else
+            return false;
+        return true;
+    }
+
+    //! The bsid_drift tag of a frame found in sync (its offset is left to the block).
+    gr::tag_t drift_tag(const ::bsid::stream_frame& f, const pmt::pmt_t& srcid) const
+    {
+        gr::tag_t t;
+        t.key = d_drift_key;
+        pmt::pmt_t d = pmt::make_dict();
+        d = pmt::dict_add(d, pmt::intern("start"), pmt::from_long(long(f.start_drift())));
+        d = pmt::dict_add(d, pmt::intern("end"), pmt::from_long(long(f.end_drift())));
+        d = pmt::dict_add(
+            d, pmt::intern("end_probability"), pmt::from_double(f.end_probability));
+        t.value = d;
+        t.srcid = srcid;
+        return t;
     }
 
 private:
@@ -252,7 +389,7 @@ private:
     decoder_ptr make(const ::bsid::channel_params& ch) const
     {
         decoder_ptr dec = d_cb.build(ch);
-        const ::bsid::frame_decoder& fd = d_cb.frames(*dec);
+        const ::bsid::frame_decoder& fd = *d_cb.frames(dec);
         const auto& L = fd.limits();
         const auto& b = fd.primary();
         std::ostringstream os;
@@ -265,6 +402,39 @@ private:
             os << "; sync word of " << fd.sync_word().size() << " bits";
         GR_LOG_INFO(d_logger, os.str());
         return dec;
+    }
+
+    //! Stream framing: a new decoder (set_channel, a bsid_channel tag) for
+    //! the frames decoded from now on.
+    void take_channel()
+    {
+        decoder_ptr dec;
+        {
+            std::lock_guard<std::mutex> lock(d_mutex);
+            if (!d_changed)
+                return;
+            d_changed = false;
+            dec = d_dec;
+        }
+        d_sd->set_decoder(d_cb.frames(dec));
+    }
+
+    //! Keeps what a frame put out later may need: it starts at most a
+    //! chunk, a frame and its margins before the stream's end, so 4 frames
+    //! and the chunk.
+    void trim_history(size_t chunk)
+    {
+        const auto fd = d_cb.frames(current_decoder());
+        const size_t F = fd->sync_word().size() + size_t(fd->tau()) +
+                         size_t(std::max(0, fd->limits().mtau.hi));
+        const size_t keep = 4 * F + chunk;
+        auto trim = [&](auto& h) {
+            if (h.size() > keep) {
+                d_hist_begin += h.size() - keep;
+                h.erase(h.begin(), h.begin() + long(h.size() - keep));
+            }
+        };
+        d_soft ? trim(d_hist_llr) : trim(d_hist_bits);
     }
 
     // frame_assembler::events: the input's frames as they arrive
@@ -286,8 +456,8 @@ private:
         d_cur.tags = std::move(tags);
         // A frame that will be refused for its length is counted, not stored:
         // a bogus length tag cannot make the block hold gigabytes.
-        const auto pre = d_cb.frames(*d_cur.dec)
-                             .check_length(size_t(std::min<uint64_t>(length, SIZE_MAX)));
+        const auto pre = d_cb.frames(d_cur.dec)->check_length(
+            size_t(std::min<uint64_t>(length, SIZE_MAX)));
         if (d_cur.erasure.empty() && !pre.ok()) {
             d_cur.erasure = status_name(pre.status);
             GR_LOG_DEBUG(d_logger, "erasure: " + pre.reason);
@@ -386,6 +556,7 @@ private:
     const pmt::pmt_t d_lost_key = pmt::intern("bsid_frames_lost");
     const pmt::pmt_t d_truncated_key = pmt::intern("bsid_truncated");
     const pmt::pmt_t d_channel_key = pmt::intern("bsid_channel");
+    const pmt::pmt_t d_drift_key = pmt::intern("bsid_drift");
     const pmt::pmt_t d_len_key;
     const bool d_soft;
     const bool d_follow_channel;
@@ -394,7 +565,7 @@ private:
     mutable std::mutex d_mutex;  // guards d_dec, d_ch and d_changed against set_channel
     decoder_ptr d_dec;           // the decoder for frames that begin from now on
     ::bsid::channel_params d_ch; // its channel
-    bool d_changed = false;      // d_dec changed since take_changed() took it
+    bool d_changed = false;      // d_dec changed since the stream decoder took it
     std::atomic<bool> d_channel_tagged{ false }; // a bsid_channel tag has set the channel
 
     frame_assembler d_asm;
@@ -402,6 +573,17 @@ private:
     std::deque<frame> d_ready;
     // written by the work thread, read from any thread
     std::atomic<uint64_t> d_bits_discarded{ 0 };
+
+    // stream framing: the stream decoder, and the last input items (from
+    // absolute position d_hist_begin) to cut its in-sync frames out of
+    std::unique_ptr<::bsid::stream_decoder> d_sd;
+    pmt::pmt_t d_start_key = pmt::PMT_NIL;
+    bool d_flushed = false;
+    bool d_keep_history = false;
+    std::vector<double> d_llr_chunk; // a chunk of LLRs, in double
+    std::deque<uint8_t> d_hist_bits;
+    std::deque<double> d_hist_llr;
+    uint64_t d_hist_begin = 0;
 };
 
 } // namespace bsid

@@ -23,7 +23,6 @@ namespace bsid {
 namespace {
 
 const pmt::pmt_t erasure_key = pmt::intern("bsid_erasure");
-const pmt::pmt_t drift_key = pmt::intern("bsid_drift");
 
 std::string status_name(::bsid::frame_status s) { return ::bsid::to_string(s); }
 
@@ -216,16 +215,13 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
       d_sync(::bsid::parse_sync_word(sync_word)),
       d_soft(::bsid::parse_input_kind(input) == ::bsid::input_kind::llr),
       d_stream(parse_framing(framing)),
-      d_start_key(pmt::intern(start_tag_key)),
       d_rx(d_logger,
            len_tag_key,
            d_soft,
            follow_channel_tags,
            d_cfg.ch,
            { [this](const ::bsid::channel_params& ch) { return build(ch); },
-             [](const ::bsid::frame_decoder& dec) -> const ::bsid::frame_decoder& {
-                 return dec;
-             } }),
+             [](const decoder_ptr& dec) { return dec; } }),
       d_queue(item_size(parse_mode(output), codebook.q())),
       d_priors(priors_input)
 {
@@ -253,23 +249,22 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
     install_core_log_handler();
     d_rx.start();
     if (d_stream) {
-        ::bsid::stream_options opt;
-        opt.lookahead = lookahead;
-        opt.acquire_window = acquire_window;
-        opt.tag_offset = tag_after_sync_word ? -(long long)d_sync.size() : 0;
-        opt.sync_threshold = sync_threshold;
-        opt.search = search;
-        opt.input = d_soft ? ::bsid::input_kind::llr : ::bsid::input_kind::bits;
-        if (!synchronized_at_start)
-            opt.first_start.reset();
-        d_sd = std::make_unique<::bsid::stream_decoder>(d_rx.current_decoder(),
-                                                        opt); // checks the options
-        GR_LOG_INFO(d_logger,
-                    "stream framing: look-ahead K = " +
-                        std::to_string(d_sd->options().lookahead) + ", start tags '" +
-                        start_tag_key + "', " +
-                        (synchronized_at_start ? "synchronized at the first bit"
-                                               : "acquiring first"));
+        // with estimation, the last input items are kept to cut the in-sync
+        // frames out of (as tagged frames, for the tracker)
+        const auto& sd = d_rx.start_stream(lookahead,
+                                           start_tag_key,
+                                           acquire_window,
+                                           tag_after_sync_word,
+                                           sync_threshold,
+                                           search,
+                                           synchronized_at_start,
+                                           estimate_every > 0);
+        GR_LOG_INFO(
+            d_logger,
+            "stream framing: look-ahead K = " + std::to_string(sd.options().lookahead) +
+                ", start tags '" + start_tag_key + "', " +
+                (synchronized_at_start ? "synchronized at the first bit"
+                                       : "acquiring first"));
     }
     if (estimate_every < 0) {
         throw std::invalid_argument(
@@ -312,7 +307,7 @@ void map_decoder_impl::forecast(int noutput_items, gr_vector_int& ninput_items_r
     if (d_stream) {
         // at the end of the stream, one more call (with no input) flushes
         ninput_items_required[0] =
-            d_queue.size() > 0 || (!d_flushed && upstream_done(*this, -1)) ? 0 : 1;
+            d_queue.size() > 0 || (!d_rx.flushed() && upstream_done(*this, -1)) ? 0 : 1;
         return;
     }
     // A frame still open (or a lost count pending) when the upstream is done
@@ -478,68 +473,16 @@ bool map_decoder_impl::take_prior(prior_frame& p)
 
 void map_decoder_impl::stream_work(const void* in_items, size_t count, uint64_t in0)
 {
-    if (d_flushed || count == 0)
-        return;
     std::vector<gr::tag_t> tags;
     get_tags_in_range(tags, 0, in0, in0 + uint64_t(count));
-    std::sort(tags.begin(), tags.end(), [](const gr::tag_t& a, const gr::tag_t& b) {
-        return a.offset < b.offset;
-    });
-    // the bits up to each bsid_channel tag go in with the channel before it
-    size_t done = 0;
-    std::vector<size_t> starts;
-    const auto* bits = static_cast<const uint8_t*>(in_items);
-    const auto* llr = static_cast<const float*>(in_items);
-    auto push_until = [&](size_t upto) {
-        // a new decoder (set_channel, a bsid_channel tag) for the frames decoded from now
-        // on
-        if (auto dec = d_rx.take_changed())
-            d_sd->set_decoder(dec);
-        if (d_tracker) { // kept to cut the in-sync frames out of
-            if (d_soft)
-                d_hist_llr.insert(d_hist_llr.end(), llr + done, llr + upto);
-            else
-                d_hist_bits.insert(d_hist_bits.end(), bits + done, bits + upto);
-        }
-        if (d_soft) {
-            d_llr_chunk.assign(llr + done, llr + upto); // float items, decoded in double
-            if (d_llr_gain != 1.0)                      // the estimated LLR scale
-                for (double& l : d_llr_chunk)
-                    l *= d_llr_gain;
-            emit_stream(d_sd->push(d_llr_chunk.data(), upto - done, starts));
-        } else {
-            emit_stream(d_sd->push(bits + done, upto - done, starts));
-        }
-        if (d_tracker) {
-            // a frame put out later starts at most a chunk, a frame and its
-            // margins before the stream's end: keep 4 frames and the chunk
-            const auto lim = d_rx.current_decoder()->limits();
-            const size_t F = d_sync.size() + size_t(d_cfg.N) * size_t(d_cfg.cb.n()) +
-                             size_t(std::max(0, lim.mtau.hi));
-            const size_t keep = 4 * F + (upto - done);
-            auto trim = [&](auto& h) {
-                if (h.size() > keep) {
-                    d_hist_begin += h.size() - keep;
-                    h.erase(h.begin(), h.begin() + long(h.size() - keep));
-                }
-            };
-            d_soft ? trim(d_hist_llr) : trim(d_hist_bits);
-            take_estimates(false);
-        }
-        starts.clear();
-        done = upto;
-    };
-    for (const auto& t : tags) {
-        const size_t at = size_t(t.offset - in0);
-        if (pmt::eqv(t.key, d_start_key)) {
-            starts.push_back(at - done);
-        } else if (d_rx.is_channel_tag(t)) {
-            if (at > done)
-                push_until(at);
-            d_rx.follow_channel(t);
-        }
-    }
-    push_until(count);
+    d_rx.push_stream(
+        in_items,
+        count,
+        in0,
+        std::move(tags),
+        d_llr_gain, // soft input: the estimated LLR scale
+        [this](const std::vector<::bsid::stream_frame>& frames) { emit_stream(frames); },
+        [this] { take_estimates(false); });
 }
 
 void map_decoder_impl::emit_stream(const std::vector<::bsid::stream_frame>& frames)
@@ -548,17 +491,7 @@ void map_decoder_impl::emit_stream(const std::vector<::bsid::stream_frame>& fram
         std::vector<gr::tag_t> tags;
         std::string erasure;
         if (f.result.ok()) {
-            gr::tag_t t;
-            t.key = drift_key;
-            pmt::pmt_t d = pmt::make_dict();
-            d = pmt::dict_add(
-                d, pmt::intern("start"), pmt::from_long(long(f.start_drift())));
-            d = pmt::dict_add(d, pmt::intern("end"), pmt::from_long(long(f.end_drift())));
-            d = pmt::dict_add(
-                d, pmt::intern("end_probability"), pmt::from_double(f.end_probability));
-            t.value = d;
-            t.srcid = alias_pmt();
-            tags.push_back(std::move(t));
+            tags.push_back(d_rx.drift_tag(f, alias_pmt()));
         } else {
             erasure = status_name(f.result.status);
             if (f.result.status == ::bsid::frame_status::decoder_error) {
@@ -579,18 +512,10 @@ void map_decoder_impl::track_stream_frame(const ::bsid::stream_frame& f)
 {
     // the frame cut at its most probable start and end, as a tagged frame
     // (W first); one whose items are gone from the history is left out
-    if (!d_tracker || f.start < 0 || f.end < f.start || uint64_t(f.start) < d_hist_begin)
-        return;
-    const size_t a = size_t(uint64_t(f.start) - d_hist_begin);
-    const size_t b = size_t(uint64_t(f.end) - d_hist_begin);
-    if (d_soft && b <= d_hist_llr.size())
-        d_tracker->add({},
-                       std::vector<double>(d_hist_llr.begin() + long(a),
-                                           d_hist_llr.begin() + long(b)));
-    else if (!d_soft && b <= d_hist_bits.size())
-        d_tracker->add(std::vector<uint8_t>(d_hist_bits.begin() + long(a),
-                                            d_hist_bits.begin() + long(b)),
-                       {});
+    std::vector<uint8_t> bits;
+    std::vector<double> llr;
+    if (d_tracker && d_rx.cut(f, bits, llr))
+        d_tracker->add(std::move(bits), std::move(llr));
 }
 
 // ---- output
@@ -848,13 +773,12 @@ int map_decoder_impl::general_work(int noutput_items,
             std::max<uint64_t>(uint64_t(noutput_items) * 2, d_items_per_frame * 4);
         const long nin = d_queue.size() < cap ? ninput_items[0] : 0;
         const bool ended =
-            !d_flushed && nin == ninput_items[0] && upstream_done(*this, nin);
+            !d_rx.flushed() && nin == ninput_items[0] && upstream_done(*this, nin);
         stream_work(in, size_t(nin), in0);
         consume_each(int(nin));
         if (ended) {
-            emit_stream(d_sd->flush()); // the end of the stream: a partial frame
-            d_flushed = true;
-            take_estimates(true); // posted while the flowgraph still runs
+            emit_stream(d_rx.flush_stream()); // the end of the stream: a partial frame
+            take_estimates(true);             // posted while the flowgraph still runs
         }
         auto* out = static_cast<uint8_t*>(output_items[0]);
         const size_t n =

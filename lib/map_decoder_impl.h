@@ -128,15 +128,11 @@ private:
     const pmt::pmt_t d_len_key;
     const std::vector<uint8_t> d_sync; // W before every frame
     const bool d_soft;                 // input "llr": float items
-    std::vector<double> d_llr_chunk;   // stream framing: a chunk of LLRs, in double
     size_t d_items_per_frame;
-    // stream framing
-    const bool d_stream;
-    const pmt::pmt_t d_start_key;
-    std::unique_ptr<::bsid::stream_decoder> d_sd;
-    bool d_flushed = false;
+    const bool d_stream; // stream framing
 
-    // the input's frames and the decoder (channel) for each
+    // the input's frames (tagged, or the stream decoder's) and the decoder
+    // (channel) for each
     collector d_rx;
 
     output_queue<uint8_t> d_queue;
@@ -146,11 +142,7 @@ private:
     std::atomic<bool> d_new_initial{ false }; // set_channel: the tracker's start moved
     std::atomic<uint64_t> d_estimates{ 0 };
     bool d_estimates_final = false; // tagged framing: the input ended, estimates posted
-    // stream framing with estimation: the last input items, from absolute
-    // position d_hist_begin, to cut in-sync frames out of (as tagged frames)
-    std::deque<uint8_t> d_hist_bits;
-    std::deque<double> d_hist_llr;
-    uint64_t d_hist_begin = 0;
+    //! Stream framing with estimation: a frame found in sync to the tracker.
     void track_stream_frame(const ::bsid::stream_frame& f);
     // priors_input: the frames of priors not yet used, the one arriving
     const bool d_priors;
