@@ -24,26 +24,6 @@ const pmt::pmt_t iterations_key = pmt::intern("bsid_iterations");
 
 std::string status_name(::bsid::frame_status s) { return ::bsid::to_string(s); }
 
-bool parse_framing(const std::string& s)
-{
-    if (s == "tagged")
-        return false;
-    if (s == "stream")
-        return true;
-    throw std::invalid_argument("concatenated_decoder: framing '" + s +
-                                "' is not one of tagged, stream");
-}
-
-size_t input_item_size(const std::string& input)
-{
-    if (input == "bits")
-        return sizeof(uint8_t);
-    if (input == "llr")
-        return sizeof(float);
-    throw std::invalid_argument("concatenated_decoder: input '" + input +
-                                "' is not one of bits, llr");
-}
-
 int bits_of(int q)
 {
     int b = 0;
@@ -144,9 +124,10 @@ concatenated_decoder_impl::concatenated_decoder_impl(const ::bsid::codebook& cod
                                                      double sync_threshold,
                                                      bool search,
                                                      bool synchronized_at_start)
-    : gr::block("concatenated_decoder",
-                gr::io_signature::make(1, 1, input_item_size(input)),
-                gr::io_signature::make(1, 1, sizeof(uint8_t))),
+    : gr::block(
+          "concatenated_decoder",
+          gr::io_signature::make(1, 1, input_item_size("concatenated_decoder", input)),
+          gr::io_signature::make(1, 1, sizeof(uint8_t))),
       d_code(outer),
       d_cfg(codebook, ::bsid::channel_params(Pi, Pd, Ps), inner_symbols(outer, codebook)),
       d_bits(bits_of(outer.q())),
@@ -155,7 +136,7 @@ concatenated_decoder_impl::concatenated_decoder_impl(const ::bsid::codebook& cod
       d_len_key(pmt::intern(len_tag_key)),
       d_sync(::bsid::parse_sync_word(sync_word)),
       d_soft(::bsid::parse_input_kind(input) == ::bsid::input_kind::llr),
-      d_stream(parse_framing(framing)),
+      d_stream(parse_framing("concatenated_decoder", framing)),
       d_rx(d_logger,
            len_tag_key,
            d_soft,

@@ -41,6 +41,35 @@ namespace gr {
 namespace bsid {
 
 /*!
+ * A decoder block's `framing` parameter: true for "stream", false for
+ * "tagged"; anything else throws std::invalid_argument naming the block.
+ */
+inline bool parse_framing(const std::string& block, const std::string& s)
+{
+    if (s == "tagged")
+        return false;
+    if (s == "stream")
+        return true;
+    throw std::invalid_argument(block + ": framing '" + s +
+                                "' is not one of tagged, stream");
+}
+
+/*!
+ * A decoder block's input item for its `input` parameter: a byte per bit
+ * ("bits") or a float per LLR ("llr"); anything else throws
+ * std::invalid_argument naming the block.
+ */
+inline size_t input_item_size(const std::string& block, const std::string& input)
+{
+    if (input == "bits")
+        return sizeof(uint8_t);
+    if (input == "llr")
+        return sizeof(float);
+    throw std::invalid_argument(block + ": input '" + input +
+                                "' is not one of bits, llr");
+}
+
+/*!
  * \brief The frames a decoder block receives, and the decoder for each.
  *
  * Reads the input's tagged frames (through a frame_assembler) into frames

@@ -47,27 +47,6 @@ map_decoder_impl::mode parse_mode(const std::string& s)
                                 "' is not one of posteriors, llr, hard, extrinsic");
 }
 
-bool parse_framing(const std::string& s)
-{
-    if (s == "tagged")
-        return false;
-    if (s == "stream")
-        return true;
-    throw std::invalid_argument("map_decoder: framing '" + s +
-                                "' is not one of tagged, stream");
-}
-
-// the input's item: a byte per bit, or a float per LLR
-size_t input_item_size(const std::string& input)
-{
-    if (input == "bits")
-        return sizeof(uint8_t);
-    if (input == "llr")
-        return sizeof(float);
-    throw std::invalid_argument("map_decoder: input '" + input +
-                                "' is not one of bits, llr");
-}
-
 size_t item_size(map_decoder_impl::mode m, int q)
 {
     switch (m) {
@@ -84,7 +63,7 @@ size_t item_size(map_decoder_impl::mode m, int q)
 // the input ports: the received items, and with priors_input a vector of q floats
 gr::io_signature::sptr ports_in(const std::string& input, bool priors, int q)
 {
-    const int item = int(input_item_size(input));
+    const int item = int(input_item_size("map_decoder", input));
     if (!priors)
         return gr::io_signature::make(1, 1, item);
     return gr::io_signature::make2(2, 2, item, int(sizeof(float)) * q);
@@ -214,7 +193,7 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
       d_len_key(pmt::intern(len_tag_key)),
       d_sync(::bsid::parse_sync_word(sync_word)),
       d_soft(::bsid::parse_input_kind(input) == ::bsid::input_kind::llr),
-      d_stream(parse_framing(framing)),
+      d_stream(parse_framing("map_decoder", framing)),
       d_rx(d_logger,
            len_tag_key,
            d_soft,
