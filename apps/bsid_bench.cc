@@ -25,6 +25,7 @@
 #include <gnuradio/bsid/core/philox.h>
 
 #include "bench_args.h"
+#include "bench_batcher.h"
 #include "bench_concatenated.h"
 #include "bench_estimate.h"
 #include "bench_frames.h"
@@ -52,7 +53,7 @@ using bench::parse_list;
 using bench::parse_words;
 
 const char* usage =
-    R"(usage: bsid_bench --bench channel|decode|estimate|concatenated [options]
+    R"(usage: bsid_bench --bench channel|decode|estimate|concatenated|batcher [options]
 
 Benchmarks, one JSON line per configuration on stdout:
   channel   the BSID channel emulator (bsid::transmit) on random frames
@@ -62,6 +63,8 @@ Benchmarks, one JSON line per configuration on stdout:
   concatenated  the iterative decoder of a concatenated scheme on a batch of
             simulated frames: frames/s, information Mbit/s, frame errors,
             passes and BP iterations
+  batcher   the frame batcher fed one frame at a time, against decode_batch
+            of the same frames in batches of --batch
 
 Options (L: a value or a comma-separated list; every combination runs):
   -N N            message symbols per frame (default 500)
@@ -124,6 +127,11 @@ float), --threads (default 0: all cores), --seed, --min-time as above):
   --loop L              device and/or host: concatenated_options::device_loop
                         (default device; the host loop where there is no
                         device loop)
+Batcher options (--bench batcher; -N, --codebook, --Pi, --Pd, --Ps, --backend,
+--precision, --threads, --seed as for decode):
+  --frames K            frames (default 4096)
+  --batch L             max_batch of the batcher and the raw batches (default 256)
+  --max-delay-ms X      the batcher's max_delay_ms (default 10)
   -h, --help      this text
 
 Decoded message bits/s count N log2(q) bits per frame; lattice cells follow the
@@ -500,7 +508,8 @@ int main(int argc, char** argv)
                                    "--tolerance",
                                    "--outer",
                                    "--bp-iterations",
-                                   "--loop" };
+                                   "--loop",
+                                   "--max-delay-ms" };
     for (const auto& kv : opt) {
         bool ok = false;
         for (const char* k : known)
@@ -519,6 +528,8 @@ int main(int argc, char** argv)
             return bench::bench_estimate(opt);
         if (bench == "concatenated")
             return bench::bench_concatenated(opt);
+        if (bench == "batcher")
+            return bench::bench_batcher(opt);
         if (bench == "decode") {
             const std::string framing =
                 opt.count("--framing") ? opt["--framing"] : "genie";
@@ -542,7 +553,7 @@ int main(int argc, char** argv)
             return bench_decode(opt);
         }
         std::cerr << "bsid_bench: unknown or missing --bench '" << bench
-                  << "' (available: channel, decode, estimate, concatenated)\n";
+                  << "' (available: channel, decode, estimate, concatenated, batcher)\n";
         return 2;
     } catch (const std::exception& e) {
         std::cerr << "bsid_bench: " << e.what() << "\n";

@@ -1,0 +1,135 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "bench_args.h"
+#include "bench_batcher.h"
+#include "bench_frames.h"
+#include <gnuradio/bsid/core/frame_batcher.h>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+namespace bench {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace
+
+int bench_batcher(const std::map<std::string, std::string>& opt)
+{
+    auto get = [&](const std::string& k, const std::string& dflt) {
+        return option(opt, k, dflt);
+    };
+    const long long N = parse_int("-N", get("-N", "500"));
+    if (N < 1)
+        throw std::invalid_argument("-N must be at least 1");
+    const std::string spec = codebook_spec(opt);
+    const bsid::codebook cb = bsid::codebook::from_spec(spec);
+    const bsid::channel_params ch(parse_list("--Pi", get("--Pi", "0.01"))[0],
+                                  parse_list("--Pd", get("--Pd", "0.01"))[0],
+                                  parse_list("--Ps", get("--Ps", "0"))[0]);
+    const long long count = parse_int("--frames", get("--frames", "4096"));
+    if (count < 1)
+        throw std::invalid_argument("--frames must be at least 1");
+    const uint64_t seed = uint64_t(parse_int("--seed", get("--seed", "1")));
+    const int threads = int(parse_int("--threads", get("--threads", "0")));
+    const auto backends = parse_words(get("--backend", "auto"));
+    const auto precisions = parse_words(get("--precision", "float"));
+    const auto batches = parse_list("--batch", get("--batch", "256"));
+    const double delay = parse_list("--max-delay-ms", get("--max-delay-ms", "10"))[0];
+
+    const auto rx = channel_frames(cb, N, ch, seed, count);
+    const size_t NQ = size_t(N) * size_t(cb.q());
+    for (const auto& be : backends) {
+        for (const auto& pr : precisions) {
+            bsid::decoder_config cfg(cb, ch, int(N));
+            cfg.backend = bsid::parse_backend(be);
+            cfg.precision = bsid::parse_precision(pr);
+            cfg.threads = threads;
+            auto dec = std::make_shared<bsid::frame_decoder>(cfg);
+            for (const double bd : batches) {
+                const int B = int(bd);
+                if (B < 1 || double(B) != bd)
+                    throw std::invalid_argument("--batch takes whole numbers >= 1");
+                // raw decode_batch over batches of B (warmed up first)
+                const size_t rows = static_cast<size_t>(B);
+                std::vector<std::vector<double>> post(rows, std::vector<double>(NQ));
+                std::vector<double*> outs;
+                for (auto& p : post)
+                    outs.push_back(p.data());
+                auto raw_batch = [&](size_t first) {
+                    std::vector<bsid::frame_view> views;
+                    for (size_t k = first; k < std::min<size_t>(first + B, rx.size());
+                         ++k)
+                        views.push_back({ rx[k].data(), rx[k].size(), nullptr });
+                    dec->decode_batch(
+                        views,
+                        std::vector<double*>(outs.begin(),
+                                             outs.begin() + long(views.size())));
+                };
+                raw_batch(0);
+                auto t0 = std::chrono::steady_clock::now();
+                for (size_t first = 0; first < rx.size(); first += size_t(B))
+                    raw_batch(first);
+                const double raw_s = seconds_since(t0);
+                // the batcher, fed one frame at a time, taken as they come
+                bsid::frame_batcher fb({ B, delay });
+                size_t taken = 0;
+                uint64_t erasures = 0;
+                t0 = std::chrono::steady_clock::now();
+                for (size_t k = 0; k < rx.size(); ++k) {
+                    bsid::batched_frame f;
+                    f.bits = rx[k];
+                    fb.push(std::move(f), dec);
+                    for (const auto& r : fb.take())
+                        erasures += !r.result.ok(), ++taken;
+                }
+                fb.flush();
+                while (taken < rx.size()) {
+                    for (const auto& r : fb.take(100.0))
+                        erasures += !r.result.ok(), ++taken;
+                }
+                const double s = seconds_since(t0);
+                const double fps = double(count - (long long)erasures) / s;
+                const double raw_fps = double(count) / raw_s;
+                std::printf(
+                    "{\"bench\":\"batcher\",\"codebook\":\"%s\",\"N\":%lld,\"Pi\":%g,"
+                    "\"Pd\":%g,\"Ps\":%g,\"backend\":\"%s\",\"precision\":\"%s\","
+                    "\"frames\":%lld,\"max_batch\":%d,\"max_delay_ms\":%g,"
+                    "\"erasures\":%llu,\"batches\":%llu,\"mean_batch\":%.2f,"
+                    "\"seconds\":%.4f,\"frames_per_s\":%.1f,\"raw_frames_per_s\":%.1f,"
+                    "\"ratio_to_raw\":%.4f}\n",
+                    spec.c_str(),
+                    N,
+                    ch.Pi(),
+                    ch.Pd(),
+                    ch.Ps(),
+                    bsid::to_string(dec->primary().backend()).c_str(),
+                    pr.c_str(),
+                    count,
+                    B,
+                    delay,
+                    (unsigned long long)erasures,
+                    (unsigned long long)fb.batches(),
+                    fb.mean_batch(),
+                    s,
+                    fps,
+                    raw_fps,
+                    fps / raw_fps);
+                std::fflush(stdout);
+            }
+        }
+    }
+    return 0;
+}
+
+} // namespace bench

@@ -1,0 +1,197 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "format.h"
+#include <gnuradio/bsid/core/frame_batcher.h>
+#include <cmath>
+#include <stdexcept>
+
+namespace bsid {
+
+frame_batcher::frame_batcher(const batcher_options& opt) : d_opt(opt)
+{
+    if (opt.max_batch < 1) {
+        throw std::invalid_argument(detail::concat(
+            "frame_batcher: max_batch = ", opt.max_batch, " must be at least 1"));
+    }
+    if (!(opt.max_delay_ms >= 0) || std::isinf(opt.max_delay_ms)) {
+        throw std::invalid_argument(
+            detail::concat("frame_batcher: max_delay_ms = ",
+                           detail::fmt_double(opt.max_delay_ms),
+                           " must be a finite number of milliseconds, at least 0"));
+    }
+    d_worker = std::thread([this] { run(); });
+}
+
+frame_batcher::~frame_batcher()
+{
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_flush_until = d_next;
+        d_stop = true;
+    }
+    d_work.notify_all();
+    d_worker.join();
+}
+
+uint64_t frame_batcher::push(batched_frame frame, std::shared_ptr<frame_decoder> dec)
+{
+    if (!dec)
+        throw std::invalid_argument("frame_batcher: push needs a decoder");
+    uint64_t seq = 0;
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        seq = d_next++;
+        d_pending.push_back({ seq, std::move(frame), std::move(dec), clock::now() });
+    }
+    d_work.notify_one();
+    return seq;
+}
+
+void frame_batcher::flush()
+{
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_flush_until = d_next;
+    }
+    d_work.notify_one();
+}
+
+std::vector<batched_result> frame_batcher::take(double wait_ms)
+{
+    std::unique_lock<std::mutex> lock(d_mutex);
+    if (wait_ms > 0 && d_ready.empty() && d_taken < d_next) {
+        d_done.wait_for(lock, std::chrono::duration<double, std::milli>(wait_ms), [this] {
+            return !d_ready.empty();
+        });
+    }
+    std::vector<batched_result> out;
+    out.reserve(d_ready.size());
+    while (!d_ready.empty()) {
+        out.push_back(std::move(d_ready.front()));
+        d_ready.pop_front();
+    }
+    d_taken += out.size();
+    return out;
+}
+
+uint64_t frame_batcher::outstanding() const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_next - d_taken;
+}
+
+uint64_t frame_batcher::batches() const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_batches;
+}
+
+uint64_t frame_batcher::frames() const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_frames;
+}
+
+double frame_batcher::mean_batch() const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_batches ? double(d_frames) / double(d_batches) : 0.0;
+}
+
+bool frame_batcher::due(clock::time_point now) const
+{
+    if (d_pending.empty())
+        return false;
+    if (d_pending.front().sequence < d_flush_until)
+        return true;
+    // a full batch of frames for one decoder, or a frame of another decoder
+    // behind the first one's (that batch cannot grow any more)
+    const auto& dec = d_pending.front().dec;
+    size_t same = 0;
+    for (const auto& e : d_pending) {
+        if (e.dec != dec)
+            return true;
+        if (++same >= size_t(d_opt.max_batch))
+            return true;
+    }
+    return now - d_pending.front().arrived >=
+           std::chrono::duration<double, std::milli>(d_opt.max_delay_ms);
+}
+
+void frame_batcher::run()
+{
+    std::unique_lock<std::mutex> lock(d_mutex);
+    while (true) {
+        // wait until the front batch is due (or the front frame's deadline)
+        while (!due(clock::now())) {
+            if (d_stop && d_pending.empty())
+                return;
+            if (d_pending.empty()) {
+                d_work.wait(lock);
+            } else {
+                const auto deadline =
+                    d_pending.front().arrived +
+                    std::chrono::duration_cast<clock::duration>(
+                        std::chrono::duration<double, std::milli>(d_opt.max_delay_ms));
+                d_work.wait_until(lock, deadline);
+            }
+        }
+        // the batch: consecutive frames of one decoder, up to max_batch
+        std::vector<entry> batch;
+        const auto dec = d_pending.front().dec;
+        while (!d_pending.empty() && d_pending.front().dec == dec &&
+               batch.size() < size_t(d_opt.max_batch)) {
+            batch.push_back(std::move(d_pending.front()));
+            d_pending.pop_front();
+        }
+        lock.unlock();
+
+        const size_t K = batch.size();
+        const size_t NQ = size_t(dec->N()) * size_t(dec->q());
+        std::vector<batched_result> res(K);
+        std::vector<frame_view> views(K);
+        std::vector<double*> outs(K);
+        for (size_t k = 0; k < K; ++k)
+            res[k].sequence = batch[k].sequence;
+        try {
+            for (size_t k = 0; k < K; ++k) {
+                res[k].posteriors.assign(NQ, 1.0 / double(dec->q()));
+                const batched_frame& f = batch[k].frame;
+                views[k].rho = f.soft ? f.llr.size() : f.bits.size();
+                if (f.soft)
+                    views[k].llr = f.llr.data();
+                else
+                    views[k].bits = f.bits.data();
+                outs[k] = res[k].posteriors.data();
+            }
+            const auto r = dec->decode_batch(views, outs);
+            for (size_t k = 0; k < K; ++k)
+                res[k].result = r[k];
+        } catch (const std::exception& e) {
+            for (auto& x : res) {
+                x.result = { frame_status::decoder_error,
+                             std::string("the batch failed: ") + e.what() };
+                std::fill(x.posteriors.begin(), x.posteriors.end(), 1.0 / dec->q());
+            }
+        } catch (...) {
+            for (auto& x : res) {
+                x.result = { frame_status::decoder_error, "the batch failed" };
+                std::fill(x.posteriors.begin(), x.posteriors.end(), 1.0 / dec->q());
+            }
+        }
+
+        lock.lock();
+        for (auto& x : res)
+            d_ready.push_back(std::move(x));
+        ++d_batches;
+        d_frames += K;
+        d_done.notify_all();
+    }
+}
+
+} // namespace bsid
