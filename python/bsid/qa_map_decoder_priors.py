@@ -279,5 +279,47 @@ class qa_map_decoder_priors(gr_unittest.TestCase):
         self.assertEqual(mk().input_signature().max_streams(), 1)
 
 
+    def test_010_soft_input_with_priors(self):
+        # LLR input and a priors port together: the extrinsic rows equal the
+        # core's for the same LLRs and priors, and "llr" output carries the prior
+        msgs, rx = self.frames(5, seed=70)
+        lp = self.true_priors(msgs) + self.rng.normal(0, 1.0, (5, N, self.q))
+        llrs = [np.where(r > 0, 3.0, -3.0) + self.rng.normal(0, 1.0, len(r)) for r in rx]
+        data, tags = [], []
+        for x in llrs:
+            tags.append(tag(len(data), KEY, pmt.from_long(len(x))))
+            data.extend(float(v) for v in x)
+        soft_core = bsid.map_decoder_core(self.cb, self.ch, N, backend="cpu",
+                                          precision="double", input="llr")
+        for output in ("extrinsic", "llr"):
+            tb = gr.top_block()
+            src = blocks.vector_source_f(data, False, 1, tags)
+            psrc = blocks.vector_source_f(lp.astype(np.float32).ravel().tolist(), False,
+                                          self.q)
+            dec = bsid.map_decoder(self.cb, N, self.ch.Pi, self.ch.Pd, self.ch.Ps,
+                                   output=output, backend="cpu", precision="double",
+                                   input="llr", priors_input=True, max_batch=2)
+            width = self.q if output == "extrinsic" else 1
+            snk = blocks.vector_sink_f(width)
+            tb.connect(src, (dec, 0))
+            tb.connect(psrc, (dec, 1))
+            tb.connect(dec, snk)
+            tb.run()
+            self.assertEqual((dec.frames(), dec.erasures()), (5, 0))
+            got = np.array(snk.data())
+            if output == "extrinsic":
+                got = got.reshape(5, N, self.q)
+                for k in range(5):
+                    want = log_floor(soft_core.decode(
+                        np.asarray(llrs[k], np.float32).astype(np.float64),
+                        log_priors=lp[k].astype(np.float32), extrinsic=True))
+                    np.testing.assert_allclose(got[k], want, rtol=0, atol=1e-5)
+            else:
+                # 4 bit LLRs per symbol (q = 16), MSB first, from the posterior with
+                # the prior: their hard decisions are the true priors' strong pull
+                bits = (got.reshape(5, N, 4) > 0).astype(int)
+                sym = (bits * np.array([8, 4, 2, 1])).sum(axis=2)
+                self.assertGreater(np.mean(sym == msgs), 0.9)
+
 if __name__ == '__main__':
     gr_unittest.run(qa_map_decoder_priors)
