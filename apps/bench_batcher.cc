@@ -90,13 +90,19 @@ int bench_batcher(const std::map<std::string, std::string>& opt)
                     bsid::batched_frame f;
                     f.bits = rx[k];
                     fb.push(std::move(f), dec);
-                    for (const auto& r : fb.take())
-                        erasures += !r.result.ok(), ++taken;
+                    for (auto& r : fb.take()) {
+                        erasures += !r.result.ok();
+                        ++taken;
+                        fb.recycle(std::move(r.posteriors));
+                    }
                 }
                 fb.flush();
                 while (taken < rx.size()) {
-                    for (const auto& r : fb.take(100.0))
-                        erasures += !r.result.ok(), ++taken;
+                    for (auto& r : fb.take(100.0)) {
+                        erasures += !r.result.ok();
+                        ++taken;
+                        fb.recycle(std::move(r.posteriors));
+                    }
                 }
                 const double s = seconds_since(t0);
                 const double fps = double(count - (long long)erasures) / s;

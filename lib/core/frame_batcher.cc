@@ -61,6 +61,13 @@ void frame_batcher::flush()
     d_work.notify_one();
 }
 
+void frame_batcher::recycle(std::vector<double>&& posteriors)
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    if (d_spare.size() < size_t(4 * d_opt.max_batch))
+        d_spare.push_back(std::move(posteriors));
+}
+
 std::vector<batched_result> frame_batcher::take(double wait_ms)
 {
     std::unique_lock<std::mutex> lock(d_mutex);
@@ -149,18 +156,26 @@ void frame_batcher::run()
             batch.push_back(std::move(d_pending.front()));
             d_pending.pop_front();
         }
-        lock.unlock();
-
         const size_t K = batch.size();
         const size_t NQ = size_t(dec->N()) * size_t(dec->q());
         std::vector<batched_result> res(K);
+        // recycled buffers of the right size first: the decoder writes every
+        // value of each (uniform rows for a frame it refuses)
+        for (size_t k = 0; k < K && !d_spare.empty(); ++k) {
+            if (d_spare.back().size() == NQ)
+                res[k].posteriors = std::move(d_spare.back());
+            d_spare.pop_back();
+        }
+        lock.unlock();
+
         std::vector<frame_view> views(K);
         std::vector<double*> outs(K);
         for (size_t k = 0; k < K; ++k)
             res[k].sequence = batch[k].sequence;
         try {
             for (size_t k = 0; k < K; ++k) {
-                res[k].posteriors.assign(NQ, 1.0 / double(dec->q()));
+                if (res[k].posteriors.size() != NQ)
+                    res[k].posteriors.assign(NQ, 1.0 / double(dec->q()));
                 const batched_frame& f = batch[k].frame;
                 views[k].rho = f.soft ? f.llr.size() : f.bits.size();
                 if (f.soft)

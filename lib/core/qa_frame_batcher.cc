@@ -175,6 +175,37 @@ TEST(frame_batcher, bad_frames_are_erasures_among_good_ones)
             EXPECT_DOUBLE_EQ(p, 1.0 / cb.q());
 }
 
+// Recycled posterior buffers (here filled with NaN first) are written whole
+// by the decoder: the same results as fresh ones, refused frames included.
+TEST(frame_batcher, recycled_buffers_give_the_same_results)
+{
+    const auto b = frames_of(6, 8);
+    auto dec = make_decoder(0.02);
+    frame_batcher fb({ 4, 1000.0 });
+    auto push_all = [&] {
+        for (size_t k = 0; k < b.size(); ++k)
+            fb.push(k == 2 ? batched_frame{} : bits_of(b, k), dec); // frame 2 empty
+        fb.flush();
+    };
+    push_all();
+    const auto first = take_all(fb, b.size());
+    ASSERT_EQ(first.size(), b.size());
+    for (const auto& r : first) {
+        std::vector<double> used = r.posteriors;
+        std::fill(used.begin(), used.end(), std::numeric_limits<double>::quiet_NaN());
+        fb.recycle(std::move(used));
+    }
+    fb.recycle(std::vector<double>(3, 0.0)); // the wrong size: not used
+    push_all();
+    const auto again = take_all(fb, b.size());
+    ASSERT_EQ(again.size(), b.size());
+    for (size_t k = 0; k < b.size(); ++k) {
+        EXPECT_EQ(again[k].result.status, first[k].result.status);
+        EXPECT_EQ(again[k].posteriors, first[k].posteriors) << "frame " << k;
+    }
+    EXPECT_EQ(again[2].result.status, frame_status::empty);
+}
+
 TEST(frame_batcher, bad_options_are_refused)
 {
     EXPECT_THROW(frame_batcher({ 0, 1.0 }), std::invalid_argument);

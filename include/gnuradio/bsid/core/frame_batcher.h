@@ -79,6 +79,12 @@ public:
     //! Sends every frame pushed so far to the decoder without waiting for max_delay_ms.
     void flush();
 
+    /*!
+     * Gives a taken result's posteriors back for a later frame to be decoded
+     * into (no allocation, no first write of the buffer); optional.
+     */
+    void recycle(std::vector<double>&& posteriors);
+
     //! Frames pushed and not yet taken.
     uint64_t outstanding() const;
     //! Batches decoded, frames decoded, and their mean batch size (0 before any).
@@ -105,9 +111,10 @@ private:
     std::condition_variable d_work; // the worker: frames pushed, flush, stop
     std::condition_variable d_done; // take(): results decoded
     std::deque<entry> d_pending;
-    std::deque<batched_result> d_ready; // decoded, in order
-    uint64_t d_next = 0;                // the next sequence number
-    uint64_t d_flush_until = 0;         // frames below this sequence go at once
+    std::deque<batched_result> d_ready;       // decoded, in order
+    std::vector<std::vector<double>> d_spare; // recycled posterior buffers
+    uint64_t d_next = 0;                      // the next sequence number
+    uint64_t d_flush_until = 0;               // frames below this sequence go at once
     uint64_t d_batches = 0, d_frames = 0, d_taken = 0;
     bool d_stop = false;
     std::thread d_worker;
