@@ -110,6 +110,33 @@ double frame_batcher::mean_batch() const
     return d_batches ? double(d_frames) / double(d_batches) : 0.0;
 }
 
+std::vector<frame_result> frame_batcher::decode(frame_decoder& dec,
+                                                const std::vector<frame_view>& views,
+                                                const std::vector<double*>& outs)
+{
+    const size_t K = views.size();
+    try {
+        return dec.decode_batch(views, outs);
+    } catch (const std::invalid_argument& e) {
+        if (K == 1)
+            return { { frame_status::invalid_input, e.what() } };
+        // decode_batch checks every frame's priors before it decodes any:
+        // one refused frame fails the batch, so each frame is decoded alone
+    } catch (const std::exception& e) {
+        return std::vector<frame_result>(
+            K,
+            { frame_status::decoder_error,
+              std::string("the batch failed: ") + e.what() });
+    } catch (...) {
+        return std::vector<frame_result>(
+            K, { frame_status::decoder_error, "the batch failed" });
+    }
+    std::vector<frame_result> r(K);
+    for (size_t k = 0; k < K; ++k)
+        r[k] = decode(dec, { views[k] }, { outs[k] })[0];
+    return r;
+}
+
 bool frame_batcher::due(clock::time_point now) const
 {
     if (d_pending.empty())
@@ -168,37 +195,51 @@ void frame_batcher::run()
         }
         lock.unlock();
 
-        std::vector<frame_view> views(K);
-        std::vector<double*> outs(K);
-        for (size_t k = 0; k < K; ++k)
+        const double uniform = 1.0 / double(dec->q());
+        std::vector<frame_view> views;
+        std::vector<double*> outs;
+        std::vector<size_t> which; // the batch's frames the decoder is given
+        for (size_t k = 0; k < K; ++k) {
             res[k].sequence = batch[k].sequence;
-        try {
-            for (size_t k = 0; k < K; ++k) {
-                if (res[k].posteriors.size() != NQ)
-                    res[k].posteriors.assign(NQ, 1.0 / double(dec->q()));
-                const batched_frame& f = batch[k].frame;
-                views[k].rho = f.soft ? f.llr.size() : f.bits.size();
-                if (f.soft)
-                    views[k].llr = f.llr.data();
-                else
-                    views[k].bits = f.bits.data();
-                outs[k] = res[k].posteriors.data();
+            if (res[k].posteriors.size() != NQ)
+                res[k].posteriors.assign(NQ, uniform);
+            const batched_frame& f = batch[k].frame;
+            if (!f.log_priors.empty() && f.log_priors.size() != NQ) {
+                res[k].result = {
+                    frame_status::invalid_input,
+                    detail::concat(
+                        "log_priors has ", f.log_priors.size(), " values, not N q = ", NQ)
+                };
+                std::fill(res[k].posteriors.begin(), res[k].posteriors.end(), uniform);
+                continue;
             }
-            const auto r = dec->decode_batch(views, outs);
-            for (size_t k = 0; k < K; ++k)
-                res[k].result = r[k];
-        } catch (const std::exception& e) {
-            for (auto& x : res) {
-                x.result = { frame_status::decoder_error,
-                             std::string("the batch failed: ") + e.what() };
-                std::fill(x.posteriors.begin(), x.posteriors.end(), 1.0 / dec->q());
+            frame_view v;
+            v.rho = f.soft ? f.llr.size() : f.bits.size();
+            if (f.soft)
+                v.llr = f.llr.data();
+            else
+                v.bits = f.bits.data();
+            if (!f.log_priors.empty()) {
+                v.priors = f.log_priors.data();
+                v.log_priors = true;
             }
-        } catch (...) {
-            for (auto& x : res) {
-                x.result = { frame_status::decoder_error, "the batch failed" };
-                std::fill(x.posteriors.begin(), x.posteriors.end(), 1.0 / dec->q());
+            v.extrinsic = f.extrinsic;
+            views.push_back(v);
+            outs.push_back(res[k].posteriors.data());
+            which.push_back(k);
+        }
+        if (!views.empty()) {
+            const auto r = decode(*dec, views, outs);
+            for (size_t j = 0; j < which.size(); ++j) {
+                res[which[j]].result = r[j];
+                if (!r[j].ok()) // a frame refused by an exception may be half written
+                    std::fill(res[which[j]].posteriors.begin(),
+                              res[which[j]].posteriors.end(),
+                              uniform);
             }
         }
+        for (size_t k = 0; k < K; ++k)
+            res[k].frame = std::move(batch[k].frame);
 
         lock.lock();
         for (auto& x : res)

@@ -206,6 +206,86 @@ TEST(frame_batcher, recycled_buffers_give_the_same_results)
     EXPECT_EQ(again[2].result.status, frame_status::empty);
 }
 
+// Priors and the extrinsic output go through: the same posteriors as
+// decode_batch with the same views.
+TEST(frame_batcher, log_priors_and_extrinsic_as_decode_batch)
+{
+    const auto b = frames_of(4, 9);
+    auto dec = make_decoder(0.02);
+    const size_t NQ = size_t(N) * cb.q();
+    std::vector<std::vector<double>> logs(4, std::vector<double>(NQ));
+    for (size_t k = 0; k < 4; ++k)
+        for (size_t i = 0; i < NQ; ++i)
+            logs[k][i] = -0.1 * double((i * 7 + k) % 11); // uneven rows
+    frame_batcher fb({ 8, 1000.0 });
+    for (size_t k = 0; k < 4; ++k) {
+        batched_frame f = bits_of(b, k);
+        f.log_priors = logs[k];
+        f.extrinsic = k % 2 == 1;
+        fb.push(std::move(f), dec);
+    }
+    fb.flush();
+    const auto got = take_all(fb, 4);
+    ASSERT_EQ(got.size(), 4u);
+    for (size_t k = 0; k < 4; ++k) {
+        frame_view v = b.view(k);
+        v.priors = logs[k].data();
+        v.log_priors = true;
+        v.extrinsic = k % 2 == 1;
+        const auto want = direct(*dec, { v });
+        EXPECT_TRUE(got[k].result.ok()) << got[k].result.reason;
+        EXPECT_EQ(got[k].posteriors, want[0]) << "frame " << k;
+        // the frame handed back, its items and priors as pushed
+        EXPECT_EQ(got[k].frame.bits, b.rx[k]);
+        EXPECT_EQ(got[k].frame.log_priors, logs[k]);
+    }
+    // the priors change the posteriors, and the extrinsic output differs from them
+    EXPECT_NE(got[0].posteriors, direct(*dec, { b.view(0) })[0]);
+    frame_view post1 = b.view(1);
+    post1.priors = logs[1].data();
+    post1.log_priors = true;
+    EXPECT_NE(got[1].posteriors, direct(*dec, { post1 })[0]);
+}
+
+// A frame whose priors the core refuses fails decode_batch for the whole
+// batch: the batcher decodes the batch again frame by frame, and only that
+// frame is an invalid_input result; priors of the wrong size likewise.
+TEST(frame_batcher, refused_priors_are_that_frames_erasure_only)
+{
+    const auto b = frames_of(6, 10);
+    auto dec = make_decoder(0.02);
+    const size_t NQ = size_t(N) * cb.q();
+    frame_batcher fb({ 8, 1000.0 });
+    for (size_t k = 0; k < 6; ++k) {
+        batched_frame f = bits_of(b, k);
+        f.log_priors.assign(NQ, 0.0);
+        if (k == 2)
+            f.log_priors[5] = std::numeric_limits<double>::quiet_NaN();
+        if (k == 4)
+            f.log_priors.resize(NQ - 1);
+        fb.push(std::move(f), dec);
+    }
+    fb.flush();
+    const auto got = take_all(fb, 6);
+    ASSERT_EQ(got.size(), 6u);
+    EXPECT_EQ(fb.batches(), 1u);
+    for (size_t k = 0; k < 6; ++k) {
+        if (k == 2 || k == 4) {
+            EXPECT_EQ(got[k].result.status, frame_status::invalid_input) << "frame " << k;
+            for (double p : got[k].posteriors)
+                EXPECT_DOUBLE_EQ(p, 1.0 / cb.q());
+            continue;
+        }
+        EXPECT_TRUE(got[k].result.ok()) << "frame " << k << ": " << got[k].result.reason;
+        // uniform log priors: the posteriors without priors
+        EXPECT_EQ(got[k].posteriors, direct(*dec, { b.view(k) })[0]) << "frame " << k;
+    }
+    EXPECT_NE(got[2].result.reason.find("log priors[0][5]"), std::string::npos)
+        << got[2].result.reason;
+    EXPECT_NE(got[4].result.reason.find("log_priors has"), std::string::npos)
+        << got[4].result.reason;
+}
+
 TEST(frame_batcher, bad_options_are_refused)
 {
     EXPECT_THROW(frame_batcher({ 0, 1.0 }), std::invalid_argument);

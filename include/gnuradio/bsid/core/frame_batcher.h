@@ -28,11 +28,20 @@ struct batcher_options {
     double max_delay_ms = 10.0;
 };
 
-//! A received frame for the batcher: its items, owned.
+//! A received frame for the batcher: its items, owned, and how to decode it.
 struct batched_frame {
     std::vector<uint8_t> bits; //!< received bits (0/1 bytes), or
     std::vector<double> llr;   //!< soft input: one LLR per received item
     bool soft = false;         //!< the items are llr, not bits
+    /*!
+     * The frame's symbol priors, N x q natural logs (up to a constant per
+     * row; -inf: an impossible symbol), or empty for uniform priors
+     * (frame_view::priors with log_priors). Another size than N q makes the
+     * frame an invalid_input result.
+     */
+    std::vector<double> log_priors;
+    //! The extrinsic probabilities instead of the posteriors (frame_view::extrinsic).
+    bool extrinsic = false;
 };
 
 //! A frame the batcher has decoded, in the order the frames were pushed.
@@ -40,6 +49,8 @@ struct batched_result {
     uint64_t sequence = 0;          //!< push()'s number for the frame
     frame_result result;            //!< the decoder's result (decoder_error if it threw)
     std::vector<double> posteriors; //!< N x q (uniform unless result.ok())
+    //! The frame pushed, handed back (its items, e.g. for channel estimation).
+    batched_frame frame;
 };
 
 /*!
@@ -51,8 +62,12 @@ struct batched_result {
  * oldest frame has waited max_delay_ms, or at flush(). A batch holds
  * consecutive frames pushed with the same decoder (a receiver that changes
  * channel changes decoder between frames). Results come back in push order
- * (take()). A decoder that throws makes the frames of that batch
- * decoder_error results: the batcher and the process go on. The decoders
+ * (take()). A batch the decoder refuses with std::invalid_argument (a
+ * frame's priors, which decode_batch checks before decoding any frame) is
+ * decoded again frame by frame, so that only the frames it refuses become
+ * invalid_input results. A decoder that throws anything else makes the
+ * frames of that batch decoder_error results: the batcher and the process
+ * go on. The decoders
  * must outlive the frames pushed with them (the batcher keeps a shared_ptr).
  * All members are safe to call from any thread.
  */
@@ -103,6 +118,12 @@ private:
         clock::time_point arrived;
     };
     void run(); // the worker
+    // decode_batch, a batch refused with std::invalid_argument decoded again
+    // frame by frame; a frame refused so is invalid_input, other failures
+    // decoder_error (no lock held)
+    static std::vector<frame_result> decode(frame_decoder& dec,
+                                            const std::vector<frame_view>& views,
+                                            const std::vector<double*>& outs);
     // whether the front of the queue is due (the lock held)
     bool due(clock::time_point now) const;
 
