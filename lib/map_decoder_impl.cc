@@ -123,7 +123,8 @@ map_decoder::sptr map_decoder::make(const ::bsid::codebook& codebook,
                                     bool synchronized_at_start,
                                     const std::string& input,
                                     int estimate_every,
-                                    bool priors_input)
+                                    bool priors_input,
+                                    double max_delay_ms)
 {
     return gnuradio::make_block_sptr<map_decoder_impl>(codebook,
                                                        N,
@@ -151,7 +152,8 @@ map_decoder::sptr map_decoder::make(const ::bsid::codebook& codebook,
                                                        synchronized_at_start,
                                                        input,
                                                        estimate_every,
-                                                       priors_input);
+                                                       priors_input,
+                                                       max_delay_ms);
 }
 
 map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
@@ -180,7 +182,8 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                                    bool synchronized_at_start,
                                    const std::string& input,
                                    int estimate_every,
-                                   bool priors_input)
+                                   bool priors_input,
+                                   double max_delay_ms)
     : gr::block(
           "map_decoder",
           ports_in(input, priors_input, codebook.q()),
@@ -202,6 +205,7 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
            { [this](const ::bsid::channel_params& ch) { return build(ch); },
              [](const decoder_ptr& dec) { return dec; } }),
       d_queue(item_size(parse_mode(output), codebook.q())),
+      d_max_delay_ms(max_delay_ms),
       d_priors(priors_input)
 {
     if (priors_input && d_stream) {
@@ -213,6 +217,12 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
     if (max_batch < 1) {
         throw std::invalid_argument("map_decoder: max_batch = " +
                                     std::to_string(max_batch) + " must be at least 1");
+    }
+    if (!(max_delay_ms >= 0) || std::isinf(max_delay_ms)) {
+        std::ostringstream os;
+        os << "map_decoder: max_delay_ms = " << max_delay_ms
+           << " must be a finite number of milliseconds, at least 0";
+        throw std::invalid_argument(os.str());
     }
     if (!std::isfinite(llr_scale) || !std::isfinite(llr_clip) || llr_clip < 0) {
         throw std::invalid_argument(
@@ -257,6 +267,10 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                     "channel estimation: every " + std::to_string(estimate_every) +
                         " frames, from the last " + std::to_string(estimate_every));
     }
+    if (!d_stream) {
+        d_batcher = std::make_unique<::bsid::frame_batcher>(
+            ::bsid::batcher_options{ max_batch, max_delay_ms });
+    }
     message_port_register_out(pmt::mp("channel_estimate"));
     set_tag_propagation_policy(TPP_DONT); // frames change length: tags are placed by hand
 }
@@ -273,6 +287,16 @@ void map_decoder_impl::set_channel(double Pi, double Pd, double Ps)
 {
     if (d_rx.set_channel(Pi, Pd, Ps)) // for frames that start from now on
         d_new_initial = true;         // the next estimate starts from it
+}
+
+uint64_t map_decoder_impl::batches() const
+{
+    return d_batcher ? d_batcher->batches() : 0;
+}
+
+double map_decoder_impl::mean_batch() const
+{
+    return d_batcher ? d_batcher->mean_batch() : 0.0;
 }
 
 std::string map_decoder_impl::backend() const
@@ -293,9 +317,13 @@ void map_decoder_impl::forecast(int noutput_items, gr_vector_int& ninput_items_r
     // needs one more call, with no input, to be put out (general_work); so do
     // the channel estimates still running, to be posted while the flowgraph
     // runs (the last call with input may have come before the upstream was
-    // done, and the scheduler calls no more without this)
+    // done, and the scheduler calls no more without this). Frames on their
+    // way through the batcher need calls until their results are put out,
+    // whether or not more input comes (general_work waits briefly for them
+    // when it has nothing else to do).
+    const bool busy = d_queue.size() > 0 || !d_flight.empty();
     ninput_items_required[0] =
-        d_queue.size() > 0 || !d_rx.ready().empty() ||
+        busy || !d_rx.ready().empty() ||
                 ((d_rx.pending() || (d_tracker && !d_estimates_final)) &&
                  upstream_done(*this, -1))
             ? 0
@@ -303,7 +331,7 @@ void map_decoder_impl::forecast(int noutput_items, gr_vector_int& ninput_items_r
     if (d_priors) {
         // priors only for frames received without them; once the priors
         // stream has ended, one more call puts those frames out as erasures
-        ninput_items_required[1] = d_queue.size() == 0 && frames_without_priors() > 0 &&
+        ninput_items_required[1] = !busy && frames_without_priors() > 0 &&
                                            !d_priors_over && !port_done(*this, 1, -1)
                                        ? 1
                                        : 0;
@@ -549,140 +577,128 @@ void map_decoder_impl::emit(const std::vector<gr::tag_t>& tags,
     }
 }
 
-void map_decoder_impl::produce(uint64_t cap)
+void map_decoder_impl::admit()
 {
-    const size_t NQ = size_t(d_cfg.N) * size_t(d_cfg.cb.q());
     auto& ready = d_rx.ready();
-    while (!ready.empty() && d_queue.size() < cap) {
-        frame& front = ready.front();
-        if (front.lost > 0) {
+    while (!ready.empty() && d_flight.size() < flight_room()) {
+        frame& f = ready.front();
+        if (d_priors && d_prior_ready.empty() && !d_priors_over)
+            return; // its priors have not come yet
+        prior_frame pri;
+        if (d_priors)
+            take_prior(pri); // once the priors have ended: an erasure
+        in_flight e;
+        if (f.lost > 0) {
             // lost frames, one at a time: a huge count never fills memory
-            while (front.lost > 0 && d_queue.size() < cap) {
-                if (d_priors && d_prior_ready.empty() && !d_priors_over)
-                    return; // its priors have not come yet
-                if (d_priors) {
-                    prior_frame unused; // a lost frame takes its priors too
-                    take_prior(unused);
-                }
-                emit({}, nullptr, front.erasure);
-                --front.lost;
-            }
-            if (front.lost == 0)
+            // (each takes its priors too)
+            e.erasure = f.erasure;
+            d_flight.push_back(std::move(e));
+            if (--f.lost == 0)
                 ready.pop_front();
             continue;
         }
-        if (d_priors && d_prior_ready.empty() && !d_priors_over)
-            return; // the next frame's priors have not come yet
-        // the next batch: up to max_batch frames in order, one decoder, no
-        // lost run, each with its priors (once the priors have ended, those
-        // without them are erasures)
-        size_t count = 0;
-        while (count < ready.size() && count < size_t(d_max_batch) &&
-               ready[count].lost == 0 &&
-               (ready[count].dec == front.dec || !ready[count].store) &&
-               (!d_priors || d_priors_over || count < d_prior_ready.size())) {
-            ++count;
-        }
-        std::vector<prior_frame> pri(d_priors ? count : 0);
-        for (auto& p : pri)
-            take_prior(p);
-        std::vector<::bsid::frame_view> views;
-        std::vector<size_t> which;
-        std::deque<std::vector<double>> scaled; // stable addresses
-        for (size_t j = 0; j < count; ++j) {
-            const frame& f = ready[j];
-            if (!f.store || (d_priors && !pri[j].erasure.empty()))
-                continue; // an erasure already, or its priors are
-            which.push_back(j);
-            ::bsid::frame_view v;
-            if (d_priors) {
-                v.priors = pri[j].logs.data();
-                v.log_priors = true;
-            }
-            v.extrinsic = d_mode == mode::extrinsic;
+        e.tags = std::move(f.tags);
+        e.erasure = f.erasure;
+        if (e.erasure.empty() && d_priors)
+            e.erasure = pri.erasure;
+        if (e.erasure.empty() && f.store) {
+            ::bsid::batched_frame b;
+            b.soft = d_soft;
             if (d_soft && d_llr_gain != 1.0) {
-                // the estimated LLR scale, applied to a copy (the tracker
-                // takes the frame's LLRs as they came)
-                scaled.emplace_back(f.llr);
-                for (double& l : scaled.back())
+                // the estimated LLR scale, applied to a copy: the tracker
+                // takes the frame's LLRs as they came
+                b.llr = f.llr;
+                for (double& l : b.llr)
                     l *= d_llr_gain;
-                v.llr = scaled.back().data();
-                v.rho = f.llr.size();
+                if (d_tracker)
+                    e.llr = std::move(f.llr);
             } else if (d_soft) {
-                v.llr = f.llr.data();
-                v.rho = f.llr.size();
+                b.llr = std::move(f.llr);
             } else {
-                v.bits = f.bits.data();
-                v.rho = f.bits.size();
+                b.bits = std::move(f.bits);
             }
-            views.push_back(v);
+            if (d_priors)
+                b.log_priors = std::move(pri.logs);
+            b.extrinsic = d_mode == mode::extrinsic;
+            e.decoded = true;
+            e.sequence = d_batcher->push(std::move(b), f.dec); // W weighed, if any
         }
-        std::vector<std::vector<double>> posts(views.size(), std::vector<double>(NQ));
-        std::vector<double*> outs;
-        for (auto& p : posts)
-            outs.push_back(p.data());
-        std::vector<::bsid::frame_result> results;
-        if (!views.empty())
-            results = decode_views(*front.dec, views, outs); // W weighed, if any
-        size_t w = 0;
-        for (size_t j = 0; j < count; ++j) {
-            const frame& f = ready[j];
-            std::string erasure = f.erasure;
-            if (erasure.empty() && d_priors)
-                erasure = pri[j].erasure;
-            const double* post = nullptr;
-            if (w < which.size() && which[w] == j) {
-                const auto& r = results[w];
-                if (r.ok()) {
-                    post = posts[w].data();
-                    track(ready[j]);
-                } else {
-                    erasure = status_name(r.status);
-                    if (r.status == ::bsid::frame_status::decoder_error) {
-                        GR_LOG_ERROR(d_logger, "erasure: " + r.reason);
-                    } else {
-                        GR_LOG_DEBUG(d_logger, "erasure: " + r.reason);
-                    }
-                }
-                ++w;
-            }
-            emit(f.tags, post, erasure);
-        }
-        ready.erase(ready.begin(), ready.begin() + long(count));
-        take_estimates(false);
+        d_flight.push_back(std::move(e));
+        ready.pop_front();
     }
 }
 
-std::vector<::bsid::frame_result>
-map_decoder_impl::decode_views(::bsid::frame_decoder& dec,
-                               const std::vector<::bsid::frame_view>& v,
-                               const std::vector<double*>& outs)
+void map_decoder_impl::drain(uint64_t cap, double wait_ms)
 {
-    try {
-        return dec.decode_batch(v, outs);
-    } catch (const std::invalid_argument& e) {
-        // the core checks a batch's priors before decoding any frame: find
-        // the frame it refuses, decoding the others one by one
-        GR_LOG_DEBUG(d_logger, std::string("a batch refused: ") + e.what());
-    }
-    std::vector<::bsid::frame_result> results(v.size());
-    for (size_t k = 0; k < v.size(); ++k) {
-        try {
-            results[k] = dec.decode_batch({ v[k] }, { outs[k] })[0];
-        } catch (const std::invalid_argument& e) {
-            results[k] = { ::bsid::frame_status::invalid_input, e.what() };
-            GR_LOG_WARN(d_logger,
-                        std::string("a frame is put out as an invalid_input erasure: ") +
-                            e.what());
+    // waits only when the next output frame is a result not yet taken
+    const bool need = !d_flight.empty() && d_flight.front().decoded && d_results.empty();
+    for (auto& r : d_batcher->take(need ? wait_ms : 0.0))
+        d_results.push_back(std::move(r));
+    while (!d_flight.empty() && d_queue.size() < cap) {
+        in_flight& e = d_flight.front();
+        if (!e.decoded) {
+            emit(e.tags, nullptr, e.erasure);
+            d_flight.pop_front();
+            continue;
         }
+        if (d_results.empty())
+            break; // still being decoded
+        ::bsid::batched_result& r = d_results.front();
+        if (r.sequence != e.sequence) {
+            // the batcher returns its results in push order: never happens
+            throw std::logic_error("map_decoder: the batcher's result " +
+                                   std::to_string(r.sequence) + " came for frame " +
+                                   std::to_string(e.sequence));
+        }
+        std::string erasure;
+        if (r.result.ok()) {
+            track(std::move(r.frame.bits),
+                  e.llr.empty() ? std::move(r.frame.llr) : std::move(e.llr));
+        } else {
+            erasure = status_name(r.result.status);
+            if (r.result.status == ::bsid::frame_status::decoder_error) {
+                GR_LOG_ERROR(d_logger, "erasure: " + r.result.reason);
+            } else if (r.result.status == ::bsid::frame_status::invalid_input &&
+                       !r.frame.log_priors.empty()) {
+                GR_LOG_WARN(d_logger,
+                            "a frame is put out as an invalid_input erasure: " +
+                                r.result.reason);
+            } else {
+                GR_LOG_DEBUG(d_logger, "erasure: " + r.result.reason);
+            }
+        }
+        emit(e.tags, r.result.ok() ? r.posteriors.data() : nullptr, erasure);
+        d_batcher->recycle(std::move(r.posteriors)); // decoded into again
+        d_results.pop_front();
+        d_flight.pop_front();
     }
-    return results;
+    take_estimates(false);
 }
 
-void map_decoder_impl::track(frame& f)
+void map_decoder_impl::produce(uint64_t cap, bool input_over, double wait_ms)
+{
+    admit();
+    if (!input_over) {
+        drain(cap, wait_ms);
+        admit(); // into the room made
+        return;
+    }
+    // The input has ended: nothing more will fill a batch, so every frame
+    // goes to the decoder now, and the call waits for the results (until
+    // the queue is full; the next call goes on).
+    while (d_queue.size() < cap) {
+        admit();
+        d_batcher->flush();
+        if (d_flight.empty())
+            break; // nothing ready, or frames waiting for their priors
+        drain(cap, 100.0);
+    }
+}
+
+void map_decoder_impl::track(std::vector<uint8_t>&& bits, std::vector<double>&& llr)
 {
     if (d_tracker) // the frame is put out and dropped next: its items move
-        d_tracker->add(std::move(f.bits), std::move(f.llr));
+        d_tracker->add(std::move(bits), std::move(llr));
 }
 
 void map_decoder_impl::take_estimates(bool wait)
@@ -767,12 +783,14 @@ int map_decoder_impl::general_work(int noutput_items,
         return int(n);
     }
 
-    // Take input while little output waits; a frame in progress always
-    // continues, so a frame longer than any buffer still completes.
+    // Take input while little output waits and the flight has room; a frame
+    // in progress always continues, so a frame longer than any buffer still
+    // completes.
     const uint64_t cap = std::max<uint64_t>(uint64_t(noutput_items) * 2,
                                             d_items_per_frame * uint64_t(d_max_batch));
     const long nin =
-        ((d_queue.size() < cap && d_rx.ready().size() < size_t(d_max_batch)) ||
+        ((d_queue.size() < cap && d_rx.ready().size() < size_t(d_max_batch) &&
+          d_flight.size() < flight_room()) ||
          d_rx.in_frame())
             ? ninput_items[0]
             : 0;
@@ -807,8 +825,12 @@ int map_decoder_impl::general_work(int noutput_items,
         }
     }
 
-    produce(cap);
-    if (input_over && d_rx.ready().empty() && !d_estimates_final) {
+    // With no input taken and no output waiting, the call waits a little
+    // for the batcher (the scheduler calls again at once while frames are
+    // on their way: forecast), rather than spin.
+    const double wait_ms = nin == 0 && d_queue.size() == 0 ? 5.0 : 0.0;
+    produce(cap, input_over, wait_ms);
+    if (input_over && d_rx.ready().empty() && d_flight.empty() && !d_estimates_final) {
         take_estimates(true); // posted while the flowgraph still runs
         d_estimates_final = true;
     }
@@ -824,6 +846,22 @@ bool map_decoder_impl::stop()
 {
     take_estimates(true); // stopped before the input ended: the one running, logged
     d_rx.stop();
+    if (d_batcher) {
+        if (!d_flight.empty()) {
+            // only when the flowgraph is stopped before the input ended: at
+            // its end, the block waits for every frame
+            GR_LOG_WARN(d_logger,
+                        "the flowgraph stopped with " + std::to_string(d_flight.size()) +
+                            " frames on their way through the decoder; they were not "
+                            "put out");
+        }
+        std::ostringstream os;
+        os << "frames " << d_frames.load() << " put out (" << d_erasures.load()
+           << " erasures), " << d_batcher->frames() << " decoded in "
+           << d_batcher->batches() << " batches, mean batch " << d_batcher->mean_batch()
+           << " (max_batch " << d_max_batch << ", max_delay_ms " << d_max_delay_ms << ")";
+        GR_LOG_INFO(d_logger, os.str());
+    }
     return true;
 }
 

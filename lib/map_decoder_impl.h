@@ -11,6 +11,7 @@
 #include "frame_collector.h"
 #include "output_queue.h"
 #include <gnuradio/bsid/core/channel_tracker.h>
+#include <gnuradio/bsid/core/frame_batcher.h>
 #include <gnuradio/bsid/core/frame_decoder.h>
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <gnuradio/bsid/core/stream_decoder.h>
@@ -54,7 +55,8 @@ public:
                      bool synchronized_at_start,
                      const std::string& input,
                      int estimate_every,
-                     bool priors_input);
+                     bool priors_input,
+                     double max_delay_ms);
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
@@ -70,6 +72,8 @@ public:
     std::string backend() const override;
     uint64_t estimates() const override { return d_estimates; }
     uint64_t priors_discarded() const override { return d_priors_discarded; }
+    double mean_batch() const override;
+    uint64_t batches() const override;
 
 private:
     // the decoder for one channel: a frame decoder (its primary backend
@@ -87,15 +91,25 @@ private:
 
     //! A decoder for the channel (d_rx builds them, and logs each).
     decoder_ptr build(const ::bsid::channel_params& ch) const;
-    //! Moves frames from d_ready to the output queue, decoding them, until
-    //! the queue holds `cap` items or nothing is ready.
-    void produce(uint64_t cap);
+    /*!
+     * Moves frames from d_rx.ready() through the batcher to the output
+     * queue, in order, until the queue holds `cap` items or nothing more is
+     * known. At the input's end (input_over) every frame goes to the decoder
+     * at once and the call waits for the results; otherwise it waits
+     * (wait_ms, 0: not at all) only for the first result the output needs.
+     */
+    void produce(uint64_t cap, bool input_over, double wait_ms);
+    //! Ready frames into the flight (those to decode to the batcher), as far
+    //! as the flight's room and the priors received allow.
+    void admit();
+    //! Puts out the flight's front entries whose outcome is known, in order.
+    void drain(uint64_t cap, double wait_ms);
     //! Stream framing: the bits go to the stream decoder, its frames to the queue.
     void stream_work(const void* in, size_t count, uint64_t in0);
     void emit_stream(const std::vector<::bsid::stream_frame>& frames);
     //! Channel estimation: a decoded frame's items to the tracker, and
     //! finished estimates applied (or, with wait, the one running too).
-    void track(frame& f);
+    void track(std::vector<uint8_t>&& bits, std::vector<double>&& llr);
     void take_estimates(bool wait);
     void apply_estimate(const ::bsid::channel_tracker::update& u);
     //! Queues one output frame: the decoded posteriors, or (erasure not empty) an
@@ -103,12 +117,17 @@ private:
     void emit(const std::vector<gr::tag_t>& tags,
               const double* post,
               const std::string& erasure);
-    //! Decodes a batch; a frame the core refuses with an exception (its
-    //! priors) becomes an invalid_input erasure, never the batch's failure.
-    std::vector<::bsid::frame_result>
-    decode_views(::bsid::frame_decoder& dec,
-                 const std::vector<::bsid::frame_view>& v,
-                 const std::vector<double*>& outs);
+    //! An output frame on its way, in stream order: an erasure decided
+    //! already, or a frame the batcher decodes (its result the next one).
+    struct in_flight {
+        std::vector<gr::tag_t> tags; // put on its first output item
+        std::string erasure;         // status name, if not decoded
+        bool decoded = false;        // the batcher's result of `sequence`
+        uint64_t sequence = 0;
+        std::vector<double> llr; // soft input with an LLR gain: the LLRs as they came
+    };
+    //! Frames the flight holds at most (decoding, waiting, results not put out).
+    size_t flight_room() const { return 4 * size_t(d_max_batch); }
 
     // priors_input: the priors port's frames, as they arrive
     void feed_priors(const float* in, size_t count, uint64_t first);
@@ -136,6 +155,12 @@ private:
     collector d_rx;
 
     output_queue<uint8_t> d_queue;
+    // tagged framing: the batcher the frames are decoded by (on its worker
+    // thread), the output frames on their way and the results taken
+    const double d_max_delay_ms;
+    std::unique_ptr<::bsid::frame_batcher> d_batcher;
+    std::deque<in_flight> d_flight;
+    std::deque<::bsid::batched_result> d_results;
     // channel estimation (estimate_every): the work thread's only
     std::unique_ptr<::bsid::channel_tracker> d_tracker;
     double d_llr_gain = 1.0; // soft input: the estimated LLR scale, applied

@@ -25,8 +25,14 @@ namespace bsid {
  * \details
  * Input: unpacked bits, a \p len_tag_key tag on the first bit of each received
  * frame (value rho). The block collects each frame internally, whatever its
- * length, and decodes the frames it holds together (up to \p max_batch per
- * call) with the core decoder's decode_batch.
+ * length, and hands it to a frame batcher (bsid::frame_batcher), which
+ * decodes frames in batches with the core decoder's decode_batch on a
+ * thread of its own while the block goes on receiving: a batch goes when it
+ * holds \p max_batch frames, when its oldest frame has waited
+ * \p max_delay_ms, or when the input ends. Batches thus gather frames across
+ * work() calls (a GPU sees batches, not single frames), and the output keeps
+ * the input's order. mean_batch() and batches() report the batches, and the
+ * block logs them when the flowgraph stops.
  *
  * Output per frame, by \p output, with a \p len_tag_key tag on its first item:
  *  - "posteriors": N items, each a vector of q floats summing to 1;
@@ -95,8 +101,9 @@ namespace bsid {
  * unsynchronized. Each decoded output frame carries a "bsid_drift" tag: a
  * dict {"start": start drift, "end": end drift, "end_probability": P(the MAP
  * end)}, drift being the MAP position less the nominal one (the last start
- * tag or acquisition plus whole frame lengths). max_batch does not apply
- * (one stream is sequential); set_channel and bsid_channel tags apply to
+ * tag or acquisition plus whole frame lengths). max_batch and max_delay_ms
+ * do not apply (one stream is sequential, decoded frame by frame on the
+ * scheduler thread); set_channel and bsid_channel tags apply to
  * the frames decoded after them. \p len_tag_key tags are put on the output
  * as in tagged framing; input tags are not passed on.
  *
@@ -187,6 +194,9 @@ public:
      *        frames, after every this many (0: never)
      * \param priors_input a second input port: per frame, N vectors of q
      *        floats, the log-domain symbol priors (tagged framing only)
+     * \param max_delay_ms the longest a received frame waits for others to
+     *        fill its batch, in milliseconds (finite, >= 0; 0: a batch goes
+     *        as soon as the decoder is free); tagged framing
      */
     static sptr make(const ::bsid::codebook& codebook,
                      int N,
@@ -214,7 +224,8 @@ public:
                      bool synchronized_at_start = true,
                      const std::string& input = "bits",
                      int estimate_every = 0,
-                     bool priors_input = false);
+                     bool priors_input = false,
+                     double max_delay_ms = 10.0);
 
     //! The channel for frames that begin after the call (unless bsid_channel tags set
     //! it).
@@ -231,6 +242,10 @@ public:
     virtual uint64_t estimates() const = 0;
     //! Items of the priors input that belonged to no frame of priors (priors_input).
     virtual uint64_t priors_discarded() const = 0;
+    //! Batches decoded so far (tagged framing; 0 with stream framing).
+    virtual uint64_t batches() const = 0;
+    //! Their mean size in frames (0 before the first).
+    virtual double mean_batch() const = 0;
 };
 
 } // namespace bsid

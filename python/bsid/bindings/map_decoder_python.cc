@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(map_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(6499c36b1e16efbb623b5a345ddea530)                     */
+/* BINDTOOL_HEADER_FILE_HASH(251ceb96463fbf43a4b1c15f4941e7b0)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -64,6 +64,7 @@ void bind_map_decoder(py::module& m)
              py::arg("input") = "bits",
              py::arg("estimate_every") = 0,
              py::arg("priors_input") = false,
+             py::arg("max_delay_ms") = 10.0,
              D(map_decoder, make))
 
 
@@ -95,6 +96,12 @@ void bind_map_decoder(py::module& m)
         .def("priors_discarded",
              &map_decoder::priors_discarded,
              D(map_decoder, priors_discarded))
+
+
+        .def("batches", &map_decoder::batches, D(map_decoder, batches))
+
+
+        .def("mean_batch", &map_decoder::mean_batch, D(map_decoder, mean_batch))
 
         ;
 }

@@ -22,8 +22,12 @@ for an outer decoder out.
 
 Input: unpacked bits, a len_tag_key tag on the first bit of each received
 frame (value rho). The block collects each frame internally, whatever its
-length, and decodes the frames it holds together (up to max_batch per call)
-with the core decoder's decode_batch.
+length, and hands it to a frame batcher, which decodes frames in batches with
+the core decoder's decode_batch on a thread of its own while the block goes on
+receiving: a batch goes when it holds max_batch frames, when its oldest frame
+has waited max_delay_ms, or when the input ends. Batches thus gather frames
+across work() calls, and the output keeps the input's order. mean_batch() and
+batches() report the batches; the block logs them when the flowgraph stops.
 
 Output per frame, by output, with a len_tag_key tag on its first item:
  - "posteriors": N items, each a vector of q floats summing to 1;
@@ -134,7 +138,8 @@ Args:
     synchronized_at_start : stream framing: the first frame begins at the first input bit (default True)
     input : "bits" (byte items, 0 or 1) or "llr" (float items, soft decisions; docs/receiving.md) (default "bits")
     estimate_every : re-estimate the channel from the last this many decoded frames after every this many, on a thread of its own, apply it to the frames that begin after it, and post it on the message port "channel_estimate" (docs/receiving.md, "Channel estimation"; either framing: with stream framing, from the frames decoded in sync cut at their most probable start and end); 0: never (default 0)
-    priors_input : a second input port of vectors of q floats, N per frame: the natural log of each message symbol's prior probabilities (any constant per row, -inf for an impossible symbol), the k-th frame of priors for the k-th received frame (tagged framing only; docs/receiving.md, "Priors and the extrinsic output") (default False))doc";
+    priors_input : a second input port of vectors of q floats, N per frame: the natural log of each message symbol's prior probabilities (any constant per row, -inf for an impossible symbol), the k-th frame of priors for the k-th received frame (tagged framing only; docs/receiving.md, "Priors and the extrinsic output") (default False)
+    max_delay_ms : the longest a received frame waits for others to fill its batch, in milliseconds; finite and >= 0 (0: a batch goes as soon as the decoder is free); tagged framing (default 10.0))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_map_decoder_0 = R"doc()doc";
@@ -179,7 +184,8 @@ Args:
     synchronized_at_start : stream framing: the first frame begins at the first input bit (default True)
     input : "bits" (byte items, 0 or 1) or "llr" (float items, soft decisions; docs/receiving.md) (default "bits")
     estimate_every : re-estimate the channel from the last this many decoded frames after every this many, on a thread of its own, apply it to the frames that begin after it, and post it on the message port "channel_estimate" (docs/receiving.md, "Channel estimation"; either framing: with stream framing, from the frames decoded in sync cut at their most probable start and end); 0: never (default 0)
-    priors_input : a second input port of vectors of q floats, N per frame: the natural log of each message symbol's prior probabilities (any constant per row, -inf for an impossible symbol), the k-th frame of priors for the k-th received frame (tagged framing only; docs/receiving.md, "Priors and the extrinsic output") (default False))doc";
+    priors_input : a second input port of vectors of q floats, N per frame: the natural log of each message symbol's prior probabilities (any constant per row, -inf for an impossible symbol), the k-th frame of priors for the k-th received frame (tagged framing only; docs/receiving.md, "Priors and the extrinsic output") (default False)
+    max_delay_ms : the longest a received frame waits for others to fill its batch, in milliseconds; finite and >= 0 (0: a batch goes as soon as the decoder is free); tagged framing (default 10.0))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_set_channel =
@@ -218,3 +224,11 @@ static const char* __doc_gr_bsid_map_decoder_estimates =
 
 static const char* __doc_gr_bsid_map_decoder_priors_discarded =
     R"doc(Items of the priors input that belonged to no frame of priors (priors_input).)doc";
+
+
+static const char* __doc_gr_bsid_map_decoder_batches =
+    R"doc(Batches the decoder has decoded so far (tagged framing; 0 with stream framing).)doc";
+
+
+static const char* __doc_gr_bsid_map_decoder_mean_batch =
+    R"doc(The mean size of those batches in frames, at most max_batch (0 before the first).)doc";
