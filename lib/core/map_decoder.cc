@@ -160,6 +160,13 @@ map_decoder::map_decoder(const decoder_config& cfg)
     : d_cfg(cfg), d_limits(limits_for(cfg))
 {
     resolve_threads(cfg.threads);
+    if (cfg.cuda_streams < 0 || cfg.cuda_streams > max_cuda_streams) {
+        throw std::invalid_argument(detail::concat("map_decoder: cuda_streams = ",
+                                                   cfg.cuda_streams,
+                                                   " must be in 0 .. ",
+                                                   max_cuda_streams,
+                                                   " (0: auto)"));
+    }
 }
 
 double map_decoder::cells_per_frame() const

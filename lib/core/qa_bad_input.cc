@@ -794,4 +794,16 @@ TEST(bad_input, cuda_requested_without_a_device)
     EXPECT_TRUE(decode_checked(*autodec, y, nullptr, "auto").ok());
     EXPECT_THROW(parse_backend("gpu"), std::invalid_argument);
     EXPECT_THROW(parse_storage("disk"), std::invalid_argument);
+    // the CUDA lanes are checked on every backend, before any work
+    for (auto b : { backend_kind::cpu, backend_kind::automatic }) {
+        cfg.backend = b;
+        for (int s : { -1, max_cuda_streams + 1 }) {
+            cfg.cuda_streams = s;
+            expect_error([&] { map_decoder::make(cfg); },
+                         "cuda_streams = " + std::to_string(s));
+        }
+        cfg.cuda_streams = max_cuda_streams;
+        EXPECT_NO_THROW(map_decoder::make(cfg));
+        cfg.cuda_streams = 0;
+    }
 }

@@ -136,6 +136,14 @@ int env_int(const char* name, int fallback, bool positive)
 
 } // namespace
 
+size_t plan_chunk(size_t frames, int streams)
+{
+    if (streams <= 1 || frames <= chunk_min)
+        return std::max<size_t>(frames, 1);
+    const size_t even = (frames + size_t(streams) - 1) / size_t(streams);
+    return std::min(chunk_max, std::max(chunk_min, even));
+}
+
 backend_settings settings_from(const decoder_config& cfg)
 {
     if (cfg.device < 0) {
@@ -158,6 +166,9 @@ backend_settings settings_from(const decoder_config& cfg)
         }
     }
     s.local_window = env_int("BSID_CUDA_LOCAL_WINDOW", cfg.local_window, true);
+    // (map_decoder's constructor has checked the range)
+    s.streams = cfg.cuda_streams == 0 ? default_cuda_streams
+                                      : std::min(cfg.cuda_streams, max_cuda_streams);
     return s;
 }
 

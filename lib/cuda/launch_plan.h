@@ -97,6 +97,16 @@ int plan_reg_block(int Mt);
 bool plan_warp_recursion(recursion_kind r, int Mt);
 
 /*!
+ * \brief Frames per chunk when decode_batch splits `frames` frames over
+ * `streams` lanes: the frames shared evenly, each chunk at least
+ * chunk_min frames (smaller ones leave the GPU idle between launches) and at
+ * most chunk_max (larger ones only delay the overlap); all of them in one
+ * chunk when streams is 1.
+ */
+size_t plan_chunk(size_t frames, int streams);
+constexpr size_t chunk_min = 32, chunk_max = 256;
+
+/*!
  * \brief The backend's settings from decoder_config, with the environment's
  * overrides: BSID_CUDA_DEVICE (an index), BSID_CUDA_AB=block, and
  * BSID_CUDA_LOCAL_WINDOW (a positive cap). Throws std::invalid_argument for
@@ -106,6 +116,7 @@ struct backend_settings {
     int device = 0;
     recursion_kind recursion = recursion_kind::automatic;
     int local_window = 0;
+    int streams = 2;
 };
 backend_settings settings_from(const decoder_config& cfg);
 

@@ -51,14 +51,18 @@
 #include <gnuradio/bsid/core/model.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <system_error>
 #include <type_traits>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace bsid {
@@ -72,6 +76,8 @@ using namespace cuda;
 template <typename real>
 class cuda_decoder final : public map_decoder, public staged_inner
 {
+    struct lane; // one stream's buffers (below)
+
 public:
     explicit cuda_decoder(const decoder_config& cfg) : map_decoder(cfg)
     {
@@ -83,6 +89,9 @@ public:
         }
         d_device = set.device;
         d_local_cap = set.local_window;
+        d_streams = set.streams;
+        for (int l = 0; l < d_streams; ++l)
+            d_lanes.push_back(std::make_unique<lane>());
         BSID_CUDA(cudaSetDevice(d_device));
         BSID_CUDA(cudaGetDeviceProperties(&d_prop, d_device));
         const auto w = lattice_weights<real>::ratio(cfg.ch);
@@ -159,7 +168,11 @@ public:
 
     backend_kind backend() const override { return backend_kind::cuda; }
     storage_kind storage() const override { return d_storage; }
-    size_t peak_device_bytes() const override { return d_peak_bytes; }
+    size_t peak_device_bytes() const override
+    {
+        std::lock_guard<std::mutex> stats(d_stats_mutex);
+        return d_peak_bytes;
+    }
 
     frame_result decode(const frame_view& frame, double* post) override
     {
@@ -203,42 +216,82 @@ public:
             }
         }
         std::lock_guard<std::mutex> lock(d_mutex); // one batch at a time on the device
-        size_t pos = 0;
-        while (pos < todo.size()) {
-            // as many frames as fit (at least one window index each)
-            size_t count = todo.size() - pos;
+        // the frames in chunks, taken in order by d_streams lanes at once
+        // (plan_chunk): while one lane's kernels run, another gathers its
+        // inputs or copies its posteriors out
+        const int lanes = d_profiling ? 1 : d_streams; // stage times need one at a time
+        const size_t chunk = plan_chunk(todo.size(), lanes);
+        const size_t chunks = todo.empty() ? 0 : (todo.size() + chunk - 1) / chunk;
+        std::atomic<size_t> next{ 0 };
+        auto work = [&](lane& ln) noexcept {
+            for (size_t c = next++; c < chunks; c = next++) {
+                const size_t from = c * chunk, to = std::min(todo.size(), from + chunk);
+                decode_chunk(ln, frames, post, todo, from, to, results);
+            }
+        };
+        std::vector<std::thread> helpers;
+        for (int l = 1; l < lanes && size_t(l) < chunks; ++l) {
             try {
+                helpers.emplace_back(work, std::ref(*d_lanes[size_t(l)]));
+            } catch (const std::system_error&) {
+                break; // no thread to be had: fewer lanes
+            }
+        }
+        work(*d_lanes[0]);
+        for (auto& t : helpers)
+            t.join();
+        return results;
+    }
+
+    // Frames todo[from .. to) on lane ln: as many at a time as fit in device
+    // memory (at least one window index each), a frame that does not fit and
+    // any that the device runs out of memory for on the CPU, and a device
+    // error as those frames' decoder_error. Never throws.
+    void decode_chunk(lane& ln,
+                      const std::vector<frame_view>& frames,
+                      const std::vector<double*>& post,
+                      const std::vector<size_t>& todo,
+                      size_t from,
+                      size_t to,
+                      std::vector<frame_result>& results) noexcept
+    {
+        size_t pos = from;
+        while (pos < to) {
+            size_t count = to - pos;
+            try {
+                BSID_CUDA(cudaSetDevice(d_device));
+                std::unique_lock<std::mutex> plan(d_plan_mutex);
                 size_t W = 0;
                 while (true) {
-                    W = window_for(frames, todo, pos, count);
+                    W = window_for(ln, frames, todo, pos, count);
                     if (W >= 1 || count == 1)
                         break;
                     count = (count + 1) / 2;
                 }
                 if (W < 1) {
+                    plan.unlock();
                     // one frame does not fit: decode it on the CPU rather than fail
                     log(log_level::warning,
                         "map_decoder(cuda): a frame does not fit in device "
                         "memory; decoding it on the CPU");
-                    results[todo[pos]] =
-                        cpu_fallback().decode(frames[todo[pos]], post[todo[pos]]);
+                    results[todo[pos]] = on_cpu(frames[todo[pos]], post[todo[pos]]);
                     ++pos;
                     continue;
                 }
                 try {
-                    run(frames, post, todo, pos, count, W, results);
+                    run(ln, frames, post, todo, pos, count, W, results, nullptr, &plan);
                 } catch (const cuda_error& e) {
                     if (e.code != cudaErrorMemoryAllocation)
                         throw;
                     // out of device memory after all (another user?): the CPU takes over
-                    release_cache();
+                    if (plan.owns_lock())
+                        plan.unlock();
+                    ln.release_cache();
                     log(log_level::warning,
                         std::string("map_decoder(cuda): ") + e.what() +
                             "; decoding on the CPU");
-                    for (size_t j = pos; j < pos + count; ++j) {
-                        results[todo[j]] =
-                            cpu_fallback().decode(frames[todo[j]], post[todo[j]]);
-                    }
+                    for (size_t j = pos; j < pos + count; ++j)
+                        results[todo[j]] = on_cpu(frames[todo[j]], post[todo[j]]);
                 }
             } catch (const std::exception& e) {
                 // a device error, or host memory running out: these frames
@@ -249,7 +302,6 @@ public:
             }
             pos += count;
         }
-        return results;
     }
 
     int device() const override { return d_device; }
@@ -321,11 +373,13 @@ public:
         const auto& frames = *d_staged.frames;
         const size_t NQ = size_t(N()) * size_t(q());
         std::vector<double*> none(frames.size(), nullptr);
+        lane& ln = *d_lanes[0]; // on the caller's thread and stream
         size_t pos = 0;
         while (pos < which.size()) {
             size_t count = which.size() - pos, W = 0;
+            std::unique_lock<std::mutex> plan(d_plan_mutex);
             while (true) {
-                W = window_for(frames, which, pos, count);
+                W = window_for(ln, frames, which, pos, count);
                 if (W >= 1 || count == 1)
                     break;
                 count = (count + 1) / 2;
@@ -336,7 +390,7 @@ public:
             staged_io io;
             io.log_priors = log_priors ? log_priors + pos * NQ : nullptr;
             io.ext = ext + pos * NQ;
-            run(frames, none, which, pos, count, W, results, &io);
+            run(ln, frames, none, which, pos, count, W, results, &io, &plan);
             pos += count;
         }
     }
@@ -411,7 +465,8 @@ private:
 
     // Window length for frames todo[pos .. pos+count) (plan_window): N for
     // global storage when it fits, else a local window (0: none fits).
-    size_t window_for(const std::vector<frame_view>& frames,
+    size_t window_for(const lane& ln,
+                      const std::vector<frame_view>& frames,
                       const std::vector<size_t>& todo,
                       size_t pos,
                       size_t count)
@@ -431,7 +486,7 @@ private:
         bool fell_back = false;
         const size_t W = plan_window(m,
                                      rho,
-                                     free_b + cached_bytes(),
+                                     free_b + ln.cached_bytes(),
                                      d_storage,
                                      d_local_cap,
                                      &fell_back); // the cache is reused
@@ -448,14 +503,19 @@ private:
         return W;
     }
 
-    void run(const std::vector<frame_view>& frames,
+    // Decodes frames todo[pos .. pos + count) on lane ln in windows of W
+    // indices; plan (d_plan_mutex, held by the caller since it planned W) is
+    // released once the lane's memory is allocated.
+    void run(lane& ln,
+             const std::vector<frame_view>& frames,
              const std::vector<double*>& post,
              const std::vector<size_t>& todo,
              size_t pos,
              size_t count,
              size_t W,
              std::vector<frame_result>& results,
-             const staged_io* io = nullptr)
+             const staged_io* io,
+             std::unique_lock<std::mutex>* plan)
     {
         BSID_CUDA(cudaSetDevice(d_device));
         const int F = int(count);
@@ -492,8 +552,8 @@ private:
         if (io)
             any_prior = io->log_priors != nullptr;
         if (soft && !io) {
-            d_llr_host.ensure(size_t(total));
-            double* llr = d_llr_host.get();
+            ln.llr_host.ensure(size_t(total));
+            double* llr = ln.llr_host.get();
 #pragma omp parallel for schedule(dynamic, 4)
             for (long long jj = 0; jj < (long long)count; ++jj) {
                 const frame_view& fv = frames[todo[pos + size_t(jj)]];
@@ -541,33 +601,33 @@ private:
         }
 
         // all device buffers are kept between batches (grown when needed)
-        d_bits.ensure(std::max<size_t>(bits.size(), 1));
+        ln.bits.ensure(std::max<size_t>(bits.size(), 1));
         if (soft && !io) {
-            d_llr.ensure(size_t(total));
-            d_soft.ensure(2 * size_t(total));
-            d_llr.upload(d_llr_host.get(), size_t(total));
-            launch_soft_items<real>(d_llr.get(), d_soft.get(), total);
+            ln.llr.ensure(size_t(total));
+            ln.soft.ensure(2 * size_t(total));
+            ln.llr.upload(ln.llr_host.get(), size_t(total));
+            launch_soft_items<real>(ln.llr.get(), ln.soft.get(), total);
         }
-        d_offset.ensure(count);
-        d_rho.ensure(count);
+        ln.offset.ensure(count);
+        ln.rho.ensure(count);
         const size_t prior_size = any_prior ? size_t(F) * Nn * Q : 0;
-        d_priors.ensure(prior_size);
-        d_priors_exact.ensure(prior_size);
-        d_start.ensure(start.size());
-        d_end.ensure(end.size());
+        ln.priors.ensure(prior_size);
+        ln.priors_exact.ensure(prior_size);
+        ln.start.ensure(start.size());
+        ln.end.ensure(end.size());
         if (any_prior && !io)
-            d_post_d.ensure(size_t(F) * Nn * Q);
-        d_has_prior.ensure(count);
-        d_status.ensure(count);
-        d_status_index.ensure(count);
-        d_G.ensure(size_t(F) * W * Mt * Mn);
-        d_Lpart.ensure(size_t(F) * W * size_t(nwarps()) * Q);
-        d_alpha.ensure(size_t(F) * (Nn + 1) * Mt);
-        d_beta.ensure(size_t(F) * (Nn + 1) * Mt);
-        d_log_alpha_norm.ensure(size_t(F) * (Nn + 1));
-        d_log_beta_norm.ensure(size_t(F) * (Nn + 1));
-        d_log_lambda_end.ensure(size_t(F));
-        d_post.ensure(size_t(F) * Nn * Q);
+            ln.post_d.ensure(size_t(F) * Nn * Q);
+        ln.has_prior.ensure(count);
+        ln.status.ensure(count);
+        ln.status_index.ensure(count);
+        ln.G.ensure(size_t(F) * W * Mt * Mn);
+        ln.Lpart.ensure(size_t(F) * W * size_t(nwarps()) * Q);
+        ln.alpha.ensure(size_t(F) * (Nn + 1) * Mt);
+        ln.beta.ensure(size_t(F) * (Nn + 1) * Mt);
+        ln.log_alpha_norm.ensure(size_t(F) * (Nn + 1));
+        ln.log_beta_norm.ensure(size_t(F) * (Nn + 1));
+        ln.log_lambda_end.ensure(size_t(F));
+        ln.post.ensure(size_t(F) * Nn * Q);
         std::vector<long long> packed_offset(count);
         long long words = 0;
         for (size_t j = 0; j < count && !soft; ++j) {
@@ -575,35 +635,35 @@ private:
             words += rho[j] / 64 + 3;
         }
         words = std::max<long long>(words, 1);
-        d_packed.ensure(static_cast<size_t>(words));
-        d_packed_offset.ensure(count);
-        d_packed_offset.upload(packed_offset.data(), count);
+        ln.packed.ensure(static_cast<size_t>(words));
+        ln.packed_offset.ensure(count);
+        ln.packed_offset.upload(packed_offset.data(), count);
         if (!io)
-            d_bits.upload(bits.data(), bits.size());
-        d_offset.upload(offset.data(), count);
-        d_rho.upload(rho.data(), count);
+            ln.bits.upload(bits.data(), bits.size());
+        ln.offset.upload(offset.data(), count);
+        ln.rho.upload(rho.data(), count);
         if (io && any_prior) {
             // the device loop's log-priors, normalized on the device as
             // normalized_priors does, and floored for G as below
             launch_prior_rows<real>(io->log_priors,
                                     (long long)F * Nn,
                                     Q,
-                                    d_priors.get(),
-                                    d_priors_exact.get());
+                                    ln.priors.get(),
+                                    ln.priors_exact.get());
         } else {
-            d_priors.upload(priors.data(), priors.size());
-            d_priors_exact.upload(priors_exact.data(), priors_exact.size());
+            ln.priors.upload(priors.data(), priors.size());
+            ln.priors_exact.upload(priors_exact.data(), priors_exact.size());
         }
-        d_start.upload(start.data(), start.size());
-        d_end.upload(end.data(), end.size());
-        d_has_prior.upload(has_prior.data(), count);
-        BSID_CUDA(cudaMemset(d_status.get(), 0, sizeof(int) * count));
+        ln.start.upload(start.data(), start.size());
+        ln.end.upload(end.data(), end.size());
+        ln.has_prior.upload(has_prior.data(), count);
+        BSID_CUDA(cudaMemset(ln.status.get(), 0, sizeof(int) * count));
         // a refused frame's rows are never written: keep the copy back defined
-        BSID_CUDA(cudaMemset(d_post.get(), 0, sizeof(real) * size_t(F) * Nn * Q));
+        BSID_CUDA(cudaMemset(ln.post.get(), 0, sizeof(real) * size_t(F) * Nn * Q));
         if (any_prior)
             BSID_CUDA(cudaMemset(
-                io ? io->ext : d_post_d.get(), 0, sizeof(double) * size_t(F) * Nn * Q));
-        BSID_CUDA(cudaMemset(d_status_index.get(), 0, sizeof(int) * count));
+                io ? io->ext : ln.post_d.get(), 0, sizeof(double) * size_t(F) * Nn * Q));
+        BSID_CUDA(cudaMemset(ln.status_index.get(), 0, sizeof(int) * count));
 
         // the E-step (frame_view::events): only for a batch in which some
         // frame asks, and only for those frames (fe: their index among them)
@@ -620,27 +680,31 @@ private:
         const bool any_items =
             std::find(ev_items.begin(), ev_items.end(), 1) != ev_items.end();
         if (Fe > 0) {
-            d_ev_yprob.ensure(std::max<size_t>(2 * size_t(total), 1));
-            d_ev_frames.ensure(size_t(Fe));
-            d_ev_want.ensure(size_t(Fe));
-            d_ev_index.ensure(size_t(Fe) * size_t(Nn) * 4);
-            d_ev_out.ensure(size_t(Fe) * 4);
-            d_ev_scratch.ensure(d_ev_plan.scratch_doubles());
-            d_ev_frames.upload(ev_frames.data(), size_t(Fe));
-            d_ev_want.upload(ev_items.data(), size_t(Fe));
-            BSID_CUDA(cudaMemset(d_ev_out.get(), 0, sizeof(double) * size_t(Fe) * 4));
+            ln.ev_yprob.ensure(std::max<size_t>(2 * size_t(total), 1));
+            ln.ev_frames.ensure(size_t(Fe));
+            ln.ev_want.ensure(size_t(Fe));
+            ln.ev_index.ensure(size_t(Fe) * size_t(Nn) * 4);
+            ln.ev_out.ensure(size_t(Fe) * 4);
+            ln.ev_scratch.ensure(d_ev_plan.scratch_doubles());
+            ln.ev_frames.upload(ev_frames.data(), size_t(Fe));
+            ln.ev_want.upload(ev_items.data(), size_t(Fe));
+            BSID_CUDA(cudaMemset(ln.ev_out.get(), 0, sizeof(double) * size_t(Fe) * 4));
             if (any_items) {
-                d_ev_items.ensure(std::max<size_t>(2 * size_t(total), 1));
+                ln.ev_items.ensure(std::max<size_t>(2 * size_t(total), 1));
                 BSID_CUDA(
-                    cudaMemset(d_ev_items.get(), 0, sizeof(double) * 2 * size_t(total)));
+                    cudaMemset(ln.ev_items.get(), 0, sizeof(double) * 2 * size_t(total)));
             }
             // the items' probabilities in double (a soft batch holds every
             // frame's items as LLRs, bits as +-infinity)
-            launch_event_items(soft ? nullptr : d_bits.get(),
-                               soft ? d_llr.get() : nullptr,
-                               d_ev_yprob.get(),
+            launch_event_items(soft ? nullptr : ln.bits.get(),
+                               soft ? ln.llr.get() : nullptr,
+                               ln.ev_yprob.get(),
                                total);
         }
+        if (!d_reg) // the general lattice kernel's rows
+            ln.scratch.ensure(general_scratch_items(Mn));
+        if (plan && plan->owns_lock())
+            plan->unlock(); // the lane's memory is taken: the next lane may plan
 
         launch_params<real> p{};
         p.n = n();
@@ -666,39 +730,39 @@ private:
         p.Mt = Mt;
         p.Mn = Mn;
         p.F = F;
-        p.bits = io ? d_staged_bits.get() : d_bits.get();
-        p.soft = soft ? (io ? d_staged_soft.get() : d_soft.get()) : nullptr;
-        p.offset = d_offset.get();
-        p.rho = d_rho.get();
-        p.priors = any_prior ? d_priors.get() : nullptr;
-        p.prior_exact = any_prior ? d_priors_exact.get() : nullptr;
-        p.start = d_start.get();
-        p.end = d_end.get();
-        p.has_prior = d_has_prior.get();
+        p.bits = io ? d_staged_bits.get() : ln.bits.get();
+        p.soft = soft ? (io ? d_staged_soft.get() : ln.soft.get()) : nullptr;
+        p.offset = ln.offset.get();
+        p.rho = ln.rho.get();
+        p.priors = any_prior ? ln.priors.get() : nullptr;
+        p.prior_exact = any_prior ? ln.priors_exact.get() : nullptr;
+        p.start = ln.start.get();
+        p.end = ln.end.get();
+        p.has_prior = ln.has_prior.get();
         p.W = int(W);
         p.nwarps = nwarps();
-        p.G = d_G.get();
-        p.Lpart = d_Lpart.get();
-        p.alpha = d_alpha.get();
-        p.beta = d_beta.get();
-        p.log_alpha_norm = d_log_alpha_norm.get();
-        p.log_beta_norm = d_log_beta_norm.get();
-        p.log_lambda_end = d_log_lambda_end.get();
-        p.packed = d_packed.get();
-        p.packed_offset = d_packed_offset.get();
+        p.G = ln.G.get();
+        p.Lpart = ln.Lpart.get();
+        p.alpha = ln.alpha.get();
+        p.beta = ln.beta.get();
+        p.log_alpha_norm = ln.log_alpha_norm.get();
+        p.log_beta_norm = ln.log_beta_norm.get();
+        p.log_lambda_end = ln.log_lambda_end.get();
+        p.packed = ln.packed.get();
+        p.packed_offset = ln.packed_offset.get();
         if (!soft) {
             launch_pack(p.bits,
-                        d_offset.get(),
-                        d_rho.get(),
-                        d_packed_offset.get(),
-                        d_packed.get(),
+                        ln.offset.get(),
+                        ln.rho.get(),
+                        ln.packed_offset.get(),
+                        ln.packed.get(),
                         F,
                         *std::max_element(rho.begin(), rho.end()) / 64 + 3);
         }
-        p.post = d_post.get();
-        p.post_d = any_prior ? (io ? io->ext : d_post_d.get()) : nullptr;
-        p.status = d_status.get();
-        p.status_index = d_status_index.get();
+        p.post = ln.post.get();
+        p.post_d = any_prior ? (io ? io->ext : ln.post_d.get()) : nullptr;
+        p.status = ln.status.get();
+        p.status_index = ln.status_index.get();
 
         // per-stage device time (bsid_bench), from events around each stage
         stage_clock clock(d_profiling);
@@ -706,7 +770,7 @@ private:
             p.i0 = i0;
             p.Wc = Wc;
             clock.begin();
-            launch_lattice(p, pass);
+            launch_lattice(ln, p, pass);
             if (pass == pass_L)
                 launch_finish(p);
             clock.end(pass == pass_G ? stage_clock::gamma : stage_clock::L);
@@ -744,8 +808,8 @@ private:
             }
         }
         if (Fe > 0) {
-            // alpha and beta are final for all N + 1 indices (d_alpha and
-            // d_beta hold whole frames in both storage modes)
+            // alpha and beta are final for all N + 1 indices (ln.alpha and
+            // ln.beta hold whole frames in both storage modes)
             event_params e{};
             e.n = n();
             e.q = Q;
@@ -760,54 +824,57 @@ private:
             e.match = d_ev_w.match;
             e.mismatch = d_ev_w.mismatch;
             e.words = d_words.get();
-            e.alpha = d_alpha.get();
-            e.beta = d_beta.get();
-            e.prior_exact = any_prior ? d_priors_exact.get() : nullptr;
-            e.has_prior = d_has_prior.get();
-            e.status = d_status.get();
-            e.offset = d_offset.get();
-            e.rho = d_rho.get();
-            e.yprob = d_ev_yprob.get();
+            e.alpha = ln.alpha.get();
+            e.beta = ln.beta.get();
+            e.prior_exact = any_prior ? ln.priors_exact.get() : nullptr;
+            e.has_prior = ln.has_prior.get();
+            e.status = ln.status.get();
+            e.offset = ln.offset.get();
+            e.rho = ln.rho.get();
+            e.yprob = ln.ev_yprob.get();
             e.Fe = Fe;
-            e.frames = d_ev_frames.get();
-            e.want_items = d_ev_want.get();
-            e.index_events = d_ev_index.get();
-            e.events = d_ev_out.get();
-            e.items = any_items ? d_ev_items.get() : nullptr;
-            e.scratch = d_ev_scratch.get();
-            e.acc_global = d_ev_scratch.get() +
+            e.frames = ln.ev_frames.get();
+            e.want_items = ln.ev_want.get();
+            e.index_events = ln.ev_index.get();
+            e.events = ln.ev_out.get();
+            e.items = any_items ? ln.ev_items.get() : nullptr;
+            e.scratch = ln.ev_scratch.get();
+            e.acc_global = ln.ev_scratch.get() +
                            size_t(d_ev_plan.grid) * d_ev_plan.block * d_ev_plan.stride;
             launch_events(d_ev_plan, e);
         }
-        BSID_CUDA(cudaDeviceSynchronize());
-        if (d_profiling) {
-            const auto t = clock.collect();
-            d_times.gamma += t[stage_clock::gamma];
-            d_times.alpha += t[stage_clock::alpha];
-            d_times.beta += t[stage_clock::beta];
-            d_times.L += t[stage_clock::L];
+        BSID_CUDA(cudaStreamSynchronize(cudaStreamPerThread)); // this lane's stream
+        {
+            std::lock_guard<std::mutex> stats(d_stats_mutex);
+            if (d_profiling) {
+                const auto t = clock.collect();
+                d_times.gamma += t[stage_clock::gamma];
+                d_times.alpha += t[stage_clock::alpha];
+                d_times.beta += t[stage_clock::beta];
+                d_times.L += t[stage_clock::L];
+            }
+            size_t free_b = 0, total_b = 0;
+            BSID_CUDA(cudaMemGetInfo(&free_b, &total_b));
+            d_peak_bytes = std::max(d_peak_bytes, total_b - free_b - d_baseline_used);
         }
-        size_t free_b = 0, total_b = 0;
-        BSID_CUDA(cudaMemGetInfo(&free_b, &total_b));
-        d_peak_bytes = std::max(d_peak_bytes, total_b - free_b - d_baseline_used);
 
         std::vector<int> status(count), where(count);
-        d_status.download(status.data(), count);
-        d_status_index.download(where.data(), count);
+        ln.status.download(status.data(), count);
+        ln.status_index.download(where.data(), count);
         std::vector<double> ev_out, ev_items_host;
         if (Fe > 0) {
             ev_out.resize(size_t(Fe) * 4);
-            d_ev_out.download(ev_out.data(), ev_out.size());
+            ln.ev_out.download(ev_out.data(), ev_out.size());
             if (any_items) {
                 ev_items_host.resize(2 * size_t(total));
-                d_ev_items.download(ev_items_host.data(), ev_items_host.size());
+                ln.ev_items.download(ev_items_host.data(), ev_items_host.size());
             }
         }
         if (io && !any_prior) {
             // without priors the extrinsic output is the posterior: each row
             // in double, normalized again as below for the host
-            launch_rows_to_double<real>(d_post.get(), (long long)F * Nn, Q, io->ext);
-            BSID_CUDA(cudaDeviceSynchronize());
+            launch_rows_to_double<real>(ln.post.get(), (long long)F * Nn, Q, io->ext);
+            BSID_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
         }
         if (io) {
             for (size_t j = 0; j < count; ++j)
@@ -821,11 +888,11 @@ private:
         if (any_prior) {
             // frames with priors: posteriors in double (finish_kernel)
             post_d.resize(nout);
-            d_post_d.download(post_d.data(), nout);
+            ln.post_d.download(post_d.data(), nout);
         }
-        d_staging.ensure(nout);
-        d_post.download(d_staging.get(), nout);
-        const real* out = d_staging.get();
+        ln.staging.ensure(nout);
+        ln.post.download(ln.staging.get(), nout);
+        const real* out = ln.staging.get();
         // copy the posteriors out on all cores (tens of MB per batch)
 #pragma omp parallel for schedule(static)
         for (long long jj = 0; jj < (long long)count; ++jj) {
@@ -868,14 +935,14 @@ private:
             beta_0.resize(count * size_t(Mt));
             BSID_CUDA(cudaMemcpy2D(alpha_N.data(),
                                    size_t(Mt) * sizeof(double),
-                                   d_alpha.get() + size_t(Nn) * Mt,
+                                   ln.alpha.get() + size_t(Nn) * Mt,
                                    row,
                                    size_t(Mt) * sizeof(double),
                                    count,
                                    cudaMemcpyDeviceToHost));
             BSID_CUDA(cudaMemcpy2D(beta_0.data(),
                                    size_t(Mt) * sizeof(double),
-                                   d_beta.get(),
+                                   ln.beta.get(),
                                    row,
                                    size_t(Mt) * sizeof(double),
                                    count,
@@ -886,12 +953,12 @@ private:
             log_l.resize(count);
             BSID_CUDA(cudaMemcpy2D(log_c.data(),
                                    sizeof(double),
-                                   d_log_alpha_norm.get() + Nn,
+                                   ln.log_alpha_norm.get() + Nn,
                                    size_t(Nn + 1) * sizeof(double),
                                    sizeof(double),
                                    count,
                                    cudaMemcpyDeviceToHost));
-            d_log_lambda_end.download(log_l.data(), count);
+            ln.log_lambda_end.download(log_l.data(), count);
         }
         for (size_t j = 0; j < count; ++j) {
             const size_t k = todo[pos + j];
@@ -954,6 +1021,13 @@ private:
                      where_s + ")" };
     }
 
+    // A frame decoded by the CPU backend instead (one at a time: the lanes share it).
+    frame_result on_cpu(const frame_view& frame, double* post)
+    {
+        std::lock_guard<std::mutex> lock(d_cpu_mutex);
+        return cpu_fallback().decode(frame, post);
+    }
+
     map_decoder& cpu_fallback()
     {
         if (!d_cpu) {
@@ -966,9 +1040,14 @@ private:
         return *d_cpu;
     }
 
+    size_t general_scratch_items(int Mn) const
+    {
+        return 2 * size_t(Mn) * size_t(d_general_block) * size_t(d_general_grid);
+    }
+
     // one pass of the lattice over the window: the register kernel when
     // there is one for this (n, Mn) and channel, the general one otherwise
-    void launch_lattice(const launch_params<real>& p, int pass)
+    void launch_lattice(lane& ln, const launch_params<real>& p, int pass)
     {
         if (d_reg) {
             // no idle warps when M_tau is small: they would take a block's
@@ -978,10 +1057,9 @@ private:
             const unsigned grid = unsigned(size_t(p.F) * size_t(p.Wc) * size_t(chunks));
             d_reg(grid, unsigned(block), p, chunks, pass);
         } else {
-            d_scratch.ensure(2 * size_t(p.Mn) * size_t(d_general_block) *
-                             size_t(d_general_grid));
+            ln.scratch.ensure(general_scratch_items(p.Mn));
             launch_lattice_general(
-                d_general_grid, d_general_block, p, d_scratch.get(), pass);
+                d_general_grid, d_general_block, p, ln.scratch.get(), pass);
             return;
         }
         BSID_CUDA(cudaGetLastError());
@@ -992,47 +1070,62 @@ private:
     cudaDeviceProp d_prop{};
     lattice_weights<real> d_w{};
     device_buffer<uint32_t> d_words;
-    device_buffer<real> d_G, d_Lpart, d_scratch, d_priors;
-    device_buffer<double> d_alpha, d_beta, d_start, d_end; // the state metrics, in double
-    device_buffer<double> d_log_alpha_norm, d_log_beta_norm, d_log_lambda_end;
-    device_buffer<double> d_priors_exact, d_post_d; // batches with priors
-    device_buffer<real> d_post; // the posteriors in the decoder's precision
-    device_buffer<uint8_t> d_bits;
-    device_buffer<long long> d_offset, d_rho, d_packed_offset;
-    device_buffer<int> d_has_prior, d_status, d_status_index;
-    device_buffer<unsigned long long> d_packed;
-    device_buffer<double> d_llr;      // soft input: the batch's LLRs
-    device_buffer<real> d_soft;       // and their probabilities (launch_params::soft)
-    pinned_buffer<double> d_llr_host; // soft input: the LLRs gathered for d_llr
-    pinned_buffer<real> d_staging;    // the host's copy of d_post
-    // the E-step (event_kernels.h): allocated by the first batch that asks
+    // the E-step's weights and launch shape (event_kernels.h)
     lattice_weights<double> d_ev_w{};
     event_plan d_ev_plan;
-    device_buffer<double> d_ev_yprob, d_ev_index, d_ev_out, d_ev_items, d_ev_scratch;
-    device_buffer<int> d_ev_frames, d_ev_want;
-    size_t cached_bytes() const
-    {
-        return d_G.bytes() + d_Lpart.bytes() + d_alpha.bytes() + d_beta.bytes() +
-               d_post.bytes() + d_scratch.bytes() + d_post_d.bytes() + d_llr.bytes() +
-               d_soft.bytes() + d_ev_yprob.bytes() + d_ev_index.bytes() +
-               d_ev_items.bytes() + d_ev_scratch.bytes();
-    }
-    void release_cache()
-    {
-        d_G.release();
-        d_Lpart.release();
-        d_alpha.release();
-        d_beta.release();
-        d_post.release();
-        d_scratch.release();
-        d_post_d.release();
-        d_llr.release();
-        d_soft.release();
-        d_ev_yprob.release();
-        d_ev_index.release();
-        d_ev_items.release();
-        d_ev_scratch.release();
-    }
+    // One stream's buffers for a chunk of a batch (run()): each stream of
+    // decode_batch decodes its chunks in its own lane, so that one lane's
+    // host work (inputs gathered, posteriors copied out) overlaps another's
+    // kernels. All kept and grown between batches.
+    struct lane {
+        device_buffer<real> G, Lpart, scratch, priors;
+        device_buffer<double> alpha, beta, start, end; // the state metrics, in double
+        device_buffer<double> log_alpha_norm, log_beta_norm, log_lambda_end;
+        device_buffer<double> priors_exact, post_d; // batches with priors
+        device_buffer<real> post; // the posteriors in the decoder's precision
+        device_buffer<uint8_t> bits;
+        device_buffer<long long> offset, rho, packed_offset;
+        device_buffer<int> has_prior, status, status_index;
+        device_buffer<unsigned long long> packed;
+        device_buffer<double> llr;      // soft input: the batch's LLRs
+        device_buffer<real> soft;       // and their probabilities (launch_params::soft)
+        pinned_buffer<double> llr_host; // soft input: the LLRs gathered for llr
+        pinned_buffer<real> staging;    // the host's copy of post
+        // the E-step (event_kernels.h): allocated by the first batch that asks
+        device_buffer<double> ev_yprob, ev_index, ev_out, ev_items, ev_scratch;
+        device_buffer<int> ev_frames, ev_want;
+        // the device memory a plan may count as its own (it is reused)
+        size_t cached_bytes() const
+        {
+            return G.bytes() + Lpart.bytes() + alpha.bytes() + beta.bytes() +
+                   post.bytes() + scratch.bytes() + post_d.bytes() + llr.bytes() +
+                   soft.bytes() + ev_yprob.bytes() + ev_index.bytes() + ev_items.bytes() +
+                   ev_scratch.bytes();
+        }
+        void release_cache()
+        {
+            G.release();
+            Lpart.release();
+            alpha.release();
+            beta.release();
+            post.release();
+            scratch.release();
+            post_d.release();
+            llr.release();
+            soft.release();
+            ev_yprob.release();
+            ev_index.release();
+            ev_items.release();
+            ev_scratch.release();
+        }
+    };
+    std::vector<std::unique_ptr<lane>> d_lanes; // one per stream (d_streams)
+    int d_streams = 1;
+    // held while a lane plans its window and allocates, so that a plan sees
+    // the memory the other lanes took
+    std::mutex d_plan_mutex;
+    mutable std::mutex d_stats_mutex; // d_peak_bytes and the stage profile
+    std::mutex d_cpu_mutex;           // the CPU fallback (built on first use)
     int d_general_block = 128, d_general_grid = 1, d_ab_block = 128;
     bool d_ab_warp =
         true; // warp recursions where M_tau allows (BSID_CUDA_AB=block: never)

@@ -186,6 +186,36 @@ TEST(launch_plan, settings_from_config_and_environment)
     cfg.device = 0;
     cfg.local_window = -2;
     EXPECT_THROW(settings_from(cfg), std::invalid_argument);
+    cfg.local_window = 0;
+    // the lanes: 0 is the default, others as given
+    cfg.cuda_streams = 0;
+    EXPECT_EQ(settings_from(cfg).streams, default_cuda_streams);
+    cfg.cuda_streams = 3;
+    EXPECT_EQ(settings_from(cfg).streams, 3);
+}
+
+TEST(launch_plan, chunks_share_a_batch_among_the_lanes)
+{
+    // one lane, or a batch no larger than a chunk: one chunk of the whole batch
+    EXPECT_EQ(plan_chunk(0, 2), 1u);
+    EXPECT_EQ(plan_chunk(1000, 1), 1000u);
+    EXPECT_EQ(plan_chunk(chunk_min, 4), chunk_min);
+    // the frames shared evenly, within [chunk_min, chunk_max]
+    EXPECT_EQ(plan_chunk(256, 2), 128u);
+    EXPECT_EQ(plan_chunk(105, 3), 35u);
+    EXPECT_EQ(plan_chunk(40, 2), chunk_min);   // 32 + 8, not 20 + 20
+    EXPECT_EQ(plan_chunk(1024, 2), chunk_max); // 4 chunks, taken in turn
+    EXPECT_EQ(plan_chunk(4096, 8), chunk_max);
+    for (size_t frames : { 33, 100, 255, 256, 257, 1000, 5000 })
+        for (int lanes : { 2, 3, 8 }) {
+            const size_t c = plan_chunk(frames, lanes);
+            EXPECT_GE(c, chunk_min);
+            EXPECT_LE(c, chunk_max);
+            // never more than one chunk short of a share per lane
+            EXPECT_LE(
+                (frames + c - 1) / c,
+                std::max<size_t>(size_t(lanes), (frames + chunk_max - 1) / chunk_max));
+        }
 }
 
 TEST(launch_plan, environment_guard_restores_value_and_absence)

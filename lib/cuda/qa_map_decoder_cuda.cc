@@ -597,3 +597,119 @@ TEST_F(cuda_decoder, mixed_extrinsic_batch_matches_cpu_frame_by_frame)
             }
     }
 }
+
+// decoder_config::cuda_streams: a batch split into chunks that several lanes
+// decode at once (each on its own stream) gives every frame what one lane
+// gives it: statuses, posteriors, boundary metrics, evidence and expected
+// events, with refused frames and priors spread over the chunks; and the
+// frames the CPU decodes agree with it. 105 frames make 2 to 4 chunks; 600
+// short frames make chunks of chunk_max taken in turn by two lanes.
+TEST_F(cuda_decoder, lanes_decode_as_one_lane)
+{
+    std::mt19937_64 rng(test_seed() + 23);
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.01);
+    for (const auto& [N, copies] : { std::pair<int, int>{ 60, 15 }, { 6, 86 } }) {
+        batch b;
+        for (int c = 0; c < copies; ++c) {
+            batch one = make_batch(cb, ch, N, c % 3 == 0, rng);
+            for (size_t k = 0; k < one.rx.size(); ++k) {
+                b.rx.push_back(one.rx[k]);
+                b.priors.push_back(one.priors[k]);
+            }
+        }
+        const size_t F = b.rx.size();
+        decoder_config cfg(cb, ch, N);
+        const size_t Mt = size_t(map_decoder::make(cfg)->limits().mtau.size());
+        // what each lane count writes, besides the posteriors
+        struct extras {
+            std::vector<std::vector<double>> metrics, items;
+            std::vector<double> evidence;
+            std::vector<event_counts> events;
+        };
+        auto views_into = [&](extras& x) {
+            x.metrics.assign(F, std::vector<double>(2 * Mt, -1.0));
+            x.items.assign(F, std::vector<double>());
+            x.evidence.assign(F, -1.0);
+            x.events.assign(F, event_counts{});
+            std::vector<frame_view> v;
+            for (size_t k = 0; k < F; ++k) {
+                frame_view f{ b.rx[k].data(),
+                              b.rx[k].size(),
+                              b.priors[k].empty() ? nullptr : b.priors[k].data() };
+                if (k % 3 == 1) {
+                    f.boundary_metrics = x.metrics[k].data();
+                    f.log_evidence = &x.evidence[k];
+                }
+                if (k % 5 == 2) {
+                    f.events = &x.events[k];
+                    x.items[k].assign(2 * b.rx[k].size(), -1.0);
+                    f.item_posteriors = x.items[k].data();
+                }
+                v.push_back(f);
+            }
+            return v;
+        };
+        auto cpu =
+            make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
+        extras cpu_x;
+        b.views = views_into(cpu_x);
+        std::vector<frame_result> cpu_res;
+        const auto cpu_post = decode_all(*cpu, b, cpu_res);
+        for (auto p : precisions)
+            for (auto s : storages) {
+                std::vector<frame_result> ref_res;
+                std::vector<std::vector<double>> ref_post;
+                extras ref_x;
+                for (int lanes : { 1, 2, 3, 8 }) {
+                    cfg.cuda_streams = lanes;
+                    auto dec = make(cfg, backend_kind::cuda, p, s);
+                    extras x;
+                    b.views = views_into(x);
+                    std::vector<frame_result> res;
+                    const auto post = decode_all(*dec, b, res);
+                    const std::string what = "N=" + std::to_string(N) + " " +
+                                             to_string(p) + " " + to_string(s) +
+                                             " lanes=" + std::to_string(lanes);
+                    ASSERT_EQ(res.size(), F) << what;
+                    size_t ok = 0;
+                    for (size_t k = 0; k < F; ++k) {
+                        ASSERT_EQ(res[k].status, cpu_res[k].status)
+                            << what << " frame " << k << ": " << res[k].reason;
+                        if (res[k].ok()) {
+                            ++ok;
+                            EXPECT_LT(max_abs_diff(post[k], cpu_post[k]),
+                                      p == precision_kind::dual ? 1e-9 : 1e-4)
+                                << what << " frame " << k;
+                        }
+                    }
+                    EXPECT_GE(ok, F / 3) << what; // the sent frames decode
+                    if (lanes == 1) {
+                        ref_res = res;
+                        ref_post = post;
+                        ref_x = std::move(x);
+                        continue;
+                    }
+                    for (size_t k = 0; k < F; ++k) {
+                        EXPECT_EQ(res[k].reason, ref_res[k].reason) << what << " " << k;
+                        EXPECT_LE(max_abs_diff(post[k], ref_post[k]), 1e-12)
+                            << what << " frame " << k;
+                        EXPECT_LE(max_abs_diff(x.metrics[k], ref_x.metrics[k]), 1e-12)
+                            << what << " frame " << k;
+                        if (std::isfinite(ref_x.evidence[k]))
+                            EXPECT_NEAR(x.evidence[k], ref_x.evidence[k], 1e-9)
+                                << what << " frame " << k;
+                        else
+                            EXPECT_EQ(x.evidence[k], ref_x.evidence[k])
+                                << what << " " << k;
+                        EXPECT_NEAR(x.events[k].ins, ref_x.events[k].ins, 1e-9) << k;
+                        EXPECT_NEAR(x.events[k].del, ref_x.events[k].del, 1e-9) << k;
+                        EXPECT_NEAR(x.events[k].trans, ref_x.events[k].trans, 1e-9) << k;
+                        EXPECT_NEAR(x.events[k].subst, ref_x.events[k].subst, 1e-9) << k;
+                        EXPECT_LE(max_abs_diff(x.items[k], ref_x.items[k]), 1e-12)
+                            << what << " frame " << k;
+                    }
+                }
+            }
+    }
+}

@@ -403,7 +403,8 @@ public:
                    const std::string& recursion,
                    int local_window,
                    const std::string& sync_word,
-                   const std::string& input)
+                   const std::string& input,
+                   int cuda_streams)
         : d_input(bsid::parse_input_kind(input))
     {
         bsid::decoder_config cfg(cb, ch, N);
@@ -417,6 +418,7 @@ public:
         cfg.device = device;
         cfg.recursion = bsid::parse_recursion(recursion);
         cfg.local_window = local_window;
+        cfg.cuda_streams = cuda_streams;
         d_frames =
             std::make_shared<bsid::frame_decoder>(cfg, bsid::parse_sync_word(sync_word));
         d_dec = &d_frames->primary();
@@ -1345,7 +1347,7 @@ The MAP decoder of the paper (forward-backward over the drift), without GNU Radi
     dec = map_decoder_core(cb, ch, N, backend="auto", precision="float",
                            storage="auto", Pr=1e-10, mtau=None, mn=None, threads=0,
                            device=0, recursion="auto", local_window=0, sync_word="",
-                           input="bits")
+                           input="bits", cuda_streams=0)
     post = dec.decode(rx)              # uint8 0/1 array in, (N, q) float64 posteriors out
     soft = map_decoder_core(cb, ch, N, input="llr")
     post = soft.decode(llr)            # float LLRs in: ln p(r|1) - ln p(r|0)
@@ -1360,7 +1362,9 @@ computed from Pr; each must hold 0 (lo <= 0 <= hi); mn bounds a drift change
 and may be wider than mtau. The CUDA backend's settings: device (its index),
 recursion ("auto": one warp per frame for alpha and beta up to 64 states,
 blocks beyond; "block": blocks always) and local_window (the most symbol
-indices per local-storage window; 0: from the free memory). The environment
+indices per local-storage window; 0: from the free memory), and cuda_streams
+(lanes that decode a batch's chunks at once, so that copies and host work
+overlap the kernels; 1: one chunk at a time; 0: the default, 2). The environment
 variables BSID_CUDA_DEVICE, BSID_CUDA_AB=block and BSID_CUDA_LOCAL_WINDOW
 override them. sync_word: the word W ("0110...") that begins every frame and
 is weighed through the channel like the frame's other bits; with it, mtau and
@@ -1389,7 +1393,8 @@ its status.)doc")
                       const std::string&,
                       int,
                       const std::string&,
-                      const std::string&>(),
+                      const std::string&,
+                      int>(),
              "codebook"_a,
              "channel"_a,
              "N"_a,
@@ -1404,7 +1409,8 @@ its status.)doc")
              "recursion"_a = "auto",
              "local_window"_a = 0,
              "sync_word"_a = "",
-             "input"_a = "bits")
+             "input"_a = "bits",
+             "cuda_streams"_a = 0)
         .def("decode_frame",
              &py_map_decoder::decode_frame,
              "rx"_a,

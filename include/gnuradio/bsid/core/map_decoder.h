@@ -30,6 +30,9 @@ enum class storage_kind { global, local, automatic };
 //! and blocks beyond (automatic), or always blocks (tests compare the two).
 enum class recursion_kind { automatic, block };
 
+//! The CUDA backend's lanes (decoder_config::cuda_streams): by default, and at most.
+constexpr int default_cuda_streams = 2, max_cuda_streams = 8;
+
 //! "cpu" | "cuda" | "auto", "float" | "double", "global" | "local" | "auto".
 backend_kind parse_backend(const std::string& s);
 precision_kind parse_precision(const std::string& s);
@@ -66,6 +69,12 @@ struct decoder_config {
     recursion_kind recursion = recursion_kind::automatic; //!< CUDA alpha/beta kernels
     int local_window =
         0; //!< CUDA local storage: most symbol indices per window (0: from memory)
+    /*!
+     * CUDA: lanes (streams) that decode a batch's chunks at once, so that one
+     * lane's host work overlaps another's kernels; 1: one chunk at a time;
+     * 0: default_cuda_streams. At most max_cuda_streams.
+     */
+    int cuda_streams = 0;
 
     decoder_config(codebook c, channel_params p, int N_) : cb(std::move(c)), ch(p), N(N_)
     {
