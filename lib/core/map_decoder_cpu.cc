@@ -17,12 +17,15 @@
 // (float or double); alpha, beta, the sums G over D, the priors and L are
 // kept in double in both, so that float differs from double by the
 // lattice's rounding alone (the recursions cost a small part of the time).
+// The lattice is cpu::corridor_lattice_lanes (cpu_lattice.h): codewords in
+// vectors of the machine's width, a row's horizontal steps in registers.
 //
 // Both storage modes run the same per-block arithmetic in the same order, so
 // they give identical posteriors: global keeps every block from the forward
 // pass for the backward pass; local recomputes each block there and keeps only
 // one at a time (the paper's "local storage", with L fused into beta).
 
+#include "cpu_lattice.h"
 #include "format.h"
 #include "map_decoder_cpu.h"
 #include <gnuradio/bsid/core/event_counts.h>
@@ -276,17 +279,17 @@ private:
         const long long mprime = d_limits.mtau.lo + a;
         const long long start = (long long)n * i + mprime;
         const int p = int(size_t(i) % d_qsel.size());
-        corridor_lattice<real>(d_w,
-                               n,
-                               Q,
-                               d_qsel[size_t(p)].data(),
-                               f.bits ? f.bits + start : nullptr,
-                               f.llr ? ws.soft.data() + 2 * start : nullptr,
-                               (long long)f.rho - start,
-                               d_limits.mn.lo,
-                               d_limits.mn.hi,
-                               ws.scratch.data(),
-                               block);
+        cpu::corridor_lattice_lanes<real>(d_w,
+                                          n,
+                                          Q,
+                                          d_qsel[size_t(p)].data(),
+                                          f.bits ? f.bits + start : nullptr,
+                                          f.llr ? ws.soft.data() + 2 * start : nullptr,
+                                          (long long)f.rho - start,
+                                          d_limits.mn.lo,
+                                          d_limits.mn.hi,
+                                          ws.scratch.data(),
+                                          block);
         const double* prior =
             ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
         for (int e = 0; e < Mn; ++e) {
@@ -441,7 +444,7 @@ private:
         ws.beta_next.resize(size_t(Mt));
         ws.beta_cur.resize(size_t(Mt));
         ws.L.resize(size_t(Q));
-        ws.scratch.resize(2 * block);
+        ws.scratch.resize(cpu::lattice_lanes_scratch(Q, d_limits.mn.lo, d_limits.mn.hi));
 
         auto block_at = [&](int i, int a) {
             return global ? ws.gamma.data() + (size_t(i) * Mt + size_t(a)) * block

@@ -1,0 +1,97 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_BSID_CORE_CPU_LATTICE_H
+#define INCLUDED_BSID_CORE_CPU_LATTICE_H
+
+#include <gnuradio/bsid/core/model.h>
+#include <cstddef>
+#include <cstdint>
+
+namespace bsid {
+namespace cpu {
+
+//! The instruction sets the lane kernels are compiled for (x86-64 levels).
+enum class isa {
+    baseline = 0, //!< x86-64 (SSE2), or any other GCC target: 16-byte vectors
+    avx2 = 1,     //!< x86-64-v3 (AVX2, FMA): up to 32-byte vectors
+    avx512 = 2,   //!< x86-64-v4 (AVX-512): up to 64-byte vectors
+};
+
+//! The best of them this machine runs (always baseline on other compilers).
+isa best_isa();
+
+/*!
+ * How corridor_lattice_lanes lays out the q codewords: vectors of `bytes`
+ * bytes (16, 32 or 64; lanes = bytes / sizeof(real) codewords each), `groups`
+ * of them (1, 2 or 4) advanced together through each row, so that a row has
+ * that many independent chains of horizontal steps; the q codewords run in
+ * q / (lanes groups) passes. bytes = 0: corridor_lattice (lattice.h) runs.
+ */
+struct lane_plan {
+    cpu::isa isa = cpu::isa::baseline;
+    int bytes = 0;
+    int groups = 1;
+};
+
+//! The plan corridor_lattice_lanes uses for q codewords of `real_size` bytes.
+lane_plan plan_lanes(int q, size_t real_size);
+
+/*!
+ * corridor_lattice (lattice.h), the same parameters and the same output, for
+ * the CPU decoder, by plan_lanes(q, sizeof(real)): codewords in vectors, a
+ * row's valid nodes found once per row, the horizontal neighbour carried in
+ * a register, and every node the one formula model::lattice_cell (terms
+ * from outside the corridor or the received bits are zeros; row n has no
+ * horizontal term).
+ *
+ * \param scratch lattice_lanes_scratch(q, dlo, dhi) values of workspace
+ */
+template <typename real>
+void corridor_lattice_lanes(const lattice_weights<real>& w,
+                            int n,
+                            int q,
+                            const real* const* qsel,
+                            const uint8_t* y,
+                            const real* yprob,
+                            long long avail,
+                            int dlo,
+                            int dhi,
+                            real* scratch,
+                            real* out);
+
+/*!
+ * The same with a given plan (for tests, which reach every plan the machine
+ * runs). Throws std::invalid_argument if the machine lacks plan.isa, if
+ * bytes is not 0 or 16, 32, 64 within the isa, if groups is not 1, 2 or 4,
+ * or if q is not a multiple of lanes times groups.
+ */
+template <typename real>
+void corridor_lattice_plan(const lane_plan& plan,
+                           const lattice_weights<real>& w,
+                           int n,
+                           int q,
+                           const real* const* qsel,
+                           const uint8_t* y,
+                           const real* yprob,
+                           long long avail,
+                           int dlo,
+                           int dhi,
+                           real* scratch,
+                           real* out);
+
+//! The scratch size corridor_lattice_lanes needs, in values: two rows with a
+//! zero node past each row's end.
+inline size_t lattice_lanes_scratch(int q, int dlo, int dhi)
+{
+    return 2 * size_t(dhi - dlo + 2) * size_t(q);
+}
+
+} // namespace cpu
+} // namespace bsid
+
+#endif /* INCLUDED_BSID_CORE_CPU_LATTICE_H */
