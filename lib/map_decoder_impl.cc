@@ -679,6 +679,10 @@ void map_decoder_impl::produce(uint64_t cap, bool input_over, double wait_ms)
 {
     admit();
     if (!input_over) {
+        // a full flight takes no more frames: what the batcher holds goes
+        // now rather than wait out max_delay_ms for frames that cannot come
+        if (d_flight.size() >= flight_room())
+            d_batcher->flush();
         drain(cap, wait_ms);
         admit(); // into the room made
         return;

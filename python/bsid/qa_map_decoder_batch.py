@@ -37,14 +37,15 @@ class frame_source(gr.sync_block):
     """Received frames, at most one per work() call (the call pauses
     `pause` seconds first), each tagged with its length. After `hold_after`
     frames it sends nothing until `hold` seconds have passed since the first
-    call."""
+    call. lost: {frame: count} of bsid_frames_lost tags on frames' first bits."""
 
-    def __init__(self, rx, pause=0.002, hold_after=None, hold=0.0):
+    def __init__(self, rx, pause=0.002, hold_after=None, hold=0.0, lost=None):
         gr.sync_block.__init__(self, "frame_source", in_sig=None, out_sig=[np.uint8])
         self.rx = [np.asarray(r, dtype=np.uint8) for r in rx]
         self.pause = pause
         self.hold_after = hold_after
         self.hold = hold
+        self.lost = lost or {}
         self.frame = 0  # the frame being sent
         self.pos = 0    # its bits sent
         self.t0 = None
@@ -64,6 +65,9 @@ class frame_source(gr.sync_block):
         if self.pos == 0:
             self.add_item_tag(0, self.nitems_written(0), pmt.intern(KEY),
                               pmt.from_long(len(r)))
+            if self.frame in self.lost:
+                self.add_item_tag(0, self.nitems_written(0), pmt.intern("bsid_frames_lost"),
+                                  pmt.from_long(self.lost[self.frame]))
         out[:n] = r[self.pos:self.pos + n]
         self.pos += n
         if self.pos == len(r):
@@ -159,6 +163,26 @@ class qa_map_decoder_batch(gr_unittest.TestCase):
             rows, erased = self.output(snk)
             self.assertEqual(erased, [None] * 4)
             self.assert_core(rows, rx)
+
+    def test_002b_a_full_flight_does_not_wait_out_the_delay(self):
+        # frame 0, then 100 lost frames: the flight (4 max_batch = 16 output
+        # frames) fills with frame 0 and erasures behind it, and takes no
+        # more input; frame 0 is decoded at once, not after max_delay_ms, and
+        # the erasures follow it out while the source holds
+        rx = self.frames(3)
+        dec = self.decoder(max_batch=4, max_delay_ms=60000.0)
+        tb = gr.top_block()
+        src = frame_source(rx, hold_after=2, hold=4.0, lost={1: 100})
+        snk = blocks.vector_sink_f(self.q)
+        tb.connect(src, dec, snk)
+        tb.start()
+        time.sleep(2.0)
+        during = dec.frames()
+        tb.wait()
+        self.assertEqual(during, 101)  # frame 1 waits in its batch for more
+        rows, erased = self.output(snk)
+        self.assertEqual(erased, [None] + ["frame_lost"] * 100 + [None, None])
+        self.assert_core(rows[[0, 101, 102]], rx)
 
     def test_003_the_end_of_the_stream_flushes(self):
         # a vector source ends at once: the last, partial batch is decoded
