@@ -475,5 +475,149 @@ void corridor_lattice_plan(const lane_plan& plan,
 BSID_LANES_INSTANTIATE(float)
 BSID_LANES_INSTANTIATE(double)
 
+namespace {
+
+#if BSID_LANES_X86
+#define BSID_BLOCK_CLONES \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define BSID_BLOCK_CLONES
+#endif
+
+typedef double dvec8 __attribute__((vector_size(64)));
+
+template <typename real>
+struct rvec8 {
+    typedef real type __attribute__((vector_size(8 * sizeof(real))));
+};
+
+// 8 values of row from D, in double
+template <typename real>
+__attribute__((always_inline)) inline dvec8 load8(const real* row)
+{
+    typename rvec8<real>::type v;
+    std::memcpy(&v, row, sizeof(v));
+    return __builtin_convertvector(v, dvec8);
+}
+
+__attribute__((always_inline)) inline double sum8(dvec8 v)
+{
+    return ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
+}
+
+/*
+ * Eight partial sums in a vector, added as a tree at the end (a reduction in
+ * a fixed order, the same on every instruction set), then the q % 8 last
+ * codewords one at a time.
+ */
+template <typename real>
+__attribute__((always_inline)) inline void block_sums_impl(
+    const real* block, int q, const double* prior, int e0, int e1, int Mn, double* G)
+{
+    const int q8 = q - q % 8;
+    for (int e = 0; e < Mn; ++e) {
+        double sum = 0;
+        if (e >= e0 && e < e1) {
+            const real* row = block + size_t(e) * size_t(q);
+            dvec8 acc = dvec8{};
+            if (prior) {
+                for (int D = 0; D < q8; D += 8) {
+                    dvec8 p;
+                    std::memcpy(&p, prior + D, sizeof(p));
+                    acc += p * load8(row + D);
+                }
+                sum = sum8(acc);
+                for (int D = q8; D < q; ++D)
+                    sum += prior[D] * double(row[D]);
+            } else {
+                for (int D = 0; D < q8; D += 8)
+                    acc += load8(row + D);
+                sum = sum8(acc);
+                for (int D = q8; D < q; ++D)
+                    sum += double(row[D]);
+                sum /= q; // the uniform prior
+            }
+        }
+        G[e] = sum;
+    }
+}
+
+/*
+ * Eight codewords at a time, their L kept in a register over all the rows
+ * (each L[D] gets its terms in order of e, as a loop over rows would).
+ */
+template <typename real>
+__attribute__((always_inline)) inline void add_weighted_rows_impl(
+    double* __restrict__ L, const real* block, int q, const double* wgt, int e0, int e1)
+{
+    const int q8 = q - q % 8;
+    for (int D = 0; D < q8; D += 8) {
+        dvec8 acc;
+        std::memcpy(&acc, L + D, sizeof(acc));
+        for (int e = e0; e < e1; ++e) {
+            const double w = wgt[e];
+            if (w != 0.0)
+                acc += w * load8(block + size_t(e) * size_t(q) + D);
+        }
+        std::memcpy(L + D, &acc, sizeof(acc));
+    }
+    for (int e = e0; e < e1 && q8 < q; ++e) {
+        const double w = wgt[e];
+        if (w == 0.0)
+            continue;
+        const real* row = block + size_t(e) * size_t(q);
+        for (int D = q8; D < q; ++D)
+            L[D] += w * double(row[D]);
+    }
+}
+
+BSID_BLOCK_CLONES void block_sums_float(
+    const float* block, int q, const double* prior, int e0, int e1, int Mn, double* G)
+{
+    block_sums_impl(block, q, prior, e0, e1, Mn, G);
+}
+BSID_BLOCK_CLONES void block_sums_double(
+    const double* block, int q, const double* prior, int e0, int e1, int Mn, double* G)
+{
+    block_sums_impl(block, q, prior, e0, e1, Mn, G);
+}
+BSID_BLOCK_CLONES void add_weighted_rows_float(
+    double* L, const float* block, int q, const double* wgt, int e0, int e1)
+{
+    add_weighted_rows_impl(L, block, q, wgt, e0, e1);
+}
+BSID_BLOCK_CLONES void add_weighted_rows_double(
+    double* L, const double* block, int q, const double* wgt, int e0, int e1)
+{
+    add_weighted_rows_impl(L, block, q, wgt, e0, e1);
+}
+
+} // namespace
+
+template <>
+void block_sums<float>(
+    const float* block, int q, const double* prior, int e0, int e1, int Mn, double* G)
+{
+    block_sums_float(block, q, prior, e0, e1, Mn, G);
+}
+template <>
+void block_sums<double>(
+    const double* block, int q, const double* prior, int e0, int e1, int Mn, double* G)
+{
+    block_sums_double(block, q, prior, e0, e1, Mn, G);
+}
+template <>
+void add_weighted_rows<float>(
+    double* L, const float* block, int q, const double* wgt, int e0, int e1)
+{
+    add_weighted_rows_float(L, block, q, wgt, e0, e1);
+}
+template <>
+void add_weighted_rows<double>(
+    double* L, const double* block, int q, const double* wgt, int e0, int e1)
+{
+    add_weighted_rows_double(L, block, q, wgt, e0, e1);
+}
+
 } // namespace cpu
 } // namespace bsid

@@ -211,6 +211,8 @@ private:
             G; // sums over D of each block: N Mt Mn (global) or Mt Mn (local)
         std::vector<double> alpha; // (N + 1) Mt
         std::vector<double> beta_next, beta_cur, L;
+        std::vector<double> wgt;   // one state's L weights, per drift change
+        std::vector<uint8_t> used; // the states whose block goes into L
         std::vector<real> scratch; // lattice rows
         std::vector<real> soft;    // soft input: w(0), w(1) per received item
         std::vector<double> prior; // N q, normalized, or empty for uniform
@@ -292,24 +294,11 @@ private:
                                           block);
         const double* prior =
             ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
-        for (int e = 0; e < Mn; ++e) {
-            const real* row = block + size_t(e) * Q;
-            const long long m = mprime + d_limits.mn.lo + e;
-            double sum = 0;
-            if (!d_limits.mtau.contains(m)) {
-                // an end outside m_tau
-            } else if (prior) {
-#pragma omp simd reduction(+ : sum)
-                for (int D = 0; D < Q; ++D)
-                    sum += prior[D] * double(row[D]);
-            } else {
-#pragma omp simd reduction(+ : sum)
-                for (int D = 0; D < Q; ++D)
-                    sum += double(row[D]);
-                sum /= Q; // the uniform prior
-            }
-            G[e] = sum;
-        }
+        // the end drifts inside m_tau: e in [e0, e1)
+        const long long m0 = mprime + d_limits.mn.lo;
+        const int e0 = int(std::clamp<long long>(d_limits.mtau.lo - m0, 0, Mn));
+        const int e1 = int(std::clamp<long long>(d_limits.mtau.hi - m0 + 1, e0, Mn));
+        cpu::block_sums(block, Q, prior, e0, e1, Mn, G);
     }
 
     // Whether a state's block is needed: a state no path reaches (alpha 0),
@@ -444,6 +433,8 @@ private:
         ws.beta_next.resize(size_t(Mt));
         ws.beta_cur.resize(size_t(Mt));
         ws.L.resize(size_t(Q));
+        ws.wgt.resize(size_t(Mn));
+        ws.used.resize(size_t(Mt));
         ws.scratch.resize(cpu::lattice_lanes_scratch(Q, d_limits.mn.lo, d_limits.mn.hi));
 
         auto block_at = [&](int i, int a) {
@@ -529,6 +520,20 @@ private:
             double bs = 0;
             if (f.events)
                 std::fill(ws.ev_mass.begin(), ws.ev_mass.end(), 0.0);
+            // L_i(D) += alpha_i(m') R_i(m', m | D) beta_{i+1}(m) over the
+            // drift changes of state a (eqn:sigma without the prior, which
+            // multiplies L below)
+            auto add_L = [&](int a, const real* blk) {
+                const int b0 = a + dlo;
+                const int e0 = std::max(0, -b0), e1 = std::min(Mn, Mt - b0);
+                for (int e = e0; e < e1; ++e)
+                    ws.wgt[size_t(e)] = alpha_i[a] * ws.beta_next[size_t(b0 + e)];
+                cpu::add_weighted_rows(ws.L.data(), blk, Q, ws.wgt.data(), e0, e1);
+            };
+            // Global storage times the whole index's beta, then its L, in
+            // two loops over the states (the same sums in the same order);
+            // local storage recomputes each block and uses it at once.
+            auto t0 = clock_type::now();
             for (int a = 0; a < Mt; ++a) {
                 double* G = G_at(i, a);
                 const int b0 = a + dlo;
@@ -536,17 +541,21 @@ private:
                 bool any = false;
                 for (int e = e0; e < e1 && !any; ++e)
                     any = ws.beta_next[size_t(b0 + e)] != 0.0;
+                ws.used[size_t(a)] = 0;
                 if (!live(f, i, a, alpha_i) ||
                     !any) { // no way on from m' to the frame's end
                     ws.beta_cur[size_t(a)] = 0;
                     continue;
                 }
-                auto t0 = clock_type::now();
+                ws.used[size_t(a)] = 1;
                 real* blk = block_at(i, a);
-                if (!global)
+                if (!global) {
+                    if (d_profiling)
+                        t0 = clock_type::now();
                     gamma_block(f, i, a, blk, G, ws);
-                if (d_profiling)
-                    t.gamma += seconds_since(t0), t0 = clock_type::now();
+                    if (d_profiling)
+                        t.gamma += seconds_since(t0), t0 = clock_type::now();
+                }
                 const double bsum = model::backward_sum<double>(
                     a,
                     dlo,
@@ -558,19 +567,20 @@ private:
                 bs += bsum;
                 if (f.events)
                     ws.ev_mass[size_t(a)] = alpha_i[a] * bsum;
+                if (!global) {
+                    if (d_profiling)
+                        t.beta += seconds_since(t0), t0 = clock_type::now();
+                    add_L(a, blk);
+                    if (d_profiling)
+                        t.L += seconds_since(t0);
+                }
+            }
+            if (global) {
                 if (d_profiling)
                     t.beta += seconds_since(t0), t0 = clock_type::now();
-                // L_i(D) += alpha_i(m') R_i(m', m | D) beta_{i+1}(m) (eqn:sigma
-                // without the prior, which multiplies L below)
-                double* __restrict__ L = ws.L.data();
-                for (int e = e0; e < e1; ++e) {
-                    const double wgt = alpha_i[a] * ws.beta_next[size_t(b0 + e)];
-                    if (wgt == 0.0)
-                        continue;
-                    const real* __restrict__ row = blk + size_t(e) * Q;
-#pragma omp simd
-                    for (int D = 0; D < Q; ++D)
-                        L[D] += wgt * double(row[D]);
+                for (int a = 0; a < Mt; ++a) {
+                    if (ws.used[size_t(a)])
+                        add_L(a, block_at(i, a));
                 }
                 if (d_profiling)
                     t.L += seconds_since(t0);
