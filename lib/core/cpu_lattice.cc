@@ -81,9 +81,12 @@ lane_plan plan_lanes(int q, size_t real_size)
     for (int b = max_bytes(p.isa); b >= 16; b /= 2) {
         const int lanes = b / int(real_size);
         if (q % lanes == 0) {
+            // at least two chains per row where q has them (the horizontal
+            // steps' latency is what a row waits on): q of one wide vector
+            // runs as two of half the width
+            if (b > 16 && q == lanes)
+                continue;
             p.bytes = b;
-            // two chains per row where q has them (the horizontal steps'
-            // latency is what a row waits on)
             p.groups = q % (2 * lanes) == 0 ? 2 : 1;
             return p;
         }

@@ -38,7 +38,12 @@ struct lane_plan {
     int groups = 1;
 };
 
-//! The plan corridor_lattice_lanes uses for q codewords of `real_size` bytes.
+/*!
+ * The plan corridor_lattice_lanes uses for q codewords of `real_size` bytes:
+ * the machine's best isa, the widest vectors whose lanes divide q but, where
+ * q is one such vector, two of half the width (two chains of horizontal
+ * steps per row), and two groups where q has them.
+ */
 lane_plan plan_lanes(int q, size_t real_size);
 
 /*!

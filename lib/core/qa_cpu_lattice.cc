@@ -19,6 +19,7 @@
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <gnuradio/bsid/core/philox.h>
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -191,11 +192,16 @@ TEST(cpu_lattice, plans_by_codebook_size)
     const int maxb = cpu::best_isa() == cpu::isa::avx512 ? 64
                      : cpu::best_isa() == cpu::isa::avx2 ? 32
                                                          : 16;
-    // S500's q = 16 in float: the widest vectors that divide it
+    // S500's q = 16 in float: two chains per row, of 8 floats where the
+    // machine has 32-byte vectors
     auto p = cpu::plan_lanes(16, sizeof(float));
     EXPECT_EQ(p.isa, cpu::best_isa());
+    EXPECT_EQ(p.bytes, std::min(maxb, 32));
+    EXPECT_EQ(p.groups, 2);
+    // 64 floats: the widest vectors, two groups
+    p = cpu::plan_lanes(64, sizeof(float));
     EXPECT_EQ(p.bytes, maxb);
-    EXPECT_EQ(16 % (p.bytes / 4 * p.groups), 0);
+    EXPECT_EQ(p.groups, 2);
     // q not a multiple of the narrowest vector's lanes: corridor_lattice
     EXPECT_EQ(cpu::plan_lanes(6, sizeof(float)).bytes, 0);
     EXPECT_EQ(cpu::plan_lanes(3, sizeof(double)).bytes, 0);
