@@ -51,6 +51,7 @@
 #include <gnuradio/bsid/core/model.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <omp.h>
 #include <system_error>
 #include <type_traits>
 #include <algorithm>
@@ -90,6 +91,9 @@ public:
         d_device = set.device;
         d_local_cap = set.local_window;
         d_streams = set.streams;
+        // the host's cores shared among the lanes' copies (no lane's team
+        // spinning on the cores another lane's copies need)
+        d_lane_threads = std::max(1, omp_get_max_threads() / d_streams);
         for (int l = 0; l < d_streams; ++l)
             d_lanes.push_back(std::make_unique<lane>());
         BSID_CUDA(cudaSetDevice(d_device));
@@ -554,7 +558,7 @@ private:
         if (soft && !io) {
             ln.llr_host.ensure(size_t(total));
             double* llr = ln.llr_host.get();
-#pragma omp parallel for schedule(dynamic, 4)
+#pragma omp parallel for schedule(dynamic, 4) num_threads(d_lane_threads)
             for (long long jj = 0; jj < (long long)count; ++jj) {
                 const frame_view& fv = frames[todo[pos + size_t(jj)]];
                 double* to = llr + offset[size_t(jj)];
@@ -894,7 +898,7 @@ private:
         ln.post.download(ln.staging.get(), nout);
         const real* out = ln.staging.get();
         // copy the posteriors out on all cores (tens of MB per batch)
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(d_lane_threads)
         for (long long jj = 0; jj < (long long)count; ++jj) {
             const size_t j = size_t(jj), k = todo[pos + j];
             if (status[j] != st_ok)
@@ -1121,6 +1125,7 @@ private:
     };
     std::vector<std::unique_ptr<lane>> d_lanes; // one per stream (d_streams)
     int d_streams = 1;
+    int d_lane_threads = 1; // OpenMP threads of a lane's host copies
     // held while a lane plans its window and allocates, so that a plan sees
     // the memory the other lanes took
     std::mutex d_plan_mutex;
