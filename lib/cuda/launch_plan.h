@@ -104,7 +104,7 @@ bool plan_warp_recursion(recursion_kind r, int Mt);
  * chunk when streams is 1.
  */
 size_t plan_chunk(size_t frames, int streams);
-constexpr size_t chunk_min = 32, chunk_max = 256;
+constexpr size_t chunk_min = 64, chunk_max = 256;
 
 /*!
  * \brief The backend's settings from decoder_config, with the environment's

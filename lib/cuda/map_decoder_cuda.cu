@@ -56,6 +56,7 @@
 #include <type_traits>
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -233,18 +234,20 @@ public:
                 decode_chunk(ln, frames, post, todo, from, to, results);
             }
         };
-        std::vector<std::thread> helpers;
-        for (int l = 1; l < lanes && size_t(l) < chunks; ++l) {
-            try {
-                helpers.emplace_back(work, std::ref(*d_lanes[size_t(l)]));
-            } catch (const std::system_error&) {
-                break; // no thread to be had: fewer lanes
-            }
-        }
-        work(*d_lanes[0]);
-        for (auto& t : helpers)
-            t.join();
+        on_lanes(int(std::min<size_t>(size_t(lanes), std::max<size_t>(chunks, 1))), work);
         return results;
+    }
+
+    ~cuda_decoder() override
+    {
+        {
+            std::lock_guard<std::mutex> g(d_job_mutex);
+            d_stop = true;
+        }
+        d_job_cv.notify_all();
+        for (auto& ln : d_lanes)
+            if (ln->worker.joinable())
+                ln->worker.join();
     }
 
     // Frames todo[from .. to) on lane ln: as many at a time as fit in device
@@ -1025,6 +1028,62 @@ private:
                      where_s + ")" };
     }
 
+    // Runs job on lanes 0 .. used - 1 at once and returns when all are done:
+    // lane 0 on the caller's thread, the others each on its own thread (and
+    // so its own default stream and OpenMP team), started on first use and
+    // kept. A lane whose thread cannot be started is left out.
+    void on_lanes(int used, const std::function<void(lane&)>& job)
+    {
+        if (used <= 1) {
+            job(*d_lanes[0]);
+            return;
+        }
+        int lanes = 1;
+        for (; lanes < used; ++lanes) {
+            lane& ln = *d_lanes[size_t(lanes)];
+            if (ln.worker.joinable())
+                continue;
+            try {
+                const uint64_t seen = d_generation; // before this job is posted
+                ln.worker = std::thread([this, l = lanes, seen] { lane_loop(l, seen); });
+            } catch (const std::system_error&) {
+                break;
+            }
+        }
+        {
+            std::lock_guard<std::mutex> g(d_job_mutex);
+            d_job = &job;
+            d_job_lanes = lanes;
+            d_pending = lanes - 1;
+            ++d_generation;
+        }
+        d_job_cv.notify_all();
+        job(*d_lanes[0]);
+        std::unique_lock<std::mutex> g(d_job_mutex);
+        d_done_cv.wait(g, [&] { return d_pending == 0; });
+        d_job = nullptr;
+    }
+
+    // Lane l's thread: each posted job it takes part in, until the decoder goes.
+    void lane_loop(int l, uint64_t seen)
+    {
+        std::unique_lock<std::mutex> g(d_job_mutex);
+        while (true) {
+            d_job_cv.wait(g, [&] { return d_stop || d_generation != seen; });
+            if (d_stop)
+                return;
+            seen = d_generation;
+            if (l >= d_job_lanes)
+                continue; // not one of this job's lanes
+            const std::function<void(lane&)>* job = d_job;
+            g.unlock();
+            (*job)(*d_lanes[size_t(l)]); // never throws (decode_chunk)
+            g.lock();
+            if (--d_pending == 0)
+                d_done_cv.notify_all();
+        }
+    }
+
     // A frame decoded by the CPU backend instead (one at a time: the lanes share it).
     frame_result on_cpu(const frame_view& frame, double* post)
     {
@@ -1098,6 +1157,7 @@ private:
         // the E-step (event_kernels.h): allocated by the first batch that asks
         device_buffer<double> ev_yprob, ev_index, ev_out, ev_items, ev_scratch;
         device_buffer<int> ev_frames, ev_want;
+        std::thread worker; // lanes after the first: their host thread (on_lanes)
         // the device memory a plan may count as its own (it is reused)
         size_t cached_bytes() const
         {
@@ -1131,6 +1191,14 @@ private:
     std::mutex d_plan_mutex;
     mutable std::mutex d_stats_mutex; // d_peak_bytes and the stage profile
     std::mutex d_cpu_mutex;           // the CPU fallback (built on first use)
+    // the job the lanes' threads run (on_lanes, lane_loop)
+    std::mutex d_job_mutex;
+    std::condition_variable d_job_cv, d_done_cv;
+    const std::function<void(lane&)>* d_job = nullptr;
+    uint64_t d_generation = 0; // jobs posted
+    int d_job_lanes = 0;       // lanes taking part in the current job
+    int d_pending = 0;         // of those, the threads still running it
+    bool d_stop = false;
     int d_general_block = 128, d_general_grid = 1, d_ab_block = 128;
     bool d_ab_warp =
         true; // warp recursions where M_tau allows (BSID_CUDA_AB=block: never)

@@ -202,11 +202,11 @@ TEST(launch_plan, chunks_share_a_batch_among_the_lanes)
     EXPECT_EQ(plan_chunk(chunk_min, 4), chunk_min);
     // the frames shared evenly, within [chunk_min, chunk_max]
     EXPECT_EQ(plan_chunk(256, 2), 128u);
-    EXPECT_EQ(plan_chunk(105, 3), 35u);
-    EXPECT_EQ(plan_chunk(40, 2), chunk_min);   // 32 + 8, not 20 + 20
+    EXPECT_EQ(plan_chunk(300, 3), 100u);
+    EXPECT_EQ(plan_chunk(105, 3), chunk_min);  // 64 + 41, not 35 + 35 + 35
     EXPECT_EQ(plan_chunk(1024, 2), chunk_max); // 4 chunks, taken in turn
     EXPECT_EQ(plan_chunk(4096, 8), chunk_max);
-    for (size_t frames : { 33, 100, 255, 256, 257, 1000, 5000 })
+    for (size_t frames : { 65, 100, 255, 256, 257, 1000, 5000 })
         for (int lanes : { 2, 3, 8 }) {
             const size_t c = plan_chunk(frames, lanes);
             EXPECT_GE(c, chunk_min);
