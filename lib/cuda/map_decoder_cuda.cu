@@ -49,6 +49,7 @@
 #include <gnuradio/bsid/core/lattice.h>
 #include <gnuradio/bsid/core/log.h>
 #include <gnuradio/bsid/core/model.h>
+#include <condition_variable>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <omp.h>
@@ -56,7 +57,6 @@
 #include <type_traits>
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -712,6 +712,16 @@ private:
             ln.scratch.ensure(general_scratch_items(Mn));
         if (plan && plan->owns_lock())
             plan->unlock(); // the lane's memory is taken: the next lane may plan
+        // The lanes' kernels run one chunk after another, in the order the
+        // lanes get here (each waits on the event of the chunk launched
+        // before): what overlaps is one lane's copies and host work with
+        // another's kernels, not two chunks' kernels, which slow each other
+        // down (docs/benchmarks.md, "Lanes").
+        std::unique_lock<std::mutex> order(d_order_mutex);
+        if (!ln.kernels_done)
+            BSID_CUDA(cudaEventCreateWithFlags(&ln.kernels_done, cudaEventDisableTiming));
+        if (d_last_kernels && d_last_kernels != ln.kernels_done)
+            BSID_CUDA(cudaStreamWaitEvent(cudaStreamPerThread, d_last_kernels, 0));
 
         launch_params<real> p{};
         p.n = n();
@@ -850,6 +860,9 @@ private:
                            size_t(d_ev_plan.grid) * d_ev_plan.block * d_ev_plan.stride;
             launch_events(d_ev_plan, e);
         }
+        BSID_CUDA(cudaEventRecord(ln.kernels_done, cudaStreamPerThread));
+        d_last_kernels = ln.kernels_done;
+        order.unlock();
         BSID_CUDA(cudaStreamSynchronize(cudaStreamPerThread)); // this lane's stream
         {
             std::lock_guard<std::mutex> stats(d_stats_mutex);
@@ -1158,6 +1171,15 @@ private:
         device_buffer<double> ev_yprob, ev_index, ev_out, ev_items, ev_scratch;
         device_buffer<int> ev_frames, ev_want;
         std::thread worker; // lanes after the first: their host thread (on_lanes)
+        cudaEvent_t kernels_done = nullptr; // recorded after its chunk's kernels
+        lane() = default;
+        lane(const lane&) = delete;
+        lane& operator=(const lane&) = delete;
+        ~lane()
+        {
+            if (kernels_done)
+                cudaEventDestroy(kernels_done);
+        }
         // the device memory a plan may count as its own (it is reused)
         size_t cached_bytes() const
         {
@@ -1191,6 +1213,9 @@ private:
     std::mutex d_plan_mutex;
     mutable std::mutex d_stats_mutex; // d_peak_bytes and the stage profile
     std::mutex d_cpu_mutex;           // the CPU fallback (built on first use)
+    // the event of the chunk whose kernels were launched last (run())
+    std::mutex d_order_mutex;
+    cudaEvent_t d_last_kernels = nullptr;
     // the job the lanes' threads run (on_lanes, lane_loop)
     std::mutex d_job_mutex;
     std::condition_variable d_job_cv, d_done_cv;
