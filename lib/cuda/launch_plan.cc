@@ -138,10 +138,9 @@ int env_int(const char* name, int fallback, bool positive)
 
 size_t plan_chunk(size_t frames, int streams)
 {
-    if (streams <= 1 || frames <= chunk_min)
+    if (streams <= 1 || frames < lane_min_chunks * chunk_frames)
         return std::max<size_t>(frames, 1);
-    const size_t even = (frames + size_t(streams) - 1) / size_t(streams);
-    return std::min(chunk_max, std::max(chunk_min, even));
+    return chunk_frames;
 }
 
 backend_settings settings_from(const decoder_config& cfg)

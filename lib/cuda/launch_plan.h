@@ -98,13 +98,13 @@ bool plan_warp_recursion(recursion_kind r, int Mt);
 
 /*!
  * \brief Frames per chunk when decode_batch splits `frames` frames over
- * `streams` lanes: the frames shared evenly, each chunk at least
- * chunk_min frames (smaller ones leave the GPU idle between launches) and at
- * most chunk_max (larger ones only delay the overlap); all of them in one
- * chunk when streams is 1.
+ * `streams` lanes: chunk_frames when the batch holds at least lane_min_chunks
+ * of them, else the whole batch in one chunk (one lane). Measured on S500
+ * (docs/benchmarks.md, "Lanes"): lanes gain 6 to 11 % on batches of 1024 and
+ * 4096 frames, and lose on batches of 128 and 256 split in two.
  */
 size_t plan_chunk(size_t frames, int streams);
-constexpr size_t chunk_min = 64, chunk_max = 256;
+constexpr size_t chunk_frames = 256, lane_min_chunks = 4;
 
 /*!
  * \brief The backend's settings from decoder_config, with the environment's

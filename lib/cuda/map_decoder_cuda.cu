@@ -92,9 +92,7 @@ public:
         d_device = set.device;
         d_local_cap = set.local_window;
         d_streams = set.streams;
-        // the host's cores shared among the lanes' copies (no lane's team
-        // spinning on the cores another lane's copies need)
-        d_lane_threads = std::max(1, omp_get_max_threads() / d_streams);
+
         for (int l = 0; l < d_streams; ++l)
             d_lanes.push_back(std::make_unique<lane>());
         BSID_CUDA(cudaSetDevice(d_device));
@@ -234,7 +232,12 @@ public:
                 decode_chunk(ln, frames, post, todo, from, to, results);
             }
         };
-        on_lanes(int(std::min<size_t>(size_t(lanes), std::max<size_t>(chunks, 1))), work);
+        const int used =
+            int(std::min<size_t>(size_t(lanes), std::max<size_t>(chunks, 1)));
+        // the host's cores shared among the lanes' copies (no lane's OpenMP
+        // team spinning on the cores another lane's copies need)
+        d_lane_threads = std::max(1, omp_get_max_threads() / used);
+        on_lanes(used, work);
         return results;
     }
 
@@ -381,6 +384,7 @@ public:
         const size_t NQ = size_t(N()) * size_t(q());
         std::vector<double*> none(frames.size(), nullptr);
         lane& ln = *d_lanes[0]; // on the caller's thread and stream
+        d_lane_threads = omp_get_max_threads();
         size_t pos = 0;
         while (pos < which.size()) {
             size_t count = which.size() - pos, W = 0;

@@ -196,26 +196,19 @@ TEST(launch_plan, settings_from_config_and_environment)
 
 TEST(launch_plan, chunks_share_a_batch_among_the_lanes)
 {
-    // one lane, or a batch no larger than a chunk: one chunk of the whole batch
+    // one lane, or a batch of fewer than lane_min_chunks chunks: one chunk
     EXPECT_EQ(plan_chunk(0, 2), 1u);
-    EXPECT_EQ(plan_chunk(1000, 1), 1000u);
-    EXPECT_EQ(plan_chunk(chunk_min, 4), chunk_min);
-    // the frames shared evenly, within [chunk_min, chunk_max]
-    EXPECT_EQ(plan_chunk(256, 2), 128u);
-    EXPECT_EQ(plan_chunk(300, 3), 100u);
-    EXPECT_EQ(plan_chunk(105, 3), chunk_min);  // 64 + 41, not 35 + 35 + 35
-    EXPECT_EQ(plan_chunk(1024, 2), chunk_max); // 4 chunks, taken in turn
-    EXPECT_EQ(plan_chunk(4096, 8), chunk_max);
-    for (size_t frames : { 65, 100, 255, 256, 257, 1000, 5000 })
-        for (int lanes : { 2, 3, 8 }) {
-            const size_t c = plan_chunk(frames, lanes);
-            EXPECT_GE(c, chunk_min);
-            EXPECT_LE(c, chunk_max);
-            // never more than one chunk short of a share per lane
-            EXPECT_LE(
-                (frames + c - 1) / c,
-                std::max<size_t>(size_t(lanes), (frames + chunk_max - 1) / chunk_max));
-        }
+    EXPECT_EQ(plan_chunk(1, 2), 1u);
+    EXPECT_EQ(plan_chunk(5000, 1), 5000u);
+    const size_t least = lane_min_chunks * chunk_frames;
+    EXPECT_EQ(plan_chunk(least - 1, 2), least - 1);
+    EXPECT_EQ(plan_chunk(256, 8), 256u);
+    // from lane_min_chunks chunks on, chunks of chunk_frames
+    for (int lanes : { 2, 3, 8 }) {
+        EXPECT_EQ(plan_chunk(least, lanes), chunk_frames);
+        EXPECT_EQ(plan_chunk(4096, lanes), chunk_frames);
+        EXPECT_EQ(plan_chunk(100000, lanes), chunk_frames);
+    }
 }
 
 TEST(launch_plan, environment_guard_restores_value_and_absence)
