@@ -11,6 +11,7 @@
 // Equal statuses on both backends are not enough: the frames that must
 // decode are checked to be ok, so that backends refusing every frame fail.
 
+#include "launch_plan.h"
 #include "map_decoder_cuda.h"
 #include "qa_reference.h"
 #include <gnuradio/bsid/core/channel.h>
@@ -711,5 +712,75 @@ TEST_F(cuda_decoder, lanes_decode_as_one_lane)
                     }
                 }
             }
+    }
+}
+
+// The register kernel's renormalization path (launch_plan.h,
+// register_weights::renorm_rows): float rows are divided by Pd^r, and when
+// Pd^R would leave float's range within a codeword, row R is multiplied back
+// by Pd^R. Reached on purpose here: each configuration is checked to have
+// renormalized rows in its plan and to be served by the register kernels
+// (n <= 32, band + M_n <= 48), then decoded in float, hard and soft,
+// global and local, against the CPU in double.
+TEST_F(cuda_decoder, register_kernel_renormalized_rows_match_the_cpu)
+{
+    struct C {
+        const char* codebook;
+        double Pi, Pd;
+        int N;
+        unsigned rows; // the plan's renormalized rows
+    };
+    for (C c : { C{ "builtin:ld3-modvec6", 1e-3, 1e-3, 200, 1u << 6 }, // n 8, R 6
+                 C{ "random:10:32:1:1", 0.01, 0.01, 100, 1u << 9 },    // n 10, R 9
+                 C{ "random:20:16:1:1", 0.01, 0.01, 40, (1u << 9) | (1u << 18) } }) {
+        const codebook cb = codebook::from_spec(c.codebook);
+        const channel_params ch(c.Pi, c.Pd, 0.0);
+        const auto plan = cuda::plan_register_weights(ch, cb.n(), true);
+        ASSERT_TRUE(plan.usable) << c.codebook;
+        ASSERT_EQ(plan.renorm_rows, c.rows) << c.codebook;
+        decoder_config cfg(cb, ch, c.N);
+        auto cpu =
+            make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
+        const int band = cb.n() <= 8 ? 8 : cb.n() <= 16 ? 16 : 32;
+        ASSERT_LE(cpu->limits().mn.size() + band, 48) << c.codebook << ": general kernel";
+        batch b;
+        std::vector<std::vector<double>> llr;
+        std::mt19937_64 noise(test_seed() + 31);
+        std::normal_distribution<double> gauss(0.0, 0.6);
+        for (uint64_t k = 0; k < 6; ++k) {
+            b.rx.push_back(send(cb, ch, c.N, 5, k));
+            std::vector<double> l;
+            for (uint8_t bit : b.rx.back())
+                l.push_back(2 * ((2.0 * bit - 1) + gauss(noise)) / (0.6 * 0.6));
+            llr.push_back(l);
+        }
+        for (bool soft : { false, true }) {
+            b.views.clear();
+            for (size_t k = 0; k < b.rx.size(); ++k) {
+                frame_view v;
+                v.rho = b.rx[k].size();
+                if (soft)
+                    v.llr = llr[k].data();
+                else
+                    v.bits = b.rx[k].data();
+                b.views.push_back(v);
+            }
+            std::vector<frame_result> ref_res, res;
+            const auto ref = decode_all(*cpu, b, ref_res);
+            for (auto s : storages) {
+                cfg.local_window = s == storage_kind::local ? 7 : 0;
+                auto dec = make(cfg, backend_kind::cuda, precision_kind::single, s);
+                const auto got = decode_all(*dec, b, res);
+                for (size_t k = 0; k < got.size(); ++k) {
+                    const std::string what = std::string(c.codebook) + " " +
+                                             (soft ? "soft" : "hard") + " " +
+                                             to_string(s) + " frame " + std::to_string(k);
+                    ASSERT_TRUE(ref_res[k].ok()) << what << ": " << ref_res[k].reason;
+                    ASSERT_TRUE(res[k].ok()) << what << ": " << res[k].reason;
+                    EXPECT_LT(max_abs_diff(got[k], ref[k]), 1e-4) << what;
+                }
+            }
+            cfg.local_window = 0;
+        }
     }
 }
