@@ -732,7 +732,8 @@ TEST_F(cuda_decoder, register_kernel_renormalized_rows_match_the_cpu)
     };
     for (C c : { C{ "builtin:ld3-modvec6", 1e-3, 1e-3, 200, 1u << 6 }, // n 8, R 6
                  C{ "random:10:32:1:1", 0.01, 0.01, 100, 1u << 9 },    // n 10, R 9
-                 C{ "random:20:16:1:1", 0.01, 0.01, 40, (1u << 9) | (1u << 18) } }) {
+                 C{ "random:16:16:1:1", 0.01, 0.01, 60, 1u << 9 },     // n 16, R 9
+                 C{ "random:20:16:1:1", 3e-3, 3e-3, 40, (1u << 7) | (1u << 14) } }) {
         const codebook cb = codebook::from_spec(c.codebook);
         const channel_params ch(c.Pi, c.Pd, 0.0);
         const auto plan = cuda::plan_register_weights(ch, cb.n(), true);
