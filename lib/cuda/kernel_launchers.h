@@ -20,16 +20,30 @@
 namespace bsid {
 namespace cuda {
 
-//! One pass (pass_G or pass_L) of the general lattice kernel; scratch: 2 Mn grid block
-//! values.
-template <typename real>
-void launch_lattice_general(
-    int grid, int block, const launch_params<real>& p, real* scratch, int pass);
+//! The general lattice kernel's launch: its rows (2 Mn values per thread) in
+//! shared memory (shared_bytes per block), or in scratch_items of global scratch.
+struct general_shape {
+    int grid = 1, block = 32;
+    size_t shared_bytes = 0;  //!< > 0: the rows in shared memory
+    size_t scratch_items = 0; //!< else: the global scratch the rows take
+};
 
-//! The general kernel's block size from the occupancy API; min_grid receives the grid
-//! that fills the device.
+/*!
+ * The general kernel's shape for a corridor of Mn nodes: the rows in shared
+ * memory (plan_general_block; the grid that fills the device) unless they do
+ * not fit even for one warp; then in global scratch (the occupancy API's
+ * block and grid, within 32 MiB of rows).
+ */
 template <typename real>
-int general_block_size(int* min_grid);
+general_shape plan_general(int Mn, const cudaDeviceProp& prop);
+
+//! One pass (pass_G or pass_L) of the general lattice kernel; scratch: the
+//! shape's scratch_items when its rows are in global memory.
+template <typename real>
+void launch_lattice_general(const general_shape& g,
+                            const launch_params<real>& p,
+                            real* scratch,
+                            int pass);
 
 //! Soft input: total LLRs as 2 total probabilities w(0), w(1) (the kernels' p.soft).
 template <typename real>

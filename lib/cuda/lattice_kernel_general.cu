@@ -12,6 +12,7 @@
 #include "cuda_check.h"
 #include "kernel_launchers.h"
 #include "lattice_kernels.cuh"
+#include "launch_plan.h"
 #include <gnuradio/bsid/core/model.h>
 #include <algorithm>
 
@@ -20,20 +21,26 @@ namespace cuda {
 
 /*
  * The general lattice kernel: any corridor width and codeword length, the
- * step weights as they are (lattice_weights::ratio), the lattice row of each
- * thread in global scratch (column k of thread t at scratch[k * nthreads + t]),
- * with the bounds of the frame tested per cell. A grid-stride loop over the
- * warp items (frame, i, 32 states).
+ * step weights as they are (lattice_weights::ratio), with the bounds of the
+ * frame tested per cell. A grid-stride loop over the warp items (frame, i,
+ * 32 states). Each thread's lattice row and its sums (aux), 2 Mn values, are
+ * in shared memory (SHARED: column k of thread t at k * blockDim + t of the
+ * block's dynamic shared memory) or, when they do not fit there, in global
+ * scratch (column k of thread t at scratch[k * nthreads + t]).
  */
-template <typename real>
+template <typename real, bool SHARED>
 __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int pass)
 {
+    extern __shared__ __align__(16) unsigned char general_rows[];
     const long long nthreads = (long long)gridDim.x * blockDim.x;
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long total_warps = nthreads >> 5;
     const int lane = threadIdx.x & 31;
-    real* row = scratch + tid;
-    real* aux = scratch + (long long)p.Mn * nthreads + tid;
+    // the distance between a thread's columns
+    const long long stride = SHARED ? (long long)blockDim.x : nthreads;
+    real* row =
+        SHARED ? reinterpret_cast<real*>(general_rows) + threadIdx.x : scratch + tid;
+    real* aux = row + (long long)p.Mn * stride;
     const long long items = (long long)p.F * p.Wc * p.nwarps;
     for (long long it = tid >> 5; it < items; it += total_warps) {
         const int w = int(it % p.nwarps);
@@ -60,7 +67,7 @@ __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int
                 const int b = a + p.dlo + e;
                 const real v =
                     (inside && b >= 0 && b < p.Mt) ? real(al * bn[b]) : real(0);
-                aux[(long long)e * nthreads] = v;
+                aux[(long long)e * stride] = v;
                 any = any || v != real(0);
             }
             if (!__any_sync(0xffffffffu, any)) {
@@ -71,7 +78,7 @@ __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int
             }
         } else {
             for (int e = 0; e < p.Mn; ++e)
-                aux[(long long)e * nthreads] = real(0);
+                aux[(long long)e * stride] = real(0);
         }
         const long long avail = inside ? rho - start : -1;
         const long long first = p.offset[f] + (inside ? start : 0);
@@ -89,9 +96,8 @@ __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int
                 // row 0: F(0,0) = 1, then insertions only
                 for (int k = 0; k < p.Mn; ++k) {
                     const bool in = k <= k0 || (long long)(k + p.dlo) <= avail;
-                    const real left =
-                        k > 0 ? row[(long long)(k - 1) * nthreads] : real(0);
-                    row[(long long)k * nthreads] =
+                    const real left = k > 0 ? row[(long long)(k - 1) * stride] : real(0);
+                    row[(long long)k * stride] =
                         in ? model::lattice_row0(k, k0, p.ins, left) : real(0);
                 }
                 // rows 1..n (eqn:F; eqn:F_lastrow without the insertion term), in
@@ -102,7 +108,7 @@ __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int
                     const unsigned xb = (word >> (p.n - r)) & 1u; // bit r - 1, MSB first
                     for (int k = 0; k < p.Mn; ++k) {
                         const long long c = (long long)r + p.dlo + k;
-                        real* cell = row + (long long)k * nthreads;
+                        real* cell = row + (long long)k * stride;
                         if (c < 0 || c > avail) {
                             *cell = real(0);
                             continue;
@@ -114,21 +120,20 @@ __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int
                             : sw ? wts.diag_soft(xb, sw[2 * (c - 1)], sw[2 * (c - 1) + 1])
                                  : wts.diag(xb, y[c - 1]);
                         const real vert =
-                            k + 1 < p.Mn ? row[(long long)(k + 1) * nthreads] : real(0);
-                        const real horz = k >= 1 && c >= 1
-                                              ? row[(long long)(k - 1) * nthreads]
-                                              : real(0);
+                            k + 1 < p.Mn ? row[(long long)(k + 1) * stride] : real(0);
+                        const real horz =
+                            k >= 1 && c >= 1 ? row[(long long)(k - 1) * stride] : real(0);
                         *cell = model::lattice_cell(wdiag, diag, p.del, vert, ins, horz);
                     }
                 }
                 if (pass == pass_G) {
                     const real wD = pr ? prior[D] : real(1);
                     for (int e = 0; e < p.Mn; ++e)
-                        aux[(long long)e * nthreads] += wD * row[(long long)e * nthreads];
+                        aux[(long long)e * stride] += wD * row[(long long)e * stride];
                 } else {
                     // without the prior: finish_kernel applies it in double
                     for (int e = 0; e < p.Mn; ++e)
-                        s += row[(long long)e * nthreads] * aux[(long long)e * nthreads];
+                        s += row[(long long)e * stride] * aux[(long long)e * stride];
                 }
             }
             if (pass == pass_L) {
@@ -142,7 +147,7 @@ __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int
             for (int e = 0; e < p.Mn; ++e) {
                 const int b = a + p.dlo + e;
                 p.G[(fw * p.Mn + e) * p.Mt + a] =
-                    (b >= 0 && b < p.Mt) ? aux[(long long)e * nthreads] : real(0);
+                    (b >= 0 && b < p.Mt) ? aux[(long long)e * stride] : real(0);
             }
         }
     }
@@ -201,28 +206,65 @@ template void launch_soft_items<float>(const double*, float*, long long);
 template void launch_soft_items<double>(const double*, double*, long long);
 
 template <typename real>
-void launch_lattice_general(
-    int grid, int block, const launch_params<real>& p, real* scratch, int pass)
+void launch_lattice_general(const general_shape& g,
+                            const launch_params<real>& p,
+                            real* scratch,
+                            int pass)
 {
-    lattice_kernel_general<real><<<grid, block>>>(p, scratch, pass);
+    if (g.shared_bytes > 0) {
+        lattice_kernel_general<real, true>
+            <<<g.grid, g.block, g.shared_bytes>>>(p, nullptr, pass);
+    } else {
+        lattice_kernel_general<real, false><<<g.grid, g.block>>>(p, scratch, pass);
+    }
     BSID_CUDA(cudaGetLastError());
 }
 
 template <typename real>
-int general_block_size(int* min_grid)
+general_shape plan_general(int Mn, const cudaDeviceProp& prop)
 {
-    int block = 0;
+    general_shape g;
+    const size_t per_thread = 2 * sizeof(real) * size_t(std::max(Mn, 1));
+    const int block = plan_general_block(per_thread, size_t(prop.sharedMemPerBlockOptin));
+    if (block >= 32) {
+        const auto kernel = lattice_kernel_general<real, true>;
+        const size_t bytes = per_thread * size_t(block);
+        BSID_CUDA(cudaFuncSetAttribute(
+            kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+        int per_sm = 0;
+        BSID_CUDA(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, bytes));
+        if (per_sm >= 1) {
+            g.block = block;
+            g.grid = per_sm * prop.multiProcessorCount;
+            g.shared_bytes = bytes;
+            return g;
+        }
+    }
+    // the rows in global scratch (2 Mn values per thread): the occupancy
+    // API's block and grid, the grid within 32 MiB of rows (the grid-stride
+    // loop covers any number of items)
+    int min_grid = 0, b = 0;
     BSID_CUDA(cudaOccupancyMaxPotentialBlockSize(
-        min_grid, &block, lattice_kernel_general<real>, 0, 0));
-    return block;
+        &min_grid, &b, lattice_kernel_general<real, false>, 0, 0));
+    g.block = std::max(32, b / 32 * 32);
+    const size_t most =
+        std::max<size_t>(1, (size_t(32) << 20) / (per_thread * size_t(g.block)));
+    g.grid = int(std::max<size_t>(1, std::min<size_t>(size_t(min_grid), most)));
+    g.scratch_items = 2 * size_t(std::max(Mn, 1)) * size_t(g.block) * size_t(g.grid);
+    return g;
 }
 
-template void
-launch_lattice_general<float>(int, int, const launch_params<float>&, float*, int);
-template void
-launch_lattice_general<double>(int, int, const launch_params<double>&, double*, int);
-template int general_block_size<float>(int*);
-template int general_block_size<double>(int*);
+template void launch_lattice_general<float>(const general_shape&,
+                                            const launch_params<float>&,
+                                            float*,
+                                            int);
+template void launch_lattice_general<double>(const general_shape&,
+                                             const launch_params<double>&,
+                                             double*,
+                                             int);
+template general_shape plan_general<float>(int, const cudaDeviceProp&);
+template general_shape plan_general<double>(int, const cudaDeviceProp&);
 
 void launch_pack(const uint8_t* bits,
                  const long long* offset,

@@ -136,6 +136,14 @@ int env_int(const char* name, int fallback, bool positive)
 
 } // namespace
 
+int plan_general_block(size_t per_thread, size_t shared_limit)
+{
+    int block = 128;
+    while (block >= 32 && per_thread * size_t(block) > shared_limit)
+        block -= 32;
+    return block >= 32 ? block : 0;
+}
+
 size_t plan_chunk(size_t frames, int streams)
 {
     if (streams <= 1 || frames < lane_min_chunks * chunk_frames)

@@ -90,6 +90,14 @@ size_t plan_window(const memory_model& m,
 //! within `limit`.
 int plan_ab_block(int Mt, int limit);
 
+/*!
+ * \brief The general lattice kernel's block with its rows in shared memory
+ * (`per_thread` bytes a thread: a row and its sums): the largest multiple of
+ * 32 up to 128 whose rows fit `shared_limit` bytes, or 0 when not even one
+ * warp's do (the rows then go in global scratch).
+ */
+int plan_general_block(size_t per_thread, size_t shared_limit);
+
 //! Threads per block of the register lattice kernel: no idle warps when M_tau is small.
 int plan_reg_block(int Mt);
 

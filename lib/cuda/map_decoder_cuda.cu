@@ -116,18 +116,10 @@ public:
 
         // Launch shapes from the device and the occupancy API (paper,
         // "Handling Resource Limits" and "Improving Occupancy").
-        int min_grid = 0;
-        const int block = general_block_size<real>(&min_grid);
-        d_general_block = std::max(32, block / 32 * 32);
-        // its rows take 2 Mn values per thread: at most 32 MiB of them
-        // (the grid-stride loop covers any number of items)
-        {
-            const size_t row_bytes =
-                2 * sizeof(real) * size_t(d_limits.mn.size()) * size_t(d_general_block);
-            const size_t most = std::max<size_t>(1, (size_t(32) << 20) / row_bytes);
-            d_general_grid =
-                int(std::max<size_t>(1, std::min<size_t>(size_t(min_grid), most)));
-        }
+        // The general kernel (a corridor too wide for the register kernels)
+        // keeps its rows in shared memory where they fit (plan_general).
+        if (!d_reg)
+            d_general = plan_general<real>(d_limits.mn.size(), d_prop);
         // alpha/beta blocks: one state per thread up to ab_max_block states
         // (the fast path), a multiple of 32 for the reductions
         d_ab_block =
@@ -164,7 +156,10 @@ public:
                            " storage (G and L need ",
                            (per_index * size_t(N())) >> 20,
                            " MiB per frame); lattice: ",
-                           d_reg ? "registers" : "general",
+                           d_reg ? "registers"
+                           : d_general.shared_bytes > 0
+                               ? "general, rows in shared memory"
+                               : "general, rows in global memory",
                            ", alpha/beta ",
                            d_ab_warp ? "warp" : detail::concat("block ", d_ab_block)));
     }
@@ -468,9 +463,7 @@ private:
         m.Mn = d_limits.mn.size();
         m.real_bytes = sizeof(real);
         // the general lattice kernel's rows (two of Mn values per thread)
-        m.general_scratch = d_reg ? 0
-                                  : sizeof(real) * 2 * size_t(m.Mn) *
-                                        size_t(d_general_block) * size_t(d_general_grid);
+        m.general_scratch = d_reg ? 0 : sizeof(real) * d_general.scratch_items;
         return m;
     }
 
@@ -712,8 +705,8 @@ private:
                                ln.ev_yprob.get(),
                                total);
         }
-        if (!d_reg) // the general lattice kernel's rows
-            ln.scratch.ensure(general_scratch_items(Mn));
+        if (!d_reg) // the general lattice kernel's rows, if in global memory
+            ln.scratch.ensure(d_general.scratch_items);
         if (plan && plan->owns_lock())
             plan->unlock(); // the lane's memory is taken: the next lane may plan
         // The lanes' kernels run one chunk after another, in the order the
@@ -1120,11 +1113,6 @@ private:
         return *d_cpu;
     }
 
-    size_t general_scratch_items(int Mn) const
-    {
-        return 2 * size_t(Mn) * size_t(d_general_block) * size_t(d_general_grid);
-    }
-
     // one pass of the lattice over the window: the register kernel when
     // there is one for this (n, Mn) and channel, the general one otherwise
     void launch_lattice(lane& ln, const launch_params<real>& p, int pass)
@@ -1137,9 +1125,8 @@ private:
             const unsigned grid = unsigned(size_t(p.F) * size_t(p.Wc) * size_t(chunks));
             d_reg(grid, unsigned(block), p, chunks, pass);
         } else {
-            ln.scratch.ensure(general_scratch_items(p.Mn));
-            launch_lattice_general(
-                d_general_grid, d_general_block, p, ln.scratch.get(), pass);
+            ln.scratch.ensure(d_general.scratch_items);
+            launch_lattice_general(d_general, p, ln.scratch.get(), pass);
             return;
         }
         BSID_CUDA(cudaGetLastError());
@@ -1228,7 +1215,8 @@ private:
     int d_job_lanes = 0;       // lanes taking part in the current job
     int d_pending = 0;         // of those, the threads still running it
     bool d_stop = false;
-    int d_general_block = 128, d_general_grid = 1, d_ab_block = 128;
+    general_shape d_general; // the general lattice kernel's launch (when !d_reg)
+    int d_ab_block = 128;
     bool d_ab_warp =
         true; // warp recursions where M_tau allows (BSID_CUDA_AB=block: never)
     lattice_launcher<real> d_reg = nullptr; // the register kernel, if any

@@ -194,6 +194,21 @@ TEST(launch_plan, settings_from_config_and_environment)
     EXPECT_EQ(settings_from(cfg).streams, 3);
 }
 
+TEST(launch_plan, general_kernel_rows_in_shared_memory_where_they_fit)
+{
+    const size_t limit = 227 * 1024; // an H100's or H200's opt-in shared memory per block
+    // float, Mn = 40 (the paper's memory case): 320 bytes a thread, 128 threads
+    EXPECT_EQ(plan_general_block(2 * 4 * 40, limit), 128);
+    // double, Mn = 300: 4800 bytes a thread: 32 threads fit (153600), 64 do not
+    EXPECT_EQ(plan_general_block(2 * 8 * 300, limit), 32);
+    EXPECT_EQ(plan_general_block(2 * 8 * 200, limit), 64);
+    // double, Mn = 465: not even one warp's rows fit: global scratch
+    EXPECT_EQ(plan_general_block(2 * 8 * 465, limit), 0);
+    // a small device's 48 KiB
+    EXPECT_EQ(plan_general_block(2 * 4 * 100, 48 * 1024), 32);
+    EXPECT_EQ(plan_general_block(1, 0), 0);
+}
+
 TEST(launch_plan, chunks_share_a_batch_among_the_lanes)
 {
     // one lane, or a batch of fewer than lane_min_chunks chunks: one chunk

@@ -16,10 +16,12 @@
 #include "qa_reference.h"
 #include <gnuradio/bsid/core/channel.h>
 #include <gnuradio/bsid/core/codebook.h>
+#include <gnuradio/bsid/core/log.h>
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <gtest/gtest.h>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -784,4 +786,99 @@ TEST_F(cuda_decoder, register_kernel_renormalized_rows_match_the_cpu)
             cfg.local_window = 0;
         }
     }
+}
+
+// The general lattice kernel (corridors too wide for the register kernels)
+// in both of its forms (kernel_launchers.h, plan_general): rows in shared
+// memory, on channels whose M_n passes 32, and rows in global scratch, with
+// a corridor of 465 nodes (explicit mn) whose rows do not fit a block's shared
+// memory in double. Each decoder is checked to have taken the form the test
+// is for (its log line), then to match the CPU in double.
+TEST_F(cuda_decoder, general_kernel_rows_in_shared_and_global_memory)
+{
+    struct C {
+        const char* codebook;
+        double Pi, Pd, Ps;
+        int N;
+        std::optional<drift_range> mtau, mn;
+        const char* rows;
+    };
+    const C cases[] = {
+        // M_n = 33 at n = 8; M_n = 18 at n = 20 (32 + 18 > 48)
+        { "builtin:ld3-modvec6",
+          0.2,
+          0.2,
+          0.0,
+          60,
+          std::nullopt,
+          std::nullopt,
+          "rows in shared memory" },
+        { "random:20:16:1:1",
+          0.01,
+          0.01,
+          0.02,
+          40,
+          std::nullopt,
+          std::nullopt,
+          "rows in shared memory" },
+        { "builtin:ld3-modvec6",
+          0.05,
+          0.05,
+          0.0,
+          12,
+          drift_range{ -6, 6 },
+          drift_range{ -4, 460 },
+          "rows in global memory" },
+    };
+    std::vector<std::string> lines;
+    const log_level was = get_log_level();
+    set_log_level(log_level::info);
+    set_log_handler([&](log_level, const std::string& m) { lines.push_back(m); });
+    for (const C& c : cases) {
+        const codebook cb = codebook::from_spec(c.codebook);
+        const channel_params ch(c.Pi, c.Pd, c.Ps);
+        decoder_config cfg(cb, ch, c.N);
+        cfg.mtau = c.mtau;
+        cfg.mn = c.mn;
+        batch b;
+        for (uint64_t k = 0; k < 4; ++k)
+            b.rx.push_back(send(cb, ch, c.N, 9, k));
+        for (auto& r : b.rx)
+            b.views.push_back({ r.data(), r.size(), nullptr });
+        std::vector<frame_result> ref_res, res;
+        const auto ref = decode_all(
+            *make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global),
+            b,
+            ref_res);
+        size_t ok = 0;
+        for (auto p : precisions) {
+            // (the wide corridor's rows still fit in float: shared memory)
+            for (auto s : storages) {
+                lines.clear();
+                auto dec = make(cfg, backend_kind::cuda, p, s);
+                const std::string what =
+                    ch.repr() + " " + to_string(p) + " " + to_string(s);
+                bool said = false;
+                for (const auto& l : lines)
+                    said = said || l.find(c.mn && p == precision_kind::single
+                                              ? "rows in shared memory"
+                                              : c.rows) != std::string::npos;
+                EXPECT_TRUE(said) << what << ": expected '" << c.rows << "'";
+                const auto got = decode_all(*dec, b, res);
+                for (size_t k = 0; k < got.size(); ++k) {
+                    ASSERT_EQ(res[k].status, ref_res[k].status)
+                        << what << " frame " << k << ": " << res[k].reason;
+                    if (!ref_res[k].ok())
+                        continue;
+                    ++ok;
+                    EXPECT_LT(max_abs_diff(got[k], ref[k]),
+                              p == precision_kind::dual ? 1e-9 : 1e-4)
+                        << what << " frame " << k;
+                }
+            }
+        }
+        EXPECT_GE(ok, 8u) << ch.repr(); // most frames decode
+    }
+    set_log_handler(nullptr);
+    set_log_level(was);
 }
