@@ -128,7 +128,7 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
 }
 
 /*
- * The register lattice kernel, for a corridor of exactly MN <= 32 nodes and
+ * The register lattice kernel, for a corridor of exactly MN <= reg_max_corridor nodes and
  * codewords of n <= NMAX bits; the received segment of a thread is one
  * 64-bit word (NMAX + MN <= 64), bit j = r + k being the bit that a step into
  * node (r, k) consumes.
@@ -329,17 +329,17 @@ make_lattice_reg_table(std::integer_sequence<int, M...>)
 } // namespace bsid
 
 // One precision and band per translation unit.
-#define BSID_LATTICE_REG_TABLE(REAL, NMAX)                                             \
-    namespace bsid {                                                                   \
-    namespace cuda {                                                                   \
-    template <>                                                                        \
-    const lattice_launcher<REAL>* lattice_reg_table<REAL, NMAX>()                      \
-    {                                                                                  \
-        static const auto table =                                                      \
-            make_lattice_reg_table<REAL, NMAX>(std::make_integer_sequence<int, 32>{}); \
-        return table.data();                                                           \
-    }                                                                                  \
-    }                                                                                  \
+#define BSID_LATTICE_REG_TABLE(REAL, NMAX)                            \
+    namespace bsid {                                                  \
+    namespace cuda {                                                  \
+    template <>                                                       \
+    const lattice_launcher<REAL>* lattice_reg_table<REAL, NMAX>()     \
+    {                                                                 \
+        static const auto table = make_lattice_reg_table<REAL, NMAX>( \
+            std::make_integer_sequence<int, reg_max_corridor>{});     \
+        return table.data();                                          \
+    }                                                                 \
+    }                                                                 \
     }
 
 #endif /* INCLUDED_BSID_CUDA_LATTICE_KERNEL_REG_CUH */

@@ -26,6 +26,14 @@ enum : int { st_ok = 0, st_alpha = 1, st_end = 2, st_beta = 3 };
 // The two passes of the lattice kernels over a window.
 enum : int { pass_G = 1, pass_L = 2 };
 
+// The register kernels (lattice_kernel_reg.cuh): corridor widths
+// 1..reg_max_corridor and codeword lengths in bands of up to 8, 16 or 32
+// bits, with NMAX + MN <= reg_max_segment (so corridors past 32 nodes only
+// for codewords of up to 8 bits: S500's code on channels up to about
+// Pi = Pd = 0.25).
+constexpr int reg_max_segment = 48;
+constexpr int reg_max_corridor = 40;
+
 template <typename real>
 struct launch_params {
     // the code and channel
@@ -34,11 +42,11 @@ struct launch_params {
     real ins, del, match, mismatch; // lattice_weights::ratio
     // the register kernels divide row r of the lattice by del^r, which makes
     // the vertical step's weight 1 (a cell is then two multiply-adds):
-    real wmatch, wmismatch; // diagonal weights / del
-    unsigned renorm_rows;   // bit r: row r is multiplied by renorm_factor
-    real renorm_factor;     // del^R, keeps the scaled rows far from overflow
-    real out_scale;         // undoes the scaling left at row n
-    real row0[32];          // row 0 of the scaled lattice away from the frame's ends
+    real wmatch, wmismatch;      // diagonal weights / del
+    unsigned renorm_rows;        // bit r: row r is multiplied by renorm_factor
+    real renorm_factor;          // del^R, keeps the scaled rows far from overflow
+    real out_scale;              // undoes the scaling left at row n
+    real row0[reg_max_corridor]; // row 0 of the scaled lattice away from the frame's ends
     // limits
     int mtlo, dlo, Mt, Mn; // (ends outside m_tau: states b outside [0, Mt))
     // the batch
@@ -117,10 +125,7 @@ __device__ __forceinline__ real warp_sum(real v)
     return v;
 }
 
-// The register kernels (lattice_kernel_reg.cuh): corridor widths 1..32 and
-// codeword lengths in bands of up to 8, 16 or 32 bits, with
-// NMAX + MN <= reg_max_segment.
-constexpr int reg_max_segment = 48;
+// (reg_max_segment, reg_max_corridor: above launch_params)
 constexpr int reg_block =
     128; // threads per block at most (32 or 64 when M_tau is that small)
 
@@ -128,7 +133,7 @@ template <typename real>
 using lattice_launcher = void (*)(
     unsigned grid, unsigned block, const launch_params<real>& p, int chunks, int pass);
 
-//! The launchers of one precision and band, indexed by MN - 1 (32 entries;
+//! The launchers of one precision and band, indexed by MN - 1 (reg_max_corridor entries;
 //! null where NMAX + MN > reg_max_segment).
 template <typename real, int NMAX>
 const lattice_launcher<real>* lattice_reg_table();
@@ -137,7 +142,7 @@ const lattice_launcher<real>* lattice_reg_table();
 template <typename real>
 lattice_launcher<real> lattice_reg_launcher(int n, int Mn)
 {
-    if (Mn < 1 || Mn > 32 || n < 1 || n > 32)
+    if (Mn < 1 || Mn > reg_max_corridor || n < 1 || n > 32)
         return nullptr;
     const int nmax = n <= 8 ? 8 : n <= 16 ? 16 : 32;
     if (nmax + Mn > reg_max_segment)

@@ -735,7 +735,7 @@ private:
         p.renorm_rows = d_regw.renorm_rows;
         p.renorm_factor = real(d_regw.renorm_factor);
         p.out_scale = real(d_regw.out_scale);
-        for (int k = 0; k < 32; ++k) {
+        for (int k = 0; k < reg_max_corridor; ++k) {
             p.row0[k] = model::lattice_row0(
                 k, -d_limits.mn.lo, d_w.ins, k > 0 ? p.row0[k - 1] : real(0));
         }

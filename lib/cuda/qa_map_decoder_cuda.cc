@@ -788,87 +788,66 @@ TEST_F(cuda_decoder, register_kernel_renormalized_rows_match_the_cpu)
     }
 }
 
-// The general lattice kernel (corridors too wide for the register kernels)
-// in both of its forms (kernel_launchers.h, plan_general): rows in shared
-// memory, on channels whose M_n passes 32, and rows in global scratch, with
-// a corridor of 465 nodes (explicit mn) whose rows do not fit a block's shared
-// memory in double. Each decoder is checked to have taken the form the test
-// is for (its log line), then to match the CPU in double.
-TEST_F(cuda_decoder, general_kernel_rows_in_shared_and_global_memory)
+// Decodes frames of cfg's channel, as bits and as LLRs, on the CUDA backend
+// in both precisions and storages, each decoder first checked to have taken
+// the lattice kernel `form` (its log line, "lattice: ..."), against the CPU
+// in double; returns the frames decoded ok.
+size_t expect_form_matches_cpu(const decoder_config& cfg,
+                               const std::string& form,
+                               const std::string& float_form = "")
 {
-    struct C {
-        const char* codebook;
-        double Pi, Pd, Ps;
-        int N;
-        std::optional<drift_range> mtau, mn;
-        const char* rows;
-    };
-    const C cases[] = {
-        // M_n = 33 at n = 8; M_n = 18 at n = 20 (32 + 18 > 48)
-        { "builtin:ld3-modvec6",
-          0.2,
-          0.2,
-          0.0,
-          60,
-          std::nullopt,
-          std::nullopt,
-          "rows in shared memory" },
-        { "random:20:16:1:1",
-          0.01,
-          0.01,
-          0.02,
-          40,
-          std::nullopt,
-          std::nullopt,
-          "rows in shared memory" },
-        { "builtin:ld3-modvec6",
-          0.05,
-          0.05,
-          0.0,
-          12,
-          drift_range{ -6, 6 },
-          drift_range{ -4, 460 },
-          "rows in global memory" },
-    };
+    const codebook& cb = cfg.cb;
+    const channel_params& ch = cfg.ch;
+    std::vector<std::vector<uint8_t>> rx;
+    std::vector<std::vector<double>> llr;
+    std::mt19937_64 noise(test_seed() + 41);
+    std::normal_distribution<double> gauss(0.0, 0.6);
+    for (uint64_t k = 0; k < 4; ++k) {
+        rx.push_back(send(cb, ch, cfg.N, 9, k));
+        std::vector<double> l;
+        for (uint8_t bit : rx.back())
+            l.push_back(2 * ((2.0 * bit - 1) + gauss(noise)) / (0.6 * 0.6));
+        llr.push_back(l);
+    }
     std::vector<std::string> lines;
     const log_level was = get_log_level();
     set_log_level(log_level::info);
     set_log_handler([&](log_level, const std::string& m) { lines.push_back(m); });
-    for (const C& c : cases) {
-        const codebook cb = codebook::from_spec(c.codebook);
-        const channel_params ch(c.Pi, c.Pd, c.Ps);
-        decoder_config cfg(cb, ch, c.N);
-        cfg.mtau = c.mtau;
-        cfg.mn = c.mn;
+    size_t ok = 0;
+    auto cpu = make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
+    for (bool soft : { false, true }) {
         batch b;
-        for (uint64_t k = 0; k < 4; ++k)
-            b.rx.push_back(send(cb, ch, c.N, 9, k));
-        for (auto& r : b.rx)
-            b.views.push_back({ r.data(), r.size(), nullptr });
+        for (size_t k = 0; k < rx.size(); ++k) {
+            frame_view v;
+            v.rho = rx[k].size();
+            if (soft)
+                v.llr = llr[k].data();
+            else
+                v.bits = rx[k].data();
+            b.views.push_back(v);
+        }
         std::vector<frame_result> ref_res, res;
-        const auto ref = decode_all(
-            *make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global),
-            b,
-            ref_res);
-        size_t ok = 0;
-        for (auto p : precisions) {
-            // (the wide corridor's rows still fit in float: shared memory)
+        const auto ref = decode_all(*cpu, b, ref_res);
+        for (auto p : precisions)
             for (auto s : storages) {
+                decoder_config c = cfg;
+                c.local_window = s == storage_kind::local ? 5 : 0;
                 lines.clear();
-                auto dec = make(cfg, backend_kind::cuda, p, s);
-                const std::string what =
-                    ch.repr() + " " + to_string(p) + " " + to_string(s);
+                auto dec = make(c, backend_kind::cuda, p, s);
+                const std::string want =
+                    p == precision_kind::single && !float_form.empty() ? float_form
+                                                                       : form;
+                const std::string what = ch.repr() + " " + (soft ? "soft " : "hard ") +
+                                         to_string(p) + " " + to_string(s);
                 bool said = false;
                 for (const auto& l : lines)
-                    said = said || l.find(c.mn && p == precision_kind::single
-                                              ? "rows in shared memory"
-                                              : c.rows) != std::string::npos;
-                EXPECT_TRUE(said) << what << ": expected '" << c.rows << "'";
+                    said = said || l.find("lattice: " + want) != std::string::npos;
+                EXPECT_TRUE(said) << what << ": expected 'lattice: " << want << "'";
                 const auto got = decode_all(*dec, b, res);
                 for (size_t k = 0; k < got.size(); ++k) {
-                    ASSERT_EQ(res[k].status, ref_res[k].status)
+                    EXPECT_EQ(res[k].status, ref_res[k].status)
                         << what << " frame " << k << ": " << res[k].reason;
-                    if (!ref_res[k].ok())
+                    if (!ref_res[k].ok() || !res[k].ok())
                         continue;
                     ++ok;
                     EXPECT_LT(max_abs_diff(got[k], ref[k]),
@@ -876,9 +855,48 @@ TEST_F(cuda_decoder, general_kernel_rows_in_shared_and_global_memory)
                         << what << " frame " << k;
                 }
             }
-        }
-        EXPECT_GE(ok, 8u) << ch.repr(); // most frames decode
     }
     set_log_handler(nullptr);
     set_log_level(was);
+    return ok;
+}
+
+// The register kernels' corridors past 32 nodes (up to reg_max_corridor =
+// 40, codewords of up to 8 bits): S500's code at Pi = Pd = 0.2 (M_n = 33)
+// and 0.25 (M_n = 37), hard and soft, against the CPU.
+TEST_F(cuda_decoder, register_kernel_corridors_past_32_nodes)
+{
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    for (const auto& [p, N] : { std::pair<double, int>{ 0.2, 60 }, { 0.25, 40 } }) {
+        decoder_config cfg(cb, channel_params(p, p, 0.0), N);
+        const int Mn = map_decoder::make(cfg)->limits().mn.size();
+        ASSERT_GT(Mn, 32) << p;
+        ASSERT_LE(Mn, 40) << p;
+        EXPECT_GE(expect_form_matches_cpu(cfg, "registers"), 16u) << p;
+    }
+}
+
+// The general lattice kernel (corridors too wide for the register kernels)
+// in both of its forms (kernel_launchers.h, plan_general): rows in shared
+// memory, on a channel whose M_n passes 40 (n = 8) and on codewords of 20
+// bits (32 + M_n > 48), and rows in global scratch, with a corridor of 465
+// nodes (explicit mn) whose rows do not fit a block's shared memory in
+// double (they do in float). Hard and soft, against the CPU.
+TEST_F(cuda_decoder, general_kernel_rows_in_shared_and_global_memory)
+{
+    const codebook s500 = codebook::builtin("ld3-modvec6");
+    decoder_config poor(s500, channel_params(0.3, 0.3, 0.0), 30); // M_n = 41
+    ASSERT_GT(map_decoder::make(poor)->limits().mn.size(), 40);
+    EXPECT_GE(expect_form_matches_cpu(poor, "general, rows in shared memory"), 16u);
+    decoder_config n20(codebook::from_spec("random:20:16:1:1"),
+                       channel_params(0.01, 0.01, 0.02),
+                       40); // M_n = 18
+    EXPECT_GE(expect_form_matches_cpu(n20, "general, rows in shared memory"), 16u);
+    decoder_config wide(s500, channel_params(0.05, 0.05, 0.0), 12);
+    wide.mtau = drift_range{ -6, 6 };
+    wide.mn = drift_range{ -4, 460 };
+    EXPECT_GE(expect_form_matches_cpu(wide,
+                                      "general, rows in global memory",
+                                      "general, rows in shared memory"),
+              16u);
 }
