@@ -10,6 +10,7 @@
 #ifndef INCLUDED_BSID_APPS_BENCH_ARGS_H
 #define INCLUDED_BSID_APPS_BENCH_ARGS_H
 
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -18,6 +19,12 @@
 #include <vector>
 
 namespace bench {
+
+//! Seconds from t0 to now (steady clock).
+inline double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 inline std::vector<std::string> parse_words(const std::string& s)
 {

@@ -17,15 +17,6 @@
 
 namespace bench {
 
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-} // namespace
-
 int bench_concatenated(const std::map<std::string, std::string>& opt)
 {
     auto get = [&](const std::string& k, const std::string& dflt) {

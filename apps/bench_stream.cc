@@ -26,10 +26,6 @@ namespace bench {
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point t0)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // one stream: frames back to back through one channel, and where each was received
 struct sent_stream {

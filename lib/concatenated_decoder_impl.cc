@@ -7,6 +7,7 @@
 
 #include "concatenated_decoder_impl.h"
 #include "core_log_handler.h"
+#include <gnuradio/bsid/core/error_counter.h>
 #include <gnuradio/bsid/core/soft_input.h>
 #include <gnuradio/bsid/core/symbol_mapping.h>
 #include <gnuradio/io_signature.h>
@@ -24,13 +25,6 @@ const pmt::pmt_t iterations_key = pmt::intern("bsid_iterations");
 
 std::string status_name(::bsid::frame_status s) { return ::bsid::to_string(s); }
 
-int bits_of(int q)
-{
-    int b = 0;
-    while ((1 << b) < q)
-        ++b;
-    return b;
-}
 
 // N of the outer code's frames with this codebook; the mapping's refusal
 // names the sizes
@@ -130,8 +124,8 @@ concatenated_decoder_impl::concatenated_decoder_impl(const ::bsid::codebook& cod
           gr::io_signature::make(1, 1, sizeof(uint8_t))),
       d_code(outer),
       d_cfg(codebook, ::bsid::channel_params(Pi, Pd, Ps), inner_symbols(outer, codebook)),
-      d_bits(bits_of(outer.q())),
-      d_K(outer.k() * bits_of(outer.q())),
+      d_bits(::bsid::error_counter::bits_per_symbol(outer.q())),
+      d_K(outer.k() * ::bsid::error_counter::bits_per_symbol(outer.q())),
       d_max_batch(max_batch),
       d_len_key(pmt::intern(len_tag_key)),
       d_sync(::bsid::parse_sync_word(sync_word)),
@@ -192,13 +186,8 @@ concatenated_decoder_impl::build(const ::bsid::channel_params& ch) const
     cfg.ch = ch;
     auto dec = std::make_shared<decoder>();
     dec->fd = std::make_shared<::bsid::frame_decoder>(cfg, d_sync);
-    // without a sync word, through the primary decoder (the same decoding),
-    // which lets a CUDA backend run the passes on the device
-    if (d_sync.empty())
-        dec->cd =
-            std::make_unique<::bsid::concatenated_decoder>(dec->fd->primary(), d_code);
-    else
-        dec->cd = std::make_unique<::bsid::concatenated_decoder>(*dec->fd, d_code);
+    // (without a sync word a CUDA backend still runs the passes on the device)
+    dec->cd = std::make_unique<::bsid::concatenated_decoder>(*dec->fd, d_code);
     return dec;
 }
 

@@ -7,6 +7,7 @@
 
 #include "frame_assembler.h"
 #include "ldpc_encoder_impl.h"
+#include <gnuradio/bsid/core/error_counter.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <stdexcept>
@@ -14,18 +15,6 @@
 
 namespace gr {
 namespace bsid {
-
-namespace {
-
-int bits_of(int q)
-{
-    int b = 0;
-    while ((1 << b) < q)
-        ++b;
-    return b;
-}
-
-} // namespace
 
 ldpc_encoder::sptr ldpc_encoder::make(const ::bsid::ldpc_code& outer,
                                       int inner_q,
@@ -50,8 +39,8 @@ ldpc_encoder_impl::ldpc_encoder_impl(const ::bsid::ldpc_code& outer,
           // throws for an inner q that is not a power of two (and differs)
           return ::bsid::symbol_mapping(outer.q(), outer.n(), inner_q);
       }()),
-      d_bits(bits_of(outer.q())),
-      d_K(outer.k() * bits_of(outer.q())),
+      d_bits(::bsid::error_counter::bits_per_symbol(outer.q())),
+      d_K(outer.k() * ::bsid::error_counter::bits_per_symbol(outer.q())),
       d_len_key(pmt::intern(len_tag_key)),
       d_info(size_t(outer.k())),
       d_word(size_t(outer.n()))
