@@ -27,7 +27,7 @@ enum : int { st_ok = 0, st_alpha = 1, st_end = 2, st_beta = 3 };
 enum : int { pass_G = 1, pass_L = 2 };
 
 // The register kernels (lattice_kernel_reg.cuh): corridor widths
-// 1..reg_max_corridor and codeword lengths in bands of up to 8, 16 or 32
+// 1..reg_max_corridor and codeword lengths in bands of up to 8, 12, 16 or 32
 // bits, with NMAX + MN <= reg_max_segment (so corridors past 32 nodes only
 // for codewords of up to 8 bits: S500's code on channels up to about
 // Pi = Pd = 0.25).
@@ -144,10 +144,11 @@ lattice_launcher<real> lattice_reg_launcher(int n, int Mn)
 {
     if (Mn < 1 || Mn > reg_max_corridor || n < 1 || n > 32)
         return nullptr;
-    const int nmax = n <= 8 ? 8 : n <= 16 ? 16 : 32;
+    const int nmax = n <= 8 ? 8 : n <= 12 ? 12 : n <= 16 ? 16 : 32;
     if (nmax + Mn > reg_max_segment)
         return nullptr;
     const lattice_launcher<real>* t = nmax == 8    ? lattice_reg_table<real, 8>()
+                                      : nmax == 12 ? lattice_reg_table<real, 12>()
                                       : nmax == 16 ? lattice_reg_table<real, 16>()
                                                    : lattice_reg_table<real, 32>();
     return t[Mn - 1];

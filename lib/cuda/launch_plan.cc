@@ -107,9 +107,9 @@ int plan_ab_block(int Mt, int limit)
 
 int plan_reg_block(int Mt) { return Mt <= 32 ? 32 : Mt <= 64 ? 64 : 128; }
 
-bool plan_warp_recursion(recursion_kind r, int Mt)
+bool plan_warp_recursion(recursion_kind r, int Mt, int Mn)
 {
-    return r == recursion_kind::automatic && (Mt + 31) / 32 <= 2;
+    return r == recursion_kind::automatic && (Mt + 31) / 32 <= 2 && Mn <= 32;
 }
 
 namespace {

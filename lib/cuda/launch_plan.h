@@ -101,8 +101,9 @@ int plan_general_block(size_t per_thread, size_t shared_limit);
 //! Threads per block of the register lattice kernel: no idle warps when M_tau is small.
 int plan_reg_block(int Mt);
 
-//! Whether alpha and beta run one warp per frame (M_tau <= 64 and not forced to blocks).
-bool plan_warp_recursion(recursion_kind r, int Mt);
+//! Whether alpha and beta run one warp per frame (M_tau <= 64, M_n <= 32 (the
+//! drift changes it keeps in registers) and not forced to blocks).
+bool plan_warp_recursion(recursion_kind r, int Mt, int Mn);
 
 /*!
  * \brief Frames per chunk when decode_batch splits `frames` frames over

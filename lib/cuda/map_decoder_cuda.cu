@@ -127,7 +127,8 @@ public:
                           std::min(ab_block_limit<real>(), d_prop.maxThreadsPerBlock));
         // recursion "block" keeps alpha and beta on the block kernels for
         // every M_tau (tests compare the two)
-        d_ab_warp = plan_warp_recursion(set.recursion, d_limits.mtau.size());
+        d_ab_warp =
+            plan_warp_recursion(set.recursion, d_limits.mtau.size(), d_limits.mn.size());
 
         const memory_model mm = memory();
         const size_t fixed = mm.per_frame(size_t(tau()));

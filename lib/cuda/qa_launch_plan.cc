@@ -141,9 +141,12 @@ TEST(launch_plan, block_sizes_and_recursions)
     EXPECT_EQ(plan_reg_block(64), 64);
     EXPECT_EQ(plan_reg_block(128), 128);
     EXPECT_EQ(plan_reg_block(4097), 128);
-    EXPECT_TRUE(plan_warp_recursion(recursion_kind::automatic, 64));
-    EXPECT_FALSE(plan_warp_recursion(recursion_kind::automatic, 65));
-    EXPECT_FALSE(plan_warp_recursion(recursion_kind::block, 20));
+    EXPECT_TRUE(plan_warp_recursion(recursion_kind::automatic, 64, 32));
+    EXPECT_FALSE(plan_warp_recursion(recursion_kind::automatic, 65, 16));
+    EXPECT_FALSE(plan_warp_recursion(recursion_kind::block, 20, 16));
+    // a corridor wider than the warp kernels' 32 drift changes: blocks
+    // (explicit limits can pair a small m_tau with a wide m_n)
+    EXPECT_FALSE(plan_warp_recursion(recursion_kind::automatic, 61, 33));
 }
 
 TEST(launch_plan, settings_from_config_and_environment)

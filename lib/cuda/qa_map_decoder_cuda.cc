@@ -744,7 +744,7 @@ TEST_F(cuda_decoder, register_kernel_renormalized_rows_match_the_cpu)
         decoder_config cfg(cb, ch, c.N);
         auto cpu =
             make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
-        const int band = cb.n() <= 8 ? 8 : cb.n() <= 16 ? 16 : 32;
+        const int band = cb.n() <= 8 ? 8 : cb.n() <= 12 ? 12 : cb.n() <= 16 ? 16 : 32;
         ASSERT_LE(cpu->limits().mn.size() + band, 48) << c.codebook << ": general kernel";
         batch b;
         std::vector<std::vector<double>> llr;
@@ -876,6 +876,19 @@ TEST_F(cuda_decoder, register_kernel_corridors_past_32_nodes)
     }
 }
 
+// The register kernels' band of 12-bit codewords: n = 12 (its exact loop, no
+// test per row) and n = 10 (rows tested against n), hard and soft, both
+// precisions and storages, against the CPU.
+TEST_F(cuda_decoder, register_kernel_band_of_12_bits)
+{
+    decoder_config n12(
+        codebook::from_spec("random:12:64:1:1"), channel_params(0.05, 0.05, 0.0), 20);
+    EXPECT_GE(expect_form_matches_cpu(n12, "registers"), 16u);
+    decoder_config n10(
+        codebook::from_spec("random:10:32:1:1"), channel_params(0.02, 0.02, 0.01), 30);
+    EXPECT_GE(expect_form_matches_cpu(n10, "registers"), 16u);
+}
+
 // The general lattice kernel (corridors too wide for the register kernels)
 // in both of its forms (kernel_launchers.h, plan_general): rows in shared
 // memory, on a channel whose M_n passes 40 (n = 8) and on codewords of 20
@@ -892,6 +905,12 @@ TEST_F(cuda_decoder, general_kernel_rows_in_shared_and_global_memory)
                        channel_params(0.01, 0.01, 0.02),
                        40); // M_n = 18
     EXPECT_GE(expect_form_matches_cpu(n20, "general, rows in shared memory"), 16u);
+    // a small m_tau with a corridor past the warp recursions' 32 drift
+    // changes (explicit limits): alpha and beta on the block kernels
+    decoder_config small_mt(s500, channel_params(0.05, 0.05, 0.0), 20);
+    small_mt.mtau = drift_range{ -30, 30 };
+    small_mt.mn = drift_range{ -8, 40 };
+    EXPECT_GE(expect_form_matches_cpu(small_mt, "general, rows in shared memory"), 16u);
     decoder_config wide(s500, channel_params(0.05, 0.05, 0.0), 12);
     wide.mtau = drift_range{ -6, 6 };
     wide.mn = drift_range{ -4, 460 };
