@@ -8,6 +8,7 @@
 // The backend-neutral part of the MAP decoder: configuration, limits, input
 // checks, the factory, and hard decisions.
 
+#include "device_split_decoder.h"
 #include "format.h"
 #include "map_decoder_cpu.h"
 #ifdef BSID_WITH_CUDA
@@ -17,7 +18,9 @@
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <omp.h>
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <tuple>
@@ -84,6 +87,44 @@ std::string to_string(storage_kind s)
                                       : "auto";
 }
 
+#ifndef BSID_WITH_CUDA
+int cuda_device_count() { return 0; } // lib/cuda/map_decoder_cuda.cu where CUDA is built
+#endif
+
+std::vector<int> parse_devices(const std::string& s)
+{
+    if (s == "all") {
+        std::vector<int> all(size_t(std::max(0, cuda_device_count())));
+        for (size_t d = 0; d < all.size(); ++d)
+            all[d] = int(d);
+        return all;
+    }
+    std::vector<int> out;
+    if (s.empty())
+        return out;
+    for (const std::string& item : detail::split_on(s, ',')) {
+        const size_t a = item.find_first_not_of(' ');
+        const size_t b = item.find_last_not_of(' ');
+        const std::string tok = a == std::string::npos ? "" : item.substr(a, b - a + 1);
+        unsigned long long v = 0;
+        if (!detail::parse_uint(tok, v) || v > (unsigned long long)INT_MAX) {
+            throw std::invalid_argument(
+                detail::concat("devices '",
+                               s,
+                               "': '",
+                               item,
+                               "' is not a device index (a non-negative integer); give "
+                               "\"all\" or indices separated by commas, like \"0,1\""));
+        }
+        if (std::find(out.begin(), out.end(), int(v)) != out.end()) {
+            throw std::invalid_argument(
+                detail::concat("devices '", s, "': device ", v, " is given twice"));
+        }
+        out.push_back(int(v));
+    }
+    return out;
+}
+
 int resolve_threads(int threads)
 {
     if (threads < 0) {
@@ -98,6 +139,23 @@ namespace {
 std::string range_str(const drift_range& r)
 {
     return detail::concat("[", r.lo, ", ", r.hi, "]");
+}
+
+// A device list set directly (not through parse_devices): the same rules.
+void check_devices(const std::vector<int>& devices)
+{
+    for (size_t k = 0; k < devices.size(); ++k) {
+        const int d = devices[k];
+        if (d < 0) {
+            throw std::invalid_argument(detail::concat(
+                "map_decoder: devices[", k, "] = ", d, " is not a device index (>= 0)"));
+        }
+        if (std::find(devices.begin(), devices.begin() + long(k), d) !=
+            devices.begin() + long(k)) {
+            throw std::invalid_argument(
+                detail::concat("map_decoder: device ", d, " is in devices twice"));
+        }
+    }
 }
 
 // Largest state spaces accepted: far beyond any useful channel, small enough
@@ -160,6 +218,7 @@ map_decoder::map_decoder(const decoder_config& cfg)
     : d_cfg(cfg), d_limits(limits_for(cfg))
 {
     resolve_threads(cfg.threads);
+    check_devices(cfg.devices);
     if (cfg.cuda_streams < 0 || cfg.cuda_streams > max_cuda_streams) {
         throw std::invalid_argument(detail::concat("map_decoder: cuda_streams = ",
                                                    cfg.cuda_streams,
@@ -362,8 +421,80 @@ void map_decoder::fill_uniform(double* post) const
     std::fill(post, post + size_t(N()) * size_t(q()), 1.0 / q());
 }
 
+#ifdef BSID_WITH_CUDA
+namespace {
+
+// One CUDA decoder per device of `devices`, under one decoder that splits
+// each batch among them; the host's cores shared among the devices' threads.
+std::unique_ptr<map_decoder> make_split_cuda_decoder(const decoder_config& cfg,
+                                                     const std::vector<int>& devices)
+{
+    decoder_config top = cfg;
+    top.device = devices[0];
+    const int share = std::max(1, resolve_threads(cfg.threads) / int(devices.size()));
+    std::vector<std::unique_ptr<map_decoder>> parts;
+    for (int d : devices) {
+        decoder_config c = cfg;
+        c.devices.clear();
+        c.device = d;
+        c.threads = share;
+        parts.push_back(make_cuda_decoder(c)); // a clear error for a device not there
+    }
+    log(log_level::info,
+        detail::concat("map_decoder(cuda): ",
+                       devices.size(),
+                       " devices, batches split by received bits, ",
+                       share,
+                       " host threads each"));
+    return std::make_unique<device_split_decoder>(top, std::move(parts));
+}
+
+} // namespace
+#endif
+
 std::unique_ptr<map_decoder> map_decoder::make(const decoder_config& cfg)
 {
+    if (!cfg.devices.empty()) {
+        check_devices(cfg.devices);
+        const std::vector<int> devices = cfg.devices;
+        decoder_config one = cfg;
+        one.devices.clear();
+        const char* env = std::getenv("BSID_CUDA_DEVICE");
+        if (devices.size() == 1 || cfg.backend == backend_kind::cpu || (env && *env)) {
+            // one device: the decoder of today (BSID_CUDA_DEVICE, when set, names it)
+            one.device = devices[0];
+            return make(one);
+        }
+#ifdef BSID_WITH_CUDA
+        if (cfg.backend == backend_kind::cuda)
+            return make_split_cuda_decoder(cfg, devices);
+        // auto: every device must be usable, or the CPU decodes (as for one bad device)
+        std::string why;
+        for (int d : devices) {
+            if (!cuda_device_available(d, &why)) {
+                log(log_level::info,
+                    detail::concat(
+                        "map_decoder: backend auto -> cpu (device ", d, ": ", why, ")"));
+                one.backend = backend_kind::cpu;
+                return make(one);
+            }
+        }
+        try {
+            auto dec = make_split_cuda_decoder(cfg, devices);
+            log(log_level::info, "map_decoder: backend auto -> cuda");
+            return dec;
+        } catch (const std::runtime_error& e) {
+            log(log_level::warning,
+                std::string(
+                    "map_decoder: backend auto -> cpu (the CUDA backend failed: ") +
+                    e.what() + ")");
+            one.backend = backend_kind::cpu;
+            return make(one);
+        }
+#else
+        return make(one); // backend cuda: no CUDA in this build; auto: the CPU
+#endif
+    }
     switch (cfg.backend) {
     case backend_kind::cuda:
 #ifdef BSID_WITH_CUDA

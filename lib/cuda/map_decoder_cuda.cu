@@ -247,6 +247,10 @@ public:
         for (auto& ln : d_lanes)
             if (ln->worker.joinable())
                 ln->worker.join();
+        // the members' buffers and events are freed after this body, on this
+        // thread: on this decoder's device, whichever the thread had selected
+        // (one decoder per device, decoder_config::devices)
+        cudaSetDevice(d_device);
     }
 
     // Frames todo[from .. to) on lane ln: as many at a time as fit in device
@@ -1230,6 +1234,16 @@ private:
 };
 
 } // namespace
+
+int cuda_device_count()
+{
+    int count = 0; // left unwritten when there is no driver
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return count > 0 ? count : 0;
+}
 
 bool cuda_device_available(int dev, std::string* why)
 {

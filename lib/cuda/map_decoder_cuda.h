@@ -28,6 +28,8 @@ std::unique_ptr<map_decoder> make_cuda_decoder(const decoder_config& cfg);
  */
 bool cuda_device_available(int device, std::string* why = nullptr);
 
+// cuda_device_count() (map_decoder.h) is defined in map_decoder_cuda.cu too.
+
 //! Whether the device a decoder_config names (with BSID_CUDA_DEVICE) can be used. Never
 //! throws.
 bool cuda_device_available(const decoder_config& cfg, std::string* why = nullptr);

@@ -45,6 +45,20 @@ std::string to_string(precision_kind p);
 std::string to_string(storage_kind s);
 
 /*!
+ * \brief A device list: "" (none: decoder_config::device alone), "all"
+ * (every CUDA device present, cuda_device_count(); none on a machine without
+ * one), or indices separated by commas ("0", "0,1,3"; spaces around an index
+ * allowed). Throws std::invalid_argument, naming the text, for an empty item,
+ * anything but a non-negative decimal index, or an index given twice. Whether
+ * the devices exist is make()'s business.
+ */
+std::vector<int> parse_devices(const std::string& s);
+
+//! The CUDA devices present: 0 in a build without CUDA, or when the runtime
+//! finds no driver or device. Never throws.
+int cuda_device_count();
+
+/*!
  * \brief Everything a decoder is built from.
  *
  * mtau and mn, when set, replace the limits computed from Pr
@@ -66,6 +80,15 @@ struct decoder_config {
     std::optional<drift_range> mtau, mn; //!< explicit limits
     int threads = 0;                     //!< decode_batch threads; 0: all cores
     int device = 0;                      //!< CUDA device index
+    /*!
+     * CUDA: the devices one decoder spreads each batch over (parse_devices);
+     * empty: the one `device`. With two or more, make() builds one CUDA
+     * decoder per device and decode_batch splits a batch among them by its
+     * received bits (docs/design.md section 5, "Several GPUs"). Each index at
+     * most once, none negative. BSID_CUDA_DEVICE, when set, replaces the list
+     * by its one device.
+     */
+    std::vector<int> devices;
     recursion_kind recursion = recursion_kind::automatic; //!< CUDA alpha/beta kernels
     int local_window =
         0; //!< CUDA local storage: most symbol indices per window (0: from memory)
@@ -200,8 +223,13 @@ class map_decoder
 public:
     virtual ~map_decoder() = default;
 
-    //! Builds a decoder; throws std::invalid_argument for bad parameters or
-    //! limits, std::runtime_error if the requested backend is unavailable.
+    /*!
+     * Builds a decoder; throws std::invalid_argument for bad parameters or
+     * limits, std::runtime_error if the requested backend is unavailable
+     * (backend cuda with a device, or one of cfg.devices, that does not exist;
+     * backend auto then takes the CPU). With two or more cfg.devices and a
+     * backend that is not cpu, the decoder spreads each batch over them.
+     */
     static std::unique_ptr<map_decoder> make(const decoder_config& cfg);
 
     /*!
