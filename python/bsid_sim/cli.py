@@ -31,6 +31,8 @@ examples:
   bsid-sim --replay fails/point000-frame000000012.json
   bsid-sim --codebook random:5:16:8:1 --outer ldpc-regular:1000:125:16:3:1 --sweep p \
            --values 0.002:0.006:+0.001 --iterations 10 --max-errors 100 --max-frames 10000
+  bsid-sim --codebook builtin:ld3-modvec6 -N 500 --sweep p --values 0.002:0.02:x1.5 \
+           --workers 2 --csv s500.csv       (or --cluster tcp://HOST:8786; docs/cluster.md)
   bsid-sim --codebook builtin:ld3-modvec6 -N 500 --Pi 0.02 --Pd 0.01 --Ps 0.005 \
            --estimate --estimate-frames 200 --initial 0.01,0.01,0.01
 
@@ -198,6 +200,20 @@ def build_parser():
                         "symbols after the iterative decoder (--iterations passes)")
     g.add_argument("--bp-iterations", type=_positive_int, default=50, metavar="B",
                    help="belief-propagation iterations per pass (default 50)")
+    g = p.add_argument_group("cluster (docs/cluster.md)")
+    g.add_argument("--cluster", metavar="ADDRESS",
+                   help="run on the Dask scheduler at ADDRESS (tcp://HOST:8786): each "
+                        "point's frames go to its workers in chunks, merged in chunk order "
+                        "(the counts are those of one host)")
+    g.add_argument("--workers", type=_positive_int, default=None, metavar="K",
+                   help="run on a local Dask cluster of K worker processes started here "
+                        "(not with --cluster)")
+    g.add_argument("--gpus-per-worker", type=_count, default=0, metavar="G",
+                   help="each worker decodes with the CUDA backend on G GPUs (default 0: "
+                        "--backend decides, one GPU at most)")
+    g.add_argument("--connect-timeout", type=_nonneg, default=10.0, metavar="S",
+                   help="seconds to wait for the --cluster scheduler and its first worker "
+                        "(default 10)")
     g = p.add_argument_group("replay")
     g.add_argument("--replay", metavar="FILE",
                    help="decode a dumped frame again and print the posteriors around its "
@@ -405,6 +421,35 @@ def _main(argv):
     except ValueError as e:
         p.error(str(e))
 
+    cluster = a.cluster is not None or a.workers is not None
+    if a.cluster is not None and a.workers is not None:
+        p.error("--workers K starts a local cluster; with --cluster ADDRESS the scheduler's "
+                "own workers run (start them with dask worker, docs/cluster.md)")
+    if a.cluster is not None and not a.cluster.strip():
+        p.error("--cluster '': give the scheduler's address (tcp://HOST:8786)")
+    if not cluster and a.gpus_per_worker:
+        p.error(f"--gpus-per-worker {a.gpus_per_worker} needs --workers K or --cluster ADDRESS")
+    if cluster and a.framing == "stream":
+        p.error("--framing stream runs on one host (its streams are continuous): it takes no "
+                "--workers or --cluster")
+    if cluster and a.estimate:
+        p.error("--estimate runs on one host: it takes no --workers or --cluster")
+    if cluster and a.gpus_per_worker and a.backend == "cpu":
+        p.error(f"--gpus-per-worker {a.gpus_per_worker} decodes with the CUDA backend: it "
+                f"cannot go with --backend cpu")
+    if a.workers is not None and (a.gpus_per_worker or a.backend == "cuda"):
+        from .cluster import gpu_count
+        have = gpu_count()
+        need = a.workers * max(1, a.gpus_per_worker)
+        what = (f"--gpus-per-worker {a.gpus_per_worker}" if a.gpus_per_worker
+                else "--backend cuda")
+        if have == 0:
+            p.error(f"{what}: this host has no usable GPU (the CUDA backend found none); "
+                    f"leave it out to decode on the CPU")
+        if a.gpus_per_worker and need > have:
+            p.error(f"--gpus-per-worker {a.gpus_per_worker} with --workers {a.workers} needs "
+                    f"{need} GPUs: this host has {have}")
+
     # every output is checked now, not after the simulation
     for option, path in (("--csv", a.csv), ("--json", a.json)):
         if path and path != "-":
@@ -481,9 +526,33 @@ def _main(argv):
             progress.start(res.config, res.config.point, len(configs))
         progress(res, elapsed, eta)
 
+    client = None
+    if cluster:
+        from . import cluster as dask_cluster
+        try:
+            client = dask_cluster.connect(a.cluster, a.workers, a.connect_timeout)
+            plan = dask_cluster.check_cluster(client, a.backend, a.gpus_per_worker,
+                                              local=a.workers is not None,
+                                              wait_s=max(a.connect_timeout, 1.0))
+        except dask_cluster.ClusterError as e:
+            if client is not None:
+                dask_cluster.close(client)
+            print(f"bsid-sim: error: {e}", file=sys.stderr)
+            return 1
+        if not a.quiet:
+            info = client.scheduler_info()["workers"]
+            slots = sum(w.get("nthreads", 1) for w in info.values())
+            where = a.cluster or "a local cluster"
+            print(f"bsid-sim: {len(info)} Dask worker{'s' if len(info) != 1 else ''} "
+                  f"({slots} chunk{'s' if slots != 1 else ''} at a time) on {where}",
+                  file=text, flush=True)
+
     interrupted = False
     try:
-        done = run_configs(configs, on_batch, on_point)
+        if client is not None:
+            done = dask_cluster.run_configs_cluster(configs, client, plan, on_batch, on_point)
+        else:
+            done = run_configs(configs, on_batch, on_point)
         interrupted = bool(done) and done[-1].stopped_by == "interrupted"
     except KeyboardInterrupt:
         interrupted = True
@@ -495,6 +564,8 @@ def _main(argv):
         return 1
     finally:
         progress.close()
+        if client is not None:
+            dask_cluster.close(client)
     if a.csv == "-":
         results.write_csv("-", rows)
     if a.json == "-":
