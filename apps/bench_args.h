@@ -10,6 +10,7 @@
 #ifndef INCLUDED_BSID_APPS_BENCH_ARGS_H
 #define INCLUDED_BSID_APPS_BENCH_ARGS_H
 
+#include <gnuradio/bsid/core/map_decoder.h>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -81,6 +82,28 @@ inline std::string codebook_spec(const std::map<std::string, std::string>& opt)
     return opt.count("--codebook") ? opt.at("--codebook")
                                    : "random:" + option(opt, "-n", "8") + ":" +
                                          option(opt, "-q", "16") + ":1:1";
+}
+
+/*!
+ * --devices: device lists separated by '/' ("0/0,1": one GPU, then two), each
+ * as bsid::parse_devices takes it ("all", "0,1"); each checked here, before
+ * any work. Default: one empty list (decoder_config::device alone).
+ */
+inline std::vector<std::string>
+device_lists(const std::map<std::string, std::string>& opt)
+{
+    std::vector<std::string> lists;
+    std::string cur;
+    for (char c : option(opt, "--devices", "") + "/") {
+        if (c != '/') {
+            cur.push_back(c);
+            continue;
+        }
+        bsid::parse_devices(cur); // std::invalid_argument naming the list
+        lists.push_back(cur);
+        cur.clear();
+    }
+    return lists;
 }
 
 } // namespace bench

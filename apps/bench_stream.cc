@@ -252,6 +252,9 @@ int bench_stream(const std::map<std::string, std::string>& opt)
     const auto workers = parse_list("--workers", get("--workers", "2"));
     const int threads = int(parse_int("--threads", get("--threads", "0")));
     const double Pr = parse_list("--Pr", get("--Pr", "1e-10"))[0];
+    const auto device_lists = bench::device_lists(opt);
+    if (device_lists.size() != 1)
+        throw std::invalid_argument("--devices: stream framing takes one device list");
     for (double Pi : Pis)
         for (double Pd : Pds)
             for (double Ps : Pss) {
@@ -274,6 +277,8 @@ int bench_stream(const std::map<std::string, std::string>& opt)
                                         cfg.precision = bsid::parse_precision(pr);
                                         cfg.threads = threads;
                                         cfg.Pr = Pr;
+                                        cfg.devices =
+                                            bsid::parse_devices(device_lists[0]);
                                         configs.push_back({ spec,
                                                             cb,
                                                             ch,

@@ -96,6 +96,10 @@ frames_ok; erasures counts those the decoder refused):
                   host work with kernels (decoder_config::cuda_streams; 1: one
                   chunk at a time; default 0: the backend's default, 2)
   --Pr X          drift exclusion probability (default 1e-10)
+  --devices D     CUDA: the GPUs one decoder splits each batch over, "all" or
+                  indices like 0,1 (decoder_config::devices; default: device 0);
+                  alternatives separated by '/' ("0/0,1": one GPU, then two;
+                  stream framing: one list)
   --compare cpu   also decode the same frames with the CPU backend (all
                   threads) and report the speed ratio
   --framing F     genie (default): frames between their true boundaries;
@@ -329,6 +333,7 @@ int bench_decode(const std::map<std::string, std::string>& opt)
     const auto storages = parse_words(get("--storage", "auto"));
     const auto precisions = parse_words(get("--precision", "float"));
     const auto cuda_streams = parse_list("--cuda-streams", get("--cuda-streams", "0"));
+    const auto device_lists = bench::device_lists(opt);
     const auto inputs = parse_words(get("--input", "bits"));
     for (const auto& in : inputs)
         bsid::parse_input_kind(in); // "bits" or "llr", before any work
@@ -373,107 +378,121 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                         for (const auto& be : backends)
                             for (const auto& st : storages)
                                 for (const auto& pr : precisions)
-                                    for (double cs : cuda_streams) {
-                                        bsid::decoder_config cfg(cb, ch, int(N));
-                                        cfg.cuda_streams = int(cs);
-                                        cfg.backend = bsid::parse_backend(be);
-                                        cfg.storage = bsid::parse_storage(st);
-                                        cfg.precision = bsid::parse_precision(pr);
-                                        cfg.threads = threads;
-                                        cfg.Pr = Pr;
-                                        auto dec = bsid::map_decoder::make(cfg);
-                                        const auto& views =
-                                            in == "llr" ? llr_views : bit_views;
-                                        const decode_run r =
-                                            time_decoder(*dec, views, min_time);
-                                        // rates count the frames decoded ok; the
-                                        // stage times are per frame of the profiled batch
-                                        const double fps =
-                                            double(r.frames - r.erasures) / r.seconds;
-                                        const double F = double(
-                                            std::max<uint64_t>(r.profiled_frames, 1));
-                                        const auto& L = dec->limits();
-                                        std::printf(
-                                            "{\"bench\":\"decode\",\"codebook\":\"%s\","
-                                            "\"N\":"
-                                            "%"
-                                            "lld,"
-                                            "\"n\":%d,\"q\":%d,\"Pi\":%g,\"Pd\":%g,"
-                                            "\"Ps\":%g,"
-                                            "\"Pr\":%g,\"backend\":\"%s\",\"storage\":\"%"
-                                            "s\","
-                                            "\"precision\":\"%s\",\"input\":\"%s\","
-                                            "\"threads\":%d,\"cuda_streams\":%d,"
-                                            "\"batch\":%lld,"
-                                            "\"frames\":%llu,\"frames_ok\":%llu,"
-                                            "\"erasures\":%llu,\"seconds\":%."
-                                            "6f,"
-                                            "\"frames_per_s\":%.3f,\"mbit_per_s\":%.6f,"
-                                            "\"M_tau\":%d,\"M_n\":%d,\"cells_per_frame\":"
-                                            "%."
-                                            "6g,"
-                                            "\"cells_per_s\":%.6g,\"stage_s_per_frame\":{"
-                                            "\"gamma\":%.6g,"
-                                            "\"alpha\":%.6g,\"beta\":%.6g,\"L\":%.6g},"
-                                            "\"gamma_bytes_per_frame\":%.0f,\"peak_"
-                                            "device_"
-                                            "bytes\":%zu",
-                                            spec.c_str(),
-                                            N,
-                                            cb.n(),
-                                            cb.q(),
-                                            Pi,
-                                            Pd,
-                                            Ps,
-                                            Pr,
-                                            bsid::to_string(dec->backend()).c_str(),
-                                            bsid::to_string(dec->storage()).c_str(),
-                                            bsid::to_string(dec->precision()).c_str(),
-                                            in.c_str(),
-                                            threads,
-                                            int(cs),
-                                            batch,
-                                            (unsigned long long)r.frames,
-                                            (unsigned long long)(r.frames - r.erasures),
-                                            (unsigned long long)r.erasures,
-                                            r.seconds,
-                                            fps,
-                                            fps * double(N) * bits_per_symbol / 1e6,
-                                            L.mtau.size(),
-                                            L.mn.size(),
-                                            dec->cells_per_frame(),
-                                            dec->cells_per_frame() * fps,
-                                            r.stages.gamma / F,
-                                            r.stages.alpha / F,
-                                            r.stages.beta / F,
-                                            r.stages.L / F,
-                                            double(N) * L.mtau.size() * L.mn.size() *
-                                                cb.q() *
-                                                (dec->precision() ==
-                                                         bsid::precision_kind::single
-                                                     ? 4
-                                                     : 8),
-                                            dec->peak_device_bytes());
-                                        if (!compare.empty()) {
-                                            bsid::decoder_config cc = cfg;
-                                            cc.backend = bsid::backend_kind::cpu;
-                                            cc.threads = 0;
-                                            auto cpu = bsid::map_decoder::make(cc);
-                                            const decode_run c =
-                                                time_decoder(*cpu, views, min_time);
-                                            const double cfps =
-                                                double(c.frames - c.erasures) / c.seconds;
+                                    for (double cs : cuda_streams)
+                                        for (const auto& dl : device_lists) {
+                                            bsid::decoder_config cfg(cb, ch, int(N));
+                                            cfg.cuda_streams = int(cs);
+                                            cfg.devices = bsid::parse_devices(dl);
+                                            cfg.backend = bsid::parse_backend(be);
+                                            cfg.storage = bsid::parse_storage(st);
+                                            cfg.precision = bsid::parse_precision(pr);
+                                            cfg.threads = threads;
+                                            cfg.Pr = Pr;
+                                            auto dec = bsid::map_decoder::make(cfg);
+                                            const auto& views =
+                                                in == "llr" ? llr_views : bit_views;
+                                            const decode_run r =
+                                                time_decoder(*dec, views, min_time);
+                                            // rates count the frames decoded ok; the
+                                            // stage times are per frame of the profiled
+                                            // batch
+                                            const double fps =
+                                                double(r.frames - r.erasures) / r.seconds;
+                                            const double F = double(
+                                                std::max<uint64_t>(r.profiled_frames, 1));
+                                            const auto& L = dec->limits();
                                             std::printf(
-                                                ",\"compare\":{\"backend\":\"cpu\","
-                                                "\"threads\":%d,"
-                                                "\"frames_per_s\":%.3f,\"speedup\":%.3f}",
-                                                bsid::resolve_threads(0),
-                                                cfps,
-                                                cfps > 0 ? fps / cfps : 0.0);
+                                                "{\"bench\":\"decode\",\"codebook\":\"%"
+                                                "s\","
+                                                "\"N\":"
+                                                "%"
+                                                "lld,"
+                                                "\"n\":%d,\"q\":%d,\"Pi\":%g,\"Pd\":%g,"
+                                                "\"Ps\":%g,"
+                                                "\"Pr\":%g,\"backend\":\"%s\","
+                                                "\"storage\":\"%"
+                                                "s\","
+                                                "\"precision\":\"%s\",\"input\":\"%s\","
+                                                "\"threads\":%d,\"cuda_streams\":%d,"
+                                                "\"devices\":\"%s\","
+                                                "\"batch\":%lld,"
+                                                "\"frames\":%llu,\"frames_ok\":%llu,"
+                                                "\"erasures\":%llu,\"seconds\":%."
+                                                "6f,"
+                                                "\"frames_per_s\":%.3f,\"mbit_per_s\":%."
+                                                "6f,"
+                                                "\"M_tau\":%d,\"M_n\":%d,\"cells_per_"
+                                                "frame\":"
+                                                "%."
+                                                "6g,"
+                                                "\"cells_per_s\":%.6g,\"stage_s_per_"
+                                                "frame\":{"
+                                                "\"gamma\":%.6g,"
+                                                "\"alpha\":%.6g,\"beta\":%.6g,\"L\":%.6g}"
+                                                ","
+                                                "\"gamma_bytes_per_frame\":%.0f,\"peak_"
+                                                "device_"
+                                                "bytes\":%zu",
+                                                spec.c_str(),
+                                                N,
+                                                cb.n(),
+                                                cb.q(),
+                                                Pi,
+                                                Pd,
+                                                Ps,
+                                                Pr,
+                                                bsid::to_string(dec->backend()).c_str(),
+                                                bsid::to_string(dec->storage()).c_str(),
+                                                bsid::to_string(dec->precision()).c_str(),
+                                                in.c_str(),
+                                                threads,
+                                                int(cs),
+                                                dl.c_str(),
+                                                batch,
+                                                (unsigned long long)r.frames,
+                                                (unsigned long long)(r.frames -
+                                                                     r.erasures),
+                                                (unsigned long long)r.erasures,
+                                                r.seconds,
+                                                fps,
+                                                fps * double(N) * bits_per_symbol / 1e6,
+                                                L.mtau.size(),
+                                                L.mn.size(),
+                                                dec->cells_per_frame(),
+                                                dec->cells_per_frame() * fps,
+                                                r.stages.gamma / F,
+                                                r.stages.alpha / F,
+                                                r.stages.beta / F,
+                                                r.stages.L / F,
+                                                double(N) * L.mtau.size() * L.mn.size() *
+                                                    cb.q() *
+                                                    (dec->precision() ==
+                                                             bsid::precision_kind::single
+                                                         ? 4
+                                                         : 8),
+                                                dec->peak_device_bytes());
+                                            if (!compare.empty()) {
+                                                bsid::decoder_config cc = cfg;
+                                                cc.backend = bsid::backend_kind::cpu;
+                                                cc.threads = 0;
+                                                auto cpu = bsid::map_decoder::make(cc);
+                                                const decode_run c =
+                                                    time_decoder(*cpu, views, min_time);
+                                                const double cfps =
+                                                    double(c.frames - c.erasures) /
+                                                    c.seconds;
+                                                std::printf(
+                                                    ",\"compare\":{\"backend\":\"cpu\","
+                                                    "\"threads\":%d,"
+                                                    "\"frames_per_s\":%.3f,\"speedup\":%."
+                                                    "3f}",
+                                                    bsid::resolve_threads(0),
+                                                    cfps,
+                                                    cfps > 0 ? fps / cfps : 0.0);
+                                            }
+                                            std::printf("}\n");
+                                            std::fflush(stdout);
                                         }
-                                        std::printf("}\n");
-                                        std::fflush(stdout);
-                                    }
                 }
             }
     return 0;
@@ -513,7 +532,8 @@ int main(int argc, char** argv)
                                    "--workers",    "--initial",
                                    "--iterations", "--tolerance",
                                    "--outer",      "--bp-iterations",
-                                   "--loop",       "--max-delay-ms" };
+                                   "--loop",       "--max-delay-ms",
+                                   "--devices" };
     for (const auto& kv : opt) {
         bool ok = false;
         for (const char* k : known)

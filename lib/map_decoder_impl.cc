@@ -124,7 +124,8 @@ map_decoder::sptr map_decoder::make(const ::bsid::codebook& codebook,
                                     const std::string& input,
                                     int estimate_every,
                                     bool priors_input,
-                                    double max_delay_ms)
+                                    double max_delay_ms,
+                                    const std::string& devices)
 {
     return gnuradio::make_block_sptr<map_decoder_impl>(codebook,
                                                        N,
@@ -153,7 +154,8 @@ map_decoder::sptr map_decoder::make(const ::bsid::codebook& codebook,
                                                        input,
                                                        estimate_every,
                                                        priors_input,
-                                                       max_delay_ms);
+                                                       max_delay_ms,
+                                                       devices);
 }
 
 map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
@@ -183,7 +185,8 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                                    const std::string& input,
                                    int estimate_every,
                                    bool priors_input,
-                                   double max_delay_ms)
+                                   double max_delay_ms,
+                                   const std::string& devices)
     : gr::block(
           "map_decoder",
           ports_in(input, priors_input, codebook.q()),
@@ -232,6 +235,7 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
     d_cfg.precision = ::bsid::parse_precision(precision);
     d_cfg.storage = ::bsid::parse_storage(storage);
     d_cfg.Pr = Pr;
+    d_cfg.devices = ::bsid::parse_devices(devices);
     d_items_per_frame = d_mode == mode::llr
                             ? size_t(N) * size_t(llr_bits_per_symbol(codebook.q()))
                             : size_t(N);

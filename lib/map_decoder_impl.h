@@ -56,7 +56,8 @@ public:
                      const std::string& input,
                      int estimate_every,
                      bool priors_input,
-                     double max_delay_ms);
+                     double max_delay_ms,
+                     const std::string& devices);
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,

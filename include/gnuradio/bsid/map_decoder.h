@@ -197,6 +197,9 @@ public:
      * \param max_delay_ms the longest a received frame waits for others to
      *        fill its batch, in milliseconds (finite, >= 0; 0: a batch goes
      *        as soon as the decoder is free); tagged framing
+     * \param devices the GPUs one decoder spreads its batches over: "all",
+     *        or indices like "0,1" ("": device 0 alone, or BSID_CUDA_DEVICE);
+     *        each batch is split among them by received bits
      */
     static sptr make(const ::bsid::codebook& codebook,
                      int N,
@@ -225,7 +228,8 @@ public:
                      const std::string& input = "bits",
                      int estimate_every = 0,
                      bool priors_input = false,
-                     double max_delay_ms = 10.0);
+                     double max_delay_ms = 10.0,
+                     const std::string& devices = "");
 
     //! The channel for frames that begin after the call (unless bsid_channel tags set
     //! it).

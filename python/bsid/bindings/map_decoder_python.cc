@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(map_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(251ceb96463fbf43a4b1c15f4941e7b0)                     */
+/* BINDTOOL_HEADER_FILE_HASH(a07d67bc8e4f5ece464bdab44c14844c)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -65,6 +65,7 @@ void bind_map_decoder(py::module& m)
              py::arg("estimate_every") = 0,
              py::arg("priors_input") = false,
              py::arg("max_delay_ms") = 10.0,
+             py::arg("devices") = "",
              D(map_decoder, make))
 
 

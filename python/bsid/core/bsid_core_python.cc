@@ -286,6 +286,34 @@ struct frame_refused : std::runtime_error {
     }
 };
 
+// devices=: None or "" (the one `device`), "all", "0,1" (parse_devices), or a
+// sequence of indices
+std::vector<int> devices_from_python(const py::object& obj)
+{
+    if (obj.is_none())
+        return {};
+    if (py::isinstance<py::str>(obj))
+        return bsid::parse_devices(obj.cast<std::string>());
+    const std::string err =
+        "devices must be None, a string (\"all\", \"0,1\") or a sequence of device "
+        "indices";
+    if (!py::isinstance<py::sequence>(obj))
+        throw py::type_error(err);
+    std::vector<int> out;
+    for (const auto& item : py::iter(obj)) {
+        if (py::isinstance<py::bool_>(item) || !PyIndex_Check(item.ptr()))
+            throw py::type_error(err);
+        const py::int_ x = py::reinterpret_steal<py::int_>(PyNumber_Index(item.ptr()));
+        if (x < py::int_(0) || x > py::int_(std::numeric_limits<int>::max()))
+            throw py::value_error(
+                "devices: " +
+                py::str(static_cast<const py::object&>(x)).cast<std::string>() +
+                " is not a device index (>= 0)");
+        out.push_back(x.cast<int>());
+    }
+    return out; // duplicates: the decoder refuses them (ValueError)
+}
+
 std::optional<bsid::drift_range> range_from_python(const py::object& obj,
                                                    const char* name)
 {
@@ -404,7 +432,8 @@ public:
                    int local_window,
                    const std::string& sync_word,
                    const std::string& input,
-                   int cuda_streams)
+                   int cuda_streams,
+                   const py::object& devices)
         : d_input(bsid::parse_input_kind(input))
     {
         bsid::decoder_config cfg(cb, ch, N);
@@ -419,6 +448,7 @@ public:
         cfg.recursion = bsid::parse_recursion(recursion);
         cfg.local_window = local_window;
         cfg.cuda_streams = cuda_streams;
+        cfg.devices = devices_from_python(devices);
         d_frames =
             std::make_shared<bsid::frame_decoder>(cfg, bsid::parse_sync_word(sync_word));
         d_dec = &d_frames->primary();
@@ -1347,7 +1377,7 @@ The MAP decoder of the paper (forward-backward over the drift), without GNU Radi
     dec = map_decoder_core(cb, ch, N, backend="auto", precision="float",
                            storage="auto", Pr=1e-10, mtau=None, mn=None, threads=0,
                            device=0, recursion="auto", local_window=0, sync_word="",
-                           input="bits", cuda_streams=0)
+                           input="bits", cuda_streams=0, devices=None)
     post = dec.decode(rx)              # uint8 0/1 array in, (N, q) float64 posteriors out
     soft = map_decoder_core(cb, ch, N, input="llr")
     post = soft.decode(llr)            # float LLRs in: ln p(r|1) - ln p(r|0)
@@ -1364,7 +1394,11 @@ recursion ("auto": one warp per frame for alpha and beta up to 64 states,
 blocks beyond; "block": blocks always) and local_window (the most symbol
 indices per local-storage window; 0: from the free memory), and cuda_streams
 (lanes that decode a batch's chunks at once, so that copies and host work
-overlap the kernels; 1: one chunk at a time; 0: the default, 2). The environment
+overlap the kernels; 1: one chunk at a time; 0: the default, 2), and devices
+(several GPUs in one decoder: "all", "0,1" or a list of indices; each batch
+is split among them by received bits, docs/design.md section 5; None or "":
+the one device; a device that does not exist is a RuntimeError for
+backend "cuda", and backend "auto" then decodes on the CPU). The environment
 variables BSID_CUDA_DEVICE, BSID_CUDA_AB=block and BSID_CUDA_LOCAL_WINDOW
 override them. sync_word: the word W ("0110...") that begins every frame and
 is weighed through the channel like the frame's other bits; with it, mtau and
@@ -1394,7 +1428,8 @@ its status.)doc")
                       int,
                       const std::string&,
                       const std::string&,
-                      int>(),
+                      int,
+                      const py::object&>(),
              "codebook"_a,
              "channel"_a,
              "N"_a,
@@ -1410,7 +1445,8 @@ its status.)doc")
              "local_window"_a = 0,
              "sync_word"_a = "",
              "input"_a = "bits",
-             "cuda_streams"_a = 0)
+             "cuda_streams"_a = 0,
+             "devices"_a = py::none())
         .def("decode_frame",
              &py_map_decoder::decode_frame,
              "rx"_a,
@@ -1929,6 +1965,7 @@ such frames with map_decoder_core(..., sync_word=W).
            const py::object& mn,
            int threads,
            int device,
+           const py::object& devices,
            bool details,
            const std::string& sync_word,
            const std::string& framing,
@@ -1946,6 +1983,7 @@ such frames with map_decoder_core(..., sync_word=W).
             cfg.mn = range_from_python(mn, "mn");
             cfg.threads = threads;
             cfg.device = device;
+            cfg.devices = devices_from_python(devices);
             bsid::estimate_options opt;
             opt.iterations = iterations;
             opt.tolerance = tolerance;
@@ -2040,6 +2078,7 @@ such frames with map_decoder_core(..., sync_word=W).
         "mn"_a = py::none(),
         "threads"_a = 0,
         "device"_a = 0,
+        "devices"_a = py::none(),
         "details"_a = false,
         "sync_word"_a = "",
         "framing"_a = "tagged",
@@ -2070,9 +2109,14 @@ llr_scale, iterations, converged, frames_used, frames_refused, events (the
 last E-step's expected counts), mtau, mn and notes (clamps, refusals).
 fix: names to keep at their initial values ("Pi", "Pd", "Ps", "llr_scale").
 A parameter to estimate must start above 0 (EM keeps a 0 at 0).
-backend, precision, Pr, mtau, mn, threads, device: as map_decoder_core.
+backend, precision, Pr, mtau, mn, threads, device, devices: as map_decoder_core.
 Raises ValueError for no frames or bad options and RuntimeError when every
 frame is refused.)doc");
+
+    m.def("cuda_device_count",
+          &bsid::cuda_device_count,
+          "The CUDA devices present (what devices=\"all\" takes): 0 in a build "
+          "without CUDA, or without a driver or a device.");
 
     m.def(
         "set_log_level",

@@ -139,7 +139,8 @@ Args:
     input : "bits" (byte items, 0 or 1) or "llr" (float items, soft decisions; docs/receiving.md) (default "bits")
     estimate_every : re-estimate the channel from the last this many decoded frames after every this many, on a thread of its own, apply it to the frames that begin after it, and post it on the message port "channel_estimate" (docs/receiving.md, "Channel estimation"; either framing: with stream framing, from the frames decoded in sync cut at their most probable start and end); 0: never (default 0)
     priors_input : a second input port of vectors of q floats, N per frame: the natural log of each message symbol's prior probabilities (any constant per row, -inf for an impossible symbol), the k-th frame of priors for the k-th received frame (tagged framing only; docs/receiving.md, "Priors and the extrinsic output") (default False)
-    max_delay_ms : the longest a received frame waits for others to fill its batch, in milliseconds; finite and >= 0 (0: a batch goes as soon as the decoder is free); tagged framing (default 10.0))doc";
+    max_delay_ms : the longest a received frame waits for others to fill its batch, in milliseconds; finite and >= 0 (0: a batch goes as soon as the decoder is free); tagged framing (default 10.0)
+    devices : the GPUs one decoder uses: "all", or indices like "0,1"; "": device 0 alone (or BSID_CUDA_DEVICE). With several, each batch is split among them by received bits and the output is the same bit for bit (docs/design.md section 5); a device that does not exist: RuntimeError with backend "cuda", the CPU with "auto"; a repeated or negative index: ValueError (default ""))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_map_decoder_0 = R"doc()doc";
@@ -185,7 +186,8 @@ Args:
     input : "bits" (byte items, 0 or 1) or "llr" (float items, soft decisions; docs/receiving.md) (default "bits")
     estimate_every : re-estimate the channel from the last this many decoded frames after every this many, on a thread of its own, apply it to the frames that begin after it, and post it on the message port "channel_estimate" (docs/receiving.md, "Channel estimation"; either framing: with stream framing, from the frames decoded in sync cut at their most probable start and end); 0: never (default 0)
     priors_input : a second input port of vectors of q floats, N per frame: the natural log of each message symbol's prior probabilities (any constant per row, -inf for an impossible symbol), the k-th frame of priors for the k-th received frame (tagged framing only; docs/receiving.md, "Priors and the extrinsic output") (default False)
-    max_delay_ms : the longest a received frame waits for others to fill its batch, in milliseconds; finite and >= 0 (0: a batch goes as soon as the decoder is free); tagged framing (default 10.0))doc";
+    max_delay_ms : the longest a received frame waits for others to fill its batch, in milliseconds; finite and >= 0 (0: a batch goes as soon as the decoder is free); tagged framing (default 10.0)
+    devices : the GPUs one decoder uses: "all", or indices like "0,1"; "": device 0 alone (or BSID_CUDA_DEVICE). With several, each batch is split among them by received bits and the output is the same bit for bit (docs/design.md section 5); a device that does not exist: RuntimeError with backend "cuda", the CPU with "auto"; a repeated or negative index: ValueError (default ""))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_set_channel =
