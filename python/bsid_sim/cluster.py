@@ -20,6 +20,7 @@ import queue
 import tempfile
 import threading
 import time
+import uuid
 import zlib
 
 import bsid_core
@@ -73,11 +74,14 @@ def gpu_count(limit=64):
 
 
 def _host_cores():
-    """(host name, cores) of the process this runs in."""
+    """(host name, cores) of the process this runs in. (Not OMP_NUM_THREADS:
+    Dask sets it to 1 in its worker processes.)"""
     import socket
-
-    from .engine import resolved_threads
-    return socket.gethostname(), resolved_threads(0)
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        n = os.cpu_count() or 1
+    return socket.gethostname(), n
 
 
 def _decoder_takes_devices():
@@ -354,6 +358,7 @@ def run_point_cluster(c, client, plan, progress=None, chunk_fn=run_chunk,
     rate = None                     # frames per second of one worker thread
     pending = {}
     finished = queue.Queue()        # futures as they finish (their done callbacks)
+    run_id = uuid.uuid4().hex       # task keys are the scheduler's, shared by its clients
     next_index = next_first = 0
     t0 = time.perf_counter()
     reason = ""
@@ -374,7 +379,7 @@ def run_point_cluster(c, client, plan, progress=None, chunk_fn=run_chunk,
                     size = int(min(MAX_CHUNK, max(1, rate * chunk_seconds)))
                 count = min(size, c.max_frames - next_first)
                 fut = client.submit(chunk_fn, job, next_index, next_first, count,
-                                    key=f"bsid-sim-p{c.point}-c{next_index}-{id(merge):x}",
+                                    key=f"bsid-sim-{run_id}-p{c.point}-c{next_index}",
                                     retries=RETRIES, pure=False)
                 pending[fut] = next_index
                 fut.add_done_callback(finished.put)

@@ -139,7 +139,8 @@ class qa_sim_cluster(unittest.TestCase):
         client = cluster.connect(workers=workers)
         try:
             plan = cluster.check_cluster(client, "cpu", 0, local=True)
-            cs = configs(dump_dir=dump_dir, **kw)
+            # --threads 0: each worker takes its share of this host's cores
+            cs = configs(dump_dir=dump_dir, threads=0, **kw)
             return cluster.run_configs_cluster(cs, client, plan, chunk_fn=chunk_fn,
                                                chunk_seconds=chunk_seconds)
         finally:
@@ -161,6 +162,9 @@ class qa_sim_cluster(unittest.TestCase):
         self.assertEqual([r["stopped_by"] for r in want], ["max-errors", "max-errors"])
         self.assertEqual(counts([r.row() for r in one]), want)
         self.assertEqual(counts([r.row() for r in two]), want)
+        cores = len(os.sched_getaffinity(0))
+        self.assertEqual(one[0].threads, cores)
+        self.assertEqual(two[0].threads, max(1, cores // 2))
         d = self.dumps(ref_dir)
         self.assertGreater(len(d), 100)
         self.assertEqual(self.dumps(one_dir), d)
