@@ -162,7 +162,7 @@ def _devices_here(job):
 
 def _decoder(job):
     """(decoder, error counter, frame source, threads, devices) of a job, made
-    once per worker thread and kept while the point lasts."""
+    once per worker thread for a point (the next point's replaces it)."""
     key = _job_key(job)
     cached = getattr(_local, "entry", None)
     if cached is not None and cached[0] == key:
