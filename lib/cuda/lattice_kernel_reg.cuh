@@ -23,15 +23,22 @@ namespace cuda {
 // (model::lattice_cell_unit_del): node k of row r gets Wt[r + k] (diagonal)
 // times node k of row r - 1, plus node k + 1 of row r - 1 (the vertical step,
 // weight 1 after scaling), plus ins (horizontal) times node k - 1 of row r.
-// Two multiply-adds per node; the corridor's edges drop a term.
-template <typename real, int MN, int J>
+// Two multiply-adds per node; the corridor's edges drop a term. KZ: the
+// zero corner skipped (launch_plan.h, reg_corner_wide): nodes k < KZ - r are
+// left at 0, and node KZ - r takes only its vertical step (its two other
+// neighbours are 0). r must be a constant after unrolling.
+template <typename real, int MN, int J, int KZ = 0>
 __device__ __forceinline__ void
 lattice_row(real (&cur)[MN], const real (&Wt)[J], real ins, int r)
 {
     real prev = real(0);
 #pragma unroll
     for (int k = 0; k < MN; ++k) {
-        if (k == 0) {
+        if (k < KZ - r) {
+            continue; // 0 in row r - 1 and in row r
+        } else if (k == KZ - r) {
+            prev = k + 1 < MN ? cur[k + 1 < MN ? k + 1 : k] : real(0);
+        } else if (k == 0) {
             prev = (k + 1 < MN) ? model::lattice_last_cell_unit_del(
                                       Wt[r + k], cur[k], cur[k + 1 < MN ? k + 1 : k])
                                 : Wt[r + k] * cur[k];
@@ -46,13 +53,19 @@ lattice_row(real (&cur)[MN], const real (&Wt)[J], real ins, int r)
     }
 }
 
-// Row n: no horizontal steps (eqn:F_lastrow).
-template <typename real, int MN, int J>
+// Row n: no horizontal steps (eqn:F_lastrow); KZ as in lattice_row.
+template <typename real, int MN, int J, int KZ = 0>
 __device__ __forceinline__ void
 lattice_last_row(real (&cur)[MN], const real (&Wt)[J], int r)
 {
 #pragma unroll
     for (int k = 0; k < MN; ++k) {
+        if (k < KZ - r)
+            continue;
+        if (k == KZ - r) {
+            cur[k] = k + 1 < MN ? cur[k + 1 < MN ? k + 1 : k] : real(0);
+            continue;
+        }
         cur[k] = (k + 1 < MN) ? model::lattice_last_cell_unit_del(
                                     Wt[r + k], cur[k], cur[k + 1 < MN ? k + 1 : k])
                               : Wt[r + k] * cur[k];
@@ -82,8 +95,9 @@ lattice_out(real (&aux)[MN], const real (&cur)[MN], real wD, int pass, real* Lou
 
 // The fast path's loop over the codewords: each lattice from row 0 (p.row0)
 // to row n in registers, then handed to lattice_out. EXACT: n == NMAX and no
-// renormalization, so that no row tests anything but its codeword bit.
-template <typename real, int MN, int NMAX, bool EXACT>
+// renormalization, so that no row tests anything but its codeword bit; KZ
+// (EXACT only): the zero corner skipped (plan_reg_corner).
+template <typename real, int MN, int NMAX, bool EXACT, int KZ = 0>
 __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
                                                   const real (&W0)[NMAX + MN],
                                                   const real (&W1)[NMAX + MN],
@@ -106,9 +120,9 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
             const bool x = ((word >> (n - r)) & 1u) != 0;
             if (r < n) {
                 if (x) {
-                    lattice_row<real, MN, J>(cur, W1, p.ins, r);
+                    lattice_row<real, MN, J, KZ>(cur, W1, p.ins, r);
                 } else {
-                    lattice_row<real, MN, J>(cur, W0, p.ins, r);
+                    lattice_row<real, MN, J, KZ>(cur, W0, p.ins, r);
                 }
                 if (!EXACT && ((p.renorm_rows >> r) & 1u)) {
 #pragma unroll
@@ -117,9 +131,9 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
                 }
             } else if (r == n) {
                 if (x) {
-                    lattice_last_row<real, MN, J>(cur, W1, r);
+                    lattice_last_row<real, MN, J, KZ>(cur, W1, r);
                 } else {
-                    lattice_last_row<real, MN, J>(cur, W0, r);
+                    lattice_last_row<real, MN, J, KZ>(cur, W0, r);
                 }
             }
         }
@@ -146,7 +160,7 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
  * a separate instance, so that hard input pays nothing for soft input.
  */
 template <typename real, int MN, int NMAX, bool SOFT>
-__global__ void __launch_bounds__(reg_block)
+__global__ void __launch_bounds__(reg_block, (reg_min_blocks<real, MN, NMAX>))
     lattice_kernel_reg(launch_params<real> p, int chunks, int pass)
 {
     constexpr int J = NMAX + MN;
@@ -238,8 +252,20 @@ __global__ void __launch_bounds__(reg_block)
         // codewords of exactly NMAX bits without renormalization (the
         // common case) get a loop with no tests per row
         if (p.n == NMAX && p.renorm_rows == 0) {
-            lattice_codewords<real, MN, NMAX, true>(
-                p, W0, W1, words, prior, aux, pass, Lout);
+            // with the zero corner skipped where m_n^- allows (plan_reg_corner)
+            constexpr int CW = reg_corner<NMAX, MN>::wide,
+                          CN = reg_corner<NMAX, MN>::narrow;
+            const int k0 = -p.dlo;
+            if (CW > 0 && k0 >= CW) {
+                lattice_codewords<real, MN, NMAX, true, CW>(
+                    p, W0, W1, words, prior, aux, pass, Lout);
+            } else if (CN > 0 && CN < CW && k0 >= CN) {
+                lattice_codewords<real, MN, NMAX, true, (CN < CW ? CN : 0)>(
+                    p, W0, W1, words, prior, aux, pass, Lout);
+            } else {
+                lattice_codewords<real, MN, NMAX, true>(
+                    p, W0, W1, words, prior, aux, pass, Lout);
+            }
         } else {
             lattice_codewords<real, MN, NMAX, false>(
                 p, W0, W1, words, prior, aux, pass, Lout);

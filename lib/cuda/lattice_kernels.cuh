@@ -13,6 +13,7 @@
 #ifndef INCLUDED_BSID_CUDA_LATTICE_KERNELS_CUH
 #define INCLUDED_BSID_CUDA_LATTICE_KERNELS_CUH
 
+#include "launch_plan.h"
 #include <gnuradio/bsid/core/model.h>
 #include <cuda_runtime.h>
 #include <cstdint>
@@ -129,6 +130,19 @@ __device__ __forceinline__ real warp_sum(real v)
 constexpr int reg_block =
     128; // threads per block at most (32 or 64 when M_tau is that small)
 
+// Blocks per SM the register kernels ask the compiler to make room for
+// (__launch_bounds__). Kernels whose weights, rows and sums take at most 80
+// values (2 (NMAX + MN) + 2 MN: S500's and narrower) are held to 96
+// registers a thread in float, 5 blocks of 128 threads per SM instead of the
+// 4 that their natural ~126 allow, and to 168 in double, 3 blocks instead of
+// 2 (a few spilled values, outside the lattice loop); the others as many as
+// their registers allow. Measured: docs/benchmarks.md, "Zero corner and
+// occupancy".
+template <typename real, int MN, int NMAX>
+constexpr int reg_min_blocks = 2 * (NMAX + MN) + 2 * MN <= 80
+                                   ? (sizeof(real) == 4 ? 5 : 3)
+                                   : 1;
+
 template <typename real>
 using lattice_launcher = void (*)(
     unsigned grid, unsigned block, const launch_params<real>& p, int chunks, int pass);
@@ -144,7 +158,7 @@ lattice_launcher<real> lattice_reg_launcher(int n, int Mn)
 {
     if (Mn < 1 || Mn > reg_max_corridor || n < 1 || n > 32)
         return nullptr;
-    const int nmax = n <= 8 ? 8 : n <= 12 ? 12 : n <= 16 ? 16 : 32;
+    const int nmax = reg_band(n);
     if (nmax + Mn > reg_max_segment)
         return nullptr;
     const lattice_launcher<real>* t = nmax == 8    ? lattice_reg_table<real, 8>()

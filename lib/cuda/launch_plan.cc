@@ -107,6 +107,16 @@ int plan_ab_block(int Mt, int limit)
 
 int plan_reg_block(int Mt) { return Mt <= 32 ? 32 : Mt <= 64 ? 64 : 128; }
 
+int plan_reg_corner(int n, int Mn, int dlo, unsigned renorm_rows)
+{
+    const int nmax = reg_band(n);
+    if (n != nmax || renorm_rows != 0 || Mn < 1)
+        return 0; // only the fast path's exact loop skips it
+    const int k0 = -dlo, wide = reg_corner_wide(nmax, Mn),
+              narrow = reg_corner_narrow(nmax, Mn);
+    return wide > 0 && k0 >= wide ? wide : narrow > 0 && k0 >= narrow ? narrow : 0;
+}
+
 bool plan_warp_recursion(recursion_kind r, int Mt, int Mn)
 {
     return r == recursion_kind::automatic && (Mt + 31) / 32 <= 2 && Mn <= 32;

@@ -101,6 +101,44 @@ int plan_general_block(size_t per_thread, size_t shared_limit);
 //! Threads per block of the register lattice kernel: no idle warps when M_tau is small.
 int plan_reg_block(int Mt);
 
+//! The register kernels' band of codeword lengths: codewords of n bits run in the
+//! kernels for at most 8, 12, 16 or 32 bits.
+constexpr int reg_band(int n) { return n <= 8 ? 8 : n <= 12 ? 12 : n <= 16 ? 16 : 32; }
+
+/*!
+ * \brief The lattice's zero corner, skipped by the register kernels' fast path.
+ *
+ * Node k of row r of a codeword's lattice (drift change m_n^- + k after r
+ * transmitted bits) has read r + m_n^- + k received bits, so it is 0 while
+ * that count is negative: for k < k0 - r, k0 = -m_n^-, a triangle of
+ * k0 (k0 - 1) / 2 nodes in rows 1 to k0 - 1 (for S500, 21 of the 128 nodes of
+ * rows 1 to n, 42 of the 256 multiply-adds). Skipping the nodes k < K - r of each row,
+ * for any K <= k0, gives the same values bit for bit: they stay 0, and the first node
+ * kept, K - r, takes only its vertical step, which is what the full cell computes when
+ * its diagonal and horizontal neighbours are 0. The fast path (codewords of exactly the
+ * band's length, rows not renormalized) is compiled for two corners per corridor of Mn
+ * nodes, reg_corner_wide and reg_corner_narrow (they fit symmetric and
+ * slightly skewed corridors, m_n^- near -M_n / 2, and corridors whose m_n^-
+ * is -n), and takes the larger one that does not exceed k0, or none.
+ */
+constexpr int reg_corner_wide(int nmax, int Mn)
+{
+    return Mn / 2 - 1 < 0 ? 0 : Mn / 2 - 1 < nmax ? Mn / 2 - 1 : nmax;
+}
+constexpr int reg_corner_narrow(int nmax, int Mn)
+{
+    return Mn / 2 - 3 < 0 ? 0 : Mn / 2 - 3 < nmax ? Mn / 2 - 3 : nmax;
+}
+//! The same, as constants for the kernels (device code may not call host functions)
+template <int NMAX, int MN>
+struct reg_corner {
+    static constexpr int wide = reg_corner_wide(NMAX, MN);
+    static constexpr int narrow = reg_corner_narrow(NMAX, MN);
+};
+//! The corner the register kernels skip for codewords of n bits, a corridor of Mn
+//! nodes from m_n^- = dlo, and the rows renormalized as renorm_rows says: 0 for none.
+int plan_reg_corner(int n, int Mn, int dlo, unsigned renorm_rows);
+
 //! Whether alpha and beta run one warp per frame (M_tau <= 64, M_n <= 32 (the
 //! drift changes it keeps in registers) and not forced to blocks).
 bool plan_warp_recursion(recursion_kind r, int Mt, int Mn);

@@ -157,7 +157,11 @@ public:
                            " storage (G and L need ",
                            (per_index * size_t(N())) >> 20,
                            " MiB per frame); lattice: ",
-                           d_reg ? "registers"
+                           d_reg ? detail::concat("registers, zero corner ",
+                                                  plan_reg_corner(n(),
+                                                                  d_limits.mn.size(),
+                                                                  d_limits.mn.lo,
+                                                                  d_regw.renorm_rows))
                            : d_general.shared_bytes > 0
                                ? "general, rows in shared memory"
                                : "general, rows in global memory",

@@ -212,6 +212,50 @@ TEST(launch_plan, general_kernel_rows_in_shared_memory_where_they_fit)
     EXPECT_EQ(plan_general_block(1, 0), 0);
 }
 
+// The register kernels' zero corner (plan_reg_corner): only on the fast path's
+// exact loop (codewords of the band's length, rows not renormalized), never
+// past k0 = -m_n^-, the larger of the two compiled corners that fits.
+TEST(launch_plan, register_kernels_skip_the_zero_corner_where_it_fits)
+{
+    EXPECT_EQ(reg_band(1), 8);
+    EXPECT_EQ(reg_band(8), 8);
+    EXPECT_EQ(reg_band(9), 12);
+    EXPECT_EQ(reg_band(16), 16);
+    EXPECT_EQ(reg_band(17), 32);
+    // S500 (m_n = [-7, 8]): the whole corner of 7, in both precisions
+    const channel_params s500(0.01, 0.01, 0.0);
+    for (bool single : { true, false })
+        EXPECT_EQ(plan_reg_corner(
+                      8, 16, -7, plan_register_weights(s500, 8, single).renorm_rows),
+                  7);
+    EXPECT_EQ(reg_corner_wide(8, 16), 7);
+    EXPECT_EQ(reg_corner_narrow(8, 16), 5);
+    // a skewed corridor of the same width: the narrow corner, or none
+    EXPECT_EQ(plan_reg_corner(8, 16, -6, 0), 5);
+    EXPECT_EQ(plan_reg_corner(8, 16, -5, 0), 5);
+    EXPECT_EQ(plan_reg_corner(8, 16, -4, 0), 0);
+    EXPECT_EQ(plan_reg_corner(8, 16, 0, 0), 0);
+    // wide corridors: at most n rows have a corner (m_n^- >= -n)
+    EXPECT_EQ(plan_reg_corner(8, 35, -8, 0), 8);   // S500 at 0.2
+    EXPECT_EQ(plan_reg_corner(12, 25, -10, 0), 9); // n = 12, q = 64 at 0.05
+    EXPECT_EQ(plan_reg_corner(12, 25, -11, 0), 11);
+    // not the exact loop: codewords shorter than the band, renormalized rows
+    EXPECT_EQ(plan_reg_corner(7, 16, -7, 0), 0);
+    EXPECT_EQ(plan_reg_corner(8, 16, -7, 1u << 4), 0);
+    // every band and corridor: one of the compiled corners, within k0
+    for (int n : { 8, 12, 16, 32 })
+        for (int Mn = 1; Mn <= 40; ++Mn)
+            for (int dlo = -(Mn - 1); dlo <= 0; ++dlo) {
+                const int c = plan_reg_corner(n, Mn, dlo, 0);
+                EXPECT_LE(c, -dlo) << n << " " << Mn << " " << dlo;
+                EXPECT_LE(c, n);
+                EXPECT_TRUE(c == 0 || c == reg_corner_wide(n, Mn) ||
+                            c == reg_corner_narrow(n, Mn));
+                if (reg_corner_wide(n, Mn) > 0 && -dlo >= reg_corner_wide(n, Mn))
+                    EXPECT_EQ(c, reg_corner_wide(n, Mn));
+            }
+}
+
 TEST(launch_plan, chunks_share_a_batch_among_the_lanes)
 {
     // one lane, or a batch of fewer than lane_min_chunks chunks: one chunk

@@ -889,6 +889,30 @@ TEST_F(cuda_decoder, register_kernel_band_of_12_bits)
     EXPECT_GE(expect_form_matches_cpu(n10, "registers"), 16u);
 }
 
+// The register kernels' zero corner (plan_reg_corner), each form reached on
+// purpose through the corridor's lower end m_n^-: for n = 8 and 16 nodes, the
+// wide corner (m_n = [-7, 8], S500's), the narrow one ([-5, 10]) and none
+// ([-2, 13]); for n = 12 and 25 nodes the wide one (11). Hard and soft, both
+// precisions and storages, against the CPU.
+TEST_F(cuda_decoder, register_kernel_zero_corners)
+{
+    decoder_config s500(
+        codebook::builtin("ld3-modvec6"), channel_params(0.01, 0.01, 0.0), 40);
+    for (const auto& [lo, corner] :
+         { std::pair<int, int>{ -7, 7 }, { -5, 5 }, { -2, 0 } }) {
+        decoder_config c = s500;
+        c.mn = drift_range{ lo, lo + 15 };
+        EXPECT_GE(expect_form_matches_cpu(
+                      c, "registers, zero corner " + std::to_string(corner)),
+                  16u)
+            << lo;
+    }
+    decoder_config n12(
+        codebook::from_spec("random:12:64:1:1"), channel_params(0.05, 0.05, 0.0), 20);
+    n12.mn = drift_range{ -11, 13 };
+    EXPECT_GE(expect_form_matches_cpu(n12, "registers, zero corner 11"), 16u);
+}
+
 // The general lattice kernel (corridors too wide for the register kernels)
 // in both of its forms (kernel_launchers.h, plan_general): rows in shared
 // memory, on a channel whose M_n passes 40 (n = 8) and on codewords of 20
