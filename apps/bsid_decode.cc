@@ -608,6 +608,9 @@ int print_estimate(const bsid::channel_estimate& est, size_t bad)
 
 int run(int argc, char** argv)
 {
+    // a line that cannot be read (out of memory for it, an I/O error) is an
+    // error, not the end of the input: getline rethrows what stopped it
+    std::cin.exceptions(std::ios::badbit);
     std::map<std::string, std::string> opt;
     static const std::vector<std::string> known = { "--codebook",
                                                     "-N",
@@ -1061,6 +1064,8 @@ int main(int argc, char** argv)
         die("out of memory: a frame's N q posteriors and the decoder's working memory do "
             "not "
             "fit; try a smaller --batch, --storage local, or a smaller N");
+    } catch (const std::ios_base::failure& e) {
+        die(std::string("cannot read the input: ") + e.what());
     } catch (const std::exception& e) {
         die(e.what());
     }

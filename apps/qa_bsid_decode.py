@@ -208,6 +208,13 @@ class qa_bsid_decode(unittest.TestCase):
                              timeout=300, preexec_fn=small)
         self.assertEqual(out.returncode, 2, out.stderr)
         self.assertIn("out of memory", out.stderr)
+        # a line too long even to be read (80 MB in 100 MiB): out of memory
+        # too, never taken for the end of the input
+        out = subprocess.run([EXE] + args, input="01" * 40000000 + "\n", capture_output=True,
+                             text=True, timeout=300, preexec_fn=small)
+        self.assertEqual(out.returncode, 2, out.stderr)
+        self.assertIn("out of memory", out.stderr)
+        self.assertEqual(out.stdout, "")
 
 
     def test_008_sync_word_alone(self):
