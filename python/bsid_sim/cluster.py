@@ -113,13 +113,19 @@ def _outer_code(outer):
 
 
 def _job_key(job):
+    """What a worker's decoder is made from: the point, and the threads and GPUs
+    the run gives it (a later run on the same cluster may give others)."""
     cb = job["codebook"]
     outer = job["outer"]
+    local = job.get("local_devices")
     return (cb.n, cb.q, tuple(tuple(b) for b in cb.books), job["N"], job["Pi"], job["Pd"],
             job["Ps"], job["backend"], job["precision"], job["storage"], job["Pr"],
             job["sync_word"], job["seed"], outer[0] if outer else None,
             zlib.crc32(outer[1].encode()) if outer and outer[1] else 0, job["iterations"],
-            job["bp_iterations"])
+            job["bp_iterations"], job["threads"],
+            tuple(sorted((job.get("threads_by_host") or {}).items())),
+            job["gpus_per_worker"],
+            None if local is None else tuple(sorted((str(k), tuple(v)) for k, v in local.items())))
 
 
 def _worker_name():

@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 import unittest
+from dataclasses import replace
 
 from bsid_sim import cluster
 from bsid_sim.engine import PointResult, run_point
@@ -122,6 +123,21 @@ class qa_ordered_merge(unittest.TestCase):
         bad = dict(cluster.run_chunk(job, 2, 150, 50))  # does not follow chunk 1
         with self.assertRaises(RuntimeError):
             merge.add(bad)
+
+    def test_decoder_follows_the_run(self):
+        # a worker keeps its decoder between the chunks of a point; a later run on
+        # the same cluster, with other threads, gets a decoder of its own
+        c = configs(rel_error=0, max_frames=300)[0]
+        plan = {"threads_by_host": {}, "gpus_per_worker": 0, "local_devices": None}
+        one = cluster.run_chunk(cluster._job(c, plan), 0, 0, 20)
+        two = cluster.run_chunk(cluster._job(replace(c, threads=2), plan), 0, 0, 20)
+        self.assertEqual((one["threads"], two["threads"]), (1, 2))
+        by_host = dict(plan, threads_by_host={socket.gethostname(): 3})
+        three = cluster.run_chunk(cluster._job(replace(c, threads=0), by_host), 0, 0, 20)
+        self.assertEqual(three["threads"], 3)
+        for k in ("symbol_errors", "bit_errors", "status"):
+            self.assertEqual(list(one["counts"][k]), list(two["counts"][k]))
+            self.assertEqual(list(one["counts"][k]), list(three["counts"][k]))
 
 
 @unittest.skipUnless(HAVE_DASK, "needs Dask distributed (python3-distributed)")
