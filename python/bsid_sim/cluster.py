@@ -28,6 +28,7 @@ import numpy as np
 
 from . import dump
 from .engine import PointResult, _add, _end_batch, _eta, _stop_in_batch
+from .sweep import run_configs
 
 __all__ = ["ClusterError", "OrderedMerge", "connect", "gpu_count", "run_chunk",
            "run_point_cluster", "run_configs_cluster"]
@@ -512,15 +513,8 @@ def check_cluster(client, backend="auto", gpus_per_worker=0, local=False, wait_s
 
 def run_configs_cluster(configs, client, plan, progress=None, on_point=None,
                         chunk_fn=run_chunk, chunk_seconds=CHUNK_SECONDS):
-    """engine/sweep.run_configs on the cluster: the points in turn, each
+    """sweep.run_configs on the cluster: the points in turn, each
     spread over the workers."""
-    results = []
-    for c in configs:
-        r = run_point_cluster(c, client, plan, progress, chunk_fn, chunk_seconds)
-        if r.frames:
-            results.append(r)
-            if on_point is not None:
-                on_point(r)
-        if r.stopped_by == "interrupted":
-            break
-    return results
+    def run(c, progress):
+        return run_point_cluster(c, client, plan, progress, chunk_fn, chunk_seconds)
+    return run_configs(configs, progress, on_point, run)

@@ -94,12 +94,13 @@ def simulate(codebook, N, sweep=None, values=None, Pi=0.0, Pd=0.0, Ps=0.0, progr
                        progress, on_point)
 
 
-def run_configs(configs, progress=None, on_point=None):
+def run_configs(configs, progress=None, on_point=None, run=run_point):
     """Runs the points in turn; returns the PointResult of each point that has
-    frames. An interrupted point (stopped_by "interrupted") ends the sweep."""
+    frames. An interrupted point (stopped_by "interrupted") ends the sweep.
+    run(config, progress) simulates one point (run_point: on this host)."""
     results = []
     for c in configs:
-        r = run_point(c, progress)
+        r = run(c, progress)
         if r.frames:
             results.append(r)
             if on_point is not None:
