@@ -534,18 +534,22 @@ def _main(argv):
             plan = dask_cluster.check_cluster(client, a.backend, a.gpus_per_worker,
                                               local=a.workers is not None,
                                               wait_s=max(a.connect_timeout, 1.0))
-        except dask_cluster.ClusterError as e:
+            if not a.quiet:
+                info = client.scheduler_info()["workers"]
+                slots = sum(w.get("nthreads", 1) for w in info.values())
+                where = a.cluster or "a local cluster"
+                print(f"bsid-sim: {len(info)} Dask worker{'s' if len(info) != 1 else ''} "
+                      f"({slots} chunk{'s' if slots != 1 else ''} at a time) on {where}",
+                      file=text, flush=True)
+        except BaseException as e:
+            # whatever ends the run here (Ctrl-C included) closes the client, and
+            # the workers of a local cluster with it
             if client is not None:
                 dask_cluster.close(client)
+            if not isinstance(e, (RuntimeError, OSError)):
+                raise
             print(f"bsid-sim: error: {e}", file=sys.stderr)
             return 1
-        if not a.quiet:
-            info = client.scheduler_info()["workers"]
-            slots = sum(w.get("nthreads", 1) for w in info.values())
-            where = a.cluster or "a local cluster"
-            print(f"bsid-sim: {len(info)} Dask worker{'s' if len(info) != 1 else ''} "
-                  f"({slots} chunk{'s' if slots != 1 else ''} at a time) on {where}",
-                  file=text, flush=True)
 
     interrupted = False
     try:

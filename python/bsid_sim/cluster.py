@@ -455,15 +455,22 @@ def connect(address=None, workers=None, timeout=10.0):
                                f"{timeout:g} s ({e})") from None
     cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                        dashboard_address=None, silence_logs=logging.ERROR)
-    return distributed.Client(cluster, set_as_default=False)
+    try:
+        return distributed.Client(cluster, set_as_default=False)
+    except BaseException:
+        cluster.close()  # its worker processes go with it
+        raise
 
 
 def close(client):
-    """Closes the client and, for a local cluster, its workers."""
+    """Closes the client and, for a local cluster, its workers (even when the
+    client fails to close)."""
     cluster = client.cluster
-    client.close()
-    if cluster is not None:
-        cluster.close()
+    try:
+        client.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
 
 
 def check_cluster(client, backend="auto", gpus_per_worker=0, local=False, wait_s=30.0):

@@ -243,6 +243,29 @@ class qa_cluster_options(unittest.TestCase):
         self.refused(["--workers", "2", "--gpus-per-worker", "1", "--backend", "cpu"],
                      ["cannot go with --backend cpu"])
 
+    def test_client_closed_when_the_check_fails(self):
+        # an error or Ctrl-C after the client connects, before the first point,
+        # closes it (and with it a local cluster's worker processes)
+        from unittest import mock
+
+        from bsid_sim import cli
+        for error, status in ((OSError("the scheduler went away"), 1),
+                              (KeyboardInterrupt(), None)):
+            closed = []
+
+            def check(*args, **kw):
+                raise error
+            with mock.patch.object(cluster, "connect", lambda *a: "client"), \
+                    mock.patch.object(cluster, "check_cluster", check), \
+                    mock.patch.object(cluster, "close", closed.append):
+                argv = self.BASE + ["--workers", "1", "--progress", "none"]
+                if status is None:
+                    with self.assertRaises(KeyboardInterrupt):
+                        cli.main(argv)
+                else:
+                    self.assertEqual(cli.main(argv), status)
+            self.assertEqual(closed, ["client"], repr(error))
+
     def test_gpus_per_worker_without_gpu(self):
         have = cluster.gpu_count()
         if have == 0:
