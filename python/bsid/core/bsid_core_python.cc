@@ -297,7 +297,9 @@ std::vector<int> devices_from_python(const py::object& obj)
     const std::string err =
         "devices must be None, a string (\"all\", \"0,1\") or a sequence of device "
         "indices";
-    if (!py::isinstance<py::sequence>(obj))
+    // bytes are sequences of small integers: b"0,1" would be devices 48, 44, 49
+    if (!py::isinstance<py::sequence>(obj) || py::isinstance<py::bytes>(obj) ||
+        PyByteArray_Check(obj.ptr()))
         throw py::type_error(err);
     std::vector<int> out;
     for (const auto& item : py::iter(obj)) {

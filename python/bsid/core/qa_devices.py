@@ -37,8 +37,9 @@ class qa_devices(unittest.TestCase):
                     self.make(backend=backend, devices=bad)
                 if isinstance(bad, str):
                     self.assertIn(repr(bad), str(cm.exception))
-        with self.assertRaises(TypeError):
-            self.make(devices=1.5)
+        for bad in (1.5, b"0,1", bytearray(b"1")):
+            with self.assertRaises(TypeError, msg=repr(bad)):
+                self.make(backend="cpu", devices=bad)
         with self.assertRaises(ValueError):
             bsid.estimate_channel(self.cb, N, self.frames, self.ch, iterations=1, backend="cpu",
                                   devices="0,0")
