@@ -392,6 +392,11 @@ def run_point_cluster(c, client, plan, progress=None, chunk_fn=run_chunk,
                 fut.add_done_callback(finished.put)
                 next_index += 1
                 next_first += count
+            if not pending and next_first >= c.max_frames:
+                # every chunk counted without a rule holding: only when there were
+                # no frames to send (max_frames 0)
+                _end_batch(res, "max-frames", t0, None)
+                break
             done = []
             try:
                 done.append(finished.get(timeout=POLL_SECONDS))

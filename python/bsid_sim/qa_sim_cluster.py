@@ -19,6 +19,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 from dataclasses import replace
@@ -123,6 +124,21 @@ class qa_ordered_merge(unittest.TestCase):
         bad = dict(cluster.run_chunk(job, 2, 150, 50))  # does not follow chunk 1
         with self.assertRaises(RuntimeError):
             merge.add(bad)
+
+    def test_no_frames_ends(self):
+        # --max-frames 0 (possible from Python): nothing to send, the point ends
+        class idle_client:
+            def scheduler_info(self):
+                return {"workers": {"w": {"nthreads": 1}}}
+        c = configs(rel_error=0, max_frames=0)[0]
+        plan = {"threads_by_host": {}, "gpus_per_worker": 0, "local_devices": None}
+        out = []
+        t = threading.Thread(target=lambda: out.append(
+            cluster.run_point_cluster(c, idle_client(), plan)), daemon=True)
+        t.start()
+        t.join(20)
+        self.assertFalse(t.is_alive(), "the point never ended")
+        self.assertEqual((out[0].frames, out[0].stopped_by), (0, "max-frames"))
 
     def test_decoder_follows_the_run(self):
         # a worker keeps its decoder between the chunks of a point; a later run on
