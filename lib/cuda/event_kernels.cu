@@ -20,11 +20,18 @@
 //    one thread per (a, D) of it (a loop when M_tau q exceeds the block). Each
 //    thread runs codeword_events for its start state and codeword, weighted
 //    by alpha_i(a) P(D) and beta_{i+1}; the block sums the return values into
-//    lambda_i (in a fixed order) and the events likewise, stores the events
-//    divided by lambda_i per (frame, i), and adds the item posteriors it
-//    gathered (per block, in shared memory) divided by lambda_i into the
-//    frame's items with atomicAdd (an item is read by up to about
-//    (M_tau + M_n) / n + 1 indices);
+//    lambda_i (in a fixed order) and the events likewise, and stores the
+//    events divided by lambda_i per (frame, i). For a frame that asks for item
+//    posteriors, one thread per start state a instead, its codewords in turn:
+//    it gathers its state's item posteriors in its own workspace, the block
+//    adds them into its sums (shared memory) in rounds of states at least
+//    n + M_n apart (whose items do not overlap), and adds its sums divided by
+//    lambda_i into the frame's items (this mapping balances the work less
+//    well: the live states are a narrow band; docs/benchmarks.md). An item is read by up
+//    to about (M_tau + M_n) / n + 1 indices, so batches that ask for item
+//    posteriors run the kernel once per class of indices i mod K (K indices
+//    apart do not share an item): every sum is made in the same order
+//    whatever the schedule, the batch or the device (no atomics);
 //  - events_sum_kernel: each frame's events, summed over i in order (so
 //    that they do not depend on the schedule).
 
@@ -44,19 +51,20 @@ constexpr int ev_max_block = 128;
 constexpr int ev_red = 5 * 32; // the block reductions' shared doubles
 
 // The item callback of codeword_events: item c (from the state's start) was
-// transmitted and received as b with posterior v, gathered in the block's
-// accumulator at the state's offset a.
+// transmitted and received as b with posterior v, gathered in the thread's
+// buffer of 2 (n + M_n) values (c < n + M_n - 1).
 struct gather_items {
-    double* acc; // null: the frame does not ask for item posteriors
-    int a;
+    double* buf; // null: the frame does not ask for item posteriors
     __host__ __device__ void operator()(long long c, int b, double v) const
     {
-#if defined(__CUDA_ARCH__)
-        if (acc)
-            atomicAdd(acc + 2 * (a + c) + b, v);
-#endif
+        if (buf)
+            buf[2 * c + b] += v;
     }
 };
+
+// The indices K apart whose blocks' items never overlap: a block's items
+// span n + M_tau + M_n positions from n i + m_tau^-.
+int index_classes(int n, int Mt, int Mn) { return (n + Mt + Mn + n - 1) / n; }
 
 // Sums five values per thread over the block, in a fixed order; every thread
 // gets the sums. blockDim: a multiple of 32, at most 1024.
@@ -110,19 +118,22 @@ __global__ void events_kernel(event_params p)
     double* acc =
         p.acc_global ? p.acc_global + (long long)blockIdx.x * p.acc : sh + ev_red;
     const int n = p.n, q = p.q, Mt = p.Mt, Mn = p.Mn, dlo = p.dlo;
-    // this thread's workspace: F, B, the end weights, the diagonal weights
-    // and the codeword's bits (event_params::stride)
+    // this thread's workspace: F, B, the end weights, the diagonal weights,
+    // its item posteriors and the codeword's bits (event_params::stride)
     double* Fw =
         p.scratch + ((long long)blockIdx.x * blockDim.x + threadIdx.x) * p.stride;
     double* Bw = Fw + (long long)(n + 1) * Mn;
     double* endw = Bw + 2 * Mn;
     double* qw = endw + Mn;
-    uint8_t* x = reinterpret_cast<uint8_t*>(qw + 2 * n);
-    const long long work = (long long)p.Fe * p.N;
-    const long long pairs = (long long)Mt * q;
+    const int reach = n + Mn; // items a state's codewords can read
+    double* ibuf = qw + 2 * n;
+    uint8_t* x = reinterpret_cast<uint8_t*>(ibuf + 2 * reach);
+    // this launch's indices: i = cls, cls + classes, ...
+    const int per_frame = (p.N - p.cls + p.classes - 1) / p.classes;
+    const long long work = (long long)p.Fe * per_frame;
     for (long long w = blockIdx.x; w < work; w += gridDim.x) {
-        const int fe = int(w / p.N);
-        const int i = int(w - (long long)fe * p.N);
+        const int fe = int(w / per_frame);
+        const int i = p.cls + p.classes * int(w - (long long)fe * per_frame);
         const int f = p.frames[fe];
         if (p.status[f] != st_ok)
             continue; // the whole block
@@ -152,24 +163,29 @@ __global__ void events_kernel(event_params p)
         const uint32_t* book = p.words + (long long)(i % p.P) * q;
         event_counts ev;
         double lambda = 0;
-        for (long long t = threadIdx.x; t < pairs; t += blockDim.x) {
-            const int a = int(t / q), D = int(t - (long long)a * q);
+        // state a's end weights into endw; false where it adds nothing (as
+        // the CPU's live(): no path reaches it, it lies outside the frame, or
+        // its share is negligible)
+        auto state_ends = [&](int a) {
             const long long start = first + a;
-            // as the CPU's live(): a state no path reaches, or outside the frame
-            if (alpha_i[a] == 0.0 || start < 0 || start > rho ||
+            if (a >= Mt || alpha_i[a] == 0.0 || start < 0 || start > rho ||
                 !(alpha_i[a] * beta_i[a] >= negligible))
-                continue;
+                return false;
             bool any = false;
             for (int e = 0; e < Mn; ++e) {
                 const int b = a + dlo + e;
                 endw[e] = b >= 0 && b < Mt ? beta_n[b] : 0.0;
                 any = any || endw[e] != 0.0;
             }
-            if (!any)
-                continue;
+            return any;
+        };
+        // codeword D from state a (endw set): its events into ev, its items
+        // into buf (or none), its weight into lambda
+        auto pair_events = [&](int a, int D, double* buf) {
             const double scale = alpha_i[a] * (prior ? prior[D] : 1.0 / q);
             if (scale == 0.0)
-                continue; // a zero prior: nothing to add
+                return; // a zero prior: nothing to add
+            const long long start = first + a;
             const uint32_t word = book[D];
             for (int r = 0; r < n; ++r) {
                 const unsigned xr = (word >> (n - 1 - r)) & 1u;
@@ -192,7 +208,35 @@ __global__ void events_kernel(event_params p)
                                              Fw,
                                              Bw,
                                              ev,
-                                             gather_items{ items ? acc : nullptr, a });
+                                             gather_items{ buf });
+        };
+        if (!items) {
+            // one thread per (a, D) (the live states' pairs spread over the block)
+            const long long pairs = (long long)Mt * q;
+            for (long long t = threadIdx.x; t < pairs; t += blockDim.x) {
+                const int a = int(t / q), D = int(t - (long long)a * q);
+                if (state_ends(a))
+                    pair_events(a, D, nullptr);
+            }
+        } else {
+            // one thread per state a, its codewords in turn, its items in its
+            // own buffer; states reach apart then add at once (their items do
+            // not overlap), so that each item's sum has one order
+            for (int a0 = 0; a0 < Mt; a0 += int(blockDim.x)) {
+                const int a = a0 + int(threadIdx.x);
+                const bool live = state_ends(a);
+                for (int k = 0; k < 2 * reach; ++k)
+                    ibuf[k] = 0.0;
+                for (int D = 0; live && D < q; ++D)
+                    pair_events(a, D, ibuf);
+                for (int round = 0; round < reach; ++round) {
+                    __syncthreads();
+                    if (live && a % reach == round) {
+                        for (int k = 0; k < 2 * reach; ++k)
+                            acc[2 * a + k] += ibuf[k];
+                    }
+                }
+            }
         }
         double s[5] = { lambda, ev.ins, ev.del, ev.trans, ev.subst };
         block_sum5(s, red); // its barriers also complete acc
@@ -205,11 +249,12 @@ __global__ void events_kernel(event_params p)
                 out[k] = s[k + 1] * inv;
         }
         if (items) {
+            // no other block of this launch touches these items (index classes)
             const long long to = 2 * (p.offset[f] + first); // item first (may be < 0)
             for (int k = threadIdx.x; k < p.acc; k += blockDim.x) {
                 const double v = acc[k];
                 if (v != 0.0 && inv != 0.0)
-                    atomicAdd(p.items + (to + k), v * inv);
+                    p.items[to + k] += v * inv;
             }
             __syncthreads(); // acc is read before the next (frame, i) clears it
         }
@@ -236,8 +281,8 @@ __global__ void events_sum_kernel(event_params p)
 event_plan plan_events(int n, int q, int Mt, int Mn, const cudaDeviceProp& prop)
 {
     event_plan e;
-    e.stride =
-        size_t(n + 1) * size_t(Mn) + 3 * size_t(Mn) + 2 * size_t(n) + (size_t(n) + 7) / 8;
+    e.stride = size_t(n + 1) * size_t(Mn) + 3 * size_t(Mn) + 2 * size_t(n) +
+               2 * size_t(n + Mn) + (size_t(n) + 7) / 8;
     const long long pairs = (long long)Mt * q;
     e.block = int(std::min<long long>(ev_max_block, (pairs + 31) / 32 * 32));
     e.acc = 2 * (n + Mt + Mn);
@@ -292,10 +337,15 @@ void launch_events(const event_plan& e, event_params p)
     p.acc = e.acc;
     if (e.acc_shared)
         p.acc_global = nullptr;
-    const long long work = (long long)p.Fe * p.N;
-    const unsigned grid = unsigned(std::min<long long>(e.grid, work));
-    events_kernel<<<grid, e.block, e.shared_bytes>>>(p);
-    BSID_CUDA(cudaGetLastError());
+    // item posteriors: one launch per class of indices, in order (see above)
+    p.classes = p.items ? std::min(p.N, index_classes(p.n, p.Mt, p.Mn)) : 1;
+    for (p.cls = 0; p.cls < p.classes; ++p.cls) {
+        const long long work =
+            (long long)p.Fe * ((p.N - p.cls + p.classes - 1) / p.classes);
+        const unsigned grid = unsigned(std::min<long long>(e.grid, work));
+        events_kernel<<<grid, e.block, e.shared_bytes>>>(p);
+        BSID_CUDA(cudaGetLastError());
+    }
     events_sum_kernel<<<unsigned((4 * p.Fe + 127) / 128), 128>>>(p);
     BSID_CUDA(cudaGetLastError());
 }

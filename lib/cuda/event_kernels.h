@@ -44,6 +44,7 @@ struct event_params {
     double* acc_global;    // the blocks' item sums when they do not fit in shared memory
     long long stride;      // set by launch_events
     int acc;               // set by launch_events
+    int classes, cls;      // set by launch_events: the indices i = cls mod classes
 };
 
 //! The events kernel's launch: block, grid, each thread's workspace (stride

@@ -309,6 +309,70 @@ TEST_F(cuda_events, s500_frames_match_the_cpu_in_mixed_batches)
               << worst_items[0] << ", float " << worst_items[1] << std::endl;
 }
 
+// The item posteriors and events are made in one order whatever the batch
+// (no atomics: event_kernels.cu): S500 frames decoded in a batch of six, one
+// by one, and in the reverse order, in both precisions and storage modes, give
+// the same values bit for bit, and so does a second decoder. This is what
+// makes one decoder over several GPUs equal one GPU (qa_multi_device_cuda.cc).
+TEST_F(cuda_events, item_posteriors_do_not_depend_on_the_batch)
+{
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.02, 0.01, 0.005);
+    const int N = 120;
+    std::mt19937_64 rng(test_seed() + 23);
+    std::vector<std::vector<uint8_t>> rx;
+    for (int k = 0; k < 6; ++k)
+        rx.push_back(sent_frame(cb, N, {}, ch, rng()));
+    for (auto prec : precisions)
+        for (auto st : storages) {
+            decoder_config cfg(cb, ch, N);
+            cfg.precision = prec;
+            cfg.storage = st;
+            cfg.local_window = 32;
+            cfg.backend = backend_kind::cuda;
+            const std::string what = to_string(prec) + " " + to_string(st);
+            // decodes the frames of `order` in one batch; outputs by frame
+            auto run = [&](map_decoder& dec, const std::vector<int>& order) {
+                std::vector<event_out> out(rx.size());
+                std::vector<frame_view> views;
+                std::vector<std::vector<double>> post(rx.size());
+                std::vector<double*> pp;
+                for (int k : order) {
+                    frame_view v;
+                    v.bits = rx[k].data();
+                    v.rho = rx[k].size();
+                    ask(v, out[k], true);
+                    views.push_back(v);
+                    post[k].resize(size_t(N) * cb.q());
+                    pp.push_back(post[k].data());
+                }
+                const auto res = dec.decode_batch(views, pp);
+                for (const auto& r : res)
+                    EXPECT_TRUE(r.ok()) << what << ": " << r.reason;
+                return out;
+            };
+            auto dec = map_decoder::make(cfg);
+            auto other = map_decoder::make(cfg);
+            const auto batch = run(*dec, { 0, 1, 2, 3, 4, 5 });
+            const auto reversed = run(*dec, { 5, 4, 3, 2, 1, 0 });
+            const auto again = run(*other, { 0, 1, 2, 3, 4, 5 });
+            for (int k = 0; k < 6; ++k) {
+                const auto alone = run(*dec, { k });
+                for (const auto* got : { &reversed[k], &again[k], &alone[k] }) {
+                    EXPECT_EQ(got->ev.ins, batch[k].ev.ins) << what << " frame " << k;
+                    EXPECT_EQ(got->ev.del, batch[k].ev.del) << what << " frame " << k;
+                    EXPECT_EQ(got->ev.trans, batch[k].ev.trans) << what << " frame " << k;
+                    EXPECT_EQ(got->ev.subst, batch[k].ev.subst) << what << " frame " << k;
+                    ASSERT_EQ(got->items.size(), batch[k].items.size());
+                    size_t differ = 0;
+                    for (size_t j = 0; j < got->items.size(); ++j)
+                        differ += got->items[j] != batch[k].items[j];
+                    EXPECT_EQ(differ, 0u) << what << " frame " << k;
+                }
+            }
+        }
+}
+
 TEST_F(cuda_events, a_frame_impossible_on_the_device_gets_zeros_and_spares_the_others)
 {
     // two codewords 000 and 111, a perfect channel: 101 000 passes every
