@@ -449,6 +449,23 @@ std::unique_ptr<map_decoder> make_split_cuda_decoder(const decoder_config& cfg,
     return std::make_unique<device_split_decoder>(top, std::move(parts));
 }
 
+// Backend auto: the CUDA decoder that `build` makes, or null (logged) when
+// the CUDA backend fails, so that the CPU decodes.
+template <typename Build>
+std::unique_ptr<map_decoder> auto_cuda(Build build)
+{
+    try {
+        auto dec = build();
+        log(log_level::info, "map_decoder: backend auto -> cuda");
+        return dec;
+    } catch (const std::runtime_error& e) {
+        log(log_level::warning,
+            std::string("map_decoder: backend auto -> cpu (the CUDA backend failed: ") +
+                e.what() + ")");
+        return nullptr;
+    }
+}
+
 } // namespace
 #endif
 
@@ -479,18 +496,10 @@ std::unique_ptr<map_decoder> map_decoder::make(const decoder_config& cfg)
                 return make(one);
             }
         }
-        try {
-            auto dec = make_split_cuda_decoder(cfg, devices);
-            log(log_level::info, "map_decoder: backend auto -> cuda");
+        if (auto dec = auto_cuda([&] { return make_split_cuda_decoder(cfg, devices); }))
             return dec;
-        } catch (const std::runtime_error& e) {
-            log(log_level::warning,
-                std::string(
-                    "map_decoder: backend auto -> cpu (the CUDA backend failed: ") +
-                    e.what() + ")");
-            one.backend = backend_kind::cpu;
-            return make(one);
-        }
+        one.backend = backend_kind::cpu;
+        return make(one);
 #else
         return make(one); // backend cuda: no CUDA in this build; auto: the CPU
 #endif
@@ -508,16 +517,8 @@ std::unique_ptr<map_decoder> map_decoder::make(const decoder_config& cfg)
 #ifdef BSID_WITH_CUDA
         std::string why;
         if (cuda_device_available(cfg, &why)) {
-            try {
-                auto dec = make_cuda_decoder(cfg);
-                log(log_level::info, "map_decoder: backend auto -> cuda");
+            if (auto dec = auto_cuda([&] { return make_cuda_decoder(cfg); }))
                 return dec;
-            } catch (const std::runtime_error& e) {
-                log(log_level::warning,
-                    std::string(
-                        "map_decoder: backend auto -> cpu (the CUDA backend failed: ") +
-                        e.what() + ")");
-            }
         } else {
             log(log_level::info,
                 "map_decoder: backend auto -> cpu (no GPU: " + why + ")");

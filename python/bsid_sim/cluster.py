@@ -411,6 +411,11 @@ def run_point_cluster(c, client, plan, progress=None, chunk_fn=run_chunk,
                 if fut.status == "error":
                     raise RuntimeError(f"{_name(c)}: a chunk failed on the cluster: "
                                        f"{fut.exception()}")
+                if fut.status == "cancelled":
+                    # by another client or a scheduler that restarted: its frames
+                    # cannot be counted, and the chunks after it must wait for them
+                    raise RuntimeError(f"{_name(c)}: a chunk was cancelled on the cluster "
+                                       f"(another client, or the scheduler restarted)")
                 chunk = fut.result()
                 if chunk["seconds"] > 0:
                     r = chunk["count"] / chunk["seconds"]
