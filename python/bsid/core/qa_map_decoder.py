@@ -268,6 +268,15 @@ class qa_map_decoder(unittest.TestCase):
             with self.subTest(kw=kw):
                 with self.assertRaises(ValueError):
                     self.decoder(backend, **kw)
+        # the CUDA lanes: 0 (the default) to 8, refused outside on every backend
+        for lanes in (-1, 9):
+            with self.subTest(cuda_streams=lanes):
+                with self.assertRaisesRegex(ValueError, "cuda_streams = %d" % lanes):
+                    self.decoder(backend, cuda_streams=lanes)
+        for lanes in (1, 8):
+            np.testing.assert_array_equal(
+                bsid.hard_decisions(self.decoder(backend, cuda_streams=lanes).decode(self.rx)),
+                self.msg)
         with self.assertRaises(ValueError):
             bsid.map_decoder_core(self.cb, self.ch, self.N, backend="gpu")
         with self.assertRaises(ValueError):
