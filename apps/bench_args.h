@@ -5,13 +5,20 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// bsid_bench's option values: comma lists of words, numbers and integers.
+// bsid_bench's option values: comma lists of words, numbers and integers, and
+// the options that several benchmarks share. Each helper takes the option's
+// name and its default as text, as the usage lists them, and reports a bad
+// value with the option's name.
 
 #ifndef INCLUDED_BSID_APPS_BENCH_ARGS_H
 #define INCLUDED_BSID_APPS_BENCH_ARGS_H
 
+#include <gnuradio/bsid/core/channel_params.h>
+#include <gnuradio/bsid/core/codebook.h>
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -76,12 +83,130 @@ inline std::string option(const std::map<std::string, std::string>& opt,
     return it == opt.end() ? dflt : it->second;
 }
 
+//! Option `key` as a comma list of words (--backend, --precision ...).
+inline std::vector<std::string>
+words_option(const std::map<std::string, std::string>& opt,
+             const std::string& key,
+             const std::string& dflt)
+{
+    return parse_words(option(opt, key, dflt));
+}
+
+//! Option `key` as a comma list of numbers.
+inline std::vector<double> list_option(const std::map<std::string, std::string>& opt,
+                                       const std::string& key,
+                                       const std::string& dflt)
+{
+    return parse_list(key, option(opt, key, dflt));
+}
+
+//! Option `key` as one number: the first of its comma list.
+inline double number_option(const std::map<std::string, std::string>& opt,
+                            const std::string& key,
+                            const std::string& dflt)
+{
+    return list_option(opt, key, dflt)[0];
+}
+
+//! Option `key` as an integer.
+inline long long int_option(const std::map<std::string, std::string>& opt,
+                            const std::string& key,
+                            const std::string& dflt)
+{
+    return parse_int(key, option(opt, key, dflt));
+}
+
+//! Option `key` as an integer of at least 1 ("<key> must be at least 1").
+inline long long count_option(const std::map<std::string, std::string>& opt,
+                              const std::string& key,
+                              const std::string& dflt)
+{
+    const long long v = int_option(opt, key, dflt);
+    if (v < 1)
+        throw std::invalid_argument(key + " must be at least 1");
+    return v;
+}
+
+//! --seed, the seed of the frames and the channel (default 1).
+inline uint64_t seed_option(const std::map<std::string, std::string>& opt)
+{
+    return uint64_t(int_option(opt, "--seed", "1"));
+}
+
+//! --llr-sigma, the noise of --input llr (default 0.5), positive.
+inline double llr_sigma_option(const std::map<std::string, std::string>& opt)
+{
+    const double s = number_option(opt, "--llr-sigma", "0.5");
+    if (!(s > 0))
+        throw std::invalid_argument("--llr-sigma must be positive");
+    return s;
+}
+
+/*!
+ * One channel from --Pi, --Pd and --Ps (the first of each list; the
+ * defaults as text), checked by bsid::channel_params.
+ */
+inline bsid::channel_params channel_option(const std::map<std::string, std::string>& opt,
+                                           const std::string& Pi,
+                                           const std::string& Pd,
+                                           const std::string& Ps)
+{
+    return bsid::channel_params(number_option(opt, "--Pi", Pi),
+                                number_option(opt, "--Pd", Pd),
+                                number_option(opt, "--Ps", Ps));
+}
+
+/*!
+ * The channels of --Pi, --Pd and --Ps as comma lists: every combination, Pi
+ * the slowest to change and Ps the fastest. A channel is built (and checked
+ * by bsid::channel_params) only when it is asked for, as the benchmark comes
+ * to it.
+ */
+struct channel_grid {
+    std::vector<double> Pi, Pd, Ps;
+
+    size_t size() const { return Pi.size() * Pd.size() * Ps.size(); }
+
+    bsid::channel_params operator[](size_t k) const
+    {
+        const size_t s = k % Ps.size(), d = k / Ps.size() % Pd.size(),
+                     i = k / Ps.size() / Pd.size();
+        return bsid::channel_params(Pi[i], Pd[d], Ps[s]);
+    }
+};
+
+//! The channel_grid of --Pi, --Pd and --Ps, with their defaults as text.
+inline channel_grid channel_grid_option(const std::map<std::string, std::string>& opt,
+                                        const std::string& Pi,
+                                        const std::string& Pd,
+                                        const std::string& Ps)
+{
+    return { list_option(opt, "--Pi", Pi),
+             list_option(opt, "--Pd", Pd),
+             list_option(opt, "--Ps", Ps) };
+}
+
 //! The codebook spec of --codebook, or random:n:q:1:1 from -n and -q.
 inline std::string codebook_spec(const std::map<std::string, std::string>& opt)
 {
     return opt.count("--codebook") ? opt.at("--codebook")
                                    : "random:" + option(opt, "-n", "8") + ":" +
                                          option(opt, "-q", "16") + ":1:1";
+}
+
+//! -N (message symbols per frame, default 500, at least 1) and the codebook.
+struct frame_code {
+    long long N;
+    std::string spec; //!< as codebook_spec gives it
+    bsid::codebook cb;
+};
+
+//! -N, checked, then the codebook of codebook_spec.
+inline frame_code frame_code_option(const std::map<std::string, std::string>& opt)
+{
+    const long long N = count_option(opt, "-N", "500");
+    const std::string spec = codebook_spec(opt);
+    return { N, spec, bsid::codebook::from_spec(spec) };
 }
 
 /*!

@@ -17,26 +17,15 @@ namespace bench {
 
 int bench_batcher(const std::map<std::string, std::string>& opt)
 {
-    auto get = [&](const std::string& k, const std::string& dflt) {
-        return option(opt, k, dflt);
-    };
-    const long long N = parse_int("-N", get("-N", "500"));
-    if (N < 1)
-        throw std::invalid_argument("-N must be at least 1");
-    const std::string spec = codebook_spec(opt);
-    const bsid::codebook cb = bsid::codebook::from_spec(spec);
-    const bsid::channel_params ch(parse_list("--Pi", get("--Pi", "0.01"))[0],
-                                  parse_list("--Pd", get("--Pd", "0.01"))[0],
-                                  parse_list("--Ps", get("--Ps", "0"))[0]);
-    const long long count = parse_int("--frames", get("--frames", "4096"));
-    if (count < 1)
-        throw std::invalid_argument("--frames must be at least 1");
-    const uint64_t seed = uint64_t(parse_int("--seed", get("--seed", "1")));
-    const int threads = int(parse_int("--threads", get("--threads", "0")));
-    const auto backends = parse_words(get("--backend", "auto"));
-    const auto precisions = parse_words(get("--precision", "float"));
-    const auto batches = parse_list("--batch", get("--batch", "256"));
-    const double delay = parse_list("--max-delay-ms", get("--max-delay-ms", "10"))[0];
+    const auto [N, spec, cb] = frame_code_option(opt);
+    const bsid::channel_params ch = channel_option(opt, "0.01", "0.01", "0");
+    const long long count = count_option(opt, "--frames", "4096");
+    const uint64_t seed = seed_option(opt);
+    const int threads = int(int_option(opt, "--threads", "0"));
+    const auto backends = words_option(opt, "--backend", "auto");
+    const auto precisions = words_option(opt, "--precision", "float");
+    const auto batches = list_option(opt, "--batch", "256");
+    const double delay = number_option(opt, "--max-delay-ms", "10");
 
     const auto rx = channel_frames(cb, N, ch, seed, count);
     const size_t NQ = size_t(N) * size_t(cb.q());

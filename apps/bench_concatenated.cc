@@ -19,28 +19,21 @@ namespace bench {
 
 int bench_concatenated(const std::map<std::string, std::string>& opt)
 {
-    auto get = [&](const std::string& k, const std::string& dflt) {
-        return option(opt, k, dflt);
-    };
-    const std::string spec = get("--codebook", "random:5:16:1000:1");
-    const std::string outer_spec = get("--outer", "ldpc-regular:1000:125:16:3:1");
+    const std::string spec = option(opt, "--codebook", "random:5:16:1000:1");
+    const std::string outer_spec = option(opt, "--outer", "ldpc-regular:1000:125:16:3:1");
     const bsid::codebook cb = bsid::codebook::from_spec(spec);
     const bsid::ldpc_code code = bsid::ldpc_code::from_spec(outer_spec);
-    const bsid::channel_params ch(parse_list("--Pi", get("--Pi", "0.0105"))[0],
-                                  parse_list("--Pd", get("--Pd", "0.0105"))[0],
-                                  parse_list("--Ps", get("--Ps", "0"))[0]);
-    const long long count = parse_int("--frames", get("--frames", "1024"));
-    if (count < 1)
-        throw std::invalid_argument("--frames must be at least 1");
+    const bsid::channel_params ch = channel_option(opt, "0.0105", "0.0105", "0");
+    const long long count = count_option(opt, "--frames", "1024");
     bsid::concatenated_options co;
-    co.iterations = int(parse_int("--iterations", get("--iterations", "10")));
-    co.bp_iterations = int(parse_int("--bp-iterations", get("--bp-iterations", "50")));
-    const uint64_t seed = uint64_t(parse_int("--seed", get("--seed", "1")));
-    const double min_time = parse_list("--min-time", get("--min-time", "1"))[0];
-    const int threads = int(parse_int("--threads", get("--threads", "0")));
-    const auto backends = parse_words(get("--backend", "auto"));
-    const auto precisions = parse_words(get("--precision", "float"));
-    const auto loops = parse_words(get("--loop", "device"));
+    co.iterations = int(int_option(opt, "--iterations", "10"));
+    co.bp_iterations = int(int_option(opt, "--bp-iterations", "50"));
+    const uint64_t seed = seed_option(opt);
+    const double min_time = number_option(opt, "--min-time", "1");
+    const int threads = int(int_option(opt, "--threads", "0"));
+    const auto backends = words_option(opt, "--backend", "auto");
+    const auto precisions = words_option(opt, "--precision", "float");
+    const auto loops = words_option(opt, "--loop", "device");
 
     const bsid::frame_source src(cb, ch, code, seed);
     bsid::frame_batch batch;

@@ -28,35 +28,22 @@ double rel_error(double est, double truth)
 
 int bench_estimate(const std::map<std::string, std::string>& opt)
 {
-    auto get = [&](const std::string& k, const std::string& dflt) {
-        return option(opt, k, dflt);
-    };
-    const long long N = parse_int("-N", get("-N", "500"));
-    if (N < 1)
-        throw std::invalid_argument("-N must be at least 1");
-    const std::string spec = codebook_spec(opt);
-    const bsid::codebook cb = bsid::codebook::from_spec(spec);
-    const bsid::channel_params truth(parse_list("--Pi", get("--Pi", "0.02"))[0],
-                                     parse_list("--Pd", get("--Pd", "0.01"))[0],
-                                     parse_list("--Ps", get("--Ps", "0.005"))[0]);
-    const auto init = parse_list("--initial", get("--initial", "0.01,0.01,0.01"));
+    const auto [N, spec, cb] = frame_code_option(opt);
+    const bsid::channel_params truth = channel_option(opt, "0.02", "0.01", "0.005");
+    const auto init = list_option(opt, "--initial", "0.01,0.01,0.01");
     if (init.size() != 3)
         throw std::invalid_argument("--initial takes Pi,Pd,Ps");
     const bsid::channel_params initial(init[0], init[1], init[2]);
-    const long long count = parse_int("--frames", get("--frames", "200"));
-    if (count < 1)
-        throw std::invalid_argument("--frames must be at least 1");
-    const uint64_t seed = uint64_t(parse_int("--seed", get("--seed", "1")));
-    const auto backends = parse_words(get("--backend", "auto"));
-    const auto precisions = parse_words(get("--precision", "double"));
-    const auto inputs = parse_words(get("--input", "bits"));
-    const double llr_sigma = parse_list("--llr-sigma", get("--llr-sigma", "0.5"))[0];
-    if (!(llr_sigma > 0))
-        throw std::invalid_argument("--llr-sigma must be positive");
+    const long long count = count_option(opt, "--frames", "200");
+    const uint64_t seed = seed_option(opt);
+    const auto backends = words_option(opt, "--backend", "auto");
+    const auto precisions = words_option(opt, "--precision", "double");
+    const auto inputs = words_option(opt, "--input", "bits");
+    const double llr_sigma = llr_sigma_option(opt);
     bsid::estimate_options eo;
-    eo.iterations = int(parse_int("--iterations", get("--iterations", "100")));
-    eo.tolerance = parse_list("--tolerance", get("--tolerance", "1e-4"))[0];
-    const int threads = int(parse_int("--threads", get("--threads", "0")));
+    eo.iterations = int(int_option(opt, "--iterations", "100"));
+    eo.tolerance = number_option(opt, "--tolerance", "1e-4");
+    const int threads = int(int_option(opt, "--threads", "0"));
 
     const auto rx = channel_frames(cb, N, truth, seed, count);
     const auto llr = bpsk_llrs(rx, llr_sigma, seed);

@@ -222,77 +222,65 @@ void run_config(const stream_config& c,
 
 int bench_stream(const std::map<std::string, std::string>& opt)
 {
-    auto get = [&](const std::string& k, const std::string& dflt) {
-        return bench::option(opt, k, dflt);
-    };
-    const long long N = parse_int("-N", get("-N", "500"));
-    const std::string spec = bench::codebook_spec(opt);
-    const bsid::codebook cb = bsid::codebook::from_spec(spec);
-    if (N < 1)
-        throw std::invalid_argument("-N must be at least 1");
+    const auto [N, spec, cb] = frame_code_option(opt);
     std::vector<long long> counts;
-    for (double v : parse_list("--streams", get("--streams", "256")))
+    for (double v : list_option(opt, "--streams", "256"))
         counts.push_back((long long)v);
     const long long most = *std::max_element(counts.begin(), counts.end());
-    const long long per = parse_int("--stream-frames", get("--stream-frames", "8"));
+    const long long per = int_option(opt, "--stream-frames", "8");
     if (*std::min_element(counts.begin(), counts.end()) < 1 || per < 1)
         throw std::invalid_argument("--streams and --stream-frames must be at least 1");
-    const double min_time = parse_list("--min-time", get("--min-time", "2"))[0];
-    const uint64_t seed = uint64_t(parse_int("--seed", get("--seed", "1")));
-    const std::string W = get("--sync-word", "");
+    const double min_time = number_option(opt, "--min-time", "2");
+    const uint64_t seed = seed_option(opt);
+    const std::string W = option(opt, "--sync-word", "");
     const auto Wbits = bsid::parse_sync_word(W);
 
-    const auto Pis = parse_list("--Pi", get("--Pi", "0.01"));
-    const auto Pds = parse_list("--Pd", get("--Pd", "0.01"));
-    const auto Pss = parse_list("--Ps", get("--Ps", "0"));
-    const auto backends = parse_words(get("--backend", "auto"));
-    const auto storages = parse_words(get("--storage", "auto"));
-    const auto precisions = parse_words(get("--precision", "float"));
-    const auto Ks = parse_list("--lookahead", get("--lookahead", "2"));
-    const auto workers = parse_list("--workers", get("--workers", "2"));
-    const int threads = int(parse_int("--threads", get("--threads", "0")));
-    const double Pr = parse_list("--Pr", get("--Pr", "1e-10"))[0];
+    const auto channels = channel_grid_option(opt, "0.01", "0.01", "0");
+    const auto backends = words_option(opt, "--backend", "auto");
+    const auto storages = words_option(opt, "--storage", "auto");
+    const auto precisions = words_option(opt, "--precision", "float");
+    const auto Ks = list_option(opt, "--lookahead", "2");
+    const auto workers = list_option(opt, "--workers", "2");
+    const int threads = int(int_option(opt, "--threads", "0"));
+    const double Pr = number_option(opt, "--Pr", "1e-10");
     const auto device_lists = bench::device_lists(opt);
     if (device_lists.size() != 1)
         throw std::invalid_argument("--devices: stream framing takes one device list");
-    for (double Pi : Pis)
-        for (double Pd : Pds)
-            for (double Ps : Pss) {
-                const bsid::channel_params ch(Pi, Pd, Ps);
-                std::vector<sent_stream> sent;
-                for (long long k = 0; k < most; ++k)
-                    sent.push_back(
-                        make_stream(cb, ch, int(N), Wbits, int(per), seed, uint64_t(k)));
-                // every combination of the other options, in order
-                std::vector<stream_config> configs;
-                for (long long streams : counts)
-                    for (const auto& be : backends)
-                        for (const auto& st : storages)
-                            for (const auto& pr : precisions)
-                                for (double K : Ks)
-                                    for (double w : workers) {
-                                        bsid::decoder_config cfg(cb, ch, int(N));
-                                        cfg.backend = bsid::parse_backend(be);
-                                        cfg.storage = bsid::parse_storage(st);
-                                        cfg.precision = bsid::parse_precision(pr);
-                                        cfg.threads = threads;
-                                        cfg.Pr = Pr;
-                                        cfg.devices =
-                                            bsid::parse_devices(device_lists[0]);
-                                        configs.push_back({ spec,
-                                                            cb,
-                                                            ch,
-                                                            N,
-                                                            per,
-                                                            streams,
-                                                            W,
-                                                            int(K),
-                                                            int(w),
-                                                            cfg });
-                                    }
-                for (const auto& c : configs)
-                    run_config(c, sent, min_time);
-            }
+    for (size_t c = 0; c < channels.size(); ++c) {
+        const bsid::channel_params ch = channels[c];
+        std::vector<sent_stream> sent;
+        for (long long k = 0; k < most; ++k)
+            sent.push_back(
+                make_stream(cb, ch, int(N), Wbits, int(per), seed, uint64_t(k)));
+        // every combination of the other options, in order
+        std::vector<stream_config> configs;
+        for (long long streams : counts)
+            for (const auto& be : backends)
+                for (const auto& st : storages)
+                    for (const auto& pr : precisions)
+                        for (double K : Ks)
+                            for (double w : workers) {
+                                bsid::decoder_config cfg(cb, ch, int(N));
+                                cfg.backend = bsid::parse_backend(be);
+                                cfg.storage = bsid::parse_storage(st);
+                                cfg.precision = bsid::parse_precision(pr);
+                                cfg.threads = threads;
+                                cfg.Pr = Pr;
+                                cfg.devices = bsid::parse_devices(device_lists[0]);
+                                configs.push_back({ spec,
+                                                    cb,
+                                                    ch,
+                                                    N,
+                                                    per,
+                                                    streams,
+                                                    W,
+                                                    int(K),
+                                                    int(w),
+                                                    cfg });
+                            }
+        for (const auto& c : configs)
+            run_config(c, sent, min_time);
+    }
     return 0;
 }
 

@@ -14,7 +14,7 @@
 //   bsid_bench --bench decode [-N 500] [-n 8] [-q 16] [--codebook SPEC]
 //              [--Pi L] [--Pd L] [--Ps L] [--backend L] [--storage L]
 //              [--precision L] [--threads L] [--batch K] [--min-time S]
-//              [--compare cpu]
+//              [--compare cpu] [--no-profile]
 //
 // L is a value or a comma list; the benchmark runs every combination.
 
@@ -47,10 +47,6 @@
 #include <vector>
 
 namespace {
-
-using bench::parse_int;
-using bench::parse_list;
-using bench::parse_words;
 
 const char* usage =
     R"(usage: bsid_bench --bench channel|decode|estimate|concatenated|batcher [options]
@@ -102,6 +98,10 @@ frames_ok; erasures counts those the decoder refused):
                   stream framing: one list)
   --compare cpu   also decode the same frames with the CPU backend (all
                   threads) and report the speed ratio
+  --no-profile    skip the profiled batch run after the timed ones for
+                  stage_s_per_frame (the stage times of the decoder's passes);
+                  the JSON then has no stage_s_per_frame (genie framing; takes
+                  no value)
   --framing F     genie (default): frames between their true boundaries;
                   stream: many streams of frames sent back to back through
                   one channel each, decoded by the stream decoder one frame of
@@ -193,26 +193,20 @@ void run_channel_batch(const bsid::channel_params& ch,
 
 int bench_channel(const std::map<std::string, std::string>& opt)
 {
-    auto get = [&](const std::string& k, const std::string& dflt) {
-        auto it = opt.find(k);
-        return it == opt.end() ? dflt : it->second;
-    };
-    long long tau = parse_int("-N", get("-N", "500")) * parse_int("-n", get("-n", "8"));
+    long long tau =
+        bench::int_option(opt, "-N", "500") * bench::int_option(opt, "-n", "8");
     if (opt.count("--tau"))
-        tau = parse_int("--tau", opt.at("--tau"));
+        tau = bench::int_option(opt, "--tau", "");
     if (tau < 1)
         throw std::invalid_argument("the frame length tau must be at least 1 bit");
-    const auto Pis = parse_list("--Pi", get("--Pi", "0.01"));
-    const auto Pds = parse_list("--Pd", get("--Pd", "0.01"));
-    const auto Pss = parse_list("--Ps", get("--Ps", "0.01"));
-    const auto thr = parse_list("--threads", get("--threads", "1"));
-    const double min_time = parse_list("--min-time", get("--min-time", "1"))[0];
-    const uint64_t seed = uint64_t(parse_int("--seed", get("--seed", "1")));
-    const bool drift = parse_int("--drift", get("--drift", "1")) != 0;
-    long long batch = opt.count("--frames") ? parse_int("--frames", opt.at("--frames"))
-                                            : std::max(1LL, (1LL << 24) / tau);
-    if (batch < 1)
-        throw std::invalid_argument("--frames must be at least 1");
+    const auto channels = bench::channel_grid_option(opt, "0.01", "0.01", "0.01");
+    const auto thr = bench::list_option(opt, "--threads", "1");
+    const double min_time = bench::number_option(opt, "--min-time", "1");
+    const uint64_t seed = bench::seed_option(opt);
+    const bool drift = bench::int_option(opt, "--drift", "1") != 0;
+    const long long batch = opt.count("--frames")
+                                ? bench::count_option(opt, "--frames", "")
+                                : std::max(1LL, (1LL << 24) / tau);
 
     // A pool of random input frames, drawn once, outside the timing.
     std::vector<std::vector<uint8_t>> pool(16, std::vector<uint8_t>(size_t(tau)));
@@ -221,37 +215,33 @@ int bench_channel(const std::map<std::string, std::string>& opt)
         for (auto& b : f)
             b = uint8_t(src.next_u32() & 1u);
 
-    for (double Pi : Pis)
-        for (double Pd : Pds)
-            for (double Ps : Pss)
-                for (double t : thr) {
-                    const bsid::channel_params ch(Pi, Pd, Ps);
-                    const int threads = int(t);
-                    if (threads < 1)
-                        throw std::invalid_argument("--threads must be at least 1");
-                    channel_result warm, res;
-                    run_channel_batch(
-                        ch, pool, seed, 0, std::min(batch, 8LL), threads, drift, warm);
-                    const auto t0 = std::chrono::steady_clock::now();
-                    double elapsed = 0;
-                    do {
-                        run_channel_batch(
-                            ch, pool, seed, res.frames, batch, threads, drift, res);
-                        elapsed = std::chrono::duration<double>(
-                                      std::chrono::steady_clock::now() - t0)
-                                      .count();
-                    } while (elapsed < min_time);
-                    res.seconds = elapsed;
-                    std::printf(
-                        "{\"bench\":\"channel\",\"api\":\"%s\",\"Pi\":%g,\"Pd\":%g,"
+    for (size_t c = 0; c < channels.size(); ++c) {
+        const bsid::channel_params ch = channels[c];
+        for (double t : thr) {
+            const int threads = int(t);
+            if (threads < 1)
+                throw std::invalid_argument("--threads must be at least 1");
+            channel_result warm, res;
+            run_channel_batch(
+                ch, pool, seed, 0, std::min(batch, 8LL), threads, drift, warm);
+            const auto t0 = std::chrono::steady_clock::now();
+            double elapsed = 0;
+            do {
+                run_channel_batch(ch, pool, seed, res.frames, batch, threads, drift, res);
+                elapsed =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                        .count();
+            } while (elapsed < min_time);
+            res.seconds = elapsed;
+            std::printf("{\"bench\":\"channel\",\"api\":\"%s\",\"Pi\":%g,\"Pd\":%g,"
                         "\"Ps\":%g,\"tau\":%lld,\"threads\":%d,\"frames\":%llu,"
                         "\"seconds\":%.6f,\"mbit_per_s\":%.3f,"
                         "\"mbit_per_s_per_thread\":%.3f,\"frames_per_s\":%.1f,"
                         "\"rx_bits_per_tx_bit\":%.6f",
                         drift ? "transmit" : "channel_emulator",
-                        Pi,
-                        Pd,
-                        Ps,
+                        ch.Pi(),
+                        ch.Pd(),
+                        ch.Ps(),
                         tau,
                         threads,
                         (unsigned long long)res.frames,
@@ -260,18 +250,18 @@ int bench_channel(const std::map<std::string, std::string>& opt)
                         double(res.bits_in) / res.seconds / 1e6 / threads,
                         double(res.frames) / res.seconds,
                         double(res.bits_out) / double(res.bits_in));
-                    if (!drift) {
-                        const double b = double(res.bits_in);
-                        std::printf(
-                            ",\"insertions_per_bit\":%.6g,\"deletions_per_bit\":%.6g,"
+            if (!drift) {
+                const double b = double(res.bits_in);
+                std::printf(",\"insertions_per_bit\":%.6g,\"deletions_per_bit\":%.6g,"
                             "\"substitutions_per_bit\":%.6g",
                             double(res.insertions) / b,
                             double(res.deletions) / b,
                             double(res.substitutions) / b);
-                    }
-                    std::printf(",\"omp_max_threads\":%d}\n", omp_get_max_threads());
-                    std::fflush(stdout);
-                }
+            }
+            std::printf(",\"omp_max_threads\":%d}\n", omp_get_max_threads());
+            std::fflush(stdout);
+        }
+    }
     return 0;
 }
 
@@ -279,13 +269,14 @@ int bench_channel(const std::map<std::string, std::string>& opt)
 struct decode_run {
     double seconds = 0;
     uint64_t frames = 0, erasures = 0;
-    bsid::stage_times stages; // of one profiled batch after the timed ones
-    uint64_t profiled_frames = 0;
+    bsid::stage_times stages;     // of one profiled batch after the timed ones
+    uint64_t profiled_frames = 0; // 0: not profiled
 };
 
 decode_run time_decoder(bsid::map_decoder& dec,
                         const std::vector<bsid::frame_view>& views,
-                        double min_time)
+                        double min_time,
+                        bool profile)
 {
     const size_t NQ = size_t(dec.N()) * size_t(dec.q());
     std::vector<std::vector<double>> posts(views.size(), std::vector<double>(NQ));
@@ -303,6 +294,8 @@ decode_run time_decoder(bsid::map_decoder& dec,
         r.seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     } while (r.seconds < min_time);
+    if (!profile)
+        return r;
     // the stage times from one more batch, profiled apart: profiling times
     // each stage with events and decodes one chunk at a time, which the
     // timed batches must not
@@ -317,153 +310,127 @@ decode_run time_decoder(bsid::map_decoder& dec,
 
 int bench_decode(const std::map<std::string, std::string>& opt)
 {
-    auto get = [&](const std::string& k, const std::string& dflt) {
-        return bench::option(opt, k, dflt);
-    };
-    const long long N = parse_int("-N", get("-N", "500"));
-    const std::string spec = bench::codebook_spec(opt);
-    const bsid::codebook cb = bsid::codebook::from_spec(spec);
-    if (N < 1)
-        throw std::invalid_argument("-N must be at least 1");
-    const auto Pis = parse_list("--Pi", get("--Pi", "0.01"));
-    const auto Pds = parse_list("--Pd", get("--Pd", "0.01"));
-    const auto Pss = parse_list("--Ps", get("--Ps", "0"));
-    const auto thr = parse_list("--threads", get("--threads", "1"));
-    const auto backends = parse_words(get("--backend", "auto"));
-    const auto storages = parse_words(get("--storage", "auto"));
-    const auto precisions = parse_words(get("--precision", "float"));
-    const auto cuda_streams = parse_list("--cuda-streams", get("--cuda-streams", "0"));
+    const auto [N, spec, cb] = bench::frame_code_option(opt);
+    const auto channels = bench::channel_grid_option(opt, "0.01", "0.01", "0");
+    const auto thr = bench::list_option(opt, "--threads", "1");
+    const auto backends = bench::words_option(opt, "--backend", "auto");
+    const auto storages = bench::words_option(opt, "--storage", "auto");
+    const auto precisions = bench::words_option(opt, "--precision", "float");
+    const auto cuda_streams = bench::list_option(opt, "--cuda-streams", "0");
     const auto device_lists = bench::device_lists(opt);
-    const auto inputs = parse_words(get("--input", "bits"));
+    const auto inputs = bench::words_option(opt, "--input", "bits");
     for (const auto& in : inputs)
         bsid::parse_input_kind(in); // "bits" or "llr", before any work
-    const double llr_sigma = parse_list("--llr-sigma", get("--llr-sigma", "0.5"))[0];
-    if (!(llr_sigma > 0))
-        throw std::invalid_argument("--llr-sigma must be positive");
-    const double min_time = parse_list("--min-time", get("--min-time", "2"))[0];
-    const double Pr = parse_list("--Pr", get("--Pr", "1e-10"))[0];
-    const uint64_t seed = uint64_t(parse_int("--seed", get("--seed", "1")));
-    const std::string compare = get("--compare", "");
+    const double llr_sigma = bench::llr_sigma_option(opt);
+    const double min_time = bench::number_option(opt, "--min-time", "2");
+    const double Pr = bench::number_option(opt, "--Pr", "1e-10");
+    const uint64_t seed = bench::seed_option(opt);
+    const std::string compare = bench::option(opt, "--compare", "");
     if (!compare.empty() && compare != "cpu") {
         throw std::invalid_argument("--compare takes only 'cpu'");
     }
+    const bool profile = !opt.count("--no-profile");
     const double bits_per_symbol = std::log2(double(cb.q()));
 
-    for (double Pi : Pis)
-        for (double Pd : Pds)
-            for (double Ps : Pss) {
-                const bsid::channel_params ch(Pi, Pd, Ps);
-                for (double t : thr) {
-                    const int threads = bsid::resolve_threads(int(t));
-                    const long long batch = opt.count("--batch")
-                                                ? parse_int("--batch", opt.at("--batch"))
-                                                : std::max(16, 4 * threads);
-                    if (batch < 1)
-                        throw std::invalid_argument("--batch must be at least 1");
-                    // the frames: random messages through the channel, frame k of `seed`
-                    const auto rx = bench::channel_frames(cb, N, ch, seed, batch);
-                    std::vector<bsid::frame_view> bit_views, llr_views;
-                    for (const auto& f : rx)
-                        bit_views.push_back({ f.data(), f.size(), nullptr });
-                    // the same frames as soft decisions (--input llr)
-                    const auto llr = bench::bpsk_llrs(rx, llr_sigma, seed);
-                    for (const auto& l : llr) {
-                        bsid::frame_view v;
-                        v.llr = l.data();
-                        v.rho = l.size();
-                        llr_views.push_back(v);
-                    }
+    for (size_t c = 0; c < channels.size(); ++c) {
+        const bsid::channel_params ch = channels[c];
+        for (double t : thr) {
+            const int threads = bsid::resolve_threads(int(t));
+            const long long batch = opt.count("--batch")
+                                        ? bench::count_option(opt, "--batch", "")
+                                        : std::max(16, 4 * threads);
+            // the frames: random messages through the channel, frame k of `seed`
+            const auto rx = bench::channel_frames(cb, N, ch, seed, batch);
+            std::vector<bsid::frame_view> bit_views, llr_views;
+            for (const auto& f : rx)
+                bit_views.push_back({ f.data(), f.size(), nullptr });
+            // the same frames as soft decisions (--input llr)
+            const auto llr = bench::bpsk_llrs(rx, llr_sigma, seed);
+            for (const auto& l : llr) {
+                bsid::frame_view v;
+                v.llr = l.data();
+                v.rho = l.size();
+                llr_views.push_back(v);
+            }
 
-                    for (const auto& in : inputs)
-                        for (const auto& be : backends)
-                            for (const auto& st : storages)
-                                for (const auto& pr : precisions)
-                                    for (double cs : cuda_streams)
-                                        for (const auto& dl : device_lists) {
-                                            bsid::decoder_config cfg(cb, ch, int(N));
-                                            cfg.cuda_streams = int(cs);
-                                            cfg.devices = bsid::parse_devices(dl);
-                                            cfg.backend = bsid::parse_backend(be);
-                                            cfg.storage = bsid::parse_storage(st);
-                                            cfg.precision = bsid::parse_precision(pr);
-                                            cfg.threads = threads;
-                                            cfg.Pr = Pr;
-                                            auto dec = bsid::map_decoder::make(cfg);
-                                            const auto& views =
-                                                in == "llr" ? llr_views : bit_views;
-                                            const decode_run r =
-                                                time_decoder(*dec, views, min_time);
-                                            // rates count the frames decoded ok; the
-                                            // stage times are per frame of the profiled
-                                            // batch
-                                            const double fps =
-                                                double(r.frames - r.erasures) / r.seconds;
-                                            const double F = double(
-                                                std::max<uint64_t>(r.profiled_frames, 1));
-                                            const auto& L = dec->limits();
-                                            std::printf(
-                                                "{\"bench\":\"decode\",\"codebook\":\"%"
-                                                "s\","
-                                                "\"N\":"
-                                                "%"
-                                                "lld,"
-                                                "\"n\":%d,\"q\":%d,\"Pi\":%g,\"Pd\":%g,"
-                                                "\"Ps\":%g,"
-                                                "\"Pr\":%g,\"backend\":\"%s\","
-                                                "\"storage\":\"%"
-                                                "s\","
-                                                "\"precision\":\"%s\",\"input\":\"%s\","
-                                                "\"threads\":%d,\"cuda_streams\":%d,"
-                                                "\"devices\":\"%s\","
-                                                "\"batch\":%lld,"
-                                                "\"frames\":%llu,\"frames_ok\":%llu,"
-                                                "\"erasures\":%llu,\"seconds\":%."
-                                                "6f,"
-                                                "\"frames_per_s\":%.3f,\"mbit_per_s\":%."
-                                                "6f,"
-                                                "\"M_tau\":%d,\"M_n\":%d,\"cells_per_"
-                                                "frame\":"
-                                                "%."
-                                                "6g,"
-                                                "\"cells_per_s\":%.6g,\"stage_s_per_"
-                                                "frame\":{"
-                                                "\"gamma\":%.6g,"
-                                                "\"alpha\":%.6g,\"beta\":%.6g,\"L\":%.6g}"
-                                                ","
-                                                "\"gamma_bytes_per_frame\":%.0f,\"peak_"
-                                                "device_"
-                                                "bytes\":%zu",
-                                                spec.c_str(),
-                                                N,
-                                                cb.n(),
-                                                cb.q(),
-                                                Pi,
-                                                Pd,
-                                                Ps,
-                                                Pr,
-                                                bsid::to_string(dec->backend()).c_str(),
-                                                bsid::to_string(dec->storage()).c_str(),
-                                                bsid::to_string(dec->precision()).c_str(),
-                                                in.c_str(),
-                                                threads,
-                                                int(cs),
-                                                dl.c_str(),
-                                                batch,
-                                                (unsigned long long)r.frames,
-                                                (unsigned long long)(r.frames -
-                                                                     r.erasures),
-                                                (unsigned long long)r.erasures,
-                                                r.seconds,
-                                                fps,
-                                                fps * double(N) * bits_per_symbol / 1e6,
-                                                L.mtau.size(),
-                                                L.mn.size(),
-                                                dec->cells_per_frame(),
-                                                dec->cells_per_frame() * fps,
-                                                r.stages.gamma / F,
-                                                r.stages.alpha / F,
-                                                r.stages.beta / F,
-                                                r.stages.L / F,
+            for (const auto& in : inputs)
+                for (const auto& be : backends)
+                    for (const auto& st : storages)
+                        for (const auto& pr : precisions)
+                            for (double cs : cuda_streams)
+                                for (const auto& dl : device_lists) {
+                                    bsid::decoder_config cfg(cb, ch, int(N));
+                                    cfg.cuda_streams = int(cs);
+                                    cfg.devices = bsid::parse_devices(dl);
+                                    cfg.backend = bsid::parse_backend(be);
+                                    cfg.storage = bsid::parse_storage(st);
+                                    cfg.precision = bsid::parse_precision(pr);
+                                    cfg.threads = threads;
+                                    cfg.Pr = Pr;
+                                    auto dec = bsid::map_decoder::make(cfg);
+                                    const auto& views =
+                                        in == "llr" ? llr_views : bit_views;
+                                    const decode_run r =
+                                        time_decoder(*dec, views, min_time, profile);
+                                    // rates count the frames decoded ok
+                                    const double fps =
+                                        double(r.frames - r.erasures) / r.seconds;
+                                    const auto& L = dec->limits();
+                                    std::printf(
+                                        "{\"bench\":\"decode\",\"codebook\":\"%s\","
+                                        "\"N\":%lld,\"n\":%d,\"q\":%d,\"Pi\":%g,"
+                                        "\"Pd\":%g,\"Ps\":%g,\"Pr\":%g,"
+                                        "\"backend\":\"%s\",\"storage\":\"%s\","
+                                        "\"precision\":\"%s\",\"input\":\"%s\","
+                                        "\"threads\":%d,\"cuda_streams\":%d,"
+                                        "\"devices\":\"%s\",\"batch\":%lld,"
+                                        "\"frames\":%llu,\"frames_ok\":%llu,"
+                                        "\"erasures\":%llu,\"seconds\":%.6f,"
+                                        "\"frames_per_s\":%.3f,"
+                                        "\"mbit_per_s\":%.6f,\"M_tau\":%d,"
+                                        "\"M_n\":%d,\"cells_per_frame\":%.6g,"
+                                        "\"cells_per_s\":%.6g,",
+                                        spec.c_str(),
+                                        N,
+                                        cb.n(),
+                                        cb.q(),
+                                        ch.Pi(),
+                                        ch.Pd(),
+                                        ch.Ps(),
+                                        Pr,
+                                        bsid::to_string(dec->backend()).c_str(),
+                                        bsid::to_string(dec->storage()).c_str(),
+                                        bsid::to_string(dec->precision()).c_str(),
+                                        in.c_str(),
+                                        threads,
+                                        int(cs),
+                                        dl.c_str(),
+                                        batch,
+                                        (unsigned long long)r.frames,
+                                        (unsigned long long)(r.frames - r.erasures),
+                                        (unsigned long long)r.erasures,
+                                        r.seconds,
+                                        fps,
+                                        fps * double(N) * bits_per_symbol / 1e6,
+                                        int(L.mtau.size()),
+                                        int(L.mn.size()),
+                                        dec->cells_per_frame(),
+                                        dec->cells_per_frame() * fps);
+                                    if (profile) {
+                                        // per frame of the profiled batch
+                                        const double F = double(
+                                            std::max<uint64_t>(r.profiled_frames, 1));
+                                        std::printf(
+                                            "\"stage_s_per_frame\":{\"gamma\":%.6g,"
+                                            "\"alpha\":%.6g,\"beta\":%.6g,"
+                                            "\"L\":%.6g},",
+                                            r.stages.gamma / F,
+                                            r.stages.alpha / F,
+                                            r.stages.beta / F,
+                                            r.stages.L / F);
+                                    }
+                                    std::printf("\"gamma_bytes_per_frame\":%.0f,"
+                                                "\"peak_device_bytes\":%zu",
                                                 double(N) * L.mtau.size() * L.mn.size() *
                                                     cb.q() *
                                                     (dec->precision() ==
@@ -471,30 +438,28 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                                          ? 4
                                                          : 8),
                                                 dec->peak_device_bytes());
-                                            if (!compare.empty()) {
-                                                bsid::decoder_config cc = cfg;
-                                                cc.backend = bsid::backend_kind::cpu;
-                                                cc.threads = 0;
-                                                auto cpu = bsid::map_decoder::make(cc);
-                                                const decode_run c =
-                                                    time_decoder(*cpu, views, min_time);
-                                                const double cfps =
-                                                    double(c.frames - c.erasures) /
-                                                    c.seconds;
-                                                std::printf(
-                                                    ",\"compare\":{\"backend\":\"cpu\","
+                                    if (!compare.empty()) {
+                                        bsid::decoder_config cc = cfg;
+                                        cc.backend = bsid::backend_kind::cpu;
+                                        cc.threads = 0;
+                                        auto cpu = bsid::map_decoder::make(cc);
+                                        const decode_run c =
+                                            time_decoder(*cpu, views, min_time, false);
+                                        const double cfps =
+                                            double(c.frames - c.erasures) / c.seconds;
+                                        std::printf(",\"compare\":{\"backend\":\"cpu\","
                                                     "\"threads\":%d,"
                                                     "\"frames_per_s\":%.3f,\"speedup\":%."
                                                     "3f}",
                                                     bsid::resolve_threads(0),
                                                     cfps,
                                                     cfps > 0 ? fps / cfps : 0.0);
-                                            }
-                                            std::printf("}\n");
-                                            std::fflush(stdout);
-                                        }
-                }
-            }
+                                    }
+                                    std::printf("}\n");
+                                    std::fflush(stdout);
+                                }
+        }
+    }
     return 0;
 }
 
@@ -508,6 +473,10 @@ int main(int argc, char** argv)
         if (a == "-h" || a == "--help") {
             std::cout << usage;
             return 0;
+        }
+        if (a == "--no-profile") { // the one option without a value
+            opt[a] = "";
+            continue;
         }
         if (a.empty() || a[0] != '-' || i + 1 >= argc) {
             std::cerr << "bsid_bench: unexpected argument '" << a << "'\n" << usage;
@@ -533,7 +502,7 @@ int main(int argc, char** argv)
                                    "--iterations", "--tolerance",
                                    "--outer",      "--bp-iterations",
                                    "--loop",       "--max-delay-ms",
-                                   "--devices" };
+                                   "--devices",    "--no-profile" };
     for (const auto& kv : opt) {
         bool ok = false;
         for (const char* k : known)
@@ -557,8 +526,13 @@ int main(int argc, char** argv)
         if (bench == "decode") {
             const std::string framing =
                 opt.count("--framing") ? opt["--framing"] : "genie";
-            if (framing == "stream")
+            if (framing == "stream") {
+                if (opt.count("--no-profile")) {
+                    std::cerr << "bsid_bench: --no-profile needs --framing genie\n";
+                    return 2;
+                }
                 return bench::bench_stream(opt);
+            }
             if (framing != "genie") {
                 std::cerr << "bsid_bench: --framing '" << framing
                           << "' is not one of genie, stream\n";
