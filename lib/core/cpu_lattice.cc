@@ -127,27 +127,23 @@ __attribute__((always_inline)) inline void store(real* p, V v)
  * directly.
  */
 template <typename real, int B, int G, bool SOFT>
-__attribute__((always_inline)) inline void lanes_pass(const lattice_weights<real>& w,
-                                                      int n,
-                                                      int q,
-                                                      int off,
-                                                      const real* const* qsel,
-                                                      const uint8_t* y,
-                                                      const real* yprob,
-                                                      long long avail,
-                                                      int dlo,
-                                                      int dhi,
-                                                      real* scratch,
-                                                      real* out)
+__attribute__((always_inline)) inline void
+lanes_pass(const lattice_shape<real>& s, const lattice_call<real>& c, int off)
 {
     constexpr int W = B / int(sizeof(real));
     constexpr int S = W * G;
     using V = typename lane_vec<real, W>::type;
-    const int Mn = dhi - dlo + 1;
-    real* prev = scratch;
-    real* cur = scratch + size_t(Mn + 1) * S;
+    const int n = s.n, q = s.q, dlo = s.dlo;
+    const int Mn = s.dhi - dlo + 1;
+    const real* const* const qsel = c.qsel;
+    const long long avail = c.avail;
+    const uint8_t* const y = c.y;
+    const real* const yprob = c.yprob;
+    real* const out = c.out;
+    real* prev = c.scratch;
+    real* cur = c.scratch + size_t(Mn + 1) * S;
     const V zero = V{};
-    const V vdel = zero + w.del, vins = zero + w.ins;
+    const V vdel = zero + s.w.del, vins = zero + s.w.ins;
 
     // Row 0: F(0, 0) = 1 at k0 = -dlo, then insertions only (model::lattice_row0).
     {
@@ -247,75 +243,41 @@ __attribute__((always_inline)) inline void lanes_pass(const lattice_weights<real
 }
 
 template <typename real, int B, int G>
-__attribute__((always_inline)) inline void lanes_all(const lattice_weights<real>& w,
-                                                     int n,
-                                                     int q,
-                                                     const real* const* qsel,
-                                                     const uint8_t* y,
-                                                     const real* yprob,
-                                                     long long avail,
-                                                     int dlo,
-                                                     int dhi,
-                                                     real* scratch,
-                                                     real* out)
+__attribute__((always_inline)) inline void lanes_all(const lattice_shape<real>& s,
+                                                     const lattice_call<real>& c)
 {
     constexpr int S = B / int(sizeof(real)) * G;
-    for (int off = 0; off < q; off += S) {
-        if (yprob)
-            lanes_pass<real, B, G, true>(
-                w, n, q, off, qsel, y, yprob, avail, dlo, dhi, scratch, out);
+    for (int off = 0; off < s.q; off += S) {
+        if (c.yprob)
+            lanes_pass<real, B, G, true>(s, c, off);
         else
-            lanes_pass<real, B, G, false>(
-                w, n, q, off, qsel, y, yprob, avail, dlo, dhi, scratch, out);
+            lanes_pass<real, B, G, false>(s, c, off);
     }
 }
 
 template <typename real, int B>
-__attribute__((always_inline)) inline void lanes_groups(int groups,
-                                                        const lattice_weights<real>& w,
-                                                        int n,
-                                                        int q,
-                                                        const real* const* qsel,
-                                                        const uint8_t* y,
-                                                        const real* yprob,
-                                                        long long avail,
-                                                        int dlo,
-                                                        int dhi,
-                                                        real* scratch,
-                                                        real* out)
+__attribute__((always_inline)) inline void
+lanes_groups(int groups, const lattice_shape<real>& s, const lattice_call<real>& c)
 {
     if (groups == 4)
-        lanes_all<real, B, 4>(w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out);
+        lanes_all<real, B, 4>(s, c);
     else if (groups == 2)
-        lanes_all<real, B, 2>(w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out);
+        lanes_all<real, B, 2>(s, c);
     else
-        lanes_all<real, B, 1>(w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out);
+        lanes_all<real, B, 1>(s, c);
 }
 
 // One entry per instruction set and precision; `bytes` is at most the set's.
-#define BSID_LANES_ENTRY(NAME, ATTR, real, MAXB)                                   \
-    ATTR void NAME(const lane_plan& p,                                             \
-                   const lattice_weights<real>& w,                                 \
-                   int n,                                                          \
-                   int q,                                                          \
-                   const real* const* qsel,                                        \
-                   const uint8_t* y,                                               \
-                   const real* yprob,                                              \
-                   long long avail,                                                \
-                   int dlo,                                                        \
-                   int dhi,                                                        \
-                   real* scratch,                                                  \
-                   real* out)                                                      \
-    {                                                                              \
-        if (MAXB >= 64 && p.bytes == 64)                                           \
-            lanes_groups<real, (MAXB >= 64 ? 64 : 16)>(                            \
-                p.groups, w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out); \
-        else if (MAXB >= 32 && p.bytes == 32)                                      \
-            lanes_groups<real, (MAXB >= 32 ? 32 : 16)>(                            \
-                p.groups, w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out); \
-        else                                                                       \
-            lanes_groups<real, 16>(                                                \
-                p.groups, w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out); \
+#define BSID_LANES_ENTRY(NAME, ATTR, real, MAXB)                                       \
+    ATTR void NAME(                                                                    \
+        const lane_plan& p, const lattice_shape<real>& s, const lattice_call<real>& c) \
+    {                                                                                  \
+        if (MAXB >= 64 && p.bytes == 64)                                               \
+            lanes_groups<real, (MAXB >= 64 ? 64 : 16)>(p.groups, s, c);                \
+        else if (MAXB >= 32 && p.bytes == 32)                                          \
+            lanes_groups<real, (MAXB >= 32 ? 32 : 16)>(p.groups, s, c);                \
+        else                                                                           \
+            lanes_groups<real, 16>(p.groups, s, c);                                    \
     }
 
 BSID_LANES_ENTRY(lanes_base_float, , float, 16)
@@ -348,72 +310,58 @@ struct entries<double> {
 
 template <typename real>
 void run_plan(const lane_plan& p,
-              const lattice_weights<real>& w,
-              int n,
-              int q,
-              const real* const* qsel,
-              const uint8_t* y,
-              const real* yprob,
-              long long avail,
-              int dlo,
-              int dhi,
-              real* scratch,
-              real* out)
+              const lattice_shape<real>& s,
+              const lattice_call<real>& c)
 {
 #if BSID_LANES_X86
     if (p.isa == isa::avx512) {
-        entries<real>::v4(p, w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out);
+        entries<real>::v4(p, s, c);
         return;
     }
     if (p.isa == isa::avx2) {
-        entries<real>::v3(p, w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out);
+        entries<real>::v3(p, s, c);
         return;
     }
 #endif
-    entries<real>::base(p, w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out);
+    entries<real>::base(p, s, c);
 }
 
 } // namespace
 
 #endif // __GNUC__
 
+namespace {
+
+// plan bytes 0: corridor_lattice itself
 template <typename real>
-void corridor_lattice_lanes(const lattice_weights<real>& w,
-                            int n,
-                            int q,
-                            const real* const* qsel,
-                            const uint8_t* y,
-                            const real* yprob,
-                            long long avail,
-                            int dlo,
-                            int dhi,
-                            real* scratch,
-                            real* out)
+void unplanned(const lattice_shape<real>& s, const lattice_call<real>& c)
 {
-    const lane_plan p = plan_lanes(q, sizeof(real));
+    corridor_lattice<real>(
+        s.w, s.n, s.q, c.qsel, c.y, c.yprob, c.avail, s.dlo, s.dhi, c.scratch, c.out);
+}
+
+} // namespace
+
+template <typename real>
+void corridor_lattice_lanes(const lattice_shape<real>& shape,
+                            const lattice_call<real>& call)
+{
+    const lane_plan p = plan_lanes(shape.q, sizeof(real));
 #if defined(__GNUC__)
     if (p.bytes > 0) {
-        run_plan<real>(p, w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out);
+        run_plan<real>(p, shape, call);
         return;
     }
 #endif
-    corridor_lattice<real>(w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out);
+    unplanned(shape, call);
 }
 
 template <typename real>
 void corridor_lattice_plan(const lane_plan& plan,
-                           const lattice_weights<real>& w,
-                           int n,
-                           int q,
-                           const real* const* qsel,
-                           const uint8_t* y,
-                           const real* yprob,
-                           long long avail,
-                           int dlo,
-                           int dhi,
-                           real* scratch,
-                           real* out)
+                           const lattice_shape<real>& shape,
+                           const lattice_call<real>& call)
 {
+    const int q = shape.q;
     if (int(plan.isa) > int(best_isa())) {
         throw std::invalid_argument(
             detail::concat("corridor_lattice_plan: isa ",
@@ -423,7 +371,7 @@ void corridor_lattice_plan(const lane_plan& plan,
                            ")"));
     }
     if (plan.bytes == 0) {
-        corridor_lattice<real>(w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out);
+        unplanned(shape, call);
         return;
     }
     if ((plan.bytes != 16 && plan.bytes != 32 && plan.bytes != 64) ||
@@ -446,34 +394,15 @@ void corridor_lattice_plan(const lane_plan& plan,
                                                    " (lanes times groups)"));
     }
 #if defined(__GNUC__)
-    run_plan<real>(plan, w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out);
+    run_plan<real>(plan, shape, call);
 #endif
 }
 
-#define BSID_LANES_INSTANTIATE(real)                                         \
-    template void corridor_lattice_lanes<real>(const lattice_weights<real>&, \
-                                               int,                          \
-                                               int,                          \
-                                               const real* const*,           \
-                                               const uint8_t*,               \
-                                               const real*,                  \
-                                               long long,                    \
-                                               int,                          \
-                                               int,                          \
-                                               real*,                        \
-                                               real*);                       \
-    template void corridor_lattice_plan<real>(const lane_plan&,              \
-                                              const lattice_weights<real>&,  \
-                                              int,                           \
-                                              int,                           \
-                                              const real* const*,            \
-                                              const uint8_t*,                \
-                                              const real*,                   \
-                                              long long,                     \
-                                              int,                           \
-                                              int,                           \
-                                              real*,                         \
-                                              real*);
+#define BSID_LANES_INSTANTIATE(real)                                       \
+    template void corridor_lattice_lanes<real>(const lattice_shape<real>&, \
+                                               const lattice_call<real>&); \
+    template void corridor_lattice_plan<real>(                             \
+        const lane_plan&, const lattice_shape<real>&, const lattice_call<real>&);
 
 BSID_LANES_INSTANTIATE(float)
 BSID_LANES_INSTANTIATE(double)

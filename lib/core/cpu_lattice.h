@@ -47,27 +47,48 @@ struct lane_plan {
 lane_plan plan_lanes(int q, size_t real_size);
 
 /*!
- * corridor_lattice (lattice.h), the same parameters and the same output, for
- * the CPU decoder, by plan_lanes(q, sizeof(real)): codewords in vectors, a
- * row's valid nodes found once per row, the horizontal neighbour carried in
- * a register, and every node the one formula model::lattice_cell (terms
- * from outside the corridor or the received bits are zeros; row n has no
- * horizontal term).
- *
- * \param scratch lattice_lanes_scratch(q, dlo, dhi) values of workspace
+ * What stays the same from one corridor lattice of a decoder to the next:
+ * the channel's step weights, the codewords' length n and their number q,
+ * and the corridor of drifts [dlo, dhi] (corridor_lattice's parameters of
+ * the same names, lattice.h).
  */
 template <typename real>
-void corridor_lattice_lanes(const lattice_weights<real>& w,
-                            int n,
-                            int q,
-                            const real* const* qsel,
-                            const uint8_t* y,
-                            const real* yprob,
-                            long long avail,
-                            int dlo,
-                            int dhi,
-                            real* scratch,
-                            real* out);
+struct lattice_shape {
+    lattice_weights<real> w{};
+    int n = 0;
+    int q = 0;
+    int dlo = 0;
+    int dhi = 0;
+};
+
+/*!
+ * One lattice's inputs and outputs (corridor_lattice's parameters of the
+ * same names): the codewords' diagonal weights qsel, the received bits y or,
+ * if not null, soft items yprob from the codeword's start, how many received
+ * bits exist from there (avail), the workspace, and the (dhi - dlo + 1) q
+ * values of output.
+ */
+template <typename real>
+struct lattice_call {
+    const real* const* qsel = nullptr;
+    const uint8_t* y = nullptr;
+    const real* yprob = nullptr;
+    long long avail = 0;
+    real* scratch = nullptr; //!< lattice_lanes_scratch(shape) values
+    real* out = nullptr;
+};
+
+/*!
+ * corridor_lattice (lattice.h) on the parameters in shape and call, the same
+ * output, for the CPU decoder, by plan_lanes(q, sizeof(real)): codewords in
+ * vectors, a row's valid nodes found once per row, the horizontal neighbour
+ * carried in a register, and every node the one formula model::lattice_cell
+ * (terms from outside the corridor or the received bits are zeros; row n has
+ * no horizontal term).
+ */
+template <typename real>
+void corridor_lattice_lanes(const lattice_shape<real>& shape,
+                            const lattice_call<real>& call);
 
 /*!
  * The same with a given plan (for tests, which reach every plan the machine
@@ -77,23 +98,15 @@ void corridor_lattice_lanes(const lattice_weights<real>& w,
  */
 template <typename real>
 void corridor_lattice_plan(const lane_plan& plan,
-                           const lattice_weights<real>& w,
-                           int n,
-                           int q,
-                           const real* const* qsel,
-                           const uint8_t* y,
-                           const real* yprob,
-                           long long avail,
-                           int dlo,
-                           int dhi,
-                           real* scratch,
-                           real* out);
+                           const lattice_shape<real>& shape,
+                           const lattice_call<real>& call);
 
 //! The scratch size corridor_lattice_lanes needs, in values: two rows with a
 //! zero node past each row's end.
-inline size_t lattice_lanes_scratch(int q, int dlo, int dhi)
+template <typename real>
+size_t lattice_lanes_scratch(const lattice_shape<real>& shape)
 {
-    return 2 * size_t(dhi - dlo + 2) * size_t(q);
+    return 2 * size_t(shape.dhi - shape.dlo + 2) * size_t(shape.q);
 }
 
 /*!

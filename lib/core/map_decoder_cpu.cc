@@ -89,7 +89,12 @@ class cpu_decoder final : public map_decoder
 {
 public:
     explicit cpu_decoder(const decoder_config& cfg)
-        : map_decoder(cfg), d_w(lattice_weights<real>::ratio(cfg.ch))
+        : map_decoder(cfg),
+          d_lattice{ lattice_weights<real>::ratio(cfg.ch),
+                     n(),
+                     q(),
+                     d_limits.mn.lo,
+                     d_limits.mn.hi }
     {
         const int n = this->n(), Q = q();
         // Diagonal weights per book, bit row and received bit: qsel[p][2r+b][D].
@@ -104,7 +109,7 @@ public:
                         int((cfg.cb.books()[size_t(p)][size_t(D)] >> (n - 1 - r)) & 1u);
                     for (int b = 0; b < 2; ++b) {
                         tab[size_t(2 * r + b) * Q + D] =
-                            b == x ? d_w.match : d_w.mismatch;
+                            b == x ? d_lattice.w.match : d_lattice.w.mismatch;
                     }
                 }
             }
@@ -281,17 +286,14 @@ private:
         const long long mprime = d_limits.mtau.lo + a;
         const long long start = (long long)n * i + mprime;
         const int p = int(size_t(i) % d_qsel.size());
-        cpu::corridor_lattice_lanes<real>(d_w,
-                                          n,
-                                          Q,
-                                          d_qsel[size_t(p)].data(),
-                                          f.bits ? f.bits + start : nullptr,
-                                          f.llr ? ws.soft.data() + 2 * start : nullptr,
-                                          (long long)f.rho - start,
-                                          d_limits.mn.lo,
-                                          d_limits.mn.hi,
-                                          ws.scratch.data(),
-                                          block);
+        cpu::lattice_call<real> call;
+        call.qsel = d_qsel[size_t(p)].data();
+        call.y = f.bits ? f.bits + start : nullptr;
+        call.yprob = f.llr ? ws.soft.data() + 2 * start : nullptr;
+        call.avail = (long long)f.rho - start;
+        call.scratch = ws.scratch.data();
+        call.out = block;
+        cpu::corridor_lattice_lanes(d_lattice, call);
         const double* prior =
             ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
         // the end drifts inside m_tau: e in [e0, e1)
@@ -435,7 +437,7 @@ private:
         ws.L.resize(size_t(Q));
         ws.wgt.resize(size_t(Mn));
         ws.used.resize(size_t(Mt));
-        ws.scratch.resize(cpu::lattice_lanes_scratch(Q, d_limits.mn.lo, d_limits.mn.hi));
+        ws.scratch.resize(cpu::lattice_lanes_scratch(d_lattice));
 
         auto block_at = [&](int i, int a) {
             return global ? ws.gamma.data() + (size_t(i) * Mt + size_t(a)) * block
@@ -691,7 +693,7 @@ private:
         }
     }
 
-    lattice_weights<real> d_w;
+    cpu::lattice_shape<real> d_lattice; // the weights, n, q and the corridor m_n
     lattice_weights<double> d_ev_w;
     std::vector<std::vector<double>> d_ev_qw;
     std::vector<std::vector<uint8_t>> d_ev_x;

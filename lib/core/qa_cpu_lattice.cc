@@ -89,47 +89,44 @@ lattice_case random_case(bsid::philox_stream& rng, int q)
 template <typename real>
 std::vector<double> run(const lattice_case& c, bool soft, const cpu::lane_plan* plan)
 {
-    const auto w = bsid::lattice_weights<real>::ratio(c.ch);
+    const cpu::lattice_shape<real> shape{
+        bsid::lattice_weights<real>::ratio(c.ch), c.n, c.q, c.dlo, c.dhi
+    };
     std::vector<std::vector<real>> tab(size_t(2 * c.n), std::vector<real>(size_t(c.q)));
     std::vector<const real*> qsel;
     for (int r = 0; r < c.n; ++r)
         for (int b = 0; b < 2; ++b) {
             for (int D = 0; D < c.q; ++D)
                 tab[size_t(2 * r + b)][size_t(D)] =
-                    w.diag(c.x[size_t(D) * c.n + size_t(r)], unsigned(b));
+                    shape.w.diag(c.x[size_t(D) * c.n + size_t(r)], unsigned(b));
             qsel.push_back(tab[size_t(2 * r + b)].data());
         }
     const std::vector<real> prob(c.prob.begin(), c.prob.end());
     const int Mn = c.dhi - c.dlo + 1;
-    std::vector<real> scratch(cpu::lattice_lanes_scratch(c.q, c.dlo, c.dhi));
+    std::vector<real> scratch(cpu::lattice_lanes_scratch(shape));
     // guard values around the output: the kernels write exactly Mn q values
     std::vector<real> out(size_t(Mn) * size_t(c.q) + 2, real(-7));
-    const real* yp = soft ? prob.data() : nullptr;
+    cpu::lattice_call<real> call;
+    call.qsel = qsel.data();
+    call.y = c.y.data();
+    call.yprob = soft ? prob.data() : nullptr;
+    call.avail = c.avail;
+    call.scratch = scratch.data();
+    call.out = out.data() + 1;
     if (plan) {
-        cpu::corridor_lattice_plan<real>(*plan,
-                                         w,
-                                         c.n,
-                                         c.q,
-                                         qsel.data(),
-                                         c.y.data(),
-                                         yp,
-                                         c.avail,
-                                         c.dlo,
-                                         c.dhi,
-                                         scratch.data(),
-                                         out.data() + 1);
+        cpu::corridor_lattice_plan<real>(*plan, shape, call);
     } else {
-        bsid::corridor_lattice<real>(w,
+        bsid::corridor_lattice<real>(shape.w,
                                      c.n,
                                      c.q,
-                                     qsel.data(),
-                                     c.y.data(),
-                                     yp,
+                                     call.qsel,
+                                     call.y,
+                                     call.yprob,
                                      c.avail,
                                      c.dlo,
                                      c.dhi,
-                                     scratch.data(),
-                                     out.data() + 1);
+                                     call.scratch,
+                                     call.out);
     }
     EXPECT_EQ(out.front(), real(-7));
     EXPECT_EQ(out.back(), real(-7));
