@@ -136,8 +136,8 @@ constexpr int reg_block =
 // registers a thread in float, 5 blocks of 128 threads per SM instead of the
 // 4 that their natural ~126 allow, and to 168 in double, 3 blocks instead of
 // 2 (ptxas spills a few hundred bytes there, and it still runs 35 % faster);
-// the others as many as their registers allow. Measured: docs/benchmarks.md, "Zero corner and
-// occupancy".
+// the others as many as their registers allow. Measured: docs/benchmarks.md, "Zero corner
+// and occupancy".
 template <typename real, int MN, int NMAX>
 constexpr int reg_min_blocks = 2 * (NMAX + MN) + 2 * MN <= 80
                                    ? (sizeof(real) == 4 ? 5 : 3)
