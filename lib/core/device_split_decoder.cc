@@ -166,6 +166,21 @@ struct device_split_decoder::impl {
     }
 };
 
+namespace {
+
+// Adds a part's stage times to `into` and clears them in the part.
+void take_profile(map_decoder& part, stage_times& into)
+{
+    const stage_times t = part.profile();
+    part.reset_profile();
+    into.gamma += t.gamma;
+    into.alpha += t.alpha;
+    into.beta += t.beta;
+    into.L += t.L;
+}
+
+} // namespace
+
 device_split_decoder::device_split_decoder(
     const decoder_config& cfg, std::vector<std::unique_ptr<map_decoder>> parts)
     : map_decoder(checked_config(cfg, parts)), d_impl(std::make_unique<impl>())
@@ -229,14 +244,8 @@ frame_result device_split_decoder::decode(const frame_view& frame, double* post)
     map_decoder& p = *d_impl->parts[0];
     p.set_profiling(d_profiling);
     const frame_result r = p.decode(frame, post);
-    if (d_profiling) {
-        const stage_times t = p.profile();
-        p.reset_profile();
-        d_times.gamma += t.gamma;
-        d_times.alpha += t.alpha;
-        d_times.beta += t.beta;
-        d_times.L += t.L;
-    }
+    if (d_profiling)
+        take_profile(p, d_times);
     return r;
 }
 
@@ -310,14 +319,8 @@ device_split_decoder::decode_batch(const std::vector<frame_view>& frames,
         }
     });
     if (d_profiling) {
-        for (auto& part : d_impl->parts) {
-            const stage_times t = part->profile();
-            part->reset_profile();
-            d_times.gamma += t.gamma;
-            d_times.alpha += t.alpha;
-            d_times.beta += t.beta;
-            d_times.L += t.L;
-        }
+        for (auto& part : d_impl->parts)
+            take_profile(*part, d_times);
     }
     for (const auto& e : refused) {
         if (e)
