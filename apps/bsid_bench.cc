@@ -14,7 +14,7 @@
 //   bsid_bench --bench decode [-N 500] [-n 8] [-q 16] [--codebook SPEC]
 //              [--Pi L] [--Pd L] [--Ps L] [--backend L] [--storage L]
 //              [--precision L] [--threads L] [--batch K] [--min-time S]
-//              [--compare cpu] [--no-profile]
+//              [--min-calls K] [--compare cpu] [--no-profile]
 //
 // L is a value or a comma list; the benchmark runs every combination.
 
@@ -33,6 +33,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -88,6 +89,9 @@ frames_ok; erasures counts those the decoder refused):
                   y = 2b - 1 + s n (BPSK in Gaussian noise n, s = --llr-sigma)
   --llr-sigma S   the noise of --input llr (default 0.5)
   --batch K       frames per decode_batch call (default max(16, 4 threads))
+  --min-calls K   at least K timed decode_batch calls (default 1); each call's
+                  time, host to host, is reported (call_ms: min, median, p90,
+                  max; with --batch 1, the one-frame latency)
   --cuda-streams L  CUDA: lanes decoding a batch's chunks at once, overlapping
                   host work with kernels (decoder_config::cuda_streams; 1: one
                   chunk at a time; default 0: the backend's default, 2)
@@ -269,13 +273,15 @@ int bench_channel(const std::map<std::string, std::string>& opt)
 struct decode_run {
     double seconds = 0;
     uint64_t frames = 0, erasures = 0;
-    bsid::stage_times stages;     // of one profiled batch after the timed ones
-    uint64_t profiled_frames = 0; // 0: not profiled
+    std::vector<double> call_seconds; // each timed decode_batch call, sorted
+    bsid::stage_times stages;         // of one profiled batch after the timed ones
+    uint64_t profiled_frames = 0;     // 0: not profiled
 };
 
 decode_run time_decoder(bsid::map_decoder& dec,
                         const std::vector<bsid::frame_view>& views,
                         double min_time,
+                        long long min_calls,
                         bool profile)
 {
     const size_t NQ = size_t(dec.N()) * size_t(dec.q());
@@ -287,13 +293,16 @@ decode_run time_decoder(bsid::map_decoder& dec,
     decode_run r;
     const auto t0 = std::chrono::steady_clock::now();
     do {
+        const auto c0 = std::chrono::steady_clock::now();
         const auto res = dec.decode_batch(views, outs);
+        const auto c1 = std::chrono::steady_clock::now();
+        r.call_seconds.push_back(std::chrono::duration<double>(c1 - c0).count());
         for (const auto& x : res)
             r.erasures += !x.ok();
         r.frames += views.size();
-        r.seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    } while (r.seconds < min_time);
+        r.seconds = std::chrono::duration<double>(c1 - t0).count();
+    } while (r.seconds < min_time || (long long)r.call_seconds.size() < min_calls);
+    std::sort(r.call_seconds.begin(), r.call_seconds.end());
     if (!profile)
         return r;
     // the stage times from one more batch, profiled apart: profiling times
@@ -323,6 +332,7 @@ int bench_decode(const std::map<std::string, std::string>& opt)
         bsid::parse_input_kind(in); // "bits" or "llr", before any work
     const double llr_sigma = bench::llr_sigma_option(opt);
     const double min_time = bench::number_option(opt, "--min-time", "2");
+    const long long min_calls = bench::count_option(opt, "--min-calls", "1");
     const double Pr = bench::number_option(opt, "--Pr", "1e-10");
     const uint64_t seed = bench::seed_option(opt);
     const std::string compare = bench::option(opt, "--compare", "");
@@ -370,8 +380,8 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                     auto dec = bsid::map_decoder::make(cfg);
                                     const auto& views =
                                         in == "llr" ? llr_views : bit_views;
-                                    const decode_run r =
-                                        time_decoder(*dec, views, min_time, profile);
+                                    const decode_run r = time_decoder(
+                                        *dec, views, min_time, min_calls, profile);
                                     // rates count the frames decoded ok
                                     const double fps =
                                         double(r.frames - r.erasures) / r.seconds;
@@ -429,6 +439,22 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                             r.stages.beta / F,
                                             r.stages.L / F);
                                     }
+                                    // each call's time, host to host (batch 1:
+                                    // the one-frame latency)
+                                    const auto& cs_ = r.call_seconds;
+                                    const auto pct = [&](double q) {
+                                        return cs_[std::min(
+                                            cs_.size() - 1,
+                                            size_t(q * double(cs_.size())))];
+                                    };
+                                    std::printf("\"calls\":%zu,\"call_ms\":{\"min\":%.6g,"
+                                                "\"median\":%.6g,\"p90\":%.6g,"
+                                                "\"max\":%.6g},",
+                                                cs_.size(),
+                                                1e3 * cs_.front(),
+                                                1e3 * pct(0.5),
+                                                1e3 * pct(0.9),
+                                                1e3 * cs_.back());
                                     std::printf("\"gamma_bytes_per_frame\":%.0f,"
                                                 "\"peak_device_bytes\":%zu",
                                                 double(N) * L.mtau.size() * L.mn.size() *
@@ -444,7 +470,7 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                         cc.threads = 0;
                                         auto cpu = bsid::map_decoder::make(cc);
                                         const decode_run c =
-                                            time_decoder(*cpu, views, min_time, false);
+                                            time_decoder(*cpu, views, min_time, 1, false);
                                         const double cfps =
                                             double(c.frames - c.erasures) / c.seconds;
                                         std::printf(",\"compare\":{\"backend\":\"cpu\","
@@ -484,25 +510,45 @@ int main(int argc, char** argv)
         }
         opt[a] = argv[++i];
     }
-    static const char* known[] = { "--bench",      "-N",
-                                   "-n",           "--tau",
-                                   "--Pi",         "--Pd",
-                                   "--Ps",         "--threads",
-                                   "--frames",     "--min-time",
-                                   "--seed",       "--drift",
-                                   "-q",           "--codebook",
-                                   "--backend",    "--storage",
-                                   "--precision",  "--batch",
-                                   "--input",      "--llr-sigma",
-                                   "--Pr",         "--compare",
-                                   "--framing",    "--cuda-streams",
-                                   "--streams",    "--stream-frames",
-                                   "--lookahead",  "--sync-word",
-                                   "--workers",    "--initial",
-                                   "--iterations", "--tolerance",
-                                   "--outer",      "--bp-iterations",
-                                   "--loop",       "--max-delay-ms",
-                                   "--devices",    "--no-profile" };
+    static const char* known[] = { "--bench",
+                                   "-N",
+                                   "-n",
+                                   "--tau",
+                                   "--Pi",
+                                   "--Pd",
+                                   "--Ps",
+                                   "--threads",
+                                   "--frames",
+                                   "--min-time",
+                                   "--min-calls",
+                                   "--seed",
+                                   "--drift",
+                                   "-q",
+                                   "--codebook",
+                                   "--backend",
+                                   "--storage",
+                                   "--precision",
+                                   "--batch",
+                                   "--input",
+                                   "--llr-sigma",
+                                   "--Pr",
+                                   "--compare",
+                                   "--framing",
+                                   "--cuda-streams",
+                                   "--streams",
+                                   "--stream-frames",
+                                   "--lookahead",
+                                   "--sync-word",
+                                   "--workers",
+                                   "--initial",
+                                   "--iterations",
+                                   "--tolerance",
+                                   "--outer",
+                                   "--bp-iterations",
+                                   "--loop",
+                                   "--max-delay-ms",
+                                   "--devices",
+                                   "--no-profile" };
     for (const auto& kv : opt) {
         bool ok = false;
         for (const char* k : known)

@@ -93,10 +93,27 @@ lattice_out(real (&aux)[MN], const real (&cur)[MN], real wD, int pass, real* Lou
     }
 }
 
-// The fast path's loop over the codewords: each lattice from row 0 (p.row0)
-// to row n in registers, then handed to lattice_out. EXACT: n == NMAX and no
+// Which nodes k of a lattice's last row (row n) lie inside the frame, as
+// bits: node (r, k) consumes the received bits up to r + k - 1 + m_n^- past
+// its state's position, so with `left` = (bits from the state's position to
+// the frame's end) - m_n^-, it is inside when r + k <= left. A node inside
+// depends only on nodes inside (its three neighbours have r + k no larger
+// than its own), so the lattice runs unmasked and only the last row's
+// outside nodes are set to 0: every path into them consumes a bit that does
+// not exist. (Nodes before the frame's start are the zero corner, 0 from
+// row 0 on.)
+__device__ __forceinline__ unsigned long long lattice_keep_mask(long long left, int n)
+{
+    const long long kmax = left - n; // the last node kept
+    return kmax >= 63 ? ~0ull : kmax < 0 ? 0ull : (2ull << kmax) - 1ull;
+}
+
+// The loop over the codewords: each lattice from row 0 (p.row0) to row n in
+// registers, then handed to lattice_out. EXACT: n == NMAX and no
 // renormalization, so that no row tests anything but its codeword bit; KZ
-// (EXACT only): the zero corner skipped (plan_reg_corner).
+// (EXACT only): the zero corner skipped (plan_reg_corner). keep: bit k set
+// where node k of the last row lies inside the frame (lattice_keep_mask);
+// the others are set to 0.
 template <typename real, int MN, int NMAX, bool EXACT, int KZ = 0>
 __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
                                                   const real (&W0)[NMAX + MN],
@@ -105,7 +122,8 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
                                                   const real* prior,
                                                   real (&aux)[MN],
                                                   int pass,
-                                                  real* Lout)
+                                                  real* Lout,
+                                                  unsigned long long keep)
 {
     constexpr int J = NMAX + MN;
     const int n = EXACT ? NMAX : p.n;
@@ -137,6 +155,11 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
                 }
             }
         }
+        if (keep != ~0ull) {
+#pragma unroll
+            for (int k = 0; k < MN; ++k)
+                cur[k] = ((keep >> k) & 1ull) ? cur[k] : real(0);
+        }
         lattice_out<real, MN>(aux, cur, prior ? prior[D] : real(1), pass, Lout, D);
     }
 }
@@ -147,14 +170,14 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
  * 64-bit word (NMAX + MN <= 64), bit j = r + k being the bit that a step into
  * node (r, k) consumes.
  *
- * Warps whose segments all lie inside their frame (all but a few near the
- * frame's ends) take the fast path: row r of the lattice divided by del^r
- * (renormalized every few rows), so that the vertical step weighs 1 and a
- * node costs two multiply-adds; the diagonal weights depend on the received
- * bit only, so each thread makes them once, for both values of the
- * transmitted bit (W0, W1), before it loops over the codewords, and the rows
- * are unrolled so that every weight sits in a register. Other warps take the
- * guarded path: the weights as they are, the frame's bounds tested per node.
+ * Row r of the lattice is divided by del^r (renormalized every few rows),
+ * so that the vertical step weighs 1 and a node costs two multiply-adds; the
+ * diagonal weights depend on the received bit only, so each thread makes
+ * them once, for both values of the transmitted bit (W0, W1), before it
+ * loops over the codewords, and the rows are unrolled so that every weight
+ * sits in a register. Every warp takes this path: near a frame's end the
+ * last row's nodes past the end are set to 0 (lattice_keep_mask), and nodes
+ * before a frame's start are the zero corner.
  *
  * SOFT: the batch's items are probabilities (launch_params::soft), not bits;
  * a separate instance, so that hard input pays nothing for soft input.
@@ -180,9 +203,14 @@ __global__ void __launch_bounds__(reg_block, (reg_min_blocks<real, MN, NMAX>))
     const long long start = (long long)p.n * i + p.mtlo + a;
     const bool inside = a < p.Mt && start >= 0 && start <= rho;
     const long long B = start + p.dlo - 1; // the segment's first position
-    const bool interior = inside && B >= 0 && B + p.n + MN <= rho;
-    const bool guarded = __any_sync(0xffffffffu, inside && !interior);
-    const real scale = guarded ? real(1) : p.out_scale;
+    // the last row's nodes inside the frame (all, ~0, but near the frame's
+    // end; threads outside the frame compute with finite weights and their
+    // results are dropped)
+    static_assert(MN < 64, "one bit per node of a row");
+    const unsigned long long keep =
+        inside ? lattice_keep_mask(rho - start - p.dlo, p.n) | ~((1ull << MN) - 1ull)
+               : ~0ull;
+    const real scale = p.out_scale;
     real* Lout = p.Lpart + (fw * p.nwarps + w) * p.q;
 
     real aux[MN]; // pass_G: the sums over D; pass_L: alpha(a) beta(a + d)
@@ -226,92 +254,47 @@ __global__ void __launch_bounds__(reg_block, (reg_min_blocks<real, MN, NMAX>))
     const bool pr = p.priors && p.has_prior[f];
     const real* prior = pr ? p.priors + ((long long)f * p.N + i) * p.q : nullptr;
 
-    if (!guarded) {
-        real W0[J], W1[J];
-        if constexpr (SOFT) {
-            // the mixture of the hard weights (model::soft_diag); items past
-            // the codeword's reach (j >= n + MN, when n < NMAX) are not read
+    real W0[J], W1[J];
+    if constexpr (SOFT) {
+        // the mixture of the hard weights (model::soft_diag); items past the
+        // frame's ends (the nodes that consume them are the zero corner or
+        // outside `keep`) or past the codeword's reach (j >= n + MN, when
+        // n < NMAX) are not read
 #pragma unroll
-            for (int j = 0; j < J; ++j) {
-                // (outside threads of a warp on this path read nothing: in
-                // such a warp every inside thread is interior)
-                const bool in = inside && j < p.n + MN;
-                const real w0 = in ? sw[2 * (B + j)] : real(1);
-                const real w1 = in ? sw[2 * (B + j) + 1] : real(0);
-                W1[j] = model::soft_diag(w0, w1, p.wmismatch, p.wmatch);
-                W0[j] = model::soft_diag(w0, w1, p.wmatch, p.wmismatch);
-            }
-        } else {
-#pragma unroll
-            for (int j = 0; j < J; ++j) {
-                const bool yb = ((win >> j) & 1ull) != 0;
-                W1[j] = yb ? p.wmatch : p.wmismatch;
-                W0[j] = yb ? p.wmismatch : p.wmatch;
-            }
-        }
-        // codewords of exactly NMAX bits without renormalization (the
-        // common case) get a loop with no tests per row
-        if (p.n == NMAX && p.renorm_rows == 0) {
-            // with the zero corner skipped where m_n^- allows (plan_reg_corner)
-            constexpr int CW = reg_corner<NMAX, MN>::wide,
-                          CN = reg_corner<NMAX, MN>::narrow;
-            const int k0 = -p.dlo;
-            if (CW > 0 && k0 >= CW) {
-                lattice_codewords<real, MN, NMAX, true, CW>(
-                    p, W0, W1, words, prior, aux, pass, Lout);
-            } else if (CN > 0 && CN < CW && k0 >= CN) {
-                lattice_codewords<real, MN, NMAX, true, (CN < CW ? CN : 0)>(
-                    p, W0, W1, words, prior, aux, pass, Lout);
-            } else {
-                lattice_codewords<real, MN, NMAX, true>(
-                    p, W0, W1, words, prior, aux, pass, Lout);
-            }
-        } else {
-            lattice_codewords<real, MN, NMAX, false>(
-                p, W0, W1, words, prior, aux, pass, Lout);
+        for (int j = 0; j < J; ++j) {
+            const bool in = inside && j < p.n + MN && B + j >= 0 && B + j < rho;
+            const real w0 = in ? sw[2 * (B + j)] : real(1);
+            const real w1 = in ? sw[2 * (B + j) + 1] : real(0);
+            W1[j] = model::soft_diag(w0, w1, p.wmismatch, p.wmatch);
+            W0[j] = model::soft_diag(w0, w1, p.wmatch, p.wmismatch);
         }
     } else {
-        const long long avail = inside ? rho - start : -1;
-        const int k0 = -p.dlo;
-        const lattice_weights<real> w{ p.ins, p.del, p.match, p.mismatch };
-        for (int D = 0; D < p.q; ++D) {
-            const uint32_t word = words[D];
-            real cur[MN];
 #pragma unroll
-            for (int k = 0; k < MN; ++k) {
-                const bool in = inside && (k <= k0 || k + p.dlo <= avail);
-                cur[k] = in ? model::lattice_row0(
-                                  k, k0, p.ins, k > 0 ? cur[k > 0 ? k - 1 : 0] : real(0))
-                            : real(0);
-            }
-            for (int r = 1; r <= p.n; ++r) {
-                const real ins = r < p.n ? p.ins : real(0);
-                const unsigned xb = (word >> (p.n - r)) & 1u;
-#pragma unroll
-                for (int k = 0; k < MN; ++k) {
-                    const int c = r + p.dlo + k;
-                    real v = real(0);
-                    if (c >= 0 && c <= avail) {
-                        // neighbours outside the corridor or before the segment are 0
-                        // the item at B + r + k = start + c - 1
-                        const unsigned yb = unsigned(win >> (r + k)) & 1u;
-                        const long long t = B + r + k;
-                        const real wdiag = c < 1 ? real(0)
-                                           : SOFT
-                                               ? w.diag_soft(xb, sw[2 * t], sw[2 * t + 1])
-                                               : w.diag(xb, yb);
-                        const real diag = c >= 1 ? cur[k] : real(0);
-                        const real vert =
-                            k + 1 < MN ? cur[k + 1 < MN ? k + 1 : k] : real(0);
-                        const real horz =
-                            k >= 1 && c >= 1 ? cur[k > 0 ? k - 1 : 0] : real(0);
-                        v = model::lattice_cell(wdiag, diag, p.del, vert, ins, horz);
-                    }
-                    cur[k] = v;
-                }
-            }
-            lattice_out<real, MN>(aux, cur, pr ? prior[D] : real(1), pass, Lout, D);
+        for (int j = 0; j < J; ++j) {
+            const bool yb = ((win >> j) & 1ull) != 0;
+            W1[j] = yb ? p.wmatch : p.wmismatch;
+            W0[j] = yb ? p.wmismatch : p.wmatch;
         }
+    }
+    if (p.n == NMAX && p.renorm_rows == 0) {
+        // codewords of exactly NMAX bits without renormalization (the
+        // common case): a loop with no tests per row, with the zero corner
+        // skipped where m_n^- allows (plan_reg_corner)
+        constexpr int CW = reg_corner<NMAX, MN>::wide, CN = reg_corner<NMAX, MN>::narrow;
+        const int k0 = -p.dlo;
+        if (CW > 0 && k0 >= CW) {
+            lattice_codewords<real, MN, NMAX, true, CW>(
+                p, W0, W1, words, prior, aux, pass, Lout, keep);
+        } else if (CN > 0 && CN < CW && k0 >= CN) {
+            lattice_codewords<real, MN, NMAX, true, (CN < CW ? CN : 0)>(
+                p, W0, W1, words, prior, aux, pass, Lout, keep);
+        } else {
+            lattice_codewords<real, MN, NMAX, true>(
+                p, W0, W1, words, prior, aux, pass, Lout, keep);
+        }
+    } else {
+        lattice_codewords<real, MN, NMAX, false>(
+            p, W0, W1, words, prior, aux, pass, Lout, keep);
     }
     if (pass == pass_G && a < p.Mt) {
         // node e of row n ends at drift d = dlo + e; keep the ends inside m_tau

@@ -45,13 +45,22 @@ __device__ double block_sum(double v, double* shared)
 
 constexpr int ab_max_block = 512; // states per block on the fast path
 constexpr int ab_pad = 32;        // zeros on each side of the fast path's row (M_n <= 32)
-// the fast path's G in registers: up to EMAX values (8, 16 or 32) per thread
+
+// How many steps of G the block recursions' fast path keeps in flight per
+// thread: EMAX values a step, in about 64 registers (up to 512 threads, so
+// 128 registers a thread at most), 4 steps at most
+template <typename real, int EMAX>
+constexpr int ab_block_depth = EMAX* int(sizeof(real) / 4) >= 64 ? 1
+                               : 64 / (EMAX * int(sizeof(real) / 4)) > 4
+                                   ? 4
+                                   : 64 / (EMAX * int(sizeof(real) / 4));
 
 /*
  * Forward recursion over the window (eqn:alpha with eqn:alpha_norm):
  * alpha_{i+1}(b) = sum_e alpha_i(b - d) G_i(e, b - d), one block per frame.
- * Fast path (Mt <= blockDim, Mn <= 32): one state per thread, the row in
- * shared memory, and the next index's G loaded while the sum is reduced.
+ * Fast path (Mt <= blockDim, Mn <= EMAX): one state per thread, the row in
+ * shared memory, and the G of the next PF indices in flight (loads take
+ * longer than a step).
  */
 template <typename real, int EMAX>
 __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, double* sh)
@@ -70,45 +79,86 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, dou
         __syncthreads();
     }
     const int b = threadIdx.x;
-    // the fast path: the row in shared memory between 32 zeros on each side
-    // (no bounds tests), and which e give a state a = b - d inside [0, Mt)
-    double* row = sh + ab_pad;
-    unsigned live = 0;
-    for (int e = 0; e < EMAX; ++e) {
-        const int a = b - dlo - e;
-        if (e < Mn && b < Mt && a >= 0 && a < Mt)
-            live |= 1u << e;
-    }
-    real g[EMAX];
-    auto load_g = [&](int iw) {
-        const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt + (b - dlo);
-#pragma unroll
-        for (int e = 0; e < EMAX; ++e)
-            g[e] = ((live >> e) & 1u) ? G[(long long)e * (Mt - 1)] : real(0);
+    // after the step into index i + 1: its sum, normalized (false: the
+    // recursion failed, for every thread alike)
+    auto normalize = [&](int i, double local, double s_fast) {
+        double* an = alpha + (long long)(i + 1) * Mt;
+        const double sum = block_sum(local, red);
+        double inv = 0;
+        if (!model::normalizer(sum, inv)) {
+            if (threadIdx.x == 0) {
+                p.status[f] = st_alpha;
+                p.status_index[f] = i + 1;
+            }
+            return false; // every thread sees the same sum
+        }
+        if (threadIdx.x == 0)
+            norm[i + 1] = sum;
+        if (fast) {
+            // block_sum's barriers: every thread has read sh for this index
+            if (b < Mt) {
+                const double v = s_fast * inv;
+                sh[ab_pad + b] = v;
+                an[b] = v;
+            }
+        } else {
+            for (int bb = threadIdx.x; bb < Mt; bb += blockDim.x)
+                an[bb] *= inv;
+        }
+        __syncthreads();
+        return true;
     };
     if (fast) {
+        // the row in shared memory between 32 zeros on each side (no bounds
+        // tests), and which e give a state a = b - d inside [0, Mt)
+        const double* row = sh + ab_pad;
+        unsigned live = 0;
+        for (int e = 0; e < EMAX; ++e) {
+            const int a = b - dlo - e;
+            if (e < Mn && b < Mt && a >= 0 && a < Mt)
+                live |= 1u << e;
+        }
+        constexpr int PF = ab_block_depth<real, EMAX>;
+        real g[PF][EMAX];
+        auto load_g = [&](real(&gs)[EMAX], int iw) {
+            const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt + (b - dlo);
+#pragma unroll
+            for (int e = 0; e < EMAX; ++e)
+                gs[e] = ((live >> e) & 1u) ? G[(long long)e * (Mt - 1)] : real(0);
+        };
         for (int s = threadIdx.x; s < int(blockDim.x) + 2 * ab_pad; s += blockDim.x) {
             const int t = s - ab_pad;
             sh[s] = t >= 0 && t < Mt ? alpha[(long long)p.i0 * Mt + t] : 0.0;
         }
-        load_g(0);
-        __syncthreads();
-    }
-    for (int iw = 0; iw < p.Wc; ++iw) {
-        const int i = p.i0 + iw;
-        double* an = alpha + (long long)(i + 1) * Mt;
-        double local = 0;
-        double s_fast = 0;
-        if (fast) {
 #pragma unroll
-            for (int e = 0; e < EMAX; ++e)
-                s_fast += row[b - dlo - e] * g[e];
-            local = s_fast;
-            if (iw + 1 < p.Wc)
-                load_g(iw + 1); // in flight during the reduction
-        } else {
+        for (int k = 0; k < PF; ++k) {
+            if (k < p.Wc)
+                load_g(g[k], k);
+        }
+        __syncthreads();
+        for (int iw0 = 0; iw0 < p.Wc; iw0 += PF) {
+#pragma unroll
+            for (int k = 0; k < PF; ++k) {
+                const int iw = iw0 + k;
+                if (iw >= p.Wc)
+                    break;
+                double s_fast = 0;
+#pragma unroll
+                for (int e = 0; e < EMAX; ++e)
+                    s_fast += row[b - dlo - e] * g[k][e];
+                if (iw + PF < p.Wc)
+                    load_g(g[k], iw + PF); // in flight from here on
+                if (!normalize(p.i0 + iw, s_fast, s_fast))
+                    return;
+            }
+        }
+    } else {
+        for (int iw = 0; iw < p.Wc; ++iw) {
+            const int i = p.i0 + iw;
+            double* an = alpha + (long long)(i + 1) * Mt;
             const double* ai = alpha + (long long)i * Mt;
             const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
+            double local = 0;
             for (int bb = threadIdx.x; bb < Mt; bb += blockDim.x) {
                 const double s = model::forward_sum<double>(
                     bb,
@@ -120,30 +170,9 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, dou
                 an[bb] = s;
                 local += s;
             }
+            if (!normalize(i, local, 0.0))
+                return;
         }
-        const double sum = block_sum(local, red);
-        double inv = 0;
-        if (!model::normalizer(sum, inv)) {
-            if (threadIdx.x == 0) {
-                p.status[f] = st_alpha;
-                p.status_index[f] = i + 1;
-            }
-            return; // every thread sees the same sum
-        }
-        if (threadIdx.x == 0)
-            norm[i + 1] = sum;
-        if (fast) {
-            // block_sum's barriers: every thread has read sh for this index
-            if (b < Mt) {
-                const double v = s_fast * inv;
-                row[b] = v;
-                an[b] = v;
-            }
-        } else {
-            for (int bb = threadIdx.x; bb < Mt; bb += blockDim.x)
-                an[bb] *= inv;
-        }
-        __syncthreads();
     }
     if (p.i0 + p.Wc == p.N && threadIdx.x == 0) {
         // some path must end where the end weights allow
@@ -183,39 +212,78 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, doub
         __syncthreads();
     }
     const int a = threadIdx.x;
-    real g[EMAX];
-    auto load_g = [&](int iw) {
-        const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
-#pragma unroll
-        for (int e = 0; e < EMAX; ++e) {
-            g[e] = (e < Mn && a < Mt) ? G[(long long)e * Mt + a] : real(0);
+    // after the step into index i: as in alpha_pass
+    auto normalize = [&](int i, double local, double s_fast) {
+        double* bc = beta + (long long)i * Mt;
+        const double bs = block_sum(local, red);
+        double inv = 0;
+        if (!model::normalizer(bs, inv)) {
+            if (threadIdx.x == 0) {
+                p.status[f] = st_beta;
+                p.status_index[f] = i;
+            }
+            return false;
         }
+        if (threadIdx.x == 0)
+            norm[i] = bs;
+        if (fast) {
+            if (a < Mt) {
+                const double v = s_fast * inv;
+                sh[ab_pad + a] = v;
+                bc[a] = v;
+            }
+        } else {
+            for (int aa = threadIdx.x; aa < Mt; aa += blockDim.x)
+                bc[aa] *= inv;
+        }
+        __syncthreads();
+        return true;
     };
-    double* row = sh + ab_pad; // as in alpha_pass: zeros on both sides
     if (fast) {
+        const double* row = sh + ab_pad; // as in alpha_pass: zeros on both sides
+        constexpr int PF = ab_block_depth<real, EMAX>;
+        real g[PF][EMAX];
+        auto load_g = [&](real(&gs)[EMAX], int iw) {
+            const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
+#pragma unroll
+            for (int e = 0; e < EMAX; ++e)
+                gs[e] = (e < Mn && a < Mt) ? G[(long long)e * Mt + a] : real(0);
+        };
         const int top = p.i0 + p.Wc;
         for (int s = threadIdx.x; s < int(blockDim.x) + 2 * ab_pad; s += blockDim.x) {
             const int t = s - ab_pad;
             sh[s] = t >= 0 && t < Mt ? beta[(long long)top * Mt + t] : 0.0;
         }
-        load_g(p.Wc - 1);
-        __syncthreads();
-    }
-    for (int iw = p.Wc - 1; iw >= 0; --iw) {
-        const int i = p.i0 + iw;
-        double* bc = beta + (long long)i * Mt;
-        double local = 0;
-        double s_fast = 0;
-        if (fast) {
 #pragma unroll
-            for (int e = 0; e < EMAX; ++e)
-                s_fast += g[e] * row[a + dlo + e];
-            local = s_fast;
-            if (iw > 0)
-                load_g(iw - 1);
-        } else {
+        for (int k = 0; k < PF; ++k) {
+            if (k < p.Wc)
+                load_g(g[k], p.Wc - 1 - k);
+        }
+        __syncthreads();
+        for (int st0 = 0; st0 < p.Wc; st0 += PF) {
+#pragma unroll
+            for (int k = 0; k < PF; ++k) {
+                const int st = st0 + k;
+                if (st >= p.Wc)
+                    break;
+                const int iw = p.Wc - 1 - st;
+                double s_fast = 0;
+#pragma unroll
+                for (int e = 0; e < EMAX; ++e)
+                    s_fast += g[k][e] * row[a + dlo + e];
+                if (st + PF < p.Wc)
+                    load_g(g[k], iw - PF);
+                if (!normalize(p.i0 + iw, s_fast, s_fast))
+                    return;
+            }
+        }
+    } else {
+        for (int iw = p.Wc - 1; iw >= 0; --iw) {
+            const int i = p.i0 + iw;
+            double* bc = beta + (long long)i * Mt;
             const double* bn = beta + (long long)(i + 1) * Mt;
             const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
+            double local = 0;
             for (int aa = threadIdx.x; aa < Mt; aa += blockDim.x) {
                 const double s = model::backward_sum<double>(
                     aa,
@@ -227,29 +295,9 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, doub
                 bc[aa] = s;
                 local += s;
             }
+            if (!normalize(i, local, 0.0))
+                return;
         }
-        const double bs = block_sum(local, red);
-        double inv = 0;
-        if (!model::normalizer(bs, inv)) {
-            if (threadIdx.x == 0) {
-                p.status[f] = st_beta;
-                p.status_index[f] = i;
-            }
-            return;
-        }
-        if (threadIdx.x == 0)
-            norm[i] = bs;
-        if (fast) {
-            if (a < Mt) {
-                const double v = s_fast * inv;
-                row[a] = v;
-                bc[a] = v;
-            }
-        } else {
-            for (int aa = threadIdx.x; aa < Mt; aa += blockDim.x)
-                bc[aa] *= inv;
-        }
-        __syncthreads();
     }
 }
 
@@ -268,6 +316,14 @@ __global__ void __launch_bounds__(ab_max_block)
         beta_pass<real, EMAX>(p, int(blockIdx.x), red, sh);
     }
 }
+
+// How many steps of G ab_warp_kernel keeps in flight: as many as fit in
+// about 128 registers a lane (EMAX x SPL values a step), 4 at most.
+template <typename real, int EMAX, int SPL>
+constexpr int ab_warp_depth = EMAX* SPL* int(sizeof(real) / 4) >= 128 ? 1
+                              : 128 / (EMAX * SPL * int(sizeof(real) / 4)) > 4
+                                  ? 4
+                                  : 128 / (EMAX * SPL * int(sizeof(real) / 4));
 
 /*
  * alpha and beta for M_tau <= 32 SPL states (SPL = 1 or 2, M_n <= EMAX): one warp per
@@ -324,61 +380,76 @@ __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int 
                 live[j] |= 1u << e;
         }
     }
-    real g[SPL][EMAX];
-    auto load_g = [&](int iw) {
+    // G of the next PF steps in flight (ab_warp_depth): a step's own work is
+    // a few hundred cycles, less than a load of G takes
+    constexpr int PF = ab_warp_depth<real, EMAX, SPL>;
+    real g[PF][SPL][EMAX];
+    auto load_g = [&](real(&gs)[SPL][EMAX], int iw) {
         const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
 #pragma unroll
         for (int j = 0; j < SPL; ++j) {
             const int b = lane + 32 * j;
 #pragma unroll
             for (int e = 0; e < EMAX; ++e) {
-                g[j][e] = ((live[j] >> e) & 1u)
-                              ? G[(long long)e * Mt + (fwd ? b - dlo - e : b)]
-                              : real(0);
+                gs[j][e] = ((live[j] >> e) & 1u)
+                               ? G[(long long)e * Mt + (fwd ? b - dlo - e : b)]
+                               : real(0);
             }
         }
     };
-    load_g(fwd ? 0 : p.Wc - 1);
+#pragma unroll
+    for (int k = 0; k < PF; ++k) {
+        if (k < p.Wc)
+            load_g(g[k], fwd ? k : p.Wc - 1 - k);
+    }
     __syncwarp();
-    for (int step = 0; step < p.Wc; ++step) {
-        const int iw = fwd ? step : p.Wc - 1 - step;
-        const int i = p.i0 + iw;
-        double s[SPL];
-        double local = 0;
+    for (int step0 = 0; step0 < p.Wc; step0 += PF) {
 #pragma unroll
-        for (int j = 0; j < SPL; ++j) {
-            const int b = lane + 32 * j;
-            s[j] = 0.0;
+        for (int k = 0; k < PF; ++k) {
+            const int step = step0 + k;
+            if (step >= p.Wc)
+                break;
+            const int iw = fwd ? step : p.Wc - 1 - step;
+            const int i = p.i0 + iw;
+            double s[SPL];
+            double local = 0;
 #pragma unroll
-            for (int e = 0; e < EMAX; ++e)
-                s[j] += (fwd ? row[b - dlo - e] : row[b + dlo + e]) * g[j][e];
-            local += s[j];
-        }
-        if (step + 1 < p.Wc)
-            load_g(fwd ? iw + 1 : iw - 1);  // in flight from here on
-        const double sum = warp_sum(local); // the same in every lane
-        double inv = 0;
-        if (!model::normalizer(sum, inv)) {
-            if (lane == 0) {
-                p.status[f] = fwd ? st_alpha : st_beta;
-                p.status_index[f] = fwd ? i + 1 : i;
+            for (int j = 0; j < SPL; ++j) {
+                // two chains of multiply-adds (even and odd e), half as long
+                const int b = lane + 32 * j;
+                double h[2] = { 0.0, 0.0 };
+#pragma unroll
+                for (int e = 0; e < EMAX; ++e)
+                    h[e & 1] += (fwd ? row[b - dlo - e] : row[b + dlo + e]) * g[k][j][e];
+                s[j] = h[0] + h[1];
+                local += s[j];
             }
-            return;
-        }
-        const int to = fwd ? i + 1 : i;
-        if (lane == 0)
-            norm[to] = sum;
-        __syncwarp(); // every lane has read the row
-#pragma unroll
-        for (int j = 0; j < SPL; ++j) {
-            const int b = lane + 32 * j;
-            if (b < Mt) {
-                const double v = s[j] * inv;
-                row[b] = v;
-                rows[(long long)to * Mt + b] = v;
+            if (step + PF < p.Wc)
+                load_g(g[k], fwd ? iw + PF : iw - PF); // in flight from here on
+            const double sum = warp_sum(local);        // the same in every lane
+            double inv = 0;
+            if (!model::normalizer(sum, inv)) {
+                if (lane == 0) {
+                    p.status[f] = fwd ? st_alpha : st_beta;
+                    p.status_index[f] = fwd ? i + 1 : i;
+                }
+                return;
             }
+            const int to = fwd ? i + 1 : i;
+            if (lane == 0)
+                norm[to] = sum;
+            __syncwarp(); // every lane has read the row
+#pragma unroll
+            for (int j = 0; j < SPL; ++j) {
+                const int b = lane + 32 * j;
+                if (b < Mt) {
+                    const double v = s[j] * inv;
+                    row[b] = v;
+                    rows[(long long)to * Mt + b] = v;
+                }
+            }
+            __syncwarp(); // the new row is visible to every lane
         }
-        __syncwarp(); // the new row is visible to every lane
     }
     if (fwd && p.i0 + p.Wc == p.N) {
         // some path must end where the end weights allow
