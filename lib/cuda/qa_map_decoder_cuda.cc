@@ -385,6 +385,64 @@ TEST_F(cuda_decoder, warp_and_block_recursions_agree)
     }
 }
 
+// The one-warp recursions in every form they are compiled in: 8, 12, 16 and
+// 32 drift changes a state (M_n of 6, 11, 15 and 25, explicit limits) with 1
+// and 2 states a lane (M_tau of 21 and 51), each checked to have run on the
+// warp kernel, against the CPU in both precisions and storages.
+TEST_F(cuda_decoder, warp_recursion_every_shape)
+{
+    std::mt19937_64 rng(test_seed() + 12);
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.01);
+    const int N = 40;
+    const batch b = make_batch(cb, ch, N, true, rng);
+    std::vector<std::string> lines;
+    const log_level was = get_log_level();
+    set_log_level(log_level::info);
+    set_log_handler([&](log_level, const std::string& m) { lines.push_back(m); });
+    for (const drift_range mt : { drift_range{ -10, 10 }, drift_range{ -25, 25 } })
+        for (const drift_range mn : { drift_range{ -2, 3 },
+                                      drift_range{ -3, 7 },
+                                      drift_range{ -4, 10 },
+                                      drift_range{ -6, 18 } }) {
+            decoder_config cfg(cb, ch, N);
+            cfg.mtau = mt;
+            cfg.mn = mn;
+            std::vector<frame_result> ref_res, res;
+            auto cpu =
+                make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
+            const auto ref = decode_all(*cpu, b, ref_res);
+            size_t ok = 0;
+            for (auto p : precisions)
+                for (auto s : storages) {
+                    lines.clear();
+                    auto dec = make(cfg, backend_kind::cuda, p, s);
+                    const std::string what = "M_tau " + std::to_string(mt.size()) +
+                                             " M_n " + std::to_string(mn.size()) + " " +
+                                             to_string(p) + " " + to_string(s);
+                    bool warp = false;
+                    for (const auto& l : lines)
+                        warp = warp || l.find("alpha/beta warp") != std::string::npos;
+                    EXPECT_TRUE(warp) << what;
+                    const auto got = decode_all(*dec, b, res);
+                    for (size_t k = 0; k < got.size(); ++k) {
+                        ASSERT_EQ(res[k].status, ref_res[k].status)
+                            << what << " frame " << k << ": " << res[k].reason;
+                        if (!ref_res[k].ok())
+                            continue;
+                        ++ok;
+                        EXPECT_LT(max_abs_diff(got[k], ref[k]),
+                                  p == precision_kind::dual ? 1e-9 : 1e-4)
+                            << what << " frame " << k;
+                    }
+                }
+            // some frame of each form decoded in every precision and storage
+            EXPECT_GE(ok, 4u) << "M_tau " << mt.size() << " M_n " << mn.size();
+        }
+    set_log_handler(nullptr);
+    set_log_level(was);
+}
+
 // One frame's message, encoded and sent: frame k of `seed`.
 std::vector<uint8_t> send(const codebook& cb,
                           const channel_params& ch,

@@ -46,21 +46,33 @@ __device__ double block_sum(double v, double* shared)
 constexpr int ab_max_block = 512; // states per block on the fast path
 constexpr int ab_pad = 32;        // zeros on each side of the fast path's row (M_n <= 32)
 
-// How many steps of G the block recursions' fast path keeps in flight per
-// thread: EMAX values a step, in about 64 registers (up to 512 threads, so
-// 128 registers a thread at most), 4 steps at most
-template <typename real, int EMAX>
-constexpr int ab_block_depth = EMAX* int(sizeof(real) / 4) >= 64 ? 1
-                               : 64 / (EMAX * int(sizeof(real) / 4)) > 4
-                                   ? 4
-                                   : 64 / (EMAX * int(sizeof(real) / 4));
+// The places of a fast-path state's terms, so that the step tests none of
+// them: term e (drift change dlo + e) of state s multiplies G(e, s_G) by the
+// row's entry r0 + step * e, where s_G is the state whose G it is (b - d
+// forward, s itself backward) and r0 the row's entry for e = 0. goff: s_G's
+// offset in an index's slice of G, clamped into [0, Mt) (a term whose other
+// state is outside the states then reads a valid entry and meets a zero of
+// the row's padding); roff: the entry's place in the padded row (offset
+// ab_pad), or 0, a padding zero, for e >= Mn (and for states past Mt the
+// caller drops the sum).
+template <int EMAX>
+__device__ __forceinline__ void ab_term_offsets(
+    unsigned (&goff)[EMAX], int (&roff)[EMAX], int s, int r0, int step, int Mt, int Mn)
+{
+#pragma unroll
+    for (int e = 0; e < EMAX; ++e) {
+        int sg = step < 0 ? r0 - e : s; // forward: the state b - d; backward: a
+        sg = sg < 0 ? 0 : sg < Mt ? sg : Mt - 1;
+        goff[e] = unsigned((e < Mn ? e : 0) * Mt + sg);
+        roff[e] = e < Mn ? ab_pad + r0 + step * e : 0;
+    }
+}
 
 /*
  * Forward recursion over the window (eqn:alpha with eqn:alpha_norm):
  * alpha_{i+1}(b) = sum_e alpha_i(b - d) G_i(e, b - d), one block per frame.
- * Fast path (Mt <= blockDim, Mn <= EMAX): one state per thread, the row in
- * shared memory, and the G of the next PF indices in flight (loads take
- * longer than a step).
+ * Fast path (Mt <= blockDim, Mn <= 32): one state per thread, the row in
+ * shared memory, and the next index's G loaded while the sum is reduced.
  */
 template <typename real, int EMAX>
 __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, double* sh)
@@ -79,86 +91,45 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, dou
         __syncthreads();
     }
     const int b = threadIdx.x;
-    // after the step into index i + 1: its sum, normalized (false: the
-    // recursion failed, for every thread alike)
-    auto normalize = [&](int i, double local, double s_fast) {
-        double* an = alpha + (long long)(i + 1) * Mt;
-        const double sum = block_sum(local, red);
-        double inv = 0;
-        if (!model::normalizer(sum, inv)) {
-            if (threadIdx.x == 0) {
-                p.status[f] = st_alpha;
-                p.status_index[f] = i + 1;
-            }
-            return false; // every thread sees the same sum
-        }
-        if (threadIdx.x == 0)
-            norm[i + 1] = sum;
-        if (fast) {
-            // block_sum's barriers: every thread has read sh for this index
-            if (b < Mt) {
-                const double v = s_fast * inv;
-                sh[ab_pad + b] = v;
-                an[b] = v;
-            }
-        } else {
-            for (int bb = threadIdx.x; bb < Mt; bb += blockDim.x)
-                an[bb] *= inv;
-        }
-        __syncthreads();
-        return true;
+    // the fast path: the row in shared memory between 32 zeros on each side
+    // (no bounds tests), and which e give a state a = b - d inside [0, Mt)
+    double* row = sh + ab_pad;
+    unsigned live = 0;
+    for (int e = 0; e < EMAX; ++e) {
+        const int a = b - dlo - e;
+        if (e < Mn && b < Mt && a >= 0 && a < Mt)
+            live |= 1u << e;
+    }
+    real g[EMAX];
+    auto load_g = [&](int iw) {
+        const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt + (b - dlo);
+#pragma unroll
+        for (int e = 0; e < EMAX; ++e)
+            g[e] = ((live >> e) & 1u) ? G[(long long)e * (Mt - 1)] : real(0);
     };
     if (fast) {
-        // the row in shared memory between 32 zeros on each side (no bounds
-        // tests), and which e give a state a = b - d inside [0, Mt)
-        const double* row = sh + ab_pad;
-        unsigned live = 0;
-        for (int e = 0; e < EMAX; ++e) {
-            const int a = b - dlo - e;
-            if (e < Mn && b < Mt && a >= 0 && a < Mt)
-                live |= 1u << e;
-        }
-        constexpr int PF = ab_block_depth<real, EMAX>;
-        real g[PF][EMAX];
-        auto load_g = [&](real(&gs)[EMAX], int iw) {
-            const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt + (b - dlo);
-#pragma unroll
-            for (int e = 0; e < EMAX; ++e)
-                gs[e] = ((live >> e) & 1u) ? G[(long long)e * (Mt - 1)] : real(0);
-        };
         for (int s = threadIdx.x; s < int(blockDim.x) + 2 * ab_pad; s += blockDim.x) {
             const int t = s - ab_pad;
             sh[s] = t >= 0 && t < Mt ? alpha[(long long)p.i0 * Mt + t] : 0.0;
         }
-#pragma unroll
-        for (int k = 0; k < PF; ++k) {
-            if (k < p.Wc)
-                load_g(g[k], k);
-        }
+        load_g(0);
         __syncthreads();
-        for (int iw0 = 0; iw0 < p.Wc; iw0 += PF) {
+    }
+    for (int iw = 0; iw < p.Wc; ++iw) {
+        const int i = p.i0 + iw;
+        double* an = alpha + (long long)(i + 1) * Mt;
+        double local = 0;
+        double s_fast = 0;
+        if (fast) {
 #pragma unroll
-            for (int k = 0; k < PF; ++k) {
-                const int iw = iw0 + k;
-                if (iw >= p.Wc)
-                    break;
-                double s_fast = 0;
-#pragma unroll
-                for (int e = 0; e < EMAX; ++e)
-                    s_fast += row[b - dlo - e] * g[k][e];
-                if (iw + PF < p.Wc)
-                    load_g(g[k], iw + PF); // in flight from here on
-                if (!normalize(p.i0 + iw, s_fast, s_fast))
-                    return;
-            }
-        }
-    } else {
-        for (int iw = 0; iw < p.Wc; ++iw) {
-            const int i = p.i0 + iw;
-            double* an = alpha + (long long)(i + 1) * Mt;
+            for (int e = 0; e < EMAX; ++e)
+                s_fast += row[b - dlo - e] * g[e];
+            local = s_fast;
+            if (iw + 1 < p.Wc)
+                load_g(iw + 1); // in flight during the reduction
+        } else {
             const double* ai = alpha + (long long)i * Mt;
             const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
-            double local = 0;
             for (int bb = threadIdx.x; bb < Mt; bb += blockDim.x) {
                 const double s = model::forward_sum<double>(
                     bb,
@@ -170,9 +141,30 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, dou
                 an[bb] = s;
                 local += s;
             }
-            if (!normalize(i, local, 0.0))
-                return;
         }
+        const double sum = block_sum(local, red);
+        double inv = 0;
+        if (!model::normalizer(sum, inv)) {
+            if (threadIdx.x == 0) {
+                p.status[f] = st_alpha;
+                p.status_index[f] = i + 1;
+            }
+            return; // every thread sees the same sum
+        }
+        if (threadIdx.x == 0)
+            norm[i + 1] = sum;
+        if (fast) {
+            // block_sum's barriers: every thread has read sh for this index
+            if (b < Mt) {
+                const double v = s_fast * inv;
+                row[b] = v;
+                an[b] = v;
+            }
+        } else {
+            for (int bb = threadIdx.x; bb < Mt; bb += blockDim.x)
+                an[bb] *= inv;
+        }
+        __syncthreads();
     }
     if (p.i0 + p.Wc == p.N && threadIdx.x == 0) {
         // some path must end where the end weights allow
@@ -212,78 +204,39 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, doub
         __syncthreads();
     }
     const int a = threadIdx.x;
-    // after the step into index i: as in alpha_pass
-    auto normalize = [&](int i, double local, double s_fast) {
-        double* bc = beta + (long long)i * Mt;
-        const double bs = block_sum(local, red);
-        double inv = 0;
-        if (!model::normalizer(bs, inv)) {
-            if (threadIdx.x == 0) {
-                p.status[f] = st_beta;
-                p.status_index[f] = i;
-            }
-            return false;
-        }
-        if (threadIdx.x == 0)
-            norm[i] = bs;
-        if (fast) {
-            if (a < Mt) {
-                const double v = s_fast * inv;
-                sh[ab_pad + a] = v;
-                bc[a] = v;
-            }
-        } else {
-            for (int aa = threadIdx.x; aa < Mt; aa += blockDim.x)
-                bc[aa] *= inv;
-        }
-        __syncthreads();
-        return true;
-    };
-    if (fast) {
-        const double* row = sh + ab_pad; // as in alpha_pass: zeros on both sides
-        constexpr int PF = ab_block_depth<real, EMAX>;
-        real g[PF][EMAX];
-        auto load_g = [&](real(&gs)[EMAX], int iw) {
-            const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
+    real g[EMAX];
+    auto load_g = [&](int iw) {
+        const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
 #pragma unroll
-            for (int e = 0; e < EMAX; ++e)
-                gs[e] = (e < Mn && a < Mt) ? G[(long long)e * Mt + a] : real(0);
-        };
+        for (int e = 0; e < EMAX; ++e) {
+            g[e] = (e < Mn && a < Mt) ? G[(long long)e * Mt + a] : real(0);
+        }
+    };
+    double* row = sh + ab_pad; // as in alpha_pass: zeros on both sides
+    if (fast) {
         const int top = p.i0 + p.Wc;
         for (int s = threadIdx.x; s < int(blockDim.x) + 2 * ab_pad; s += blockDim.x) {
             const int t = s - ab_pad;
             sh[s] = t >= 0 && t < Mt ? beta[(long long)top * Mt + t] : 0.0;
         }
-#pragma unroll
-        for (int k = 0; k < PF; ++k) {
-            if (k < p.Wc)
-                load_g(g[k], p.Wc - 1 - k);
-        }
+        load_g(p.Wc - 1);
         __syncthreads();
-        for (int st0 = 0; st0 < p.Wc; st0 += PF) {
+    }
+    for (int iw = p.Wc - 1; iw >= 0; --iw) {
+        const int i = p.i0 + iw;
+        double* bc = beta + (long long)i * Mt;
+        double local = 0;
+        double s_fast = 0;
+        if (fast) {
 #pragma unroll
-            for (int k = 0; k < PF; ++k) {
-                const int st = st0 + k;
-                if (st >= p.Wc)
-                    break;
-                const int iw = p.Wc - 1 - st;
-                double s_fast = 0;
-#pragma unroll
-                for (int e = 0; e < EMAX; ++e)
-                    s_fast += g[k][e] * row[a + dlo + e];
-                if (st + PF < p.Wc)
-                    load_g(g[k], iw - PF);
-                if (!normalize(p.i0 + iw, s_fast, s_fast))
-                    return;
-            }
-        }
-    } else {
-        for (int iw = p.Wc - 1; iw >= 0; --iw) {
-            const int i = p.i0 + iw;
-            double* bc = beta + (long long)i * Mt;
+            for (int e = 0; e < EMAX; ++e)
+                s_fast += g[e] * row[a + dlo + e];
+            local = s_fast;
+            if (iw > 0)
+                load_g(iw - 1);
+        } else {
             const double* bn = beta + (long long)(i + 1) * Mt;
             const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
-            double local = 0;
             for (int aa = threadIdx.x; aa < Mt; aa += blockDim.x) {
                 const double s = model::backward_sum<double>(
                     aa,
@@ -295,9 +248,29 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, doub
                 bc[aa] = s;
                 local += s;
             }
-            if (!normalize(i, local, 0.0))
-                return;
         }
+        const double bs = block_sum(local, red);
+        double inv = 0;
+        if (!model::normalizer(bs, inv)) {
+            if (threadIdx.x == 0) {
+                p.status[f] = st_beta;
+                p.status_index[f] = i;
+            }
+            return;
+        }
+        if (threadIdx.x == 0)
+            norm[i] = bs;
+        if (fast) {
+            if (a < Mt) {
+                const double v = s_fast * inv;
+                row[a] = v;
+                bc[a] = v;
+            }
+        } else {
+            for (int aa = threadIdx.x; aa < Mt; aa += blockDim.x)
+                bc[aa] *= inv;
+        }
+        __syncthreads();
     }
 }
 
@@ -317,13 +290,10 @@ __global__ void __launch_bounds__(ab_max_block)
     }
 }
 
-// How many steps of G ab_warp_kernel keeps in flight: as many as fit in
-// about 128 registers a lane (EMAX x SPL values a step), 4 at most.
+// How many steps of G ab_warp_kernel keeps in flight (EMAX x SPL values a
+// step): 2 where they fit 32 registers a lane (their offsets take as many).
 template <typename real, int EMAX, int SPL>
-constexpr int ab_warp_depth = EMAX* SPL* int(sizeof(real) / 4) >= 128 ? 1
-                              : 128 / (EMAX * SPL * int(sizeof(real) / 4)) > 4
-                                  ? 4
-                                  : 128 / (EMAX * SPL * int(sizeof(real) / 4));
+constexpr int ab_warp_depth = (EMAX * SPL * int(sizeof(real) / 4)) <= 32 ? 2 : 1;
 
 /*
  * alpha and beta for M_tau <= 32 SPL states (SPL = 1 or 2, M_n <= EMAX): one warp per
@@ -368,33 +338,27 @@ __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int 
         }
         row[b] = v;
     }
-    // which loads of G are inside the states, per state of this lane
-    unsigned live[SPL];
+    // each term's places (ab_term_offsets): no term is tested
+    unsigned goff[SPL][EMAX];
+    int roff[SPL][EMAX];
 #pragma unroll
     for (int j = 0; j < SPL; ++j) {
         const int b = lane + 32 * j;
-        live[j] = 0;
-        for (int e = 0; e < EMAX; ++e) {
-            const int a = fwd ? b - dlo - e : b;
-            if (e < Mn && b < Mt && a >= 0 && a < Mt)
-                live[j] |= 1u << e;
-        }
+        if (fwd)
+            ab_term_offsets<EMAX>(goff[j], roff[j], b, b - dlo, -1, Mt, Mn);
+        else
+            ab_term_offsets<EMAX>(goff[j], roff[j], b, b + dlo, 1, Mt, Mn);
     }
-    // G of the next PF steps in flight (ab_warp_depth): a step's own work is
-    // a few hundred cycles, less than a load of G takes
+    // G of the next PF steps in flight (ab_warp_depth)
     constexpr int PF = ab_warp_depth<real, EMAX, SPL>;
     real g[PF][SPL][EMAX];
     auto load_g = [&](real(&gs)[SPL][EMAX], int iw) {
         const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
 #pragma unroll
         for (int j = 0; j < SPL; ++j) {
-            const int b = lane + 32 * j;
 #pragma unroll
-            for (int e = 0; e < EMAX; ++e) {
-                gs[j][e] = ((live[j] >> e) & 1u)
-                               ? G[(long long)e * Mt + (fwd ? b - dlo - e : b)]
-                               : real(0);
-            }
+            for (int e = 0; e < EMAX; ++e)
+                gs[j][e] = G[goff[j][e]];
         }
     };
 #pragma unroll
@@ -420,8 +384,8 @@ __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int 
                 double h[2] = { 0.0, 0.0 };
 #pragma unroll
                 for (int e = 0; e < EMAX; ++e)
-                    h[e & 1] += (fwd ? row[b - dlo - e] : row[b + dlo + e]) * g[k][j][e];
-                s[j] = h[0] + h[1];
+                    h[e & 1] += rowbuf[roff[j][e]] * g[k][j][e];
+                s[j] = b < Mt ? h[0] + h[1] : 0.0; // states past Mt: none
                 local += s[j];
             }
             if (step + PF < p.Wc)
@@ -488,18 +452,24 @@ __global__ void __launch_bounds__(32) norm_scan_kernel(launch_params<real> p, in
     // k-th term in the order of summation: alpha from index 1 up, beta from top - 1 down
     auto at = [&](int k) { return fwd ? 1 + k : top - 1 - k; };
     const double base = fwd || top == p.N ? 0.0 : v[top]; // C_0 = 1, D_N = 1
-    // the logs in parallel, then summed by one lane in a fixed order (from
-    // index 1 up, from N - 1 down), so that the sums do not depend on how the
-    // windows cut the frame: global and local storage stay bit-identical
-    for (int k = lane; k < count; k += 32)
-        v[at(k)] = log2(v[at(k)]);
-    __syncwarp();
-    if (lane == 0) {
-        double run = base;
-        for (int k = 0; k < count; ++k) {
-            run += v[at(k)];
-            v[at(k)] = run;
+    // the logs in parallel, then summed in a fixed order (from index 1 up,
+    // from N - 1 down), so that the sums do not depend on how the windows
+    // cut the frame: global and local storage stay bit-identical. 32 terms
+    // at a time: each lane takes one, and every lane adds all 32 in order
+    // (the same sums in every lane), keeping the one that ends at its own
+    // term; the chain is one add per term, with no memory access in it.
+    double run = base;
+    for (int k0 = 0; k0 < count; k0 += 32) {
+        const int k = k0 + lane;
+        const double x = k < count ? log2(v[at(k)]) : 0.0;
+        double mine = 0;
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+            run += __shfl_sync(0xffffffffu, x, j); // 0 past the end
+            mine = j == lane ? run : mine;
         }
+        if (k < count)
+            v[at(k)] = mine;
     }
     if (lane == 0 && fwd)
         v[0] = 0.0;
@@ -565,18 +535,27 @@ template <typename real>
 void launch_recursion(const launch_params<real>& p, int which, bool warp, int ab_block)
 {
     const dim3 grid(unsigned(p.F), which == 2 ? 2u : 1u);
+    // drift changes a thread holds: the one-warp kernel has a form for 12 (a
+    // state's terms are all summed, so the form nearest M_n saves the most)
     const int emax = p.Mn <= 8 ? 8 : p.Mn <= 16 ? 16 : 32;
+    const int emax_warp = p.Mn <= 8 ? 8 : p.Mn <= 12 ? 12 : emax;
     const int spl = (p.Mt + 31) / 32; // states per lane
     const size_t shared = sizeof(double) * (32 + size_t(ab_block) + 2 * ab_pad);
     if (warp && spl <= 2) {
         // one warp per frame up to 64 states (1 or 2 per lane); beyond, the
         // block kernels are as fast (S500: 2.6 against 2.7 us per frame)
-        switch (emax * 10 + spl) {
+        switch (emax_warp * 10 + spl) {
         case 81:
             ab_warp_kernel<real, 8, 1><<<grid, 32>>>(p, which);
             break;
         case 82:
             ab_warp_kernel<real, 8, 2><<<grid, 32>>>(p, which);
+            break;
+        case 121:
+            ab_warp_kernel<real, 12, 1><<<grid, 32>>>(p, which);
+            break;
+        case 122:
+            ab_warp_kernel<real, 12, 2><<<grid, 32>>>(p, which);
             break;
         case 161:
             ab_warp_kernel<real, 16, 1><<<grid, 32>>>(p, which);
