@@ -64,12 +64,17 @@ recursion_kind parse_recursion(const std::string& s)
         return recursion_kind::automatic;
     if (s == "block")
         return recursion_kind::block;
-    throw std::invalid_argument("recursion '" + s + "' is not one of auto, block");
+    if (s == "segmented")
+        return recursion_kind::segmented;
+    throw std::invalid_argument("recursion '" + s +
+                                "' is not one of auto, block, segmented");
 }
 
 std::string to_string(recursion_kind r)
 {
-    return r == recursion_kind::block ? "block" : "auto";
+    return r == recursion_kind::block       ? "block"
+           : r == recursion_kind::segmented ? "segmented"
+                                            : "auto";
 }
 
 std::string to_string(backend_kind b)

@@ -63,6 +63,13 @@ void launch_pack(const uint8_t* bits,
 template <typename real>
 void launch_recursion(const launch_params<real>& p, int which, bool warp, int ab_block);
 
+//! alpha and beta of the whole frame at once (global storage) in segments of
+//! p.seg_len steps run side by side (segmented_recursion.cu; plan_segments):
+//! the rows and normalizers launch_recursion(p, 2, ...) stores, and the same
+//! statuses.
+template <typename real>
+void launch_segmented_recursion(const launch_params<real>& p);
+
 //! The normalizers' logs, summed: alpha's (which = 0, after the forward pass) or beta's
 //! over the window (1).
 template <typename real>

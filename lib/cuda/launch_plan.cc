@@ -119,7 +119,22 @@ int plan_reg_corner(int n, int Mn, int dlo, unsigned renorm_rows)
 
 bool plan_warp_recursion(recursion_kind r, int Mt, int Mn)
 {
-    return r == recursion_kind::automatic && (Mt + 31) / 32 <= 2 && Mn <= 32;
+    return r != recursion_kind::block && (Mt + 31) / 32 <= 2 && Mn <= 32;
+}
+
+int plan_segments(recursion_kind r, int Mt, int Mn, int Wc, int F, bool both_directions)
+{
+    if (!both_directions || !plan_warp_recursion(r, Mt, Mn) || Wc < 1 || F < 1)
+        return 0;
+    int L = 8;
+    while ((long long)L * L < 2LL * Wc)
+        ++L;
+    const int segs = (Wc + L - 1) / L;
+    if (segs < seg_min_segments)
+        return 0;
+    if (r == recursion_kind::segmented)
+        return L;
+    return (long long)F * 2 * (segs - 1) * Mt <= seg_max_warps ? L : 0;
 }
 
 namespace {

@@ -144,6 +144,21 @@ int plan_reg_corner(int n, int Mn, int dlo, unsigned renorm_rows);
 bool plan_warp_recursion(recursion_kind r, int Mt, int Mn);
 
 /*!
+ * \brief The segment length (steps) of the segmented recursion for a launch of
+ * F frames of Wc steps each, both directions at once (global storage), or 0:
+ * the sequential recursion. Segments need the one-warp shape (M_tau <= 64,
+ * M_n <= 32) and at least seg_min_segments of them. L ~ sqrt(2 Wc) balances
+ * the transfers' L steps (all segments at once) against the combination's
+ * Wc / L sequential matrix-vector products. "auto" takes them while the
+ * transfers' warps (F x 2 x (segments - 1) x M_tau) fit seg_max_warps, about
+ * two waves of an H100 (small batches, where one frame's latency matters);
+ * "segmented" wherever the shape allows; "block" never.
+ */
+int plan_segments(recursion_kind r, int Mt, int Mn, int Wc, int F, bool both_directions);
+constexpr int seg_min_segments = 4;
+constexpr long long seg_max_warps = 8192;
+
+/*!
  * \brief Frames per chunk when decode_batch splits `frames` frames over
  * `streams` lanes: chunk_frames when the batch holds at least lane_min_chunks
  * of them, else the whole batch in one chunk (one lane). Measured on S500

@@ -129,6 +129,7 @@ public:
         // every M_tau (tests compare the two)
         d_ab_warp =
             plan_warp_recursion(set.recursion, d_limits.mtau.size(), d_limits.mn.size());
+        d_recursion = set.recursion;
 
         const memory_model mm = memory();
         const size_t fixed = mm.per_frame(size_t(tau()));
@@ -166,7 +167,10 @@ public:
                                ? "general, rows in shared memory"
                                : "general, rows in global memory",
                            ", alpha/beta ",
-                           d_ab_warp ? "warp" : detail::concat("block ", d_ab_block)));
+                           d_ab_warp ? d_recursion == recursion_kind::segmented
+                                           ? "warp (segmented)"
+                                           : "warp (segmented for small batches)"
+                                     : detail::concat("block ", d_ab_block)));
     }
 
     backend_kind backend() const override { return backend_kind::cuda; }
@@ -641,6 +645,16 @@ private:
         ln.log_beta_norm.ensure(size_t(F) * (Nn + 1));
         ln.log_lambda_end.ensure(size_t(F));
         ln.post.ensure(size_t(F) * Nn * Q);
+        // the segmented recursion (small batches in global storage)
+        const int seg_len =
+            recompute ? 0 : plan_segments(d_recursion, Mt, Mn, Nn, F, true);
+        const int segs = seg_len > 0 ? (Nn + seg_len - 1) / seg_len : 0;
+        if (seg_len > 0) {
+            ln.seg_trans.ensure(size_t(F) * 2 * size_t(segs - 1) * Mt * Mt);
+            ln.seg_scale.ensure(size_t(F) * 2 * size_t(segs - 1) * Mt);
+            ln.seg_start.ensure(size_t(F) * 2 * size_t(segs) * Mt);
+            ln.seg_ok.ensure(size_t(F) * 2);
+        }
         std::vector<long long> packed_offset(count);
         long long words = 0;
         for (size_t j = 0; j < count && !soft; ++j) {
@@ -786,6 +800,12 @@ private:
         p.post_d = any_prior ? (io ? io->ext : ln.post_d.get()) : nullptr;
         p.status = ln.status.get();
         p.status_index = ln.status_index.get();
+        p.seg_len = seg_len;
+        p.segs = segs;
+        p.seg_trans = ln.seg_trans.get();
+        p.seg_scale = ln.seg_scale.get();
+        p.seg_start = ln.seg_start.get();
+        p.seg_ok = ln.seg_ok.get();
 
         // per-stage device time (bsid_bench), from events around each stage
         stage_clock clock(d_profiling);
@@ -800,7 +820,10 @@ private:
         };
         auto recursion = [&](int which, stage_clock::stage st) {
             clock.begin();
-            launch_recursion(p, which, d_ab_warp, d_ab_block);
+            if (which == 2 && p.seg_len > 0)
+                launch_segmented_recursion(p);
+            else
+                launch_recursion(p, which, d_ab_warp, d_ab_block);
             // the normalizers' logs for pass L: alpha's once the forward pass
             // is complete, beta's for the window just done
             if (which == 2 || (which == 0 && p.i0 + p.Wc == Nn))
@@ -1162,6 +1185,9 @@ private:
         device_buffer<uint8_t> bits;
         device_buffer<long long> offset, rho, packed_offset;
         device_buffer<int> has_prior, status, status_index;
+        // the segmented recursion's matrices, scales, first rows and counts
+        device_buffer<double> seg_trans, seg_scale, seg_start;
+        device_buffer<int> seg_ok;
         device_buffer<unsigned long long> packed;
         device_buffer<double> llr;      // soft input: the batch's LLRs
         device_buffer<real> soft;       // and their probabilities (launch_params::soft)
@@ -1186,7 +1212,8 @@ private:
             return G.bytes() + Lpart.bytes() + alpha.bytes() + beta.bytes() +
                    post.bytes() + scratch.bytes() + post_d.bytes() + llr.bytes() +
                    soft.bytes() + ev_yprob.bytes() + ev_index.bytes() + ev_items.bytes() +
-                   ev_scratch.bytes();
+                   ev_scratch.bytes() + seg_trans.bytes() + seg_scale.bytes() +
+                   seg_start.bytes();
         }
         void release_cache()
         {
@@ -1198,6 +1225,9 @@ private:
             scratch.release();
             post_d.release();
             llr.release();
+            seg_trans.release();
+            seg_scale.release();
+            seg_start.release();
             soft.release();
             ev_yprob.release();
             ev_index.release();
@@ -1226,6 +1256,7 @@ private:
     bool d_stop = false;
     general_shape d_general; // the general lattice kernel's launch (when !d_reg)
     int d_ab_block = 128;
+    recursion_kind d_recursion = recursion_kind::automatic; // plan_segments per batch
     bool d_ab_warp =
         true; // warp recursions where M_tau allows (BSID_CUDA_AB=block: never)
     lattice_launcher<real> d_reg = nullptr; // the register kernel, if any

@@ -147,6 +147,34 @@ TEST(launch_plan, block_sizes_and_recursions)
     // a corridor wider than the warp kernels' 32 drift changes: blocks
     // (explicit limits can pair a small m_tau with a wide m_n)
     EXPECT_FALSE(plan_warp_recursion(recursion_kind::automatic, 61, 33));
+    EXPECT_TRUE(plan_warp_recursion(recursion_kind::segmented, 64, 32));
+}
+
+TEST(launch_plan, segments_for_small_batches_in_global_storage)
+{
+    // one frame of N = 840 at M_tau = 59: segments of ceil(sqrt(1680)) = 41 steps
+    EXPECT_EQ(plan_segments(recursion_kind::automatic, 59, 10, 840, 1, true), 41);
+    // as many frames as the transfers' warps allow: 3 x 2 x 20 x 59 <= 8192 < 4 x ...
+    EXPECT_EQ(plan_segments(recursion_kind::automatic, 59, 10, 840, 3, true), 41);
+    EXPECT_EQ(plan_segments(recursion_kind::automatic, 59, 10, 840, 4, true), 0);
+    // "segmented": whatever the batch; "block": never
+    EXPECT_EQ(plan_segments(recursion_kind::segmented, 59, 10, 840, 256, true), 41);
+    EXPECT_EQ(plan_segments(recursion_kind::block, 59, 10, 840, 1, true), 0);
+    // not the one-warp shape, local storage (one direction a window), short frames
+    EXPECT_EQ(plan_segments(recursion_kind::segmented, 65, 10, 840, 1, true), 0);
+    EXPECT_EQ(plan_segments(recursion_kind::segmented, 59, 33, 840, 1, true), 0);
+    EXPECT_EQ(plan_segments(recursion_kind::segmented, 59, 10, 840, 1, false), 0);
+    EXPECT_EQ(plan_segments(recursion_kind::segmented, 20, 10, 24, 1, true), 0);
+    // the shortest frames segmented: 4 segments of 8 steps
+    EXPECT_EQ(plan_segments(recursion_kind::segmented, 20, 10, 32, 1, true), 8);
+    for (int Wc = 1; Wc <= 5000; Wc += 7) {
+        const int L = plan_segments(recursion_kind::segmented, 40, 12, Wc, 1, true);
+        if (L == 0)
+            continue;
+        EXPECT_GE((long long)L * L, 2LL * Wc) << Wc; // the smallest such L from 8
+        EXPECT_TRUE(L == 8 || (long long)(L - 1) * (L - 1) < 2LL * Wc) << Wc;
+        EXPECT_GE((Wc + L - 1) / L, seg_min_segments) << Wc;
+    }
 }
 
 TEST(launch_plan, settings_from_config_and_environment)

@@ -19,11 +19,13 @@
 #include <gnuradio/bsid/core/log.h>
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
 #include <random>
 #include <string>
+#include <tuple>
 
 using namespace bsid;
 using namespace bsid::qa;
@@ -441,6 +443,93 @@ TEST_F(cuda_decoder, warp_recursion_every_shape)
         }
     set_log_handler(nullptr);
     set_log_level(was);
+}
+
+// The segmented recursion (recursion "segmented": every batch whose shape
+// allows, plan_segments) against the CPU: frames through the channel, with
+// and without priors, refused frames among them, both precisions and
+// storages (local storage runs the windows in a row); and frames with no
+// path whose recursions stop inside a later segment (alpha) or the first
+// (beta), and the reverse, so that phase 2 stops mid-frame.
+TEST_F(cuda_decoder, segmented_recursion_matches_cpu)
+{
+    std::mt19937_64 rng(test_seed() + 13);
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    // (M_tau of 48, 64 and 59: two states a lane; 25 (explicit): one)
+    for (const auto& [N, p, mt] : { std::tuple<int, double, int>{ 60, 0.01, 0 },
+                                    { 120, 0.01, 0 },
+                                    { 840, 0.001, 0 },
+                                    { 60, 0.01, 12 } }) {
+        const channel_params ch(p, p, p);
+        const batch b = make_batch(cb, ch, N, true, rng);
+        decoder_config cfg(cb, ch, N);
+        cfg.recursion = recursion_kind::segmented;
+        if (mt > 0)
+            cfg.mtau = drift_range{ -mt, mt };
+        ASSERT_LE(map_decoder::make(cfg)->limits().mtau.size(), 64) << N;
+        std::vector<frame_result> ref_res, res;
+        auto cpu =
+            make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
+        const auto ref = decode_all(*cpu, b, ref_res);
+        expect_batch_statuses(*cpu, b, ref_res, "cpu N=" + std::to_string(N));
+        for (auto pk : precisions)
+            for (auto st : storages) {
+                auto dec = make(cfg, backend_kind::cuda, pk, st);
+                const std::string what =
+                    "N=" + std::to_string(N) + " " + to_string(pk) + " " + to_string(st);
+                const auto got = decode_all(*dec, b, res);
+                expect_batch_statuses(*dec, b, res, what);
+                for (size_t k = 0; k < got.size(); ++k) {
+                    ASSERT_EQ(res[k].status, ref_res[k].status) << what << " frame " << k;
+                    if (ref_res[k].ok()) {
+                        EXPECT_LT(max_abs_diff(got[k], ref[k]),
+                                  pk == precision_kind::dual ? 1e-9 : 1e-4)
+                            << what << " frame " << k;
+                    }
+                }
+            }
+    }
+    // no path: deletions only, at most one a codeword; half of each frame
+    // sent as it is, the other half zeros (a codeword with two ones or more
+    // cannot become zeros)
+    const int N = 120;
+    const channel_params del(0.0, 0.02, 0.0);
+    decoder_config cfg(cb, del, N);
+    cfg.recursion = recursion_kind::segmented;
+    cfg.mn = drift_range{ -1, 0 };
+    std::vector<int64_t> msg(static_cast<size_t>(N));
+    std::uniform_int_distribution<int> sym(0, cb.q() - 1);
+    for (auto& d : msg)
+        d = sym(rng);
+    const auto sent = cb.encode(msg.data(), msg.size());
+    std::vector<std::vector<uint8_t>> rx(3, sent);
+    std::fill(rx[1].begin() + rx[1].size() / 2, rx[1].end(), 0); // alpha stops mid-frame
+    std::fill(rx[2].begin(), rx[2].begin() + rx[2].size() / 2, 0); // beta does
+    std::vector<frame_view> views;
+    for (const auto& r : rx)
+        views.push_back({ r.data(), r.size(), nullptr });
+    const size_t NQ = size_t(N) * cb.q();
+    std::vector<std::vector<double>> want(rx.size(), std::vector<double>(NQ));
+    std::vector<double*> wout;
+    for (auto& w : want)
+        wout.push_back(w.data());
+    auto cpu = make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
+    const auto ref_res = cpu->decode_batch(views, wout);
+    ASSERT_TRUE(ref_res[0].ok()) << ref_res[0].reason;
+    EXPECT_EQ(ref_res[1].status, frame_status::impossible);
+    EXPECT_EQ(ref_res[2].status, frame_status::impossible);
+    for (auto pk : precisions) {
+        auto dec = make(cfg, backend_kind::cuda, pk, storage_kind::global);
+        std::vector<std::vector<double>> got(rx.size(), std::vector<double>(NQ));
+        std::vector<double*> gout;
+        for (auto& g : got)
+            gout.push_back(g.data());
+        const auto r = dec->decode_batch(views, gout);
+        for (size_t k = 0; k < rx.size(); ++k)
+            EXPECT_EQ(r[k].status, ref_res[k].status) << to_string(pk) << " frame " << k;
+        EXPECT_LT(max_abs_diff(got[0], want[0]),
+                  pk == precision_kind::dual ? 1e-9 : 1e-4);
+    }
 }
 
 // One frame's message, encoded and sent: frame k of `seed`.

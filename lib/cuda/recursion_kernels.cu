@@ -16,6 +16,7 @@
 #include "cuda_check.h"
 #include "kernel_launchers.h"
 #include "lattice_kernels.cuh"
+#include "warp_recursion.cuh"
 #include <gnuradio/bsid/core/model.h>
 #include <algorithm>
 #include <stdexcept>
@@ -44,29 +45,6 @@ __device__ double block_sum(double v, double* shared)
 }
 
 constexpr int ab_max_block = 512; // states per block on the fast path
-constexpr int ab_pad = 32;        // zeros on each side of the fast path's row (M_n <= 32)
-
-// The places of a fast-path state's terms, so that the step tests none of
-// them: term e (drift change dlo + e) of state s multiplies G(e, s_G) by the
-// row's entry r0 + step * e, where s_G is the state whose G it is (b - d
-// forward, s itself backward) and r0 the row's entry for e = 0. goff: s_G's
-// offset in an index's slice of G, clamped into [0, Mt) (a term whose other
-// state is outside the states then reads a valid entry and meets a zero of
-// the row's padding); roff: the entry's place in the padded row (offset
-// ab_pad), or 0, a padding zero, for e >= Mn (and for states past Mt the
-// caller drops the sum).
-template <int EMAX>
-__device__ __forceinline__ void ab_term_offsets(
-    unsigned (&goff)[EMAX], int (&roff)[EMAX], int s, int r0, int step, int Mt, int Mn)
-{
-#pragma unroll
-    for (int e = 0; e < EMAX; ++e) {
-        int sg = step < 0 ? r0 - e : s; // forward: the state b - d; backward: a
-        sg = sg < 0 ? 0 : sg < Mt ? sg : Mt - 1;
-        goff[e] = unsigned((e < Mn ? e : 0) * Mt + sg);
-        roff[e] = e < Mn ? ab_pad + r0 + step * e : 0;
-    }
-}
 
 /*
  * Forward recursion over the window (eqn:alpha with eqn:alpha_norm):
@@ -290,11 +268,6 @@ __global__ void __launch_bounds__(ab_max_block)
     }
 }
 
-// How many steps of G ab_warp_kernel keeps in flight (EMAX x SPL values a
-// step): 2 where they fit 32 registers a lane (their offsets take as many).
-template <typename real, int EMAX, int SPL>
-constexpr int ab_warp_depth = (EMAX * SPL * int(sizeof(real) / 4)) <= 32 ? 2 : 1;
-
 /*
  * alpha and beta for M_tau <= 32 SPL states (SPL = 1 or 2, M_n <= EMAX): one warp per
  * frame and direction, SPL states per lane, the row in shared memory
@@ -305,15 +278,14 @@ constexpr int ab_warp_depth = (EMAX * SPL * int(sizeof(real) / 4)) <= 32 ? 2 : 1
 template <typename real, int EMAX, int SPL>
 __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int which)
 {
-    __shared__ double rowbuf[2 * ab_pad + 32 * SPL];
+    __shared__ double rowbuf[ab_warp_row<SPL>];
     const int f = blockIdx.x;
     const bool fwd = (gridDim.y == 2 ? int(blockIdx.y) : which) == 0;
     if (p.status[f] != st_ok)
         return;
-    const int Mt = p.Mt, Mn = p.Mn, dlo = p.dlo, lane = threadIdx.x;
+    const int Mt = p.Mt, lane = threadIdx.x;
     double* rows = (fwd ? p.alpha : p.beta) + (long long)f * (p.N + 1) * Mt;
-    double* row = rowbuf + ab_pad;
-    for (int s = lane; s < 2 * ab_pad + 32 * SPL; s += 32)
+    for (int s = lane; s < ab_warp_row<SPL>; s += 32)
         rowbuf[s] = 0.0;
     __syncwarp();
     // the first row: 0 forward (a one-hot at drift 0 for the frame's start),
@@ -336,99 +308,28 @@ __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int 
         } else {
             v = rows[(long long)first * Mt + b];
         }
-        row[b] = v;
+        rowbuf[ab_pad + b] = v;
     }
-    // each term's places (ab_term_offsets): no term is tested
-    unsigned goff[SPL][EMAX];
-    int roff[SPL][EMAX];
-#pragma unroll
-    for (int j = 0; j < SPL; ++j) {
-        const int b = lane + 32 * j;
-        if (fwd)
-            ab_term_offsets<EMAX>(goff[j], roff[j], b, b - dlo, -1, Mt, Mn);
-        else
-            ab_term_offsets<EMAX>(goff[j], roff[j], b, b + dlo, 1, Mt, Mn);
-    }
-    // G of the next PF steps in flight (ab_warp_depth)
-    constexpr int PF = ab_warp_depth<real, EMAX, SPL>;
-    real g[PF][SPL][EMAX];
-    auto load_g = [&](real(&gs)[SPL][EMAX], int iw) {
-        const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
-#pragma unroll
-        for (int j = 0; j < SPL; ++j) {
-#pragma unroll
-            for (int e = 0; e < EMAX; ++e)
-                gs[j][e] = G[goff[j][e]];
-        }
-    };
-#pragma unroll
-    for (int k = 0; k < PF; ++k) {
-        if (k < p.Wc)
-            load_g(g[k], fwd ? k : p.Wc - 1 - k);
-    }
-    __syncwarp();
-    for (int step0 = 0; step0 < p.Wc; step0 += PF) {
-#pragma unroll
-        for (int k = 0; k < PF; ++k) {
-            const int step = step0 + k;
-            if (step >= p.Wc)
-                break;
-            const int iw = fwd ? step : p.Wc - 1 - step;
-            const int i = p.i0 + iw;
-            double s[SPL];
-            double local = 0;
-#pragma unroll
-            for (int j = 0; j < SPL; ++j) {
-                // two chains of multiply-adds (even and odd e), half as long
-                const int b = lane + 32 * j;
-                double h[2] = { 0.0, 0.0 };
-#pragma unroll
-                for (int e = 0; e < EMAX; ++e)
-                    h[e & 1] += rowbuf[roff[j][e]] * g[k][j][e];
-                s[j] = b < Mt ? h[0] + h[1] : 0.0; // states past Mt: none
-                local += s[j];
-            }
-            if (step + PF < p.Wc)
-                load_g(g[k], fwd ? iw + PF : iw - PF); // in flight from here on
-            const double sum = warp_sum(local);        // the same in every lane
-            double inv = 0;
-            if (!model::normalizer(sum, inv)) {
-                if (lane == 0) {
-                    p.status[f] = fwd ? st_alpha : st_beta;
-                    p.status_index[f] = fwd ? i + 1 : i;
-                }
-                return;
-            }
-            const int to = fwd ? i + 1 : i;
+    const int failed = warp_steps<real, EMAX, SPL>(
+        p, f, fwd, rowbuf, 0, p.Wc, [&](int to, double sum, const double(&v)[SPL]) {
             if (lane == 0)
                 norm[to] = sum;
-            __syncwarp(); // every lane has read the row
 #pragma unroll
             for (int j = 0; j < SPL; ++j) {
                 const int b = lane + 32 * j;
-                if (b < Mt) {
-                    const double v = s[j] * inv;
-                    row[b] = v;
-                    rows[(long long)to * Mt + b] = v;
-                }
+                if (b < Mt)
+                    rows[(long long)to * Mt + b] = v[j];
             }
-            __syncwarp(); // the new row is visible to every lane
+        });
+    if (failed >= 0) {
+        if (lane == 0) {
+            p.status[f] = fwd ? st_alpha : st_beta;
+            p.status_index[f] = failed;
         }
+        return;
     }
-    if (fwd && p.i0 + p.Wc == p.N) {
-        // some path must end where the end weights allow
-        const double* en = p.end + (long long)f * Mt;
-        double s = 0;
-        for (int b = lane; b < Mt; b += 32)
-            s += double(row[b]) * double(en[b]);
-        s = warp_sum(s);
-        if (lane == 0 && !(s > 0)) {
-            p.status[f] = st_end;
-            p.status_index[f] = p.N;
-        } else if (lane == 0) {
-            p.log_lambda_end[f] = log2(s);
-        }
-    }
+    if (fwd && p.i0 + p.Wc == p.N)
+        warp_end_check<real, SPL>(p, f, rowbuf);
 }
 
 /*

@@ -1393,7 +1393,9 @@ backend: "cpu", "cuda" or "auto"; precision: "float" or "double"; storage:
 computed from Pr; each must hold 0 (lo <= 0 <= hi); mn bounds a drift change
 and may be wider than mtau. The CUDA backend's settings: device (its index),
 recursion ("auto": one warp per frame for alpha and beta up to 64 states,
-blocks beyond; "block": blocks always) and local_window (the most symbol
+blocks beyond, and for small batches in global storage the frame's steps in
+segments run side by side; "block": blocks always; "segmented": segments
+wherever the shape allows) and local_window (the most symbol
 indices per local-storage window; 0: from the free memory), and cuda_streams
 (lanes that decode a batch's chunks at once, so that copies and host work
 overlap the kernels; 1: one chunk at a time; 0: the default, 2), and devices

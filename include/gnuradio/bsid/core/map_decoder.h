@@ -27,8 +27,11 @@ enum class backend_kind { cpu, cuda, automatic };
 enum class precision_kind { single, dual };
 enum class storage_kind { global, local, automatic };
 //! How the CUDA backend runs alpha and beta: one warp per frame where M_tau <= 64
-//! and blocks beyond (automatic), or always blocks (tests compare the two).
-enum class recursion_kind { automatic, block };
+//! and blocks beyond, the frame's steps split into segments run side by side
+//! for small batches in global storage (automatic); always blocks (block); or
+//! segments wherever their shape allows, whatever the batch (segmented). Tests
+//! compare them; all are exact.
+enum class recursion_kind { automatic, block, segmented };
 
 //! The CUDA backend's lanes (decoder_config::cuda_streams): by default, and at most.
 constexpr int default_cuda_streams = 2, max_cuda_streams = 8;
@@ -37,7 +40,7 @@ constexpr int default_cuda_streams = 2, max_cuda_streams = 8;
 backend_kind parse_backend(const std::string& s);
 precision_kind parse_precision(const std::string& s);
 storage_kind parse_storage(const std::string& s);
-//! "auto" | "block"
+//! "auto" | "block" | "segmented"
 recursion_kind parse_recursion(const std::string& s);
 std::string to_string(recursion_kind r);
 std::string to_string(backend_kind b);

@@ -1,0 +1,259 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The segmented recursion: alpha and beta of a frame with its steps split
+// into segments that run side by side, exact (docs/design.md, "The
+// segmented recursion"). A step is linear in the row, so segment k maps its
+// first row to its last by a matrix, the rows reached from each one-hot
+// start. Three launches, both directions at once (global storage):
+//  1. seg_transfer_kernel: one warp per (frame, direction, segment k <
+//     segs - 1, start state u) runs segment k from the one-hot at u with the
+//     one-warp step (warp_recursion.cuh), keeping the last row normalized
+//     and the log2 of its scale (the product of the steps' sums);
+//  2. seg_combine_kernel: one block per (frame, direction) walks the
+//     segments in order, each segment's first row from the one before by
+//     the matrix: c_u = row(u) 2^(scale(u) - max), sum_u c_u T_u, normalized;
+//  3. seg_rows_kernel: one warp per (frame, direction, segment) runs the
+//     steps again from its first row, storing each row and each step's sum
+//     (the normalizers) as the one-warp kernel does; the last forward
+//     segment checks the frame's end.
+// A frame with no path stops in phase 2 at the segment where the matrix
+// product vanishes; that segment's phase 3 finds the step, as the
+// sequential recursion does.
+
+#include "cuda_check.h"
+#include "kernel_launchers.h"
+#include "warp_recursion.cuh"
+#include <math_constants.h>
+#include <stdexcept>
+
+namespace bsid {
+namespace cuda {
+
+namespace {
+
+constexpr int seg_combine_threads = 256; // 8 warps, each a share of the states u
+
+// a (frame, direction)'s place in the seg_ buffers
+__device__ __forceinline__ long long seg_index(int f, int dir)
+{
+    return (long long)f * 2 + dir;
+}
+
+template <typename real, int EMAX, int SPL>
+__global__ void __launch_bounds__(32) seg_transfer_kernel(launch_params<real> p)
+{
+    __shared__ double rowbuf[ab_warp_row<SPL>];
+    const int u = blockIdx.x, k = blockIdx.y;
+    const int f = int(blockIdx.z) >> 1, dir = int(blockIdx.z) & 1;
+    if (p.status[f] != st_ok)
+        return;
+    const int lane = threadIdx.x, Mt = p.Mt, L = p.seg_len;
+    for (int s = lane; s < ab_warp_row<SPL>; s += 32)
+        rowbuf[s] = 0.0;
+    __syncwarp();
+    if (lane == 0)
+        rowbuf[ab_pad + u] = 1.0;
+    __syncwarp();
+    double lg = 0; // log2 of the product of the steps' sums (the same in every lane)
+    const int t0 = k * L, t1 = min(t0 + L, p.Wc);
+    const int failed = warp_steps<real, EMAX, SPL>(
+        p, f, dir == 0, rowbuf, t0, t1, [&](int, double sum, const double(&)[SPL]) {
+            lg += log2(sum);
+        });
+    const long long m = (seg_index(f, dir) * (p.segs - 1) + k) * Mt + u;
+    if (lane == 0)
+        p.seg_scale[m] = failed >= 0 ? -CUDART_INF : lg;
+    for (int b = lane; b < Mt; b += 32)
+        p.seg_trans[m * Mt + b] = failed >= 0 ? 0.0 : rowbuf[ab_pad + b];
+}
+
+// One block per (frame, direction): the segments' first rows in order.
+template <typename real>
+__global__ void __launch_bounds__(seg_combine_threads)
+    seg_combine_kernel(launch_params<real> p)
+{
+    __shared__ double cur[64], c[64], part[seg_combine_threads / 32][64];
+    __shared__ int stop;
+    const int f = blockIdx.x, dir = blockIdx.y;
+    if (p.status[f] != st_ok)
+        return;
+    const int Mt = p.Mt, S = p.segs, tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+    constexpr int NW = seg_combine_threads / 32;
+    const long long fd = seg_index(f, dir);
+    double* first = p.seg_start + fd * S * Mt;
+    const double* bound = (dir == 0 ? p.start : p.end) + (long long)f * Mt;
+    if (tid < 64)
+        cur[tid] = tid < Mt ? bound[tid] : 0.0;
+    if (tid == 0)
+        stop = 0;
+    __syncthreads();
+    int k = 0;
+    for (;; ++k) {
+        if (tid < Mt)
+            first[(long long)k * Mt + tid] = cur[tid];
+        if (k == S - 1)
+            break;
+        const long long m0 = (fd * (S - 1) + k) * Mt;
+        // the scales' largest among the live start states: warp 0
+        if (w == 0) {
+            double mx = -CUDART_INF;
+            for (int u = lane; u < Mt; u += 32) {
+                const double sc = p.seg_scale[m0 + u];
+                if (cur[u] > 0 && sc > mx)
+                    mx = sc;
+            }
+            for (int o = 16; o > 0; o >>= 1)
+                mx = fmax(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+            for (int u = lane; u < 64; u += 32) {
+                const double sc = u < Mt ? p.seg_scale[m0 + u] : -CUDART_INF;
+                c[u] = u < Mt && cur[u] > 0 && sc > -CUDART_INF ? cur[u] * exp2(sc - mx)
+                                                                : 0.0;
+            }
+        }
+        __syncthreads();
+        // the next first row: warp w sums the start states u = w, w + NW, ...
+        for (int v = lane; v < 64; v += 32) {
+            double acc = 0;
+            if (v < Mt) {
+                const double* T = p.seg_trans + m0 * Mt + v;
+#pragma unroll 8
+                for (int u = w; u < Mt; u += NW)
+                    acc += c[u] * T[(long long)u * Mt];
+            }
+            part[w][v] = acc;
+        }
+        __syncthreads();
+        // the states' sums in a fixed order, normalized: warp 0
+        if (w == 0) {
+            double x[2] = { 0.0, 0.0 };
+            for (int j = 0; j < 2; ++j) {
+                const int v = lane + 32 * j;
+                for (int q = 0; q < NW; ++q)
+                    x[j] += part[q][v];
+            }
+            const double sum = warp_sum(x[0] + x[1]);
+            double inv = 0;
+            if (!model::normalizer(sum, inv)) {
+                if (lane == 0)
+                    stop = 1;
+            } else {
+                cur[lane] = x[0] * inv;
+                cur[lane + 32] = x[1] * inv;
+            }
+        }
+        __syncthreads();
+        if (stop)
+            break;
+    }
+    // segments 0..k have their first rows; a stop: no path within segment k
+    if (tid == 0)
+        p.seg_ok[fd] = k + 1;
+}
+
+template <typename real, int EMAX, int SPL>
+__global__ void __launch_bounds__(32) seg_rows_kernel(launch_params<real> p)
+{
+    __shared__ double rowbuf[ab_warp_row<SPL>];
+    const int k = blockIdx.x, f = int(blockIdx.y) >> 1, dir = int(blockIdx.y) & 1;
+    const bool fwd = dir == 0;
+    if (p.status[f] != st_ok)
+        return;
+    const long long fd = seg_index(f, dir);
+    const int ok = p.seg_ok[fd];
+    if (k >= ok)
+        return; // past a segment with no path
+    const int lane = threadIdx.x, Mt = p.Mt, L = p.seg_len, S = p.segs;
+    double* rows = (fwd ? p.alpha : p.beta) + (long long)f * (p.N + 1) * Mt;
+    double* norm = (fwd ? p.log_alpha_norm : p.log_beta_norm) + (long long)f * (p.N + 1);
+    for (int s = lane; s < ab_warp_row<SPL>; s += 32)
+        rowbuf[s] = 0.0;
+    __syncwarp();
+    const double* first = p.seg_start + (fd * S + k) * Mt;
+    const int t0 = k * L, t1 = min(t0 + L, p.Wc);
+    for (int b = lane; b < Mt; b += 32) {
+        rowbuf[ab_pad + b] = first[b];
+        if (k == 0) // the boundary row (alpha_0 or beta_N)
+            rows[(long long)(fwd ? 0 : p.N) * Mt + b] = first[b];
+    }
+    int last = -1;
+    const int failed = warp_steps<real, EMAX, SPL>(
+        p, f, fwd, rowbuf, t0, t1, [&](int to, double sum, const double(&v)[SPL]) {
+            if (lane == 0)
+                norm[to] = sum;
+#pragma unroll
+            for (int j = 0; j < SPL; ++j) {
+                const int b = lane + 32 * j;
+                if (b < Mt)
+                    rows[(long long)to * Mt + b] = v[j];
+            }
+            last = to;
+        });
+    // the segment in which phase 2 found no path must fail here too; should
+    // rounding let its steps pass, its last row is where the paths end
+    const int bad = failed >= 0 ? failed : (k == ok - 1 && ok < S) ? last : -1;
+    if (bad >= 0) {
+        if (lane == 0) {
+            p.status[f] = fwd ? st_alpha : st_beta;
+            p.status_index[f] = bad;
+        }
+        return;
+    }
+    if (fwd && k == S - 1)
+        warp_end_check<real, SPL>(p, f, rowbuf);
+}
+
+template <typename real, int EMAX, int SPL>
+void launch_segmented_shape(const launch_params<real>& p)
+{
+    const unsigned F = unsigned(p.F), S = unsigned(p.segs);
+    seg_transfer_kernel<real, EMAX, SPL><<<dim3(unsigned(p.Mt), S - 1, 2 * F), 32>>>(p);
+    BSID_CUDA(cudaGetLastError());
+    seg_combine_kernel<real><<<dim3(F, 2), seg_combine_threads>>>(p);
+    BSID_CUDA(cudaGetLastError());
+    seg_rows_kernel<real, EMAX, SPL><<<dim3(S, 2 * F), 32>>>(p);
+    BSID_CUDA(cudaGetLastError());
+}
+
+} // namespace
+
+template <typename real>
+void launch_segmented_recursion(const launch_params<real>& p)
+{
+    if (p.seg_len < 1 || p.segs < 2 || p.Mt > 64 || p.Mn > 32 || p.i0 != 0 || p.Wc != p.N)
+        throw std::logic_error(
+            "map_decoder(cuda): no segmented recursion for this launch");
+    const int emax = p.Mn <= 8 ? 8 : p.Mn <= 12 ? 12 : p.Mn <= 16 ? 16 : 32;
+    const int spl = (p.Mt + 31) / 32;
+    switch (emax * 10 + spl) {
+    case 81:
+        return launch_segmented_shape<real, 8, 1>(p);
+    case 82:
+        return launch_segmented_shape<real, 8, 2>(p);
+    case 121:
+        return launch_segmented_shape<real, 12, 1>(p);
+    case 122:
+        return launch_segmented_shape<real, 12, 2>(p);
+    case 161:
+        return launch_segmented_shape<real, 16, 1>(p);
+    case 162:
+        return launch_segmented_shape<real, 16, 2>(p);
+    case 321:
+        return launch_segmented_shape<real, 32, 1>(p);
+    case 322:
+        return launch_segmented_shape<real, 32, 2>(p);
+    default:
+        throw std::logic_error(
+            "map_decoder(cuda): no segmented recursion for this shape");
+    }
+}
+
+template void launch_segmented_recursion<float>(const launch_params<float>&);
+template void launch_segmented_recursion<double>(const launch_params<double>&);
+
+} // namespace cuda
+} // namespace bsid
