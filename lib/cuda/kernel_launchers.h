@@ -70,8 +70,8 @@ void launch_recursion(const launch_params<real>& p, int which, bool warp, int ab
 template <typename real>
 void launch_segmented_recursion(const launch_params<real>& p);
 
-//! The normalizers' logs, summed: alpha's (which = 0, after the forward pass) or beta's
-//! over the window (1).
+//! The normalizers' logs, summed: alpha's (which = 0, after the forward pass), beta's
+//! over the window (1), or both over the whole frame at once (2, global storage).
 template <typename real>
 void launch_norm_scan(const launch_params<real>& p, int which);
 

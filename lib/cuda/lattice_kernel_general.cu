@@ -155,6 +155,8 @@ __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int
 
 // The received bits, 64 to a word after one word of padding (bit j of word
 // w is bit 64 (w - 1) + j), so that a lattice reads its segment with two loads.
+// One warp per word: each lane reads two of its bytes (consecutive lanes,
+// consecutive bytes) and two ballots make the word.
 __global__ void pack_kernel(const uint8_t* bits,
                             const long long* offset,
                             const long long* rho,
@@ -165,16 +167,19 @@ __global__ void pack_kernel(const uint8_t* bits,
     const int f = blockIdx.y;
     if (f >= F)
         return;
-    const long long words = rho[f] / 64 + 3;
-    for (long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x; w < words;
-         w += (long long)gridDim.x * blockDim.x) {
-        unsigned long long v = 0;
-        for (int j = 0; j < 64; ++j) {
-            const long long t = 64 * (w - 1) + j;
-            if (t >= 0 && t < rho[f] && bits[offset[f] + t])
-                v |= 1ull << j;
-        }
-        packed[packed_offset[f] + w] = v;
+    const long long words = rho[f] / 64 + 3, r = rho[f];
+    const uint8_t* in = bits + offset[f];
+    const int lane = threadIdx.x & 31;
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < words;
+         w += warps) {
+        const long long t = 64 * (w - 1) + lane; // and t + 32
+        const bool lo = t >= 0 && t < r && in[t] != 0;
+        const bool hi = t + 32 >= 0 && t + 32 < r && in[t + 32] != 0;
+        const unsigned blo = __ballot_sync(0xffffffffu, lo),
+                       bhi = __ballot_sync(0xffffffffu, hi);
+        if (lane == 0)
+            packed[packed_offset[f] + w] = (unsigned long long)bhi << 32 | blo;
     }
 }
 
@@ -274,7 +279,8 @@ void launch_pack(const uint8_t* bits,
                  int F,
                  long long most_words)
 {
-    const dim3 grid(unsigned(std::min<long long>((most_words + 127) / 128, 65535)),
+    // a warp per word, 4 to a block
+    const dim3 grid(unsigned(std::min<long long>((most_words + 3) / 4, 65535)),
                     unsigned(F));
     pack_kernel<<<grid, 128>>>(bits, offset, rho, packed_offset, packed, F);
     BSID_CUDA(cudaGetLastError());

@@ -92,13 +92,15 @@ struct launch_params {
     int* status;            // F
     int* status_index;      // F
     // the segmented recursion (segmented_recursion.cu; seg_len 0: not used):
-    // segments of seg_len steps, segs of them, per frame and direction
+    // segments of seg_len steps, segs of them, per frame and direction;
+    // seg_trans: F x 2 x (segs - 1) x Mt x Mt, each segment's last rows from
+    // each start state; seg_scale: F x 2 x (segs - 1) x Mt, their scales'
+    // powers of two (-inf: no path); seg_start: F x 2 x segs x Mt, each
+    // segment's first row, normalized; seg_ok: F x 2, the segments whose
+    // first rows are known
     int seg_len, segs;
-    double*
-        seg_trans; // F x 2 x (segs - 1) x Mt x Mt: each segment's rows from each state
-    double* seg_scale; // F x 2 x (segs - 1) x Mt: their log2 scales (-inf: dead)
-    double* seg_start; // F x 2 x segs x Mt: each segment's first row, normalized
-    int* seg_ok;       // F x 2: the segments whose first rows are known
+    double *seg_trans, *seg_scale, *seg_start;
+    int* seg_ok;
 };
 
 /*

@@ -826,10 +826,14 @@ private:
                 launch_recursion(p, which, d_ab_warp, d_ab_block);
             // the normalizers' logs for pass L: alpha's once the forward pass
             // is complete, beta's for the window just done
-            if (which == 2 || (which == 0 && p.i0 + p.Wc == Nn))
-                launch_norm_scan(p, 0);
-            if (which != 0)
-                launch_norm_scan(p, 1);
+            if (which == 2) {
+                launch_norm_scan(p, 2);
+            } else {
+                if (which == 0 && p.i0 + p.Wc == Nn)
+                    launch_norm_scan(p, 0);
+                if (which == 1)
+                    launch_norm_scan(p, 1);
+            }
             clock.end(st);
         };
         if (!recompute) {

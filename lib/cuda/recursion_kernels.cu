@@ -337,12 +337,15 @@ __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int 
  * on their critical path); this turns them into the sums of base-2 logs of
  * launch_params::log_alpha_norm, one warp per frame. which = 0: alpha's, prefix sums over
  * all N steps (after the forward pass); which = 1: beta's over the window [i0, i0 + Wc),
- * suffix sums continuing from index i0 + Wc (after each backward window).
+ * suffix sums continuing from index i0 + Wc (after each backward window); a grid
+ * of two rows (global storage, the whole frame a window): both, blockIdx.y for which.
  */
 template <typename real>
 __global__ void __launch_bounds__(32) norm_scan_kernel(launch_params<real> p, int which)
 {
     const int f = blockIdx.x, lane = threadIdx.x;
+    if (gridDim.y == 2)
+        which = int(blockIdx.y); // both at once (global storage)
     if (p.status[f] != st_ok)
         return;
     double* v =
@@ -486,7 +489,7 @@ void launch_recursion(const launch_params<real>& p, int which, bool warp, int ab
 template <typename real>
 void launch_norm_scan(const launch_params<real>& p, int which)
 {
-    norm_scan_kernel<real><<<unsigned(p.F), 32>>>(p, which);
+    norm_scan_kernel<real><<<dim3(unsigned(p.F), which == 2 ? 2u : 1u), 32>>>(p, which);
     BSID_CUDA(cudaGetLastError());
 }
 

@@ -12,11 +12,12 @@
 // start. Three launches, both directions at once (global storage):
 //  1. seg_transfer_kernel: one warp per (frame, direction, segment k <
 //     segs - 1, start state u) runs segment k from the one-hot at u with the
-//     one-warp step (warp_recursion.cuh), keeping the last row normalized
-//     and the log2 of its scale (the product of the steps' sums);
+//     one-warp step (warp_recursion.cuh), keeping the last row as T_u 2^e_u
+//     (the product of the steps' sums split into a mantissa, kept in T_u,
+//     and a power of two);
 //  2. seg_combine_kernel: one block per (frame, direction) walks the
 //     segments in order, each segment's first row from the one before by
-//     the matrix: c_u = row(u) 2^(scale(u) - max), sum_u c_u T_u, normalized;
+//     the matrix: c_u = row(u) 2^(e_u - max e), sum_u c_u T_u, normalized;
 //  3. seg_rows_kernel: one warp per (frame, direction, segment) runs the
 //     steps again from its first row, storing each row and each step's sum
 //     (the normalizers) as the one-warp kernel does; the last forward
@@ -59,31 +60,43 @@ __global__ void __launch_bounds__(32) seg_transfer_kernel(launch_params<real> p)
     if (lane == 0)
         rowbuf[ab_pad + u] = 1.0;
     __syncwarp();
-    double lg = 0; // log2 of the product of the steps' sums (the same in every lane)
+    // the product of the steps' sums as mant 2^ex, mant in [0.5, 1) (the
+    // same in every lane): no log on the step
+    double mant = 1.0;
+    int ex = 0;
     const int t0 = k * L, t1 = min(t0 + L, p.Wc);
-    const int failed = warp_steps<real, EMAX, SPL>(
+    // (many warps to an SM: one step of G in flight, fewer registers, all
+    // of them resident at once)
+    const int failed = warp_steps<real, EMAX, SPL, 1>(
         p, f, dir == 0, rowbuf, t0, t1, [&](int, double sum, const double(&)[SPL]) {
-            lg += log2(sum);
+            int e;
+            mant = frexp(mant * sum, &e);
+            ex += e;
         });
+    // the row times mant, and the exponent: the combination scales rows by
+    // powers of two only
     const long long m = (seg_index(f, dir) * (p.segs - 1) + k) * Mt + u;
     if (lane == 0)
-        p.seg_scale[m] = failed >= 0 ? -CUDART_INF : lg;
+        p.seg_scale[m] = failed >= 0 ? -CUDART_INF : double(ex);
     for (int b = lane; b < Mt; b += 32)
-        p.seg_trans[m * Mt + b] = failed >= 0 ? 0.0 : rowbuf[ab_pad + b];
+        p.seg_trans[m * Mt + b] = failed >= 0 ? 0.0 : rowbuf[ab_pad + b] * mant;
 }
 
 // One block per (frame, direction): the segments' first rows in order.
+// Warp w sums the start states u = w, w + NW, ... (UPT of them) for the end
+// states v = lane, lane + 32; each thread loads its share of the next
+// segment's matrix and scales while the current one is combined.
 template <typename real>
 __global__ void __launch_bounds__(seg_combine_threads)
     seg_combine_kernel(launch_params<real> p)
 {
-    __shared__ double cur[64], c[64], part[seg_combine_threads / 32][64];
+    constexpr int NW = seg_combine_threads / 32, UPT = 64 / NW;
+    __shared__ double cur[64], part[NW][64], wmax[NW];
     __shared__ int stop;
     const int f = blockIdx.x, dir = blockIdx.y;
     if (p.status[f] != st_ok)
         return;
     const int Mt = p.Mt, S = p.segs, tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
-    constexpr int NW = seg_combine_threads / 32;
     const long long fd = seg_index(f, dir);
     double* first = p.seg_start + fd * S * Mt;
     const double* bound = (dir == 0 ? p.start : p.end) + (long long)f * Mt;
@@ -91,50 +104,57 @@ __global__ void __launch_bounds__(seg_combine_threads)
         cur[tid] = tid < Mt ? bound[tid] : 0.0;
     if (tid == 0)
         stop = 0;
-    __syncthreads();
-    int k = 0;
-    for (;; ++k) {
-        if (tid < Mt)
-            first[(long long)k * Mt + tid] = cur[tid];
-        if (k == S - 1)
-            break;
+    // this thread's share of segment k's matrix and scales
+    auto fetch = [&](double(&t)[UPT][2], double(&sc)[UPT], int k) {
         const long long m0 = (fd * (S - 1) + k) * Mt;
-        // the scales' largest among the live start states: warp 0
-        if (w == 0) {
-            double mx = -CUDART_INF;
-            for (int u = lane; u < Mt; u += 32) {
-                const double sc = p.seg_scale[m0 + u];
-                if (cur[u] > 0 && sc > mx)
-                    mx = sc;
-            }
-            for (int o = 16; o > 0; o >>= 1)
-                mx = fmax(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-            for (int u = lane; u < 64; u += 32) {
-                const double sc = u < Mt ? p.seg_scale[m0 + u] : -CUDART_INF;
-                c[u] = u < Mt && cur[u] > 0 && sc > -CUDART_INF ? cur[u] * exp2(sc - mx)
-                                                                : 0.0;
+#pragma unroll
+        for (int i = 0; i < UPT; ++i) {
+            const int u = w + NW * i;
+            sc[i] = u < Mt ? p.seg_scale[m0 + u] : -CUDART_INF;
+#pragma unroll
+            for (int j = 0; j < 2; ++j) {
+                const int v = lane + 32 * j;
+                t[i][j] = u < Mt && v < Mt ? p.seg_trans[(m0 + u) * Mt + v] : 0.0;
             }
         }
+    };
+    // segment k's last row from its first (cur), into cur; false: no path
+    auto combine = [&](const double(&t)[UPT][2], const double(&sc)[UPT]) {
+        // the scales' largest among the live start states
+        double mx = -CUDART_INF;
+#pragma unroll
+        for (int i = 0; i < UPT; ++i) {
+            const int u = w + NW * i;
+            if (u < Mt && cur[u] > 0 && sc[i] > mx)
+                mx = sc[i];
+        }
+        for (int o = 16; o > 0; o >>= 1)
+            mx = fmax(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+        if (lane == 0)
+            wmax[w] = mx;
         __syncthreads();
-        // the next first row: warp w sums the start states u = w, w + NW, ...
-        for (int v = lane; v < 64; v += 32) {
-            double acc = 0;
-            if (v < Mt) {
-                const double* T = p.seg_trans + m0 * Mt + v;
-#pragma unroll 8
-                for (int u = w; u < Mt; u += NW)
-                    acc += c[u] * T[(long long)u * Mt];
-            }
-            part[w][v] = acc;
+        mx = wmax[0];
+        for (int q = 1; q < NW; ++q)
+            mx = fmax(mx, wmax[q]);
+        double acc[2] = { 0.0, 0.0 };
+#pragma unroll
+        for (int i = 0; i < UPT; ++i) {
+            const int u = w + NW * i;
+            const double cu = u < Mt && cur[u] > 0 && sc[i] > -CUDART_INF
+                                  ? ldexp(cur[u], int(sc[i] - mx))
+                                  : 0.0;
+            acc[0] += cu * t[i][0];
+            acc[1] += cu * t[i][1];
         }
+        part[w][lane] = acc[0];
+        part[w][lane + 32] = acc[1];
         __syncthreads();
         // the states' sums in a fixed order, normalized: warp 0
         if (w == 0) {
             double x[2] = { 0.0, 0.0 };
-            for (int j = 0; j < 2; ++j) {
-                const int v = lane + 32 * j;
-                for (int q = 0; q < NW; ++q)
-                    x[j] += part[q][v];
+            for (int q = 0; q < NW; ++q) {
+                x[0] += part[q][lane];
+                x[1] += part[q][lane + 32];
             }
             const double sum = warp_sum(x[0] + x[1]);
             double inv = 0;
@@ -147,7 +167,30 @@ __global__ void __launch_bounds__(seg_combine_threads)
             }
         }
         __syncthreads();
-        if (stop)
+        return stop == 0;
+    };
+    double ta[UPT][2], sa[UPT], tb[UPT][2], sb[UPT]; // two segments' shares
+    if (S > 1)
+        fetch(ta, sa, 0);
+    __syncthreads();
+    int k = 0;
+    for (;; ++k) {
+        if (tid < Mt)
+            first[(long long)k * Mt + tid] = cur[tid];
+        if (k == S - 1)
+            break;
+        // even k: this segment's share in ta, the next one's to tb; odd k: swapped
+        bool more;
+        if ((k & 1) == 0) {
+            if (k + 1 < S - 1)
+                fetch(tb, sb, k + 1); // in flight while this one is combined
+            more = combine(ta, sa);
+        } else {
+            if (k + 1 < S - 1)
+                fetch(ta, sa, k + 1);
+            more = combine(tb, sb);
+        }
+        if (!more)
             break;
     }
     // segments 0..k have their first rows; a stop: no path within segment k

@@ -63,9 +63,14 @@ constexpr int ab_warp_row = 2 * ab_pad + 32 * SPL;
  * v) gets the new row's sum and this lane's values of it (v[j]: state lane +
  * 32 j, for those below Mt). Returns -1, or the `to` of a row whose sum
  * failed (0 or not finite: no path), where it stopped. Every lane returns
- * the same.
+ * the same. PF: the steps whose G is in flight (1 where many warps share an
+ * SM and hide each other's loads, and registers count).
  */
-template <typename real, int EMAX, int SPL, typename Keep>
+template <typename real,
+          int EMAX,
+          int SPL,
+          int PF = ab_warp_depth<real, EMAX, SPL>,
+          typename Keep>
 __device__ int warp_steps(const launch_params<real>& p,
                           int f,
                           bool fwd,
@@ -86,8 +91,7 @@ __device__ int warp_steps(const launch_params<real>& p,
         else
             ab_term_offsets<EMAX>(goff[j], roff[j], b, b + dlo, 1, Mt, Mn);
     }
-    // G of the next PF steps in flight (ab_warp_depth)
-    constexpr int PF = ab_warp_depth<real, EMAX, SPL>;
+    // G of the next PF steps in flight (by default ab_warp_depth)
     real g[PF][SPL][EMAX];
     auto load_g = [&](real(&gs)[SPL][EMAX], int t) {
         const int iw = fwd ? t : p.Wc - 1 - t;
