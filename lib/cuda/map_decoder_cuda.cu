@@ -609,12 +609,14 @@ private:
                 }
             }
         }
-        // the boundary conditions (map_decoder::boundaries, normalized there)
-        std::vector<double> start(size_t(F) * Mt), end(size_t(F) * Mt);
+        // the boundary conditions (map_decoder::boundaries, normalized
+        // there): every frame's start weights, then every frame's end weights
+        // (one upload)
+        std::vector<double> bounds(2 * size_t(F) * Mt);
         for (size_t j = 0; j < count; ++j) {
             const frame_boundaries fb = boundaries(frames[todo[pos + j]]);
-            std::copy(fb.start.begin(), fb.start.end(), start.begin() + long(j * Mt));
-            std::copy(fb.end.begin(), fb.end.end(), end.begin() + long(j * Mt));
+            std::copy(fb.start.begin(), fb.start.end(), bounds.begin() + long(j * Mt));
+            std::copy(fb.end.begin(), fb.end.end(), bounds.begin() + long((F + j) * Mt));
         }
 
         // all device buffers are kept between batches (grown when needed)
@@ -625,18 +627,15 @@ private:
             ln.llr.upload(ln.llr_host.get(), size_t(total));
             launch_soft_items<real>(ln.llr.get(), ln.soft.get(), total);
         }
-        ln.offset.ensure(count);
-        ln.rho.ensure(count);
+        ln.frame_meta.ensure(3 * count); // offset, rho, packed_offset
         const size_t prior_size = any_prior ? size_t(F) * Nn * Q : 0;
         ln.priors.ensure(prior_size);
         ln.priors_exact.ensure(prior_size);
-        ln.start.ensure(start.size());
-        ln.end.ensure(end.size());
+        ln.bounds.ensure(bounds.size());
         if (any_prior && !io)
             ln.post_d.ensure(size_t(F) * Nn * Q);
         ln.has_prior.ensure(count);
-        ln.status.ensure(count);
-        ln.status_index.ensure(count);
+        ln.status.ensure(2 * count); // the statuses, then their indices
         ln.G.ensure(size_t(F) * W * Mt * Mn);
         ln.Lpart.ensure(size_t(F) * W * size_t(nwarps()) * Q);
         ln.alpha.ensure(size_t(F) * (Nn + 1) * Mt);
@@ -655,20 +654,24 @@ private:
             ln.seg_start.ensure(size_t(F) * 2 * size_t(segs) * Mt);
             ln.seg_ok.ensure(size_t(F) * 2);
         }
-        std::vector<long long> packed_offset(count);
+        // each frame's offset, length and first packed word, one upload
+        std::vector<long long> meta(3 * count);
         long long words = 0;
-        for (size_t j = 0; j < count && !soft; ++j) {
-            packed_offset[j] = words;
-            words += rho[j] / 64 + 3;
+        for (size_t j = 0; j < count; ++j) {
+            meta[j] = offset[j];
+            meta[count + j] = rho[j];
+            meta[2 * count + j] = words;
+            if (!soft)
+                words += rho[j] / 64 + 3;
         }
         words = std::max<long long>(words, 1);
         ln.packed.ensure(static_cast<size_t>(words));
-        ln.packed_offset.ensure(count);
-        ln.packed_offset.upload(packed_offset.data(), count);
+        ln.frame_meta.upload(meta.data(), meta.size());
+        const long long* d_offset = ln.frame_meta.get();
+        const long long* d_rho = d_offset + count;
+        const long long* d_packed_offset = d_offset + 2 * count;
         if (!io)
             ln.bits.upload(bits.data(), bits.size());
-        ln.offset.upload(offset.data(), count);
-        ln.rho.upload(rho.data(), count);
         if (io && any_prior) {
             // the device loop's log-priors, normalized on the device as
             // normalized_priors does, and floored for G as below
@@ -681,16 +684,19 @@ private:
             ln.priors.upload(priors.data(), priors.size());
             ln.priors_exact.upload(priors_exact.data(), priors_exact.size());
         }
-        ln.start.upload(start.data(), start.size());
-        ln.end.upload(end.data(), end.size());
+        ln.bounds.upload(bounds.data(), bounds.size());
         ln.has_prior.upload(has_prior.data(), count);
-        BSID_CUDA(cudaMemset(ln.status.get(), 0, sizeof(int) * count));
+        // (on this lane's stream, in order with its kernels)
+        BSID_CUDA(cudaMemsetAsync(
+            ln.status.get(), 0, sizeof(int) * 2 * count, cudaStreamPerThread));
         // a refused frame's rows are never written: keep the copy back defined
-        BSID_CUDA(cudaMemset(ln.post.get(), 0, sizeof(real) * size_t(F) * Nn * Q));
+        BSID_CUDA(cudaMemsetAsync(
+            ln.post.get(), 0, sizeof(real) * size_t(F) * Nn * Q, cudaStreamPerThread));
         if (any_prior)
-            BSID_CUDA(cudaMemset(
-                io ? io->ext : ln.post_d.get(), 0, sizeof(double) * size_t(F) * Nn * Q));
-        BSID_CUDA(cudaMemset(ln.status_index.get(), 0, sizeof(int) * count));
+            BSID_CUDA(cudaMemsetAsync(io ? io->ext : ln.post_d.get(),
+                                      0,
+                                      sizeof(double) * size_t(F) * Nn * Q,
+                                      cudaStreamPerThread));
 
         // the E-step (frame_view::events): only for a batch in which some
         // frame asks, and only for those frames (fe: their index among them)
@@ -769,12 +775,12 @@ private:
         p.F = F;
         p.bits = io ? d_staged_bits.get() : ln.bits.get();
         p.soft = soft ? (io ? d_staged_soft.get() : ln.soft.get()) : nullptr;
-        p.offset = ln.offset.get();
-        p.rho = ln.rho.get();
+        p.offset = d_offset;
+        p.rho = d_rho;
         p.priors = any_prior ? ln.priors.get() : nullptr;
         p.prior_exact = any_prior ? ln.priors_exact.get() : nullptr;
-        p.start = ln.start.get();
-        p.end = ln.end.get();
+        p.start = ln.bounds.get();
+        p.end = ln.bounds.get() + size_t(F) * Mt;
         p.has_prior = ln.has_prior.get();
         p.W = int(W);
         p.nwarps = nwarps();
@@ -786,12 +792,12 @@ private:
         p.log_beta_norm = ln.log_beta_norm.get();
         p.log_lambda_end = ln.log_lambda_end.get();
         p.packed = ln.packed.get();
-        p.packed_offset = ln.packed_offset.get();
+        p.packed_offset = d_packed_offset;
         if (!soft) {
             launch_pack(p.bits,
-                        ln.offset.get(),
-                        ln.rho.get(),
-                        ln.packed_offset.get(),
+                        d_offset,
+                        d_rho,
+                        d_packed_offset,
                         ln.packed.get(),
                         F,
                         *std::max_element(rho.begin(), rho.end()) / 64 + 3);
@@ -799,7 +805,7 @@ private:
         p.post = ln.post.get();
         p.post_d = any_prior ? (io ? io->ext : ln.post_d.get()) : nullptr;
         p.status = ln.status.get();
-        p.status_index = ln.status_index.get();
+        p.status_index = ln.status.get() + count;
         p.seg_len = seg_len;
         p.segs = segs;
         p.seg_trans = ln.seg_trans.get();
@@ -879,8 +885,8 @@ private:
             e.prior_exact = any_prior ? ln.priors_exact.get() : nullptr;
             e.has_prior = ln.has_prior.get();
             e.status = ln.status.get();
-            e.offset = ln.offset.get();
-            e.rho = ln.rho.get();
+            e.offset = d_offset;
+            e.rho = d_rho;
             e.yprob = ln.ev_yprob.get();
             e.Fe = Fe;
             e.frames = ln.ev_frames.get();
@@ -906,14 +912,23 @@ private:
                 d_times.beta += t[stage_clock::beta];
                 d_times.L += t[stage_clock::L];
             }
-            size_t free_b = 0, total_b = 0;
-            BSID_CUDA(cudaMemGetInfo(&free_b, &total_b));
-            d_peak_bytes = std::max(d_peak_bytes, total_b - free_b - d_baseline_used);
+            // the device's use only grows when a lane's buffers do (the
+            // query costs a call into the driver per batch otherwise)
+            const size_t held = ln.cached_bytes() + ln.seg_ok.bytes() +
+                                ln.frame_meta.bytes() + ln.bounds.bytes() +
+                                ln.status.bytes() + ln.packed.bytes() + ln.bits.bytes();
+            if (held != ln.counted_bytes) {
+                ln.counted_bytes = held;
+                size_t free_b = 0, total_b = 0;
+                BSID_CUDA(cudaMemGetInfo(&free_b, &total_b));
+                d_peak_bytes = std::max(d_peak_bytes, total_b - free_b - d_baseline_used);
+            }
         }
 
-        std::vector<int> status(count), where(count);
-        ln.status.download(status.data(), count);
-        ln.status_index.download(where.data(), count);
+        std::vector<int> status_where(2 * count); // the statuses, then their indices
+        ln.status.download(status_where.data(), 2 * count);
+        const int* status = status_where.data();
+        const int* where = status_where.data() + count;
         std::vector<double> ev_out, ev_items_host;
         if (Fe > 0) {
             ev_out.resize(size_t(Fe) * 4);
@@ -1182,13 +1197,14 @@ private:
     // kernels. All kept and grown between batches.
     struct lane {
         device_buffer<real> G, Lpart, scratch, priors;
-        device_buffer<double> alpha, beta, start, end; // the state metrics, in double
+        device_buffer<double> alpha, beta; // the state metrics, in double
+        device_buffer<double> bounds; // every frame's start weights, then end weights
         device_buffer<double> log_alpha_norm, log_beta_norm, log_lambda_end;
         device_buffer<double> priors_exact, post_d; // batches with priors
         device_buffer<real> post; // the posteriors in the decoder's precision
         device_buffer<uint8_t> bits;
-        device_buffer<long long> offset, rho, packed_offset;
-        device_buffer<int> has_prior, status, status_index;
+        device_buffer<long long> frame_meta;  // offset, rho and packed_offset, per frame
+        device_buffer<int> has_prior, status; // status: the statuses, then their indices
         // the segmented recursion's matrices, scales, first rows and counts
         device_buffer<double> seg_trans, seg_scale, seg_start;
         device_buffer<int> seg_ok;
@@ -1202,6 +1218,7 @@ private:
         device_buffer<int> ev_frames, ev_want;
         std::thread worker; // lanes after the first: their host thread (on_lanes)
         cudaEvent_t kernels_done = nullptr; // recorded after its chunk's kernels
+        size_t counted_bytes = 0; // its buffers' bytes when the peak was last taken
         lane() = default;
         lane(const lane&) = delete;
         lane& operator=(const lane&) = delete;
