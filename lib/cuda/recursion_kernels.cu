@@ -312,14 +312,7 @@ __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int 
     }
     const int failed = warp_steps<real, EMAX, SPL>(
         p, f, fwd, rowbuf, 0, p.Wc, [&](int to, double sum, const double(&v)[SPL]) {
-            if (lane == 0)
-                norm[to] = sum;
-#pragma unroll
-            for (int j = 0; j < SPL; ++j) {
-                const int b = lane + 32 * j;
-                if (b < Mt)
-                    rows[(long long)to * Mt + b] = v[j];
-            }
+            warp_store_row<SPL>(rows, norm, Mt, to, sum, v);
         });
     if (failed >= 0) {
         if (lane == 0) {

@@ -226,14 +226,7 @@ __global__ void __launch_bounds__(32) seg_rows_kernel(launch_params<real> p)
     int last = -1;
     const int failed = warp_steps<real, EMAX, SPL>(
         p, f, fwd, rowbuf, t0, t1, [&](int to, double sum, const double(&v)[SPL]) {
-            if (lane == 0)
-                norm[to] = sum;
-#pragma unroll
-            for (int j = 0; j < SPL; ++j) {
-                const int b = lane + 32 * j;
-                if (b < Mt)
-                    rows[(long long)to * Mt + b] = v[j];
-            }
+            warp_store_row<SPL>(rows, norm, Mt, to, sum, v);
             last = to;
         });
     // the segment in which phase 2 found no path must fail here too; should

@@ -151,6 +151,24 @@ __device__ int warp_steps(const launch_params<real>& p,
     return -1;
 }
 
+// What the recursions keep of a step (warp_steps' keep): its sum, raw until
+// norm_scan_kernel, in norm[to], and the new row (this lane's values v) in
+// rows[to] (the frame's alpha or beta).
+template <int SPL>
+__device__ __forceinline__ void warp_store_row(
+    double* rows, double* norm, int Mt, int to, double sum, const double (&v)[SPL])
+{
+    const int lane = threadIdx.x & 31;
+    if (lane == 0)
+        norm[to] = sum;
+#pragma unroll
+    for (int j = 0; j < SPL; ++j) {
+        const int b = lane + 32 * j;
+        if (b < Mt)
+            rows[(long long)to * Mt + b] = v[j];
+    }
+}
+
 // The forward recursion's last row (in rowbuf) against the frame's end
 // weights: some path must end where they allow (st_end), else log2 of
 // lambda_N for the posteriors' scale.
