@@ -190,11 +190,13 @@ backend_settings settings_from(const decoder_config& cfg)
     s.device = env_int("BSID_CUDA_DEVICE", cfg.device, false);
     s.recursion = cfg.recursion;
     if (const char* ab = std::getenv("BSID_CUDA_AB")) {
-        if (std::string(ab) == "block") {
-            s.recursion = recursion_kind::block;
+        if (std::string(ab) == "block" || std::string(ab) == "segmented") {
+            s.recursion = parse_recursion(ab);
         } else if (*ab) {
             throw std::invalid_argument(
-                detail::concat("BSID_CUDA_AB = '", ab, "': only 'block' is understood"));
+                detail::concat("BSID_CUDA_AB = '",
+                               ab,
+                               "': only 'block' and 'segmented' are understood"));
         }
     }
     s.local_window = env_int("BSID_CUDA_LOCAL_WINDOW", cfg.local_window, true);

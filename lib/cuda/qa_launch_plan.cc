@@ -206,7 +206,11 @@ TEST(launch_plan, settings_from_config_and_environment)
     device.set("4294967297");
     EXPECT_THROW(settings_from(cfg), std::invalid_argument);
     device.unset();
+    ab.set("segmented");
+    EXPECT_EQ(settings_from(cfg).recursion, recursion_kind::segmented);
     ab.set("warp");
+    EXPECT_THROW(settings_from(cfg), std::invalid_argument);
+    ab.set("auto"); // the default is no override: not a value of the variable
     EXPECT_THROW(settings_from(cfg), std::invalid_argument);
     ab.unset();
     window.set("0");
