@@ -122,6 +122,8 @@ bool plan_warp_recursion(recursion_kind r, int Mt, int Mn)
     return r != recursion_kind::block && (Mt + 31) / 32 <= 2 && Mn <= 32;
 }
 
+int plan_warp_emax(int Mn) { return Mn <= 8 ? 8 : Mn <= 12 ? 12 : Mn <= 16 ? 16 : 32; }
+
 int plan_segments(recursion_kind r, int Mt, int Mn, int Wc, int F, bool both_directions)
 {
     if (!both_directions || !plan_warp_recursion(r, Mt, Mn) || Wc < 1 || F < 1)

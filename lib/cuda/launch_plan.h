@@ -143,6 +143,11 @@ int plan_reg_corner(int n, int Mn, int dlo, unsigned renorm_rows);
 //! drift changes it keeps in registers) and not forced to blocks).
 bool plan_warp_recursion(recursion_kind r, int Mt, int Mn);
 
+//! The drift changes a lane of the one-warp step holds (the form of
+//! ab_warp_kernel and the segmented kernels that runs M_n of them): 8, 12, 16
+//! or 32. Every term is summed, so the form nearest M_n saves the most.
+int plan_warp_emax(int Mn);
+
 /*!
  * \brief The segment length (steps) of the segmented recursion for a launch of
  * F frames of Wc steps each, both directions at once (global storage), or 0:

@@ -148,6 +148,12 @@ TEST(launch_plan, block_sizes_and_recursions)
     // (explicit limits can pair a small m_tau with a wide m_n)
     EXPECT_FALSE(plan_warp_recursion(recursion_kind::automatic, 61, 33));
     EXPECT_TRUE(plan_warp_recursion(recursion_kind::segmented, 64, 32));
+    // the one-warp step's forms: the smallest that holds M_n
+    for (int Mn = 1; Mn <= 32; ++Mn) {
+        const int e = plan_warp_emax(Mn);
+        EXPECT_GE(e, Mn) << Mn;
+        EXPECT_EQ(e, Mn <= 8 ? 8 : Mn <= 12 ? 12 : Mn <= 16 ? 16 : 32) << Mn;
+    }
 }
 
 TEST(launch_plan, segments_for_small_batches_in_global_storage)

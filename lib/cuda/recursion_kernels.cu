@@ -16,6 +16,7 @@
 #include "cuda_check.h"
 #include "kernel_launchers.h"
 #include "lattice_kernels.cuh"
+#include "launch_plan.h"
 #include "warp_recursion.cuh"
 #include <gnuradio/bsid/core/model.h>
 #include <algorithm>
@@ -432,10 +433,9 @@ template <typename real>
 void launch_recursion(const launch_params<real>& p, int which, bool warp, int ab_block)
 {
     const dim3 grid(unsigned(p.F), which == 2 ? 2u : 1u);
-    // drift changes a thread holds: the one-warp kernel has a form for 12 (a
-    // state's terms are all summed, so the form nearest M_n saves the most)
+    // drift changes a thread holds (the one-warp kernel also has a form for 12)
     const int emax = p.Mn <= 8 ? 8 : p.Mn <= 16 ? 16 : 32;
-    const int emax_warp = p.Mn <= 8 ? 8 : p.Mn <= 12 ? 12 : emax;
+    const int emax_warp = plan_warp_emax(p.Mn);
     const int spl = (p.Mt + 31) / 32; // states per lane
     const size_t shared = sizeof(double) * (32 + size_t(ab_block) + 2 * ab_pad);
     if (warp && spl <= 2) {

@@ -28,6 +28,7 @@
 
 #include "cuda_check.h"
 #include "kernel_launchers.h"
+#include "launch_plan.h"
 #include "warp_recursion.cuh"
 #include <math_constants.h>
 #include <stdexcept>
@@ -263,7 +264,7 @@ void launch_segmented_recursion(const launch_params<real>& p)
     if (p.seg_len < 1 || p.segs < 2 || p.Mt > 64 || p.Mn > 32 || p.i0 != 0 || p.Wc != p.N)
         throw std::logic_error(
             "map_decoder(cuda): no segmented recursion for this launch");
-    const int emax = p.Mn <= 8 ? 8 : p.Mn <= 12 ? 12 : p.Mn <= 16 ? 16 : 32;
+    const int emax = plan_warp_emax(p.Mn); // the forms of ab_warp_kernel
     const int spl = (p.Mt + 31) / 32;
     switch (emax * 10 + spl) {
     case 81:
