@@ -78,6 +78,18 @@ public:
         if (count)
             BSID_CUDA(cudaMemcpy(host, d_ptr, count * sizeof(T), cudaMemcpyDeviceToHost));
     }
+    //! As download, queued on this thread's stream (host: pinned memory,
+    //! read only once the stream is synchronized).
+    void download_async(T* host, size_t count) const
+    {
+        static_assert(Memory::on_device, "a copy to or from the device");
+        if (count)
+            BSID_CUDA(cudaMemcpyAsync(host,
+                                      d_ptr,
+                                      count * sizeof(T),
+                                      cudaMemcpyDeviceToHost,
+                                      cudaStreamPerThread));
+    }
     //! count values from element `offset` on.
     void download_at(T* host, size_t offset, size_t count) const
     {

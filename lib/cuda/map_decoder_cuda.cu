@@ -45,6 +45,7 @@
 #include "launch_plan.h"
 #include "map_decoder_cuda.h"
 #include "stage_clock.h"
+#include "upload_pack.h"
 #include <gnuradio/bsid/core/event_counts.h>
 #include <gnuradio/bsid/core/lattice.h>
 #include <gnuradio/bsid/core/log.h>
@@ -544,7 +545,6 @@ private:
         // frame's items as LLRs (bits as +-infinity, which weigh exactly as bits),
         // copied on all cores straight into pinned memory
         std::vector<long long> offset(count), rho(count);
-        std::vector<uint8_t> bits;
         std::vector<int> has_prior(count, 0);
         bool any_prior = false, soft = false;
         long long total = 0;
@@ -561,8 +561,6 @@ private:
             offset[j] = io ? d_staged.offset[todo[pos + j]] : total;
             rho[j] = (long long)fv.rho;
             total += rho[j];
-            if (!soft && !io)
-                bits.insert(bits.end(), fv.bits, fv.bits + fv.rho);
             if (fv.priors && !io)
                 any_prior = true;
         }
@@ -609,33 +607,54 @@ private:
                 }
             }
         }
+        // the small inputs, gathered in pinned memory and sent in one copy
+        // (upload_pack): each frame's offset, length and first packed word;
         // the boundary conditions (map_decoder::boundaries, normalized
-        // there): every frame's start weights, then every frame's end weights
-        // (one upload)
-        std::vector<double> bounds(2 * size_t(F) * Mt);
-        for (size_t j = 0; j < count; ++j) {
-            const frame_boundaries fb = boundaries(frames[todo[pos + j]]);
-            std::copy(fb.start.begin(), fb.start.end(), bounds.begin() + long(j * Mt));
-            std::copy(fb.end.begin(), fb.end.end(), bounds.begin() + long((F + j) * Mt));
+        // there), every frame's start weights, then every frame's end
+        // weights; which frames have priors; the frames' statuses (ok) and
+        // the indices where they stopped; and the received bits
+        const bool send_bits = !soft && !io;
+        upload_pack& in = ln.inputs;
+        in.clear();
+        const size_t at_meta = in.add<long long>(3 * count);
+        const size_t at_bounds = in.add<double>(2 * size_t(F) * Mt);
+        const size_t at_has_prior = in.add<int>(count);
+        const size_t at_status = in.add<int>(2 * count); // zeros: st_ok
+        const size_t at_bits = in.add<uint8_t>(send_bits ? size_t(total) : 0);
+        in.ensure();
+        std::fill_n(in.host<int>(at_status), 2 * count, 0);
+        {
+            double* bounds = in.host<double>(at_bounds);
+            for (size_t j = 0; j < count; ++j) {
+                const frame_boundaries fb = boundaries(frames[todo[pos + j]]);
+                std::copy(fb.start.begin(), fb.start.end(), bounds + j * Mt);
+                std::copy(fb.end.begin(), fb.end.end(), bounds + (F + j) * Mt);
+            }
+            std::copy(has_prior.begin(), has_prior.end(), in.host<int>(at_has_prior));
+        }
+        if (send_bits) {
+            // on this thread: an OpenMP team here, spinning once done, cost
+            // the other lane's copies 3 to 4 % of S500's rate at batch 4096
+            // (docs/benchmarks.md); the bits are a byte per item
+            uint8_t* to = in.host<uint8_t>(at_bits);
+            for (size_t j = 0; j < count; ++j) {
+                const frame_view& fv = frames[todo[pos + j]];
+                std::copy(fv.bits, fv.bits + fv.rho, to + offset[j]);
+            }
         }
 
         // all device buffers are kept between batches (grown when needed)
-        ln.bits.ensure(std::max<size_t>(bits.size(), 1));
         if (soft && !io) {
             ln.llr.ensure(size_t(total));
             ln.soft.ensure(2 * size_t(total));
             ln.llr.upload(ln.llr_host.get(), size_t(total));
             launch_soft_items<real>(ln.llr.get(), ln.soft.get(), total);
         }
-        ln.frame_meta.ensure(3 * count); // offset, rho, packed_offset
         const size_t prior_size = any_prior ? size_t(F) * Nn * Q : 0;
         ln.priors.ensure(prior_size);
         ln.priors_exact.ensure(prior_size);
-        ln.bounds.ensure(bounds.size());
         if (any_prior && !io)
             ln.post_d.ensure(size_t(F) * Nn * Q);
-        ln.has_prior.ensure(count);
-        ln.status.ensure(2 * count); // the statuses, then their indices
         ln.G.ensure(size_t(F) * W * Mt * Mn);
         ln.Lpart.ensure(size_t(F) * W * size_t(nwarps()) * Q);
         ln.alpha.ensure(size_t(F) * (Nn + 1) * Mt);
@@ -654,8 +673,8 @@ private:
             ln.seg_start.ensure(size_t(F) * 2 * size_t(segs) * Mt);
             ln.seg_ok.ensure(size_t(F) * 2);
         }
-        // each frame's offset, length and first packed word, one upload
-        std::vector<long long> meta(3 * count);
+        // each frame's offset, length and first packed word
+        long long* meta = in.host<long long>(at_meta);
         long long words = 0;
         for (size_t j = 0; j < count; ++j) {
             meta[j] = offset[j];
@@ -666,12 +685,15 @@ private:
         }
         words = std::max<long long>(words, 1);
         ln.packed.ensure(static_cast<size_t>(words));
-        ln.frame_meta.upload(meta.data(), meta.size());
-        const long long* d_offset = ln.frame_meta.get();
+        in.upload(); // in order with the kernels on this lane's stream
+        const long long* d_offset = in.device<long long>(at_meta);
         const long long* d_rho = d_offset + count;
         const long long* d_packed_offset = d_offset + 2 * count;
-        if (!io)
-            ln.bits.upload(bits.data(), bits.size());
+        const uint8_t* d_bits = in.device<uint8_t>(at_bits);
+        const double* d_bounds = in.device<double>(at_bounds);
+        const int* d_has_prior = in.device<int>(at_has_prior);
+        int* d_status = in.device<int>(at_status); // the statuses, then their indices
+        const uint8_t* p_bits = io ? d_staged_bits.get() : d_bits;
         if (io && any_prior) {
             // the device loop's log-priors, normalized on the device as
             // normalized_priors does, and floored for G as below
@@ -684,12 +706,8 @@ private:
             ln.priors.upload(priors.data(), priors.size());
             ln.priors_exact.upload(priors_exact.data(), priors_exact.size());
         }
-        ln.bounds.upload(bounds.data(), bounds.size());
-        ln.has_prior.upload(has_prior.data(), count);
-        // (on this lane's stream, in order with its kernels)
-        BSID_CUDA(cudaMemsetAsync(
-            ln.status.get(), 0, sizeof(int) * 2 * count, cudaStreamPerThread));
-        // a refused frame's rows are never written: keep the copy back defined
+        // a refused frame's rows are never written: keep the copy back
+        // defined (on this lane's stream, in order with its kernels)
         BSID_CUDA(cudaMemsetAsync(
             ln.post.get(), 0, sizeof(real) * size_t(F) * Nn * Q, cudaStreamPerThread));
         if (any_prior)
@@ -729,7 +747,7 @@ private:
             }
             // the items' probabilities in double (a soft batch holds every
             // frame's items as LLRs, bits as +-infinity)
-            launch_event_items(soft ? nullptr : ln.bits.get(),
+            launch_event_items(soft ? nullptr : p_bits,
                                soft ? ln.llr.get() : nullptr,
                                ln.ev_yprob.get(),
                                total);
@@ -773,15 +791,15 @@ private:
         p.Mt = Mt;
         p.Mn = Mn;
         p.F = F;
-        p.bits = io ? d_staged_bits.get() : ln.bits.get();
+        p.bits = p_bits;
         p.soft = soft ? (io ? d_staged_soft.get() : ln.soft.get()) : nullptr;
         p.offset = d_offset;
         p.rho = d_rho;
         p.priors = any_prior ? ln.priors.get() : nullptr;
         p.prior_exact = any_prior ? ln.priors_exact.get() : nullptr;
-        p.start = ln.bounds.get();
-        p.end = ln.bounds.get() + size_t(F) * Mt;
-        p.has_prior = ln.has_prior.get();
+        p.start = d_bounds;
+        p.end = d_bounds + size_t(F) * Mt;
+        p.has_prior = d_has_prior;
         p.W = int(W);
         p.nwarps = nwarps();
         p.G = ln.G.get();
@@ -804,8 +822,8 @@ private:
         }
         p.post = ln.post.get();
         p.post_d = any_prior ? (io ? io->ext : ln.post_d.get()) : nullptr;
-        p.status = ln.status.get();
-        p.status_index = ln.status.get() + count;
+        p.status = d_status;
+        p.status_index = d_status + count;
         p.seg_len = seg_len;
         p.segs = segs;
         p.seg_trans = ln.seg_trans.get();
@@ -883,8 +901,8 @@ private:
             e.alpha = ln.alpha.get();
             e.beta = ln.beta.get();
             e.prior_exact = any_prior ? ln.priors_exact.get() : nullptr;
-            e.has_prior = ln.has_prior.get();
-            e.status = ln.status.get();
+            e.has_prior = d_has_prior;
+            e.status = d_status;
             e.offset = d_offset;
             e.rho = d_rho;
             e.yprob = ln.ev_yprob.get();
@@ -902,6 +920,24 @@ private:
         BSID_CUDA(cudaEventRecord(ln.kernels_done, cudaStreamPerThread));
         d_last_kernels = ln.kernels_done;
         order.unlock();
+        // the statuses and the posteriors back to pinned memory, queued
+        // behind the kernels: one wait for the lot
+        ln.status_host.ensure(2 * count); // the statuses, then their indices
+        BSID_CUDA(cudaMemcpyAsync(ln.status_host.get(),
+                                  d_status,
+                                  sizeof(int) * 2 * count,
+                                  cudaMemcpyDeviceToHost,
+                                  cudaStreamPerThread));
+        if (io && !any_prior) {
+            // without priors the extrinsic output is the posterior: each row
+            // in double, normalized again as below for the host
+            launch_rows_to_double<real>(ln.post.get(), (long long)F * Nn, Q, io->ext);
+        }
+        const size_t nout = size_t(F) * Nn * Q;
+        if (!io) {
+            ln.staging.ensure(nout);
+            ln.post.download_async(ln.staging.get(), nout);
+        }
         BSID_CUDA(cudaStreamSynchronize(cudaStreamPerThread)); // this lane's stream
         {
             std::lock_guard<std::mutex> stats(d_stats_mutex);
@@ -915,8 +951,7 @@ private:
             // the device's use only grows when a lane's buffers do (the
             // query costs a call into the driver per batch otherwise)
             const size_t held = ln.cached_bytes() + ln.seg_ok.bytes() +
-                                ln.frame_meta.bytes() + ln.bounds.bytes() +
-                                ln.status.bytes() + ln.packed.bytes() + ln.bits.bytes();
+                                ln.inputs.bytes() + ln.packed.bytes();
             if (held != ln.counted_bytes) {
                 ln.counted_bytes = held;
                 size_t free_b = 0, total_b = 0;
@@ -925,10 +960,8 @@ private:
             }
         }
 
-        std::vector<int> status_where(2 * count); // the statuses, then their indices
-        ln.status.download(status_where.data(), 2 * count);
-        const int* status = status_where.data();
-        const int* where = status_where.data() + count;
+        const int* status = ln.status_host.get();
+        const int* where = status + count;
         std::vector<double> ev_out, ev_items_host;
         if (Fe > 0) {
             ev_out.resize(size_t(Fe) * 4);
@@ -938,31 +971,23 @@ private:
                 ln.ev_items.download(ev_items_host.data(), ev_items_host.size());
             }
         }
-        if (io && !any_prior) {
-            // without priors the extrinsic output is the posterior: each row
-            // in double, normalized again as below for the host
-            launch_rows_to_double<real>(ln.post.get(), (long long)F * Nn, Q, io->ext);
-            BSID_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
-        }
         if (io) {
             for (size_t j = 0; j < count; ++j)
                 results[todo[pos + j]] = status_result(status[j], where[j], rho[j]);
             return;
         }
-        // through a pinned staging buffer kept between batches: a fast copy,
-        // and no fresh host pages to fault in every batch
-        const size_t nout = size_t(F) * Nn * Q;
+        // the posteriors came through a pinned staging buffer kept between
+        // batches: a fast copy, and no fresh host pages to fault in every batch
         std::vector<double> post_d;
         if (any_prior) {
             // frames with priors: posteriors in double (finish_kernel)
             post_d.resize(nout);
             ln.post_d.download(post_d.data(), nout);
         }
-        ln.staging.ensure(nout);
-        ln.post.download(ln.staging.get(), nout);
         const real* out = ln.staging.get();
-        // copy the posteriors out on all cores (tens of MB per batch)
-#pragma omp parallel for schedule(static) num_threads(d_lane_threads)
+        // copy the posteriors out on all cores (tens of MB per batch; a few
+        // frames on this thread alone: a team costs more than their copy)
+#pragma omp parallel for schedule(static) num_threads(d_lane_threads) if (count >= 16)
         for (long long jj = 0; jj < (long long)count; ++jj) {
             const size_t j = size_t(jj), k = todo[pos + j];
             if (status[j] != st_ok)
@@ -1198,13 +1223,10 @@ private:
     struct lane {
         device_buffer<real> G, Lpart, scratch, priors;
         device_buffer<double> alpha, beta; // the state metrics, in double
-        device_buffer<double> bounds; // every frame's start weights, then end weights
         device_buffer<double> log_alpha_norm, log_beta_norm, log_lambda_end;
         device_buffer<double> priors_exact, post_d; // batches with priors
         device_buffer<real> post; // the posteriors in the decoder's precision
-        device_buffer<uint8_t> bits;
-        device_buffer<long long> frame_meta;  // offset, rho and packed_offset, per frame
-        device_buffer<int> has_prior, status; // status: the statuses, then their indices
+        upload_pack inputs;       // meta, bounds, has_prior and bits (run())
         // the segmented recursion's matrices, scales, first rows and counts
         device_buffer<double> seg_trans, seg_scale, seg_start;
         device_buffer<int> seg_ok;
@@ -1213,6 +1235,7 @@ private:
         device_buffer<real> soft;       // and their probabilities (launch_params::soft)
         pinned_buffer<double> llr_host; // soft input: the LLRs gathered for llr
         pinned_buffer<real> staging;    // the host's copy of post
+        pinned_buffer<int> status_host; // and of status
         // the E-step (event_kernels.h): allocated by the first batch that asks
         device_buffer<double> ev_yprob, ev_index, ev_out, ev_items, ev_scratch;
         device_buffer<int> ev_frames, ev_want;

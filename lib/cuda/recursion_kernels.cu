@@ -352,22 +352,38 @@ __global__ void __launch_bounds__(32) norm_scan_kernel(launch_params<real> p, in
     const double base = fwd || top == p.N ? 0.0 : v[top]; // C_0 = 1, D_N = 1
     // the logs in parallel, then summed in a fixed order (from index 1 up,
     // from N - 1 down), so that the sums do not depend on how the windows
-    // cut the frame: global and local storage stay bit-identical. 32 terms
-    // at a time: each lane takes one, and every lane adds all 32 in order
-    // (the same sums in every lane), keeping the one that ends at its own
-    // term; the chain is one add per term, with no memory access in it.
+    // cut the frame: global and local storage stay bit-identical. 1024 terms
+    // at a time: each lane loads and takes the logs of 32 of them (term
+    // k0 + 32 m + lane in x[m]; the loads are all in flight together), then
+    // for each m every lane adds the 32 terms of x[m] in order (the same sums
+    // in every lane), keeping the one that ends at its own term; the chain is
+    // one add per term, with no memory access in it.
+    constexpr int per_lane = 32;
     double run = base;
-    for (int k0 = 0; k0 < count; k0 += 32) {
-        const int k = k0 + lane;
-        const double x = k < count ? log2(v[at(k)]) : 0.0;
-        double mine = 0;
+    for (int k0 = 0; k0 < count; k0 += 32 * per_lane) {
+        double x[per_lane];
 #pragma unroll
-        for (int j = 0; j < 32; ++j) {
-            run += __shfl_sync(0xffffffffu, x, j); // 0 past the end
-            mine = j == lane ? run : mine;
+        for (int m = 0; m < per_lane; ++m) {
+            const int k = k0 + 32 * m + lane;
+            x[m] = k < count ? v[at(k)] : 1.0;
         }
-        if (k < count)
-            v[at(k)] = mine;
+#pragma unroll
+        for (int m = 0; m < per_lane; ++m)
+            x[m] = log2(x[m]); // 0 past the end
+#pragma unroll
+        for (int m = 0; m < per_lane; ++m) {
+            if (k0 + 32 * m >= count)
+                break;
+            double mine = 0;
+#pragma unroll
+            for (int j = 0; j < 32; ++j) {
+                run += __shfl_sync(0xffffffffu, x[m], j);
+                mine = j == lane ? run : mine;
+            }
+            const int k = k0 + 32 * m + lane;
+            if (k < count)
+                v[at(k)] = mine;
+        }
     }
     if (lane == 0 && fwd)
         v[0] = 0.0;

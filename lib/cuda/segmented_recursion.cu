@@ -86,14 +86,16 @@ __global__ void __launch_bounds__(32) seg_transfer_kernel(launch_params<real> p)
 // One block per (frame, direction): the segments' first rows in order.
 // Warp w sums the start states u = w, w + NW, ... (UPT of them) for the end
 // states v = lane, lane + 32; each thread loads its share of the next
-// segment's matrix and scales while the current one is combined.
+// segment's matrix and scales while the current one is combined. Every warp
+// keeps the current row in registers (state lane and lane + 32) and makes
+// the same sums in the same order from the warps' parts, so one barrier a
+// segment is all the block needs (the parts alternate between two buffers).
 template <typename real>
 __global__ void __launch_bounds__(seg_combine_threads)
     seg_combine_kernel(launch_params<real> p)
 {
     constexpr int NW = seg_combine_threads / 32, UPT = 64 / NW;
-    __shared__ double cur[64], part[NW][64], wmax[NW];
-    __shared__ int stop;
+    __shared__ double part[2][NW][64];
     const int f = blockIdx.x, dir = blockIdx.y;
     if (p.status[f] != st_ok)
         return;
@@ -101,12 +103,13 @@ __global__ void __launch_bounds__(seg_combine_threads)
     const long long fd = seg_index(f, dir);
     double* first = p.seg_start + fd * S * Mt;
     const double* bound = (dir == 0 ? p.start : p.end) + (long long)f * Mt;
-    if (tid < 64)
-        cur[tid] = tid < Mt ? bound[tid] : 0.0;
-    if (tid == 0)
-        stop = 0;
-    // this thread's share of segment k's matrix and scales
-    auto fetch = [&](double(&t)[UPT][2], double(&sc)[UPT], int k) {
+    double cur[2]; // the current first row: states lane and lane + 32
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+        cur[j] = lane + 32 * j < Mt ? bound[lane + 32 * j] : 0.0;
+    // this thread's share of segment k's matrix and scales (sc: of its
+    // states u; all: of states lane and lane + 32, for the largest)
+    auto fetch = [&](double(&t)[UPT][2], double(&sc)[UPT], double(&all)[2], int k) {
         const long long m0 = (fd * (S - 1) + k) * Mt;
 #pragma unroll
         for (int i = 0; i < UPT; ++i) {
@@ -118,78 +121,77 @@ __global__ void __launch_bounds__(seg_combine_threads)
                 t[i][j] = u < Mt && v < Mt ? p.seg_trans[(m0 + u) * Mt + v] : 0.0;
             }
         }
+#pragma unroll
+        for (int j = 0; j < 2; ++j)
+            all[j] = lane + 32 * j < Mt ? p.seg_scale[m0 + lane + 32 * j] : -CUDART_INF;
     };
     // segment k's last row from its first (cur), into cur; false: no path
-    auto combine = [&](const double(&t)[UPT][2], const double(&sc)[UPT]) {
-        // the scales' largest among the live start states
+    auto combine = [&](const double(&t)[UPT][2],
+                       const double(&sc)[UPT],
+                       const double(&all)[2],
+                       int k) {
+        // the scales' largest among the live start states (every warp)
         double mx = -CUDART_INF;
 #pragma unroll
-        for (int i = 0; i < UPT; ++i) {
-            const int u = w + NW * i;
-            if (u < Mt && cur[u] > 0 && sc[i] > mx)
-                mx = sc[i];
-        }
+        for (int j = 0; j < 2; ++j)
+            if (cur[j] > 0 && all[j] > mx)
+                mx = all[j];
         for (int o = 16; o > 0; o >>= 1)
             mx = fmax(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-        if (lane == 0)
-            wmax[w] = mx;
-        __syncthreads();
-        mx = wmax[0];
-        for (int q = 1; q < NW; ++q)
-            mx = fmax(mx, wmax[q]);
         double acc[2] = { 0.0, 0.0 };
 #pragma unroll
         for (int i = 0; i < UPT; ++i) {
-            const int u = w + NW * i;
-            const double cu = u < Mt && cur[u] > 0 && sc[i] > -CUDART_INF
-                                  ? ldexp(cur[u], int(sc[i] - mx))
+            const int u = w + NW * i; // the same in the whole warp
+            const double cu_in =
+                __shfl_sync(0xffffffffu, u < 32 ? cur[0] : cur[1], u & 31);
+            const double cu = u < Mt && cu_in > 0 && sc[i] > -CUDART_INF
+                                  ? ldexp(cu_in, int(sc[i] - mx))
                                   : 0.0;
             acc[0] += cu * t[i][0];
             acc[1] += cu * t[i][1];
         }
-        part[w][lane] = acc[0];
-        part[w][lane + 32] = acc[1];
+        double(&mine)[NW][64] = part[k & 1];
+        mine[w][lane] = acc[0];
+        mine[w][lane + 32] = acc[1];
         __syncthreads();
-        // the states' sums in a fixed order, normalized: warp 0
-        if (w == 0) {
-            double x[2] = { 0.0, 0.0 };
-            for (int q = 0; q < NW; ++q) {
-                x[0] += part[q][lane];
-                x[1] += part[q][lane + 32];
-            }
-            const double sum = warp_sum(x[0] + x[1]);
-            double inv = 0;
-            if (!model::normalizer(sum, inv)) {
-                if (lane == 0)
-                    stop = 1;
-            } else {
-                cur[lane] = x[0] * inv;
-                cur[lane + 32] = x[1] * inv;
-            }
+        // the states' sums in a fixed order, normalized: the same in
+        // every warp (the butterfly sum ends equal in every lane)
+        double x[2] = { 0.0, 0.0 };
+        for (int q = 0; q < NW; ++q) {
+            x[0] += mine[q][lane];
+            x[1] += mine[q][lane + 32];
         }
-        __syncthreads();
-        return stop == 0;
+        const double sum = warp_sum(x[0] + x[1]);
+        double inv = 0;
+        if (!model::normalizer(sum, inv))
+            return false; // in every thread
+        cur[0] = x[0] * inv;
+        cur[1] = x[1] * inv;
+        return true;
     };
-    double ta[UPT][2], sa[UPT], tb[UPT][2], sb[UPT]; // two segments' shares
+    double ta[UPT][2], sa[UPT], aa[2], tb[UPT][2], sb[UPT], ab[2]; // two segments' shares
     if (S > 1)
-        fetch(ta, sa, 0);
-    __syncthreads();
+        fetch(ta, sa, aa, 0);
     int k = 0;
     for (;; ++k) {
-        if (tid < Mt)
-            first[(long long)k * Mt + tid] = cur[tid];
+        if (w == 0) {
+#pragma unroll
+            for (int j = 0; j < 2; ++j)
+                if (lane + 32 * j < Mt)
+                    first[(long long)k * Mt + lane + 32 * j] = cur[j];
+        }
         if (k == S - 1)
             break;
         // even k: this segment's share in ta, the next one's to tb; odd k: swapped
         bool more;
         if ((k & 1) == 0) {
             if (k + 1 < S - 1)
-                fetch(tb, sb, k + 1); // in flight while this one is combined
-            more = combine(ta, sa);
+                fetch(tb, sb, ab, k + 1); // in flight while this one is combined
+            more = combine(ta, sa, aa, k);
         } else {
             if (k + 1 < S - 1)
-                fetch(ta, sa, k + 1);
-            more = combine(tb, sb);
+                fetch(ta, sa, aa, k + 1);
+            more = combine(tb, sb, ab, k);
         }
         if (!more)
             break;

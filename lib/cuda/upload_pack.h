@@ -1,0 +1,93 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_BSID_CUDA_UPLOAD_PACK_H
+#define INCLUDED_BSID_CUDA_UPLOAD_PACK_H
+
+#include "device_buffer.h"
+#include <cstddef>
+
+namespace bsid {
+namespace cuda {
+
+/*!
+ * \brief Several input arrays of a batch sent to the device in one copy.
+ *
+ * Each array gets a place in one block of page-locked host memory (add(),
+ * then ensure()); the caller fills them there (host()) and upload() copies the
+ * block to its device twin in one asynchronous copy on the calling thread's
+ * stream, in order with the kernels that read it (device()). A synchronous
+ * copy costs about 6 us of host time each, and a one-frame decode used to
+ * make four of them (docs/benchmarks.md, "The one-frame latency, host side").
+ *
+ * The host block must not be written again before the copy is done: the
+ * caller synchronizes its stream before its next batch (map_decoder_cuda
+ * does at the end of every chunk).
+ */
+class upload_pack
+{
+public:
+    //! Starts a new layout (the memory is kept).
+    void clear() { d_size = 0; }
+
+    //! Makes room for count items of T; returns its place for host() and device().
+    template <typename T>
+    size_t add(size_t count)
+    {
+        const size_t at = (d_size + align - 1) / align * align;
+        d_size = at + count * sizeof(T);
+        return at;
+    }
+
+    //! Grows both blocks to the layout (contents not kept), by a quarter
+    //! more than asked: batches of slightly different sizes (received frames
+    //! vary in length) would otherwise grow it again and again, and freeing
+    //! pinned or device memory waits for the whole device.
+    void ensure()
+    {
+        if (d_size > d_device.bytes()) {
+            d_host.allocate(d_size + d_size / 4);
+            d_device.allocate(d_size + d_size / 4);
+        }
+    }
+
+    template <typename T>
+    T* host(size_t at) const
+    {
+        return reinterpret_cast<T*>(d_host.get() + at);
+    }
+    template <typename T>
+    T* device(size_t at) const
+    {
+        return reinterpret_cast<T*>(d_device.get() + at);
+    }
+
+    //! The whole layout to the device, on this thread's stream.
+    void upload() const
+    {
+        if (d_size)
+            BSID_CUDA(cudaMemcpyAsync(d_device.get(),
+                                      d_host.get(),
+                                      d_size,
+                                      cudaMemcpyHostToDevice,
+                                      cudaStreamPerThread));
+    }
+
+    //! Device bytes held.
+    size_t bytes() const { return d_device.bytes(); }
+
+private:
+    static constexpr size_t align = 256; // as cudaMalloc aligns
+    size_t d_size = 0;
+    pinned_buffer<unsigned char> d_host;
+    device_buffer<unsigned char> d_device;
+};
+
+} // namespace cuda
+} // namespace bsid
+
+#endif /* INCLUDED_BSID_CUDA_UPLOAD_PACK_H */
