@@ -131,8 +131,8 @@ int plan_segments(recursion_kind r, int Mt, int Mn, int Wc, int F, bool both_dir
     int L = 8;
     while ((long long)L * L < 2LL * Wc)
         ++L;
-    const int segs = (Wc + L - 1) / L;
-    if (segs < seg_min_segments)
+    const int segs = seg_count(Wc, L);
+    if (segs < seg_min_segments || seg_workspace(Mt, segs, F).bytes() > seg_max_bytes)
         return 0;
     if (r == recursion_kind::segmented)
         return L;

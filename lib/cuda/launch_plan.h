@@ -157,11 +157,39 @@ int plan_warp_emax(int Mn);
  * Wc / L sequential matrix-vector products. "auto" takes them while the
  * transfers' warps (F x 2 x (segments - 1) x M_tau) fit seg_max_warps, about
  * two waves of an H100 (small batches, where one frame's latency matters);
- * "segmented" wherever the shape allows; "block" never.
+ * "segmented" wherever the shape allows and the workspace (seg_workspace)
+ * stays within seg_max_bytes (plan_window does not count it: "auto" keeps
+ * it within a few MiB, the headroom plan_window leaves); "block" never.
  */
 int plan_segments(recursion_kind r, int Mt, int Mn, int Wc, int F, bool both_directions);
 constexpr int seg_min_segments = 4;
 constexpr long long seg_max_warps = 8192;
+constexpr size_t seg_max_bytes = size_t(64) << 20;
+
+//! The segments of Wc steps in segments of L (plan_segments).
+inline int seg_count(int Wc, int L) { return L > 0 ? (Wc + L - 1) / L : 0; }
+
+/*!
+ * \brief The segmented recursion's workspace for F frames, both directions:
+ * the transfer matrices and their scales of every segment but the last, the
+ * segments' first rows, and each (frame, direction)'s count of segments with
+ * a path (items of double, double, double and int).
+ */
+struct seg_workspace {
+    size_t trans = 0, scale = 0, start = 0, ok = 0;
+    seg_workspace(int Mt, int segs, int F)
+    {
+        const size_t fd = size_t(F) * 2, s = size_t(segs > 0 ? segs : 1);
+        trans = fd * (s - 1) * size_t(Mt) * size_t(Mt);
+        scale = fd * (s - 1) * size_t(Mt);
+        start = fd * s * size_t(Mt);
+        ok = fd;
+    }
+    size_t bytes() const
+    {
+        return (trans + scale + start) * sizeof(double) + ok * sizeof(int);
+    }
+};
 
 /*!
  * \brief Frames per chunk when decode_batch splits `frames` frames over

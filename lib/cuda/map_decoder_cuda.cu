@@ -201,9 +201,10 @@ public:
                 validate_priors(frames[k].priors,
                                 frames[k].log_priors); // throws before any work
         }
-        // the frames' items checked on all cores (a soft batch is megabytes of LLRs)
+        // the frames' items checked on all cores (a soft batch is megabytes of
+        // LLRs); a few frames on this thread (waking a team costs more)
         std::vector<char> valid(frames.size(), 0);
-#pragma omp parallel for schedule(dynamic, 8)
+#pragma omp parallel for schedule(dynamic, 8) if (frames.size() >= 8)
         for (long long kk = 0; kk < (long long)frames.size(); ++kk) {
             const size_t k = size_t(kk);
             try {
@@ -666,12 +667,13 @@ private:
         // the segmented recursion (small batches in global storage)
         const int seg_len =
             recompute ? 0 : plan_segments(d_recursion, Mt, Mn, Nn, F, true);
-        const int segs = seg_len > 0 ? (Nn + seg_len - 1) / seg_len : 0;
+        const int segs = seg_count(Nn, seg_len);
         if (seg_len > 0) {
-            ln.seg_trans.ensure(size_t(F) * 2 * size_t(segs - 1) * Mt * Mt);
-            ln.seg_scale.ensure(size_t(F) * 2 * size_t(segs - 1) * Mt);
-            ln.seg_start.ensure(size_t(F) * 2 * size_t(segs) * Mt);
-            ln.seg_ok.ensure(size_t(F) * 2);
+            const seg_workspace ws(Mt, segs, F);
+            ln.seg_trans.ensure(ws.trans);
+            ln.seg_scale.ensure(ws.scale);
+            ln.seg_start.ensure(ws.start);
+            ln.seg_ok.ensure(ws.ok);
         }
         // each frame's offset, length and first packed word
         long long* meta = in.host<long long>(at_meta);
