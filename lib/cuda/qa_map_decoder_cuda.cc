@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <random>
 #include <string>
@@ -216,6 +217,70 @@ TEST_F(cuda_decoder, local_storage_in_many_windows)
             }
         }
     }
+}
+
+// norm_scan_kernel sums the steps' normalizers 1024 at a time: a frame of
+// more than 1024 steps (alpha's sum) and a backward window of more than 1024
+// (local storage) take its second round. The log evidence and the boundary
+// metrics are made from those sums: both against the CPU on such frames.
+TEST_F(cuda_decoder, long_frames_sum_their_normalizers_as_the_cpu)
+{
+    std::mt19937_64 rng(test_seed() + 29);
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.01);
+    const int N = 1300;
+    batch b = make_batch(cb, ch, N, true, rng);
+    decoder_config cfg(cb, ch, N);
+    cfg.local_window = 1100; // backward windows of 200, then 1100 indices
+    const size_t F = b.rx.size(),
+                 Mt = size_t(map_decoder::make(cfg)->limits().mtau.size());
+    struct out {
+        std::vector<std::vector<double>> metrics;
+        std::vector<double> evidence;
+        std::vector<frame_result> res;
+    };
+    auto run = [&](map_decoder& dec) {
+        out o;
+        o.metrics.assign(F, std::vector<double>(2 * Mt, -1.0));
+        o.evidence.assign(F, 0.0);
+        for (size_t k = 0; k < F; ++k) {
+            b.views[k].boundary_metrics = o.metrics[k].data();
+            b.views[k].log_evidence = &o.evidence[k];
+        }
+        decode_all(dec, b, o.res);
+        return o;
+    };
+    auto cpu = make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
+    const out ref = run(*cpu);
+    size_t ok = 0;
+    for (size_t k = 0; k < F; ++k)
+        ok += ref.res[k].ok() ? 1 : 0;
+    ASSERT_GE(ok, 4u); // the four sent frames
+    for (auto p : precisions)
+        for (auto s : storages) {
+            auto gpu = make(cfg, backend_kind::cuda, p, s);
+            ASSERT_EQ(gpu->backend(), backend_kind::cuda);
+            const out got = run(*gpu);
+            const std::string what = to_string(p) + " " + to_string(s);
+            // relative to the evidence's size (thousands of nats): a float
+            // lattice's rounding, about 1e-6 a step, stays far below 1e-5
+            const double rel = p == precision_kind::dual ? 1e-9 : 1e-5;
+            const double tol = p == precision_kind::dual ? 1e-9 : 1e-4;
+            for (size_t k = 0; k < F; ++k) {
+                ASSERT_EQ(got.res[k].status, ref.res[k].status) << what << " " << k;
+                if (!ref.res[k].ok()) {
+                    EXPECT_EQ(got.evidence[k], -std::numeric_limits<double>::infinity())
+                        << what << " " << k;
+                    continue;
+                }
+                EXPECT_NEAR(got.evidence[k],
+                            ref.evidence[k],
+                            rel * std::max(1.0, std::abs(ref.evidence[k])))
+                    << what << " frame " << k;
+                EXPECT_LT(max_abs_diff(got.metrics[k], ref.metrics[k]), tol)
+                    << what << " frame " << k;
+            }
+        }
 }
 
 TEST_F(cuda_decoder, tiny_codes_match_brute_force)
