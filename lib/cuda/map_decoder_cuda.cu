@@ -691,11 +691,10 @@ private:
         const long long* d_offset = in.device<long long>(at_meta);
         const long long* d_rho = d_offset + count;
         const long long* d_packed_offset = d_offset + 2 * count;
-        const uint8_t* d_bits = in.device<uint8_t>(at_bits);
         const double* d_bounds = in.device<double>(at_bounds);
         const int* d_has_prior = in.device<int>(at_has_prior);
         int* d_status = in.device<int>(at_status); // the statuses, then their indices
-        const uint8_t* p_bits = io ? d_staged_bits.get() : d_bits;
+        const uint8_t* p_bits = io ? d_staged_bits.get() : in.device<uint8_t>(at_bits);
         if (io && any_prior) {
             // the device loop's log-priors, normalized on the device as
             // normalized_priors does, and floored for G as below
@@ -925,11 +924,7 @@ private:
         // the statuses and the posteriors back to pinned memory, queued
         // behind the kernels: one wait for the lot
         ln.status_host.ensure(2 * count); // the statuses, then their indices
-        BSID_CUDA(cudaMemcpyAsync(ln.status_host.get(),
-                                  d_status,
-                                  sizeof(int) * 2 * count,
-                                  cudaMemcpyDeviceToHost,
-                                  cudaStreamPerThread));
+        in.download_async(at_status, ln.status_host.get(), 2 * count);
         if (io && !any_prior) {
             // without priors the extrinsic output is the posterior: each row
             // in double, normalized again as below for the host
@@ -1228,7 +1223,7 @@ private:
         device_buffer<double> log_alpha_norm, log_beta_norm, log_lambda_end;
         device_buffer<double> priors_exact, post_d; // batches with priors
         device_buffer<real> post; // the posteriors in the decoder's precision
-        upload_pack inputs;       // meta, bounds, has_prior and bits (run())
+        upload_pack inputs;       // meta, bounds, has_prior, statuses and bits (run())
         // the segmented recursion's matrices, scales, first rows and counts
         device_buffer<double> seg_trans, seg_scale, seg_start;
         device_buffer<int> seg_ok;

@@ -368,8 +368,11 @@ __global__ void __launch_bounds__(32) norm_scan_kernel(launch_params<real> p, in
             x[m] = k < count ? v[at(k)] : 1.0;
         }
 #pragma unroll
-        for (int m = 0; m < per_lane; ++m)
-            x[m] = log2(x[m]); // 0 past the end
+        for (int m = 0; m < per_lane; ++m) {
+            if (k0 + 32 * m <
+                count) // the same in every lane: no logs of whole rows past the end
+                x[m] = log2(x[m]); // 0 past the end
+        }
 #pragma unroll
         for (int m = 0; m < per_lane; ++m) {
             if (k0 + 32 * m >= count)

@@ -24,15 +24,30 @@ namespace cuda {
  * copy costs about 6 us of host time each, and a one-frame decode used to
  * make four of them (docs/benchmarks.md, "The one-frame latency, host side").
  *
- * The host block must not be written again before the copy is done: the
- * caller synchronizes its stream before its next batch (map_decoder_cuda
- * does at the end of every chunk).
+ * The host block must not be written again before the copy is done: clear()
+ * waits for the last upload() (an event recorded behind it; free where the
+ * caller has already waited for its stream, as map_decoder_cuda does at the
+ * end of every chunk, and the guard where a batch threw between the two).
  */
 class upload_pack
 {
 public:
-    //! Starts a new layout (the memory is kept).
-    void clear() { d_size = 0; }
+    upload_pack() = default;
+    upload_pack(const upload_pack&) = delete;
+    upload_pack& operator=(const upload_pack&) = delete;
+    ~upload_pack()
+    {
+        if (d_sent)
+            cudaEventDestroy(d_sent); // no throw from a destructor
+    }
+
+    //! Starts a new layout (the memory is kept), once the last upload is done.
+    void clear()
+    {
+        if (d_sent)
+            BSID_CUDA(cudaEventSynchronize(d_sent));
+        d_size = 0;
+    }
 
     //! Makes room for count items of T; returns its place for host() and device().
     template <typename T>
@@ -67,13 +82,31 @@ public:
     }
 
     //! The whole layout to the device, on this thread's stream.
-    void upload() const
+    void upload()
     {
-        if (d_size)
-            BSID_CUDA(cudaMemcpyAsync(d_device.get(),
-                                      d_host.get(),
-                                      d_size,
-                                      cudaMemcpyHostToDevice,
+        if (!d_size)
+            return;
+        if (!d_sent)
+            BSID_CUDA(cudaEventCreateWithFlags(&d_sent, cudaEventDisableTiming));
+        BSID_CUDA(cudaMemcpyAsync(d_device.get(),
+                                  d_host.get(),
+                                  d_size,
+                                  cudaMemcpyHostToDevice,
+                                  cudaStreamPerThread));
+        BSID_CUDA(cudaEventRecord(d_sent, cudaStreamPerThread));
+    }
+
+    //! count items of T at place at (as the kernels left them) to to, queued
+    //! on this thread's stream; to must be page-locked for the copy to be
+    //! asynchronous, and is valid once the stream has been waited for.
+    template <typename T>
+    void download_async(size_t at, T* to, size_t count) const
+    {
+        if (count)
+            BSID_CUDA(cudaMemcpyAsync(to,
+                                      device<T>(at),
+                                      count * sizeof(T),
+                                      cudaMemcpyDeviceToHost,
                                       cudaStreamPerThread));
     }
 
@@ -83,6 +116,7 @@ public:
 private:
     static constexpr size_t align = 256; // as cudaMalloc aligns
     size_t d_size = 0;
+    cudaEvent_t d_sent = nullptr; // recorded behind the last upload()
     pinned_buffer<unsigned char> d_host;
     device_buffer<unsigned char> d_device;
 };
