@@ -292,7 +292,7 @@ device_split_decoder::decode_batch(const std::vector<frame_view>& frames,
                                what));
             for (size_t j = ranges[k].begin; j < ranges[k].end; ++j) {
                 fill_uniform(post[j]);
-                write_boundary_metrics(frames[j], nullptr, nullptr);
+                write_boundary_metrics(frames[j], nullptr, nullptr, nullptr);
                 write_no_evidence(frames[j]);
                 write_no_events(frames[j]);
                 results[j] = { frame_status::decoder_error,

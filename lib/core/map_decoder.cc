@@ -399,18 +399,26 @@ frame_boundaries map_decoder::boundaries(const frame_view& frame) const
 
 void map_decoder::write_boundary_metrics(const frame_view& frame,
                                          const double* alpha_N,
-                                         const double* beta_0) const
+                                         const double* beta_0,
+                                         const double* alpha_0) const
 {
     if (!frame.boundary_metrics)
         return;
     const size_t Mt = size_t(d_limits.mtau.size());
+    // the states the frame can start in: beta_0 elsewhere is left out
+    auto can_start = [&](size_t a) {
+        const long long m = d_limits.mtau.lo + (long long)a;
+        return alpha_0 && alpha_0[a] != 0.0 && m >= 0 && m <= (long long)frame.rho;
+    };
     double* out = frame.boundary_metrics;
     for (const double* row : { alpha_N, beta_0 }) {
+        const bool masked = row && row == beta_0;
+        auto value = [&](size_t a) { return masked && !can_start(a) ? 0.0 : row[a]; };
         double sum = 0;
         for (size_t a = 0; row && a < Mt; ++a)
-            sum += row[a];
+            sum += value(a);
         for (size_t a = 0; a < Mt; ++a)
-            out[a] = sum > 0 ? row[a] / sum : 0.0;
+            out[a] = sum > 0 ? value(a) / sum : 0.0;
         out += Mt;
     }
 }

@@ -335,10 +335,12 @@ private:
         }
         if (r.ok()) {
             const size_t Mt = size_t(d_limits.mtau.size());
-            write_boundary_metrics(
-                f, ws->alpha.data() + size_t(N()) * Mt, ws->beta_next.data());
+            write_boundary_metrics(f,
+                                   ws->alpha.data() + size_t(N()) * Mt,
+                                   ws->beta_next.data(),
+                                   ws->alpha.data());
         } else {
-            write_boundary_metrics(f, nullptr, nullptr);
+            write_boundary_metrics(f, nullptr, nullptr, nullptr);
         }
         if (f.log_evidence) {
             *f.log_evidence =

@@ -218,7 +218,7 @@ public:
             if (valid[k]) {
                 todo.push_back(k);
             } else {
-                write_boundary_metrics(frames[k], nullptr, nullptr);
+                write_boundary_metrics(frames[k], nullptr, nullptr, nullptr);
                 write_no_evidence(frames[k]);
                 write_no_events(frames[k]);
                 fill_uniform(post[k]);
@@ -448,7 +448,7 @@ private:
                 detail::concat("map_decoder(cuda): ", count, " frames failed: ", what));
             for (size_t j = pos; j < pos + count; ++j) {
                 fill_uniform(post[todo[j]]);
-                write_boundary_metrics(frames[todo[j]], nullptr, nullptr);
+                write_boundary_metrics(frames[todo[j]], nullptr, nullptr, nullptr);
                 write_no_evidence(frames[todo[j]]);
                 write_no_events(frames[todo[j]]);
                 results[todo[j]] = { frame_status::decoder_error,
@@ -1074,9 +1074,10 @@ private:
                 if (status[j] == st_ok)
                     write_boundary_metrics(frames[k],
                                            alpha_N.data() + j * size_t(Mt),
-                                           beta_0.data() + j * size_t(Mt));
+                                           beta_0.data() + j * size_t(Mt),
+                                           boundaries(frames[k]).start.data());
                 else
-                    write_boundary_metrics(frames[k], nullptr, nullptr);
+                    write_boundary_metrics(frames[k], nullptr, nullptr, nullptr);
             }
             if (frames[k].log_evidence) {
                 // ln of C_N lambda_N (base-2 logs on the device), less the

@@ -153,7 +153,9 @@ struct frame_view {
     /*!
      * If not null, 2 Mt values receive the frame's boundary metrics: the
      * forward metric alpha_N (Mt values) then the backward metric beta_0 (Mt
-     * values), each normalized to sum 1 (all 0 for a refused frame).
+     * values) on the states the frame can start in (start weight not 0, drift
+     * within the received word; 0 elsewhere), each normalized to sum 1 (all 0
+     * for a refused frame).
      */
     double* boundary_metrics = nullptr;
     /*!
@@ -313,10 +315,14 @@ protected:
     /*!
      * Writes frame.boundary_metrics, if asked for: alpha_N then beta_0 (Mt
      * values each), each normalized; null rows (a refused frame) give zeros.
+     * beta_0 is kept only on the states the frame can start in (alpha_0, the
+     * start weights, not 0, and the drift within the received word): a
+     * backend may leave the rest out of its backward pass, as the CPU's does.
      */
     void write_boundary_metrics(const frame_view& frame,
                                 const double* alpha_N,
-                                const double* beta_0) const;
+                                const double* beta_0,
+                                const double* alpha_0) const;
 
     //! A refused frame's log evidence, if asked for: -infinity.
     static void write_no_evidence(const frame_view& frame);
