@@ -136,7 +136,7 @@ int plan_segments(recursion_kind r, int Mt, int Mn, int Wc, int F, bool both_dir
         return 0;
     if (r == recursion_kind::segmented)
         return L;
-    return (long long)F * 2 * (segs - 1) * Mt <= seg_max_warps ? L : 0;
+    return (long long)F * segs * Mt <= seg_max_warps ? L : 0;
 }
 
 namespace {

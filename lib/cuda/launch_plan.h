@@ -155,7 +155,8 @@ int plan_warp_emax(int Mn);
  * M_n <= 32) and at least seg_min_segments of them. L ~ sqrt(2 Wc) balances
  * the transfers' L steps (all segments at once) against the combination's
  * Wc / L sequential matrix-vector products. "auto" takes them while the
- * transfers' warps (F x 2 x (segments - 1) x M_tau) fit seg_max_warps, about
+ * transfers' warps (F x segments x M_tau: both directions share them) fit
+ * seg_max_warps, about
  * two waves of an H100 (small batches, where one frame's latency matters);
  * "segmented" wherever the shape allows and the workspace (seg_workspace)
  * stays within seg_max_bytes (plan_window does not count it: "auto" keeps
@@ -170,18 +171,18 @@ constexpr size_t seg_max_bytes = size_t(64) << 20;
 inline int seg_count(int Wc, int L) { return L > 0 ? (Wc + L - 1) / L : 0; }
 
 /*!
- * \brief The segmented recursion's workspace for F frames, both directions:
- * the transfer matrices and their scales of every segment but the last, the
- * segments' first rows, and each (frame, direction)'s count of segments with
- * a path (items of double, double, double and int).
+ * \brief The segmented recursion's workspace for F frames: every segment's
+ * transfer matrix and its scales (one set, read forward by alpha and
+ * backward by beta), each (frame, direction)'s segments' first rows, and its
+ * count of segments with a path (items of double, double, double and int).
  */
 struct seg_workspace {
     size_t trans = 0, scale = 0, start = 0, ok = 0;
     seg_workspace(int Mt, int segs, int F)
     {
         const size_t fd = size_t(F) * 2, s = size_t(segs > 0 ? segs : 1);
-        trans = fd * (s - 1) * size_t(Mt) * size_t(Mt);
-        scale = fd * (s - 1) * size_t(Mt);
+        trans = size_t(F) * s * size_t(Mt) * size_t(Mt);
+        scale = size_t(F) * s * size_t(Mt);
         start = fd * s * size_t(Mt);
         ok = fd;
     }

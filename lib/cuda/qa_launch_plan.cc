@@ -160,16 +160,16 @@ TEST(launch_plan, segments_for_small_batches_in_global_storage)
 {
     // one frame of N = 840 at M_tau = 59: segments of ceil(sqrt(1680)) = 41 steps
     EXPECT_EQ(plan_segments(recursion_kind::automatic, 59, 10, 840, 1, true), 41);
-    // as many frames as the transfers' warps allow: 3 x 2 x 20 x 59 <= 8192 < 4 x ...
-    EXPECT_EQ(plan_segments(recursion_kind::automatic, 59, 10, 840, 3, true), 41);
-    EXPECT_EQ(plan_segments(recursion_kind::automatic, 59, 10, 840, 4, true), 0);
+    // as many frames as the transfers' warps allow: 6 x 21 x 59 <= 8192 < 7 x ...
+    EXPECT_EQ(plan_segments(recursion_kind::automatic, 59, 10, 840, 6, true), 41);
+    EXPECT_EQ(plan_segments(recursion_kind::automatic, 59, 10, 840, 7, true), 0);
     // "segmented": whatever the batch whose workspace fits seg_max_bytes
-    // (2 x 20 transfers of 59 x 59 doubles and the rest: 1.1 MiB a frame, 18
-    // MiB for 16 frames, 281 MiB for 256); "block": never
+    // (21 transfers of 59 x 59 doubles and the rest: 0.6 MiB a frame, 9.4
+    // MiB for 16 frames, 150 MiB for 256); "block": never
     EXPECT_EQ(plan_segments(recursion_kind::segmented, 59, 10, 840, 16, true), 41);
     EXPECT_EQ(plan_segments(recursion_kind::segmented, 59, 10, 840, 256, true), 0);
-    // 2000 steps in 32 segments of 64 (64^2 >= 4000 > 63^2): 2 MiB a frame,
-    // so up to 32 frames
+    // 2000 steps in 32 segments of 64 (64^2 >= 4000 > 63^2): 1 MiB a frame,
+    // so up to 61 frames
     for (int F = 1; F <= 4096; F *= 2) {
         const int L = plan_segments(recursion_kind::segmented, 64, 10, 2000, F, true);
         EXPECT_EQ(L,
@@ -178,10 +178,10 @@ TEST(launch_plan, segments_for_small_batches_in_global_storage)
             << F;
         EXPECT_EQ(L, F <= 32 ? 64 : 0) << F;
     }
-    // the workspace's items: 2 x 20 transfers, their scales, 2 x 21 first rows
+    // the workspace's items: 21 transfers and their scales, 2 x 21 first rows
     const seg_workspace ws(59, 21, 3);
-    EXPECT_EQ(ws.trans, size_t(3) * 2 * 20 * 59 * 59);
-    EXPECT_EQ(ws.scale, size_t(3) * 2 * 20 * 59);
+    EXPECT_EQ(ws.trans, size_t(3) * 21 * 59 * 59);
+    EXPECT_EQ(ws.scale, size_t(3) * 21 * 59);
     EXPECT_EQ(ws.start, size_t(3) * 2 * 21 * 59);
     EXPECT_EQ(ws.ok, size_t(3) * 2);
     EXPECT_EQ(seg_count(840, 41), 21);

@@ -9,15 +9,19 @@
 // into segments that run side by side, exact (docs/design.md, "The
 // segmented recursion"). A step is linear in the row, so segment k maps its
 // first row to its last by a matrix, the rows reached from each one-hot
-// start. Three launches, both directions at once (global storage):
-//  1. seg_transfer_kernel: one warp per (frame, direction, segment k <
-//     segs - 1, start state u) runs segment k from the one-hot at u with the
-//     one-warp step (warp_recursion.cuh), keeping the last row as T_u 2^e_u
-//     (the product of the steps' sums split into a mantissa, kept in T_u,
-//     and a power of two);
+// start; beta's step is the same matrix, applied from the other side, so
+// one set of matrices serves both directions. Three launches, both
+// directions at once (global storage):
+//  1. seg_transfer_kernel: one warp per (frame, segment k, start state u)
+//     runs segment k forward from the one-hot at u with the one-warp step
+//     (warp_recursion.cuh), keeping the last row as T_u 2^e_u (the product
+//     of the steps' sums split into a mantissa, kept in T_u, and a power of
+//     two);
 //  2. seg_combine_kernel: one block per (frame, direction) walks the
-//     segments in order, each segment's first row from the one before by
-//     the matrix: c_u = row(u) 2^(e_u - max e), sum_u c_u T_u, normalized;
+//     segments in order (beta's from the frame's end), each segment's first
+//     row from the one before by its matrix: alpha, c_u = row(u) 2^(e_u -
+//     max e), sum_u c_u T_u; beta, d_u = T_u . row, r_u = d_u 2^(e_u - max
+//     e); normalized;
 //  3. seg_rows_kernel: one warp per (frame, direction, segment) runs the
 //     steps again from its first row, storing each row and each step's sum
 //     (the normalizers) as the one-warp kernel does; the last forward
@@ -40,21 +44,40 @@ namespace {
 
 constexpr int seg_combine_threads = 256; // 8 warps, each a share of the states u
 
-// a (frame, direction)'s place in the seg_ buffers
+// a (frame, direction)'s place in seg_start and seg_ok
 __device__ __forceinline__ long long seg_index(int f, int dir)
 {
     return (long long)f * 2 + dir;
+}
+
+// The steps [t0, t1) of segment k in direction fwd's own count: forward
+// segment k holds indices [k L, min((k + 1) L, Wc)); backward segment k is
+// forward segment segs - 1 - k, from its end (the short segment first), so
+// that both directions cut the frame at the same indices and share the
+// transfer matrices.
+template <typename real>
+__device__ __forceinline__ void
+seg_steps(const launch_params<real>& p, bool fwd, int k, int& t0, int& t1)
+{
+    const int L = p.seg_len, Wc = p.Wc;
+    if (fwd) {
+        t0 = k * L;
+        t1 = min(t0 + L, Wc);
+    } else {
+        const int j = p.segs - 1 - k;
+        t0 = Wc - min((j + 1) * L, Wc);
+        t1 = Wc - j * L;
+    }
 }
 
 template <typename real, int EMAX, int SPL>
 __global__ void __launch_bounds__(32) seg_transfer_kernel(launch_params<real> p)
 {
     __shared__ double rowbuf[ab_warp_row<SPL>];
-    const int u = blockIdx.x, k = blockIdx.y;
-    const int f = int(blockIdx.z) >> 1, dir = int(blockIdx.z) & 1;
+    const int u = blockIdx.x, k = blockIdx.y, f = blockIdx.z;
     if (p.status[f] != st_ok)
         return;
-    const int lane = threadIdx.x, Mt = p.Mt, L = p.seg_len;
+    const int lane = threadIdx.x, Mt = p.Mt;
     for (int s = lane; s < ab_warp_row<SPL>; s += 32)
         rowbuf[s] = 0.0;
     __syncwarp();
@@ -65,18 +88,19 @@ __global__ void __launch_bounds__(32) seg_transfer_kernel(launch_params<real> p)
     // same in every lane): no log on the step
     double mant = 1.0;
     int ex = 0;
-    const int t0 = k * L, t1 = min(t0 + L, p.Wc);
+    int t0, t1;
+    seg_steps(p, true, k, t0, t1);
     // (many warps to an SM: one step of G in flight, fewer registers, all
     // of them resident at once)
     const int failed = warp_steps<real, EMAX, SPL, 1>(
-        p, f, dir == 0, rowbuf, t0, t1, [&](int, double sum, const double(&)[SPL]) {
+        p, f, true, rowbuf, t0, t1, [&](int, double sum, const double(&)[SPL]) {
             int e;
             mant = frexp(mant * sum, &e);
             ex += e;
         });
     // the row times mant, and the exponent: the combination scales rows by
     // powers of two only
-    const long long m = (seg_index(f, dir) * (p.segs - 1) + k) * Mt + u;
+    const long long m = ((long long)f * p.segs + k) * Mt + u;
     if (lane == 0)
         p.seg_scale[m] = failed >= 0 ? -CUDART_INF : double(ex);
     for (int b = lane; b < Mt; b += 32)
@@ -84,33 +108,39 @@ __global__ void __launch_bounds__(32) seg_transfer_kernel(launch_params<real> p)
 }
 
 // One block per (frame, direction): the segments' first rows in order.
-// Warp w sums the start states u = w, w + NW, ... (UPT of them) for the end
-// states v = lane, lane + 32; each thread loads its share of the next
-// segment's matrix and scales while the current one is combined. Every warp
-// keeps the current row in registers (state lane and lane + 32) and makes
-// the same sums in the same order from the warps' parts, so one barrier a
-// segment is all the block needs (the parts alternate between two buffers).
+// Warp w takes the start states u = w, w + NW, ... (UPT of them) and the end
+// states v = lane, lane + 32 of each matrix; each thread loads its share of
+// the next segment's matrix and scales while the current one is combined.
+// Every warp keeps the current row in registers (states lane and lane + 32)
+// and makes the same sums in the same order, so one barrier a segment is all
+// the block needs (what the warps share alternates between two buffers).
+// Alpha: each warp's part of sum_u c_u T_u, shared and summed over the warps.
+// Beta: each warp's full dot products d_u = T_u . row for its states u,
+// shared, then scaled and normalized in every warp.
 template <typename real>
 __global__ void __launch_bounds__(seg_combine_threads)
     seg_combine_kernel(launch_params<real> p)
 {
     constexpr int NW = seg_combine_threads / 32, UPT = 64 / NW;
-    __shared__ double part[2][NW][64];
+    __shared__ double part[2][NW][64]; // alpha: the warps' parts
+    __shared__ double dots[2][64];     // beta: the d_u
     const int f = blockIdx.x, dir = blockIdx.y;
+    const bool fwd = dir == 0;
     if (p.status[f] != st_ok)
         return;
     const int Mt = p.Mt, S = p.segs, tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
     const long long fd = seg_index(f, dir);
     double* first = p.seg_start + fd * S * Mt;
-    const double* bound = (dir == 0 ? p.start : p.end) + (long long)f * Mt;
+    const double* bound = (fwd ? p.start : p.end) + (long long)f * Mt;
     double cur[2]; // the current first row: states lane and lane + 32
 #pragma unroll
     for (int j = 0; j < 2; ++j)
         cur[j] = lane + 32 * j < Mt ? bound[lane + 32 * j] : 0.0;
-    // this thread's share of segment k's matrix and scales (sc: of its
-    // states u; all: of states lane and lane + 32, for the largest)
+    // this thread's share of the k-th matrix on the way (forward segment k,
+    // or segs - 1 - k backward) and its scales (sc: of its states u; all: of
+    // states lane and lane + 32)
     auto fetch = [&](double(&t)[UPT][2], double(&sc)[UPT], double(&all)[2], int k) {
-        const long long m0 = (fd * (S - 1) + k) * Mt;
+        const long long m0 = ((long long)f * S + (fwd ? k : S - 1 - k)) * Mt;
 #pragma unroll
         for (int i = 0; i < UPT; ++i) {
             const int u = w + NW * i;
@@ -125,8 +155,19 @@ __global__ void __launch_bounds__(seg_combine_threads)
         for (int j = 0; j < 2; ++j)
             all[j] = lane + 32 * j < Mt ? p.seg_scale[m0 + lane + 32 * j] : -CUDART_INF;
     };
-    // segment k's last row from its first (cur), into cur; false: no path
-    auto combine = [&](const double(&t)[UPT][2],
+    // the new row (x, states lane and lane + 32) normalized into cur; false:
+    // no path (the same in every thread)
+    auto normalize = [&](const double(&x)[2]) {
+        const double sum = warp_sum(x[0] + x[1]); // equal in every lane
+        double inv = 0;
+        if (!model::normalizer(sum, inv))
+            return false;
+        cur[0] = x[0] * inv;
+        cur[1] = x[1] * inv;
+        return true;
+    };
+    // alpha: segment k's last row from its first (cur)
+    auto forward = [&](const double(&t)[UPT][2],
                        const double(&sc)[UPT],
                        const double(&all)[2],
                        int k) {
@@ -154,20 +195,50 @@ __global__ void __launch_bounds__(seg_combine_threads)
         mine[w][lane] = acc[0];
         mine[w][lane + 32] = acc[1];
         __syncthreads();
-        // the states' sums in a fixed order, normalized: the same in
-        // every warp (the butterfly sum ends equal in every lane)
+        // the states' sums in a fixed order, the same in every warp
         double x[2] = { 0.0, 0.0 };
         for (int q = 0; q < NW; ++q) {
             x[0] += mine[q][lane];
             x[1] += mine[q][lane + 32];
         }
-        const double sum = warp_sum(x[0] + x[1]);
-        double inv = 0;
-        if (!model::normalizer(sum, inv))
-            return false; // in every thread
-        cur[0] = x[0] * inv;
-        cur[1] = x[1] * inv;
-        return true;
+        return normalize(x);
+    };
+    // beta: the segment's first row (its start index's) from its last (cur)
+    auto backward = [&](const double(&t)[UPT][2],
+                        const double(&sc)[UPT],
+                        const double(&all)[2],
+                        int k) {
+        double* d = dots[k & 1];
+#pragma unroll
+        for (int i = 0; i < UPT; ++i) {
+            const int u = w + NW * i;
+            const double du = warp_sum(t[i][0] * cur[0] + t[i][1] * cur[1]);
+            if (lane == i && u < Mt)
+                d[u] = du; // T_u . row, without its scale
+        }
+        __syncthreads();
+        // the largest scale among the states with a path (every warp)
+        double x[2];
+        double mx = -CUDART_INF;
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+            x[j] = lane + 32 * j < Mt ? d[lane + 32 * j] : 0.0;
+            if (x[j] > 0 && all[j] > mx)
+                mx = all[j];
+        }
+        for (int o = 16; o > 0; o >>= 1)
+            mx = fmax(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+#pragma unroll
+        for (int j = 0; j < 2; ++j)
+            x[j] = x[j] > 0 ? ldexp(x[j], int(all[j] - mx)) : 0.0;
+        (void)sc;
+        return normalize(x);
+    };
+    auto combine = [&](const double(&t)[UPT][2],
+                       const double(&sc)[UPT],
+                       const double(&all)[2],
+                       int k) {
+        return fwd ? forward(t, sc, all, k) : backward(t, sc, all, k);
     };
     double ta[UPT][2], sa[UPT], aa[2], tb[UPT][2], sb[UPT], ab[2]; // two segments' shares
     if (S > 1)
@@ -213,14 +284,15 @@ __global__ void __launch_bounds__(32) seg_rows_kernel(launch_params<real> p)
     const int ok = p.seg_ok[fd];
     if (k >= ok)
         return; // past a segment with no path
-    const int lane = threadIdx.x, Mt = p.Mt, L = p.seg_len, S = p.segs;
+    const int lane = threadIdx.x, Mt = p.Mt, S = p.segs;
     double* rows = (fwd ? p.alpha : p.beta) + (long long)f * (p.N + 1) * Mt;
     double* norm = (fwd ? p.log_alpha_norm : p.log_beta_norm) + (long long)f * (p.N + 1);
     for (int s = lane; s < ab_warp_row<SPL>; s += 32)
         rowbuf[s] = 0.0;
     __syncwarp();
     const double* first = p.seg_start + (fd * S + k) * Mt;
-    const int t0 = k * L, t1 = min(t0 + L, p.Wc);
+    int t0, t1;
+    seg_steps(p, fwd, k, t0, t1);
     for (int b = lane; b < Mt; b += 32) {
         rowbuf[ab_pad + b] = first[b];
         if (k == 0) // the boundary row (alpha_0 or beta_N)
@@ -250,7 +322,7 @@ template <typename real, int EMAX, int SPL>
 void launch_segmented_shape(const launch_params<real>& p)
 {
     const unsigned F = unsigned(p.F), S = unsigned(p.segs);
-    seg_transfer_kernel<real, EMAX, SPL><<<dim3(unsigned(p.Mt), S - 1, 2 * F), 32>>>(p);
+    seg_transfer_kernel<real, EMAX, SPL><<<dim3(unsigned(p.Mt), S, F), 32>>>(p);
     BSID_CUDA(cudaGetLastError());
     seg_combine_kernel<real><<<dim3(F, 2), seg_combine_threads>>>(p);
     BSID_CUDA(cudaGetLastError());
