@@ -14,49 +14,76 @@
 
 #include "lattice_kernels.cuh"
 #include <array>
+#include <stdexcept>
 #include <utility>
 
 namespace bsid {
 namespace cuda {
 
+// The diagonal weights of one row, for the transmitted bit x: Wt(j) is the
+// weight of a step into a node (r, k) with r + k = j, which consumes received
+// bit j of the thread's segment. j must be a constant after unrolling.
+// diag_regs: a table per value of x, made once per thread (W0, W1: the
+// register kernels).
+template <typename real, int J>
+struct diag_regs {
+    const real (&W)[J];
+    __device__ __forceinline__ real operator()(int j) const { return W[j]; }
+};
+// diag_bits: the received bits themselves, bit j of m set where bit j equals
+// x (the segment's bits, or their complement for x = 0): a bit test and a
+// select per node instead of 2 (NMAX + MN) registers (the wide kernels).
+template <typename real>
+struct diag_bits {
+    unsigned long long m;
+    real wmatch, wmismatch;
+    __device__ __forceinline__ real operator()(int j) const
+    {
+        return j < 64 && ((m >> (j < 64 ? j : 0)) & 1ull) ? wmatch : wmismatch;
+    }
+};
+
 // One row r < n of the scaled lattice, in place in registers
-// (model::lattice_cell_unit_del): node k of row r gets Wt[r + k] (diagonal)
+// (model::lattice_cell_unit_del): node k of row r gets Wt(r + k) (diagonal)
 // times node k of row r - 1, plus node k + 1 of row r - 1 (the vertical step,
 // weight 1 after scaling), plus ins (horizontal) times node k - 1 of row r.
 // Two multiply-adds per node; the corridor's edges drop a term. KZ: the
 // zero corner skipped (launch_plan.h, reg_corner_wide): nodes k < KZ - r are
 // left at 0, and node KZ - r takes only its vertical step (its two other
-// neighbours are 0). r must be a constant after unrolling.
-template <typename real, int MN, int J, int KZ = 0>
+// neighbours are 0). r must be a constant after unrolling. mn: the
+// corridor's true width where the kernel's MN is padded (the wide kernels,
+// wide_corridor): node mn takes no horizontal step, so that it and the nodes
+// above it stay 0 and feed nothing back (only the last 7 nodes test it).
+template <typename real, int MN, int KZ = 0, bool PAD = false, typename DIAG>
 __device__ __forceinline__ void
-lattice_row(real (&cur)[MN], const real (&Wt)[J], real ins, int r)
+lattice_row(real (&cur)[MN], const DIAG& Wt, real ins, int r, int mn = MN)
 {
     real prev = real(0);
 #pragma unroll
     for (int k = 0; k < MN; ++k) {
+        const real h = PAD && k > MN - 8 ? (k < mn ? ins : real(0)) : ins;
         if (k < KZ - r) {
             continue; // 0 in row r - 1 and in row r
         } else if (k == KZ - r) {
             prev = k + 1 < MN ? cur[k + 1 < MN ? k + 1 : k] : real(0);
         } else if (k == 0) {
             prev = (k + 1 < MN) ? model::lattice_last_cell_unit_del(
-                                      Wt[r + k], cur[k], cur[k + 1 < MN ? k + 1 : k])
-                                : Wt[r + k] * cur[k];
+                                      Wt(r + k), cur[k], cur[k + 1 < MN ? k + 1 : k])
+                                : Wt(r + k) * cur[k];
         } else {
             prev =
                 (k + 1 < MN)
                     ? model::lattice_cell_unit_del(
-                          Wt[r + k], cur[k], cur[k + 1 < MN ? k + 1 : k], ins, prev)
-                    : model::lattice_cell_unit_del(Wt[r + k], cur[k], real(0), ins, prev);
+                          Wt(r + k), cur[k], cur[k + 1 < MN ? k + 1 : k], h, prev)
+                    : model::lattice_cell_unit_del(Wt(r + k), cur[k], real(0), h, prev);
         }
         cur[k] = prev;
     }
 }
 
 // Row n: no horizontal steps (eqn:F_lastrow); KZ as in lattice_row.
-template <typename real, int MN, int J, int KZ = 0>
-__device__ __forceinline__ void
-lattice_last_row(real (&cur)[MN], const real (&Wt)[J], int r)
+template <typename real, int MN, int KZ = 0, typename DIAG>
+__device__ __forceinline__ void lattice_last_row(real (&cur)[MN], const DIAG& Wt, int r)
 {
 #pragma unroll
     for (int k = 0; k < MN; ++k) {
@@ -67,8 +94,8 @@ lattice_last_row(real (&cur)[MN], const real (&Wt)[J], int r)
             continue;
         }
         cur[k] = (k + 1 < MN) ? model::lattice_last_cell_unit_del(
-                                    Wt[r + k], cur[k], cur[k + 1 < MN ? k + 1 : k])
-                              : Wt[r + k] * cur[k];
+                                    Wt(r + k), cur[k], cur[k + 1 < MN ? k + 1 : k])
+                              : Wt(r + k) * cur[k];
     }
 }
 
@@ -108,16 +135,55 @@ __device__ __forceinline__ unsigned long long lattice_keep_mask(long long left, 
     return kmax >= 63 ? ~0ull : kmax < 0 ? 0ull : (2ull << kmax) - 1ull;
 }
 
+// The diagonal weights of a thread, for either transmitted bit: the two
+// tables of the register kernels (row(x, f) calls f with the one for x;
+// every lane of a warp takes the same branch) ...
+template <typename real, int J>
+struct weights_regs {
+    const real (&W0)[J];
+    const real (&W1)[J];
+    template <typename F>
+    __device__ __forceinline__ void row(bool x, F&& f) const
+    {
+        if (x)
+            f(diag_regs<real, J>{ W1 });
+        else
+            f(diag_regs<real, J>{ W0 });
+    }
+};
+// ... or the received bits of the thread's segment (the wide kernels).
+template <typename real>
+struct weights_bits {
+    unsigned long long win;
+    real wmatch, wmismatch;
+    template <typename F>
+    __device__ __forceinline__ void row(bool x, F&& f) const
+    {
+        unsigned long long m = x ? win : ~win;
+        // opaque to the optimizer, so that it does not hoist the weights out
+        // of the loop over the codewords (as two tables of NMAX + MN values,
+        // the registers this form is for saving)
+        asm volatile("" : "+l"(m));
+        f(diag_bits<real>{ m, wmatch, wmismatch });
+    }
+};
+
 // The loop over the codewords: each lattice from row 0 (p.row0) to row n in
 // registers, then handed to lattice_out. EXACT: n == NMAX and no
 // renormalization, so that no row tests anything but its codeword bit; KZ
 // (EXACT only): the zero corner skipped (plan_reg_corner). keep: bit k set
 // where node k of the last row lies inside the frame (lattice_keep_mask);
-// the others are set to 0.
-template <typename real, int MN, int NMAX, bool EXACT, int KZ = 0>
+// the others are set to 0. PAD: MN is the corridor padded (wide_corridor),
+// p.Mn its width (lattice_row).
+template <typename real,
+          int MN,
+          int NMAX,
+          bool EXACT,
+          int KZ = 0,
+          bool PAD = false,
+          typename WEIGHTS>
 __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
-                                                  const real (&W0)[NMAX + MN],
-                                                  const real (&W1)[NMAX + MN],
+                                                  const WEIGHTS& wts,
                                                   const uint32_t* words,
                                                   const real* prior,
                                                   real (&aux)[MN],
@@ -125,34 +191,30 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
                                                   real* Lout,
                                                   unsigned long long keep)
 {
-    constexpr int J = NMAX + MN;
     const int n = EXACT ? NMAX : p.n;
+    const int mn = PAD ? p.Mn : MN;
     for (int D = 0; D < p.q; ++D) {
         const uint32_t word = words[D];
         real cur[MN];
 #pragma unroll
         for (int k = 0; k < MN; ++k)
-            cur[k] = p.row0[k];
+            cur[k] = p.row0[k]; // 0 past the corridor's width
 #pragma unroll
         for (int r = 1; r <= NMAX; ++r) {
             const bool x = ((word >> (n - r)) & 1u) != 0;
             if (r < n) {
-                if (x) {
-                    lattice_row<real, MN, J, KZ>(cur, W1, p.ins, r);
-                } else {
-                    lattice_row<real, MN, J, KZ>(cur, W0, p.ins, r);
-                }
+                wts.row(x, [&](const auto& Wt) {
+                    lattice_row<real, MN, KZ, PAD>(cur, Wt, p.ins, r, mn);
+                });
                 if (!EXACT && ((p.renorm_rows >> r) & 1u)) {
 #pragma unroll
                     for (int k = 0; k < MN; ++k)
                         cur[k] *= p.renorm_factor;
                 }
             } else if (r == n) {
-                if (x) {
-                    lattice_last_row<real, MN, J, KZ>(cur, W1, r);
-                } else {
-                    lattice_last_row<real, MN, J, KZ>(cur, W0, r);
-                }
+                wts.row(x, [&](const auto& Wt) {
+                    lattice_last_row<real, MN, KZ>(cur, Wt, r);
+                });
             }
         }
         if (keep != ~0ull) {
@@ -161,6 +223,39 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
                 cur[k] = ((keep >> k) & 1ull) ? cur[k] : real(0);
         }
         lattice_out<real, MN>(aux, cur, prior ? prior[D] : real(1), pass, Lout, D);
+    }
+}
+
+// lattice_codewords in the form that fits the codewords and channel:
+// codewords of exactly NMAX bits without renormalization (the common case)
+// run a loop with no tests per row, with the zero corner skipped where m_n^-
+// allows (plan_reg_corner); the others test each row.
+template <typename real, int MN, int NMAX, bool PAD, typename WEIGHTS>
+__device__ __forceinline__ void lattice_all_codewords(const launch_params<real>& p,
+                                                      const WEIGHTS& wts,
+                                                      const uint32_t* words,
+                                                      const real* prior,
+                                                      real (&aux)[MN],
+                                                      int pass,
+                                                      real* Lout,
+                                                      unsigned long long keep)
+{
+    if (p.n == NMAX && p.renorm_rows == 0) {
+        constexpr int CW = reg_corner<NMAX, MN>::wide, CN = reg_corner<NMAX, MN>::narrow;
+        const int k0 = -p.dlo;
+        if (CW > 0 && k0 >= CW) {
+            lattice_codewords<real, MN, NMAX, true, CW, PAD>(
+                p, wts, words, prior, aux, pass, Lout, keep);
+        } else if (CN > 0 && CN < CW && k0 >= CN) {
+            lattice_codewords<real, MN, NMAX, true, (CN < CW ? CN : 0), PAD>(
+                p, wts, words, prior, aux, pass, Lout, keep);
+        } else {
+            lattice_codewords<real, MN, NMAX, true, 0, PAD>(
+                p, wts, words, prior, aux, pass, Lout, keep);
+        }
+    } else {
+        lattice_codewords<real, MN, NMAX, false, 0, PAD>(
+            p, wts, words, prior, aux, pass, Lout, keep);
     }
 }
 
@@ -181,11 +276,22 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
  *
  * SOFT: the batch's items are probabilities (launch_params::soft), not bits;
  * a separate instance, so that hard input pays nothing for soft input.
+ *
+ * WIDE (hard input only): the wide kernels, for corridors and codewords
+ * whose two weight tables (2 (NMAX + MN) values) do not fit in registers
+ * beside the row and its sums (2 MN) at the register kernels' occupancy:
+ * 2 blocks per SM, and in double each node takes its diagonal weight from
+ * its received bit (diag_bits: a bit test and a select; wide_bit_weights);
+ * MN is the corridor rounded up to a multiple of 8 (wide_corridor; the
+ * nodes past p.Mn stay 0), and NMAX + MN <= 64.
  */
-template <typename real, int MN, int NMAX, bool SOFT>
-__global__ void __launch_bounds__(reg_block, (reg_min_blocks<real, MN, NMAX>))
+template <typename real, int MN, int NMAX, bool SOFT, bool WIDE = false>
+__global__ void
+__launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, NMAX>))
     lattice_kernel_reg(launch_params<real> p, int chunks, int pass)
 {
+    static_assert(!(SOFT && WIDE), "the wide kernels read bits");
+    static_assert(NMAX + MN <= 64, "a thread's segment is one 64-bit word");
     constexpr int J = NMAX + MN;
     const int fi = blockIdx.x / chunks;
     const int chunk = blockIdx.x - fi * chunks;
@@ -223,8 +329,9 @@ __global__ void __launch_bounds__(reg_block, (reg_min_blocks<real, MN, NMAX>))
 #pragma unroll
         for (int e = 0; e < MN; ++e) {
             const int b = a + p.dlo + e;
-            aux[e] = (inside && b >= 0 && b < p.Mt) ? real(al * bn[b] * double(scale))
-                                                    : real(0);
+            aux[e] = (inside && (!WIDE || e < p.Mn) && b >= 0 && b < p.Mt)
+                         ? real(al * bn[b] * double(scale))
+                         : real(0);
             any = any || aux[e] != real(0);
         }
         if (!__any_sync(0xffffffffu, any)) {
@@ -254,55 +361,45 @@ __global__ void __launch_bounds__(reg_block, (reg_min_blocks<real, MN, NMAX>))
     const bool pr = p.priors && p.has_prior[f];
     const real* prior = pr ? p.priors + ((long long)f * p.N + i) * p.q : nullptr;
 
-    real W0[J], W1[J];
-    if constexpr (SOFT) {
-        // the mixture of the hard weights (model::soft_diag); items past the
-        // frame's ends (the nodes that consume them are the zero corner or
-        // outside `keep`) or past the codeword's reach (j >= n + MN, when
-        // n < NMAX) are not read
-#pragma unroll
-        for (int j = 0; j < J; ++j) {
-            const bool in = inside && j < p.n + MN && B + j >= 0 && B + j < rho;
-            const real w0 = in ? sw[2 * (B + j)] : real(1);
-            const real w1 = in ? sw[2 * (B + j) + 1] : real(0);
-            W1[j] = model::soft_diag(w0, w1, p.wmismatch, p.wmatch);
-            W0[j] = model::soft_diag(w0, w1, p.wmatch, p.wmismatch);
-        }
+    if constexpr (WIDE && wide_bit_weights<real>) {
+        const weights_bits<real> wts{ win, p.wmatch, p.wmismatch };
+        lattice_all_codewords<real, MN, NMAX, true>(
+            p, wts, words, prior, aux, pass, Lout, keep);
     } else {
+        real W0[J], W1[J];
+        if constexpr (SOFT) {
+            // the mixture of the hard weights (model::soft_diag); items past the
+            // frame's ends (the nodes that consume them are the zero corner or
+            // outside `keep`) or past the codeword's reach (j >= n + MN, when
+            // n < NMAX) are not read
 #pragma unroll
-        for (int j = 0; j < J; ++j) {
-            const bool yb = ((win >> j) & 1ull) != 0;
-            W1[j] = yb ? p.wmatch : p.wmismatch;
-            W0[j] = yb ? p.wmismatch : p.wmatch;
-        }
-    }
-    if (p.n == NMAX && p.renorm_rows == 0) {
-        // codewords of exactly NMAX bits without renormalization (the
-        // common case): a loop with no tests per row, with the zero corner
-        // skipped where m_n^- allows (plan_reg_corner)
-        constexpr int CW = reg_corner<NMAX, MN>::wide, CN = reg_corner<NMAX, MN>::narrow;
-        const int k0 = -p.dlo;
-        if (CW > 0 && k0 >= CW) {
-            lattice_codewords<real, MN, NMAX, true, CW>(
-                p, W0, W1, words, prior, aux, pass, Lout, keep);
-        } else if (CN > 0 && CN < CW && k0 >= CN) {
-            lattice_codewords<real, MN, NMAX, true, (CN < CW ? CN : 0)>(
-                p, W0, W1, words, prior, aux, pass, Lout, keep);
+            for (int j = 0; j < J; ++j) {
+                const bool in = inside && j < p.n + MN && B + j >= 0 && B + j < rho;
+                const real w0 = in ? sw[2 * (B + j)] : real(1);
+                const real w1 = in ? sw[2 * (B + j) + 1] : real(0);
+                W1[j] = model::soft_diag(w0, w1, p.wmismatch, p.wmatch);
+                W0[j] = model::soft_diag(w0, w1, p.wmatch, p.wmismatch);
+            }
         } else {
-            lattice_codewords<real, MN, NMAX, true>(
-                p, W0, W1, words, prior, aux, pass, Lout, keep);
+#pragma unroll
+            for (int j = 0; j < J; ++j) {
+                const bool yb = ((win >> j) & 1ull) != 0;
+                W1[j] = yb ? p.wmatch : p.wmismatch;
+                W0[j] = yb ? p.wmismatch : p.wmatch;
+            }
         }
-    } else {
-        lattice_codewords<real, MN, NMAX, false>(
-            p, W0, W1, words, prior, aux, pass, Lout, keep);
+        const weights_regs<real, J> wts{ W0, W1 };
+        lattice_all_codewords<real, MN, NMAX, WIDE>(
+            p, wts, words, prior, aux, pass, Lout, keep);
     }
     if (pass == pass_G && a < p.Mt) {
         // node e of row n ends at drift d = dlo + e; keep the ends inside m_tau
 #pragma unroll
         for (int e = 0; e < MN; ++e) {
             const int b = a + p.dlo + e;
-            p.G[(fw * MN + e) * p.Mt + a] =
-                (inside && b >= 0 && b < p.Mt) ? aux[e] * scale : real(0);
+            if (!WIDE || e < p.Mn)
+                p.G[(fw * p.Mn + e) * p.Mt + a] =
+                    (inside && b >= 0 && b < p.Mt) ? aux[e] * scale : real(0);
         }
     }
 }
@@ -334,8 +431,52 @@ make_lattice_reg_table(std::integer_sequence<int, M...>)
     return { { lattice_reg_entry<real, NMAX, M + 1>()... } };
 }
 
+template <typename real, int MN, int NMAX>
+void launch_lattice_wide(
+    unsigned grid, unsigned block, const launch_params<real>& p, int chunks, int pass)
+{
+    if (p.soft)
+        throw std::logic_error("the wide lattice kernels take hard input only");
+    lattice_kernel_reg<real, MN, NMAX, false, true><<<grid, block>>>(p, chunks, pass);
+}
+
+// Slot S of the wide kernels (wide_slot): compiled only where some codeword
+// length of the band and some corridor padded to MN leave the register
+// kernels (reg_band + Mn > 48) and fit one word (NMAX + MN <= 64).
+template <typename real, int S>
+constexpr lattice_launcher<real> lattice_wide_entry()
+{
+    constexpr int NMAX = wide_bands[S / 3], MN = 24 + 8 * (S % 3);
+    if constexpr (NMAX + MN <= 64 && reg_band(NMAX) + MN > 48) {
+        return &launch_lattice_wide<real, MN, NMAX>;
+    } else {
+        return nullptr;
+    }
+}
+
+template <typename real, int... S>
+std::array<lattice_launcher<real>, sizeof...(S)>
+make_lattice_wide_table(std::integer_sequence<int, S...>)
+{
+    return { { lattice_wide_entry<real, S>()... } };
+}
+
 } // namespace cuda
 } // namespace bsid
+
+// The wide kernels of one precision per translation unit.
+#define BSID_LATTICE_WIDE_TABLE(REAL)                            \
+    namespace bsid {                                             \
+    namespace cuda {                                             \
+    template <>                                                  \
+    const lattice_launcher<REAL>* lattice_wide_table<REAL>()     \
+    {                                                            \
+        static const auto table = make_lattice_wide_table<REAL>( \
+            std::make_integer_sequence<int, wide_slots>{});      \
+        return table.data();                                     \
+    }                                                            \
+    }                                                            \
+    }
 
 // One precision and band per translation unit.
 #define BSID_LATTICE_REG_TABLE(REAL, NMAX)                            \

@@ -153,6 +153,17 @@ constexpr int reg_min_blocks = 2 * (NMAX + MN) + 2 * MN <= 80
                                    ? (sizeof(real) == 4 ? 5 : 3)
                                    : 1;
 
+// The wide kernels (lattice_kernel_reg, WIDE): 2 blocks of 128 threads per
+// SM (up to 255 registers a thread; 3 blocks, 168 registers, spilled and ran
+// 3 % slower on the paper's memory case). Their diagonal weights: in double
+// the received bits (diag_bits, a test and a select a node: the two tables
+// of 2 (NMAX + MN) doubles spill, and ran 32 % slower), in float the two
+// tables in registers as in the register kernels (7 % faster than the bits
+// there). Measured: docs/benchmarks.md, "The wide register kernels".
+constexpr int wide_min_blocks = 2;
+template <typename real>
+constexpr bool wide_bit_weights = sizeof(real) == 8;
+
 template <typename real>
 using lattice_launcher = void (*)(
     unsigned grid, unsigned block, const launch_params<real>& p, int chunks, int pass);
@@ -176,6 +187,20 @@ lattice_launcher<real> lattice_reg_launcher(int n, int Mn)
                                       : nmax == 16 ? lattice_reg_table<real, 16>()
                                                    : lattice_reg_table<real, 32>();
     return t[Mn - 1];
+}
+
+//! The wide kernels of one precision, indexed by wide_slot(); null where
+//! there is none (lattice_wide_*.cu).
+template <typename real>
+const lattice_launcher<real>* lattice_wide_table();
+
+//! The wide kernel for codewords of n bits and a corridor of Mn nodes, or null
+//! (hard input only: a batch with soft input takes the general kernel).
+template <typename real>
+lattice_launcher<real> lattice_wide_launcher(int n, int Mn)
+{
+    const int slot = wide_slot(n, Mn);
+    return slot < 0 ? nullptr : lattice_wide_table<real>()[slot];
 }
 
 } // namespace cuda

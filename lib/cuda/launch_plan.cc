@@ -107,14 +107,28 @@ int plan_ab_block(int Mt, int limit)
 
 int plan_reg_block(int Mt) { return Mt <= 32 ? 32 : Mt <= 64 ? 64 : 128; }
 
-int plan_reg_corner(int n, int Mn, int dlo, unsigned renorm_rows)
+namespace {
+
+int plan_corner(int n, int nmax, int Mn, int dlo, unsigned renorm_rows)
 {
-    const int nmax = reg_band(n);
     if (n != nmax || renorm_rows != 0 || Mn < 1)
         return 0; // only the fast path's exact loop skips it
     const int k0 = -dlo, wide = reg_corner_wide(nmax, Mn),
               narrow = reg_corner_narrow(nmax, Mn);
     return wide > 0 && k0 >= wide ? wide : narrow > 0 && k0 >= narrow ? narrow : 0;
+}
+
+} // namespace
+
+int plan_reg_corner(int n, int Mn, int dlo, unsigned renorm_rows)
+{
+    return plan_corner(n, reg_band(n), Mn, dlo, renorm_rows);
+}
+
+int plan_wide_corner(int n, int Mn, int dlo, unsigned renorm_rows)
+{
+    return plan_corner(
+        n, wide_band(n), std::max(24, wide_corridor(Mn)), dlo, renorm_rows);
 }
 
 bool plan_warp_recursion(recursion_kind r, int Mt, int Mn)

@@ -106,6 +106,33 @@ int plan_reg_block(int Mt);
 constexpr int reg_band(int n) { return n <= 8 ? 8 : n <= 12 ? 12 : n <= 16 ? 16 : 32; }
 
 /*!
+ * \brief The wide register kernels: codewords and corridors whose two weight
+ * tables do not fit in registers beside the row (reg_band(n) + Mn > 48, up to
+ * 40 nodes), where the register kernels would leave the lattice to the general
+ * kernel. Each node takes its diagonal weight from its received bit, the
+ * corridor is padded to a multiple of 8 nodes and codewords run in bands of
+ * 16, 20, 24 or 32 bits (20 and 24: q = 1024 and 4096 at n = 2 log2 q, the
+ * paper's sweeps), as long as band + padded corridor <= 64 (one 64-bit word of
+ * received bits a thread). Hard input only.
+ */
+constexpr int wide_band(int n) { return n <= 16 ? 16 : n <= 20 ? 20 : n <= 24 ? 24 : 32; }
+constexpr int wide_corridor(int Mn) { return (Mn + 7) / 8 * 8; }
+//! The bands and padded corridors compiled: slot b * 3 + c for band wide_bands[b]
+//! and corridor 24 + 8 c; -1 where there is none (or the register kernels fit).
+constexpr int wide_bands[4] = { 16, 20, 24, 32 };
+constexpr int wide_slots = 12;
+constexpr int wide_slot(int n, int Mn)
+{
+    if (n < 1 || n > 32 || Mn < 1 || Mn > 40 || reg_band(n) + Mn <= 48)
+        return -1;
+    const int band = wide_band(n), mn = wide_corridor(Mn) < 24 ? 24 : wide_corridor(Mn);
+    if (band + mn > 64)
+        return -1;
+    const int b = band == 16 ? 0 : band == 20 ? 1 : band == 24 ? 2 : 3;
+    return b * 3 + (mn - 24) / 8;
+}
+
+/*!
  * \brief The lattice's zero corner, skipped by the register kernels' fast path.
  *
  * Node k of row r of a codeword's lattice (drift change m_n^- + k after r
@@ -138,6 +165,8 @@ struct reg_corner {
 //! The corner the register kernels skip for codewords of n bits, a corridor of Mn
 //! nodes from m_n^- = dlo, and the rows renormalized as renorm_rows says: 0 for none.
 int plan_reg_corner(int n, int Mn, int dlo, unsigned renorm_rows);
+//! The same for the wide kernels (their band and padded corridor).
+int plan_wide_corner(int n, int Mn, int dlo, unsigned renorm_rows);
 
 //! Whether alpha and beta run one warp per frame (M_tau <= 64, M_n <= 32 (the
 //! drift changes it keeps in registers) and not forced to blocks).

@@ -114,12 +114,17 @@ public:
         d_regw = plan_register_weights(cfg.ch, n(), sizeof(real) == 4);
         d_reg =
             d_regw.usable ? lattice_reg_launcher<real>(n(), d_limits.mn.size()) : nullptr;
+        if (!d_reg && d_regw.usable) {
+            // past the register kernels' reach: the wide ones, for hard input
+            d_reg = lattice_wide_launcher<real>(n(), d_limits.mn.size());
+            d_reg_hard_only = d_reg != nullptr;
+        }
 
         // Launch shapes from the device and the occupancy API (paper,
         // "Handling Resource Limits" and "Improving Occupancy").
         // The general kernel (a corridor too wide for the register kernels)
         // keeps its rows in shared memory where they fit (plan_general).
-        if (!d_reg)
+        if (!d_reg || d_reg_hard_only) // (soft input then takes the general kernel)
             d_general = plan_general<real>(d_limits.mn.size(), d_prop);
         // alpha/beta blocks: one state per thread up to ab_max_block states
         // (the fast path), a multiple of 32 for the reductions
@@ -159,14 +164,7 @@ public:
                            " storage (G and L need ",
                            (per_index * size_t(N())) >> 20,
                            " MiB per frame); lattice: ",
-                           d_reg ? detail::concat("registers, zero corner ",
-                                                  plan_reg_corner(n(),
-                                                                  d_limits.mn.size(),
-                                                                  d_limits.mn.lo,
-                                                                  d_regw.renorm_rows))
-                           : d_general.shared_bytes > 0
-                               ? "general, rows in shared memory"
-                               : "general, rows in global memory",
+                           lattice_form(),
                            ", alpha/beta ",
                            d_ab_warp ? d_recursion == recursion_kind::segmented
                                            ? "warp (segmented)"
@@ -478,7 +476,8 @@ private:
         m.Mn = d_limits.mn.size();
         m.real_bytes = sizeof(real);
         // the general lattice kernel's rows (two of Mn values per thread)
-        m.general_scratch = d_reg ? 0 : sizeof(real) * d_general.scratch_items;
+        m.general_scratch =
+            d_reg && !d_reg_hard_only ? 0 : sizeof(real) * d_general.scratch_items;
         return m;
     }
 
@@ -753,7 +752,7 @@ private:
                                ln.ev_yprob.get(),
                                total);
         }
-        if (!d_reg) // the general lattice kernel's rows, if in global memory
+        if (!use_reg(soft)) // the general lattice kernel's rows, if in global memory
             ln.scratch.ensure(d_general.scratch_items);
         if (plan && plan->owns_lock())
             plan->unlock(); // the lane's memory is taken: the next lane may plan
@@ -784,8 +783,11 @@ private:
         p.renorm_factor = real(d_regw.renorm_factor);
         p.out_scale = real(d_regw.out_scale);
         for (int k = 0; k < reg_max_corridor; ++k) {
-            p.row0[k] = model::lattice_row0(
-                k, -d_limits.mn.lo, d_w.ins, k > 0 ? p.row0[k - 1] : real(0));
+            // 0 past the corridor (the wide kernels' padded nodes)
+            p.row0[k] =
+                k < Mn ? model::lattice_row0(
+                             k, -d_limits.mn.lo, d_w.ins, k > 0 ? p.row0[k - 1] : real(0))
+                       : real(0);
         }
         p.mtlo = d_limits.mtau.lo;
         p.dlo = d_limits.mn.lo;
@@ -1187,11 +1189,28 @@ private:
         return *d_cpu;
     }
 
+    // the lattice kernel's form, for the log (the tests look for it)
+    std::string lattice_form() const
+    {
+        const int Mn = d_limits.mn.size(), lo = d_limits.mn.lo;
+        if (d_reg_hard_only)
+            return detail::concat("wide registers (general for soft input), zero corner ",
+                                  plan_wide_corner(n(), Mn, lo, d_regw.renorm_rows));
+        if (d_reg)
+            return detail::concat("registers, zero corner ",
+                                  plan_reg_corner(n(), Mn, lo, d_regw.renorm_rows));
+        return d_general.shared_bytes > 0 ? "general, rows in shared memory"
+                                          : "general, rows in global memory";
+    }
+
+    // whether a batch (soft input or not) runs on d_reg
+    bool use_reg(bool soft) const { return d_reg && !(soft && d_reg_hard_only); }
+
     // one pass of the lattice over the window: the register kernel when
     // there is one for this (n, Mn) and channel, the general one otherwise
     void launch_lattice(lane& ln, const launch_params<real>& p, int pass)
     {
-        if (d_reg) {
+        if (use_reg(p.soft != nullptr)) {
             // no idle warps when M_tau is small: they would take a block's
             // place on an SM while the working warps of small batches wait
             const int block = plan_reg_block(p.Mt);
@@ -1302,6 +1321,8 @@ private:
     bool d_ab_warp =
         true; // warp recursions where M_tau allows (BSID_CUDA_AB=block: never)
     lattice_launcher<real> d_reg = nullptr; // the register kernel, if any
+    bool d_reg_hard_only =
+        false; // d_reg is a wide kernel: soft input takes the general one
     register_weights d_regw;
     int d_local_cap = 0; // local storage: most indices per window (0: from memory)
     storage_kind d_storage = storage_kind::global;

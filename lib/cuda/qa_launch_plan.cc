@@ -315,6 +315,54 @@ TEST(launch_plan, register_kernels_skip_the_zero_corner_where_it_fits)
             }
 }
 
+// The wide register kernels (wide_slot): only where the register kernels do
+// not fit (reg_band(n) + M_n > 48), up to 40 nodes, in a band and a padded
+// corridor that hold n and M_n and fit one 64-bit word; every slot handed out
+// is one that lattice_kernel_reg.cuh compiles.
+TEST(launch_plan, wide_kernels_take_what_the_register_kernels_leave)
+{
+    EXPECT_EQ(wide_slot(8, 40), -1);  // 8 + 40 <= 48: the register kernels
+    EXPECT_EQ(wide_slot(16, 32), -1); // 16 + 32
+    EXPECT_EQ(wide_slot(20, 16), -1); // band 32 + 16
+    EXPECT_EQ(wide_slot(12, 37), 2);  // band 16, corridor 40
+    EXPECT_EQ(wide_slot(16, 33), 2);
+    EXPECT_EQ(wide_slot(20, 17), 3);  // band 20, corridor 24
+    EXPECT_EQ(wide_slot(20, 40), 5);  // the paper's memory case: band 20, corridor 40
+    EXPECT_EQ(wide_slot(24, 25), 7);  // band 24, corridor 32
+    EXPECT_EQ(wide_slot(25, 32), 10); // band 32, corridor 32
+    EXPECT_EQ(wide_slot(25, 33), -1); // 32 + 40 > 64: the general kernel
+    EXPECT_EQ(wide_slot(20, 41), -1); // past 40 nodes
+    EXPECT_EQ(wide_slot(0, 20), -1);
+    EXPECT_EQ(wide_slot(33, 20), -1);
+    for (int n = 1; n <= 32; ++n)
+        for (int Mn = 1; Mn <= 40; ++Mn) {
+            const int s = wide_slot(n, Mn);
+            if (reg_band(n) + Mn <= 48) {
+                EXPECT_EQ(s, -1) << n << " " << Mn;
+                continue;
+            }
+            if (s < 0) {
+                EXPECT_GT(wide_band(n) + wide_corridor(Mn), 64) << n << " " << Mn;
+                continue;
+            }
+            ASSERT_LT(s, wide_slots);
+            const int band = wide_bands[s / 3], MN = 24 + 8 * (s % 3);
+            EXPECT_GE(band, n);
+            EXPECT_LE(band - n < 8 ? 0 : band - n, 8) << n; // the nearest band
+            EXPECT_GE(MN, Mn);
+            EXPECT_LT(MN - Mn, 8) << Mn; // at most 7 padded nodes
+            EXPECT_LE(band + MN, 64);
+            // compiled (lattice_wide_entry)
+            EXPECT_GT(reg_band(band) + MN, 48) << n << " " << Mn;
+        }
+    // the zero corner: the band's exact loop only, within k0
+    EXPECT_EQ(plan_wide_corner(20, 40, -20, 0), 19);
+    EXPECT_EQ(plan_wide_corner(20, 40, -18, 0), 17);
+    EXPECT_EQ(plan_wide_corner(20, 40, -20, 1u << 10), 0);
+    EXPECT_EQ(plan_wide_corner(18, 33, -16, 0), 0);  // codewords shorter than the band
+    EXPECT_EQ(plan_wide_corner(24, 25, -15, 0), 15); // corridor padded to 32
+}
+
 TEST(launch_plan, chunks_share_a_batch_among_the_lanes)
 {
     // one lane, or a batch of fewer than lane_min_chunks chunks: one chunk

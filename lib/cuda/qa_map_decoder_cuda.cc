@@ -1125,10 +1125,54 @@ TEST_F(cuda_decoder, register_kernel_zero_corners)
     EXPECT_GE(expect_form_matches_cpu(n12, "registers, zero corner 11"), 16u);
 }
 
+// The wide register kernels (launch_plan.h, wide_slot), each band and
+// padded corridor reached on purpose through explicit corridors: n = 20 and
+// 40 nodes (the paper's memory case's shape; the exact loop with a corner of
+// 19), n = 18 and 33 nodes (rows tested against n, 7 padded nodes), n = 24
+// and 25 nodes (corner 15 in a corridor padded to 32), n = 30 and 21 nodes
+// (band 32), n = 14 and 38, n = 16 and 40 (band 16), and n = 20 on a channel
+// whose float rows are renormalized. Hard frames on the wide kernels, soft
+// ones on the general kernel, both precisions and storages, against the CPU.
+TEST_F(cuda_decoder, wide_register_kernels_match_the_cpu)
+{
+    struct form_case {
+        const char* spec;
+        int lo, hi, corner; // corner: in double
+        double p;
+    };
+    for (const auto& c : { form_case{ "random:20:16:1:1", -20, 19, 19, 0.03 },
+                           form_case{ "random:18:16:1:1", -16, 16, 0, 0.03 },
+                           form_case{ "random:24:8:1:1", -15, 9, 15, 0.03 },
+                           form_case{ "random:30:8:1:1", -10, 10, 0, 0.02 },
+                           form_case{ "random:14:16:1:1", -19, 18, 0, 0.05 },
+                           form_case{ "random:16:16:1:1", -20, 19, 16, 0.05 },
+                           form_case{ "random:20:16:1:1", -20, 19, 19, 0.001 } }) {
+        decoder_config cfg(
+            codebook::from_spec(c.spec), channel_params(c.p, c.p, 0.01), 12);
+        cfg.mn = drift_range{ c.lo, c.hi };
+        const int n = cfg.cb.n(), Mn = c.hi - c.lo + 1;
+        ASSERT_GT(cuda::reg_band(n) + Mn, 48) << c.spec;
+        ASSERT_GE(cuda::wide_slot(n, Mn), 0) << c.spec;
+        const unsigned rd = cuda::plan_register_weights(cfg.ch, n, false).renorm_rows,
+                       rf = cuda::plan_register_weights(cfg.ch, n, true).renorm_rows;
+        ASSERT_EQ(cuda::plan_wide_corner(n, Mn, c.lo, rd), c.corner) << c.spec;
+        if (c.p < 0.01) // the last case: float's rows renormalized (no corner)
+            ASSERT_NE(rf, 0u);
+        const std::string form = "wide registers (general for soft input), zero corner ";
+        EXPECT_GE(expect_form_matches_cpu(
+                      cfg,
+                      form + std::to_string(c.corner),
+                      form + std::to_string(cuda::plan_wide_corner(n, Mn, c.lo, rf))),
+                  16u)
+            << c.spec << " " << Mn;
+    }
+}
+
 // The general lattice kernel (corridors too wide for the register kernels)
 // in both of its forms (kernel_launchers.h, plan_general): rows in shared
-// memory, on a channel whose M_n passes 40 (n = 8) and on codewords of 20
-// bits (32 + M_n > 48), and rows in global scratch, with a corridor of 465
+// memory, on a channel whose M_n passes 40 (n = 8) and on codewords of 30
+// bits with 35 nodes (past the wide kernels too: 32 + 40 > 64), and rows in
+// global scratch, with a corridor of 465
 // nodes (explicit mn) whose rows do not fit a block's shared memory in
 // double (they do in float). Hard and soft, against the CPU.
 TEST_F(cuda_decoder, general_kernel_rows_in_shared_and_global_memory)
@@ -1137,10 +1181,11 @@ TEST_F(cuda_decoder, general_kernel_rows_in_shared_and_global_memory)
     decoder_config poor(s500, channel_params(0.3, 0.3, 0.0), 30); // M_n = 41
     ASSERT_GT(map_decoder::make(poor)->limits().mn.size(), 40);
     EXPECT_GE(expect_form_matches_cpu(poor, "general, rows in shared memory"), 16u);
-    decoder_config n20(codebook::from_spec("random:20:16:1:1"),
-                       channel_params(0.01, 0.01, 0.02),
-                       40); // M_n = 18
-    EXPECT_GE(expect_form_matches_cpu(n20, "general, rows in shared memory"), 16u);
+    decoder_config n30(
+        codebook::from_spec("random:30:16:1:1"), channel_params(0.01, 0.01, 0.02), 30);
+    n30.mn = drift_range{ -17, 17 };
+    ASSERT_EQ(cuda::wide_slot(30, 35), -1);
+    EXPECT_GE(expect_form_matches_cpu(n30, "general, rows in shared memory"), 16u);
     // a small m_tau with a corridor past the warp recursions' 32 drift
     // changes (explicit limits): alpha and beta on the block kernels
     decoder_config small_mt(s500, channel_params(0.05, 0.05, 0.0), 20);
