@@ -9,17 +9,31 @@
 #define INCLUDED_BSID_CUDA_DEVICE_BUFFER_H
 
 #include "cuda_check.h"
+#include <atomic>
 #include <cstddef>
 
 namespace bsid {
 namespace cuda {
+
+// How many device allocations this process has made (every device_buffer's):
+// a caller that tracks the device's peak use queries the device again only
+// when this has moved.
+inline std::atomic<unsigned long long>& device_allocations()
+{
+    static std::atomic<unsigned long long> count{ 0 };
+    return count;
+}
 
 // Where a buffer lives: device memory, or page-locked host memory (copies
 // between it and the device run at the bus's full rate, and a batch faults in
 // no fresh host pages).
 struct device_memory {
     static constexpr bool on_device = true;
-    static cudaError_t allocate(void** p, size_t bytes) { return cudaMalloc(p, bytes); }
+    static cudaError_t allocate(void** p, size_t bytes)
+    {
+        device_allocations().fetch_add(1, std::memory_order_relaxed);
+        return cudaMalloc(p, bytes);
+    }
     static void free(void* p) { cudaFree(p); }
 };
 struct pinned_host_memory {

@@ -947,12 +947,11 @@ private:
                 d_times.beta += t[stage_clock::beta];
                 d_times.L += t[stage_clock::L];
             }
-            // the device's use only grows when a lane's buffers do (the
+            // the device's use only grows when something is allocated (the
             // query costs a call into the driver per batch otherwise)
-            const size_t held = ln.cached_bytes() + ln.seg_ok.bytes() +
-                                ln.inputs.bytes() + ln.packed.bytes();
-            if (held != ln.counted_bytes) {
-                ln.counted_bytes = held;
+            const unsigned long long made = device_allocations().load();
+            if (made != ln.counted_allocations) {
+                ln.counted_allocations = made;
                 size_t free_b = 0, total_b = 0;
                 BSID_CUDA(cudaMemGetInfo(&free_b, &total_b));
                 d_peak_bytes = std::max(d_peak_bytes, total_b - free_b - d_baseline_used);
@@ -1258,7 +1257,8 @@ private:
         device_buffer<int> ev_frames, ev_want;
         std::thread worker; // lanes after the first: their host thread (on_lanes)
         cudaEvent_t kernels_done = nullptr; // recorded after its chunk's kernels
-        size_t counted_bytes = 0; // its buffers' bytes when the peak was last taken
+        // device_allocations() when this lane last took the peak
+        unsigned long long counted_allocations = ~0ull;
         lane() = default;
         lane(const lane&) = delete;
         lane& operator=(const lane&) = delete;
@@ -1267,33 +1267,36 @@ private:
             if (kernels_done)
                 cudaEventDestroy(kernels_done);
         }
-        // the device memory a plan may count as its own (it is reused)
+        // f on each buffer whose size follows the batch: the device memory a
+        // plan may count as its own (it is reused), freed when a batch does
+        // not fit
+        template <typename L, typename F>
+        static void each_cached(L& l, F&& f)
+        {
+            for (auto* b : { &l.G, &l.Lpart, &l.post, &l.scratch, &l.soft })
+                f(*b); // device_buffer<real>
+            for (auto* b : { &l.alpha,
+                             &l.beta,
+                             &l.post_d,
+                             &l.llr,
+                             &l.ev_yprob,
+                             &l.ev_index,
+                             &l.ev_items,
+                             &l.ev_scratch,
+                             &l.seg_trans,
+                             &l.seg_scale,
+                             &l.seg_start })
+                f(*b); // device_buffer<double>
+        }
         size_t cached_bytes() const
         {
-            return G.bytes() + Lpart.bytes() + alpha.bytes() + beta.bytes() +
-                   post.bytes() + scratch.bytes() + post_d.bytes() + llr.bytes() +
-                   soft.bytes() + ev_yprob.bytes() + ev_index.bytes() + ev_items.bytes() +
-                   ev_scratch.bytes() + seg_trans.bytes() + seg_scale.bytes() +
-                   seg_start.bytes();
+            size_t sum = 0;
+            each_cached(*this, [&](const auto& b) { sum += b.bytes(); });
+            return sum;
         }
         void release_cache()
         {
-            G.release();
-            Lpart.release();
-            alpha.release();
-            beta.release();
-            post.release();
-            scratch.release();
-            post_d.release();
-            llr.release();
-            seg_trans.release();
-            seg_scale.release();
-            seg_start.release();
-            soft.release();
-            ev_yprob.release();
-            ev_index.release();
-            ev_items.release();
-            ev_scratch.release();
+            each_cached(*this, [](auto& b) { b.release(); });
         }
     };
     std::vector<std::unique_ptr<lane>> d_lanes; // one per stream (d_streams)
