@@ -138,6 +138,39 @@ void expect_batch_statuses(const map_decoder& dec,
     EXPECT_EQ(res[6].status, frame_status::invalid_input) << what;
 }
 
+// A make_batch batch through the CUDA backend in every precision and storage
+// against the CPU's: the statuses (expect_batch_statuses, and the CPU's for
+// the others) and the posteriors of the frames decoded (1e-9 in double,
+// 1e-4 in float); `what` names the case.
+void expect_batch_matches_cpu(const decoder_config& cfg,
+                              const batch& b,
+                              const std::string& what)
+{
+    std::vector<frame_result> ref_res, res;
+    auto cpu = make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
+    const auto ref = decode_all(*cpu, b, ref_res);
+    expect_batch_statuses(*cpu, b, ref_res, "cpu " + what);
+    for (auto p : precisions)
+        for (auto s : storages) {
+            auto dec = make(cfg, backend_kind::cuda, p, s);
+            ASSERT_EQ(dec->backend(), backend_kind::cuda);
+            const std::string w = what +
+                                  " M_tau=" + std::to_string(dec->limits().mtau.size()) +
+                                  " " + to_string(p) + " " + to_string(s);
+            const auto got = decode_all(*dec, b, res);
+            expect_batch_statuses(*dec, b, res, w);
+            for (size_t k = 0; k < got.size(); ++k) {
+                ASSERT_EQ(res[k].status, ref_res[k].status)
+                    << w << " frame " << k << ": " << res[k].reason;
+                if (ref_res[k].ok()) {
+                    EXPECT_LT(max_abs_diff(got[k], ref[k]),
+                              p == precision_kind::dual ? 1e-9 : 1e-4)
+                        << w << " frame " << k;
+                }
+            }
+        }
+}
+
 } // namespace
 
 TEST_F(cuda_decoder, matches_cpu_double_on_random_configurations)
@@ -418,36 +451,10 @@ TEST_F(cuda_decoder, warp_and_block_recursions_agree)
     for (int N : { 6, 60, 240, 500 }) {
         const batch b = make_batch(cb, ch, N, N == 60, rng);
         decoder_config cfg(cb, ch, N);
-        std::vector<frame_result> ref_res, res;
-        auto cpu =
-            make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
-        const auto ref = decode_all(*cpu, b, ref_res);
-        expect_batch_statuses(*cpu, b, ref_res, "cpu N=" + std::to_string(N));
         for (const char* path : { "warp", "block" }) {
             cfg.recursion = std::string(path) == "block" ? recursion_kind::block
                                                          : recursion_kind::automatic;
-            for (auto p : precisions)
-                for (auto s : storages) {
-                    auto dec = make(cfg, backend_kind::cuda, p, s);
-                    ASSERT_EQ(dec->backend(), backend_kind::cuda);
-                    const auto got = decode_all(*dec, b, res);
-                    expect_batch_statuses(*dec,
-                                          b,
-                                          res,
-                                          "cuda N=" + std::to_string(N) + " " + path +
-                                              " " + to_string(p) + " " + to_string(s));
-                    for (size_t k = 0; k < got.size(); ++k) {
-                        ASSERT_EQ(res[k].status, ref_res[k].status)
-                            << k << " " << res[k].reason;
-                        if (ref_res[k].ok()) {
-                            EXPECT_LT(max_abs_diff(got[k], ref[k]),
-                                      p == precision_kind::dual ? 1e-9 : 1e-4)
-                                << "N=" << N << " M_tau=" << dec->limits().mtau.size()
-                                << " " << path << " " << to_string(p) << " "
-                                << to_string(s) << " frame " << k;
-                        }
-                    }
-                }
+            expect_batch_matches_cpu(cfg, b, "N=" + std::to_string(N) + " " + path);
         }
     }
 }
@@ -532,27 +539,7 @@ TEST_F(cuda_decoder, segmented_recursion_matches_cpu)
         if (mt > 0)
             cfg.mtau = drift_range{ -mt, mt };
         ASSERT_LE(map_decoder::make(cfg)->limits().mtau.size(), 64) << N;
-        std::vector<frame_result> ref_res, res;
-        auto cpu =
-            make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
-        const auto ref = decode_all(*cpu, b, ref_res);
-        expect_batch_statuses(*cpu, b, ref_res, "cpu N=" + std::to_string(N));
-        for (auto pk : precisions)
-            for (auto st : storages) {
-                auto dec = make(cfg, backend_kind::cuda, pk, st);
-                const std::string what =
-                    "N=" + std::to_string(N) + " " + to_string(pk) + " " + to_string(st);
-                const auto got = decode_all(*dec, b, res);
-                expect_batch_statuses(*dec, b, res, what);
-                for (size_t k = 0; k < got.size(); ++k) {
-                    ASSERT_EQ(res[k].status, ref_res[k].status) << what << " frame " << k;
-                    if (ref_res[k].ok()) {
-                        EXPECT_LT(max_abs_diff(got[k], ref[k]),
-                                  pk == precision_kind::dual ? 1e-9 : 1e-4)
-                            << what << " frame " << k;
-                    }
-                }
-            }
+        expect_batch_matches_cpu(cfg, b, "N=" + std::to_string(N));
     }
     // no path: deletions only, at most one a codeword; half of each frame
     // sent as it is, the other half zeros (a codeword with two ones or more
