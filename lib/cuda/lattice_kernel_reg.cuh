@@ -32,14 +32,15 @@ struct diag_regs {
 };
 // diag_bits: the received bits themselves, bit j of m set where bit j equals
 // x (the segment's bits, or their complement for x = 0): a bit test and a
-// select per node instead of 2 (NMAX + MN) registers (the wide kernels).
+// select per node instead of 2 (NMAX + MN) registers (the wide kernels in
+// double, wide_bit_weights).
 template <typename real>
 struct diag_bits {
     unsigned long long m;
     real wmatch, wmismatch;
     __device__ __forceinline__ real operator()(int j) const
     {
-        return j < 64 && ((m >> (j < 64 ? j : 0)) & 1ull) ? wmatch : wmismatch;
+        return ((m >> j) & 1ull) ? wmatch : wmismatch; // j < 64: one word
     }
 };
 

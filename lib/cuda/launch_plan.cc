@@ -127,8 +127,7 @@ int plan_reg_corner(int n, int Mn, int dlo, unsigned renorm_rows)
 
 int plan_wide_corner(int n, int Mn, int dlo, unsigned renorm_rows)
 {
-    return plan_corner(
-        n, wide_band(n), std::max(24, wide_corridor(Mn)), dlo, renorm_rows);
+    return plan_corner(n, wide_band(n), wide_corridor(Mn), dlo, renorm_rows);
 }
 
 bool plan_warp_recursion(recursion_kind r, int Mt, int Mn)

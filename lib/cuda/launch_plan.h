@@ -109,7 +109,8 @@ constexpr int reg_band(int n) { return n <= 8 ? 8 : n <= 12 ? 12 : n <= 16 ? 16 
  * \brief The wide register kernels: codewords and corridors whose two weight
  * tables do not fit in registers beside the row (reg_band(n) + Mn > 48, up to
  * 40 nodes), where the register kernels would leave the lattice to the general
- * kernel. Each node takes its diagonal weight from its received bit, the
+ * kernel. They run 2 blocks per SM (up to 255 registers a thread; in double
+ * each node takes its diagonal weight from its received bit), the
  * corridor is padded to a multiple of 8 nodes and codewords run in bands of
  * 16, 20, 24 or 32 bits (20 and 24: q = 1024 and 4096 at n = 2 log2 q, the
  * paper's sweeps), as long as band + padded corridor <= 64 (one 64-bit word of
@@ -125,7 +126,8 @@ constexpr int wide_slot(int n, int Mn)
 {
     if (n < 1 || n > 32 || Mn < 1 || Mn > 40 || reg_band(n) + Mn <= 48)
         return -1;
-    const int band = wide_band(n), mn = wide_corridor(Mn) < 24 ? 24 : wide_corridor(Mn);
+    // (Mn > 16 here: reg_band(n) <= 32, so the padded corridor is 24 or more)
+    const int band = wide_band(n), mn = wide_corridor(Mn);
     if (band + mn > 64)
         return -1;
     const int b = band == 16 ? 0 : band == 20 ? 1 : band == 24 ? 2 : 3;

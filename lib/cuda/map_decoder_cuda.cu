@@ -476,8 +476,8 @@ private:
         m.Mn = d_limits.mn.size();
         m.real_bytes = sizeof(real);
         // the general lattice kernel's rows (two of Mn values per thread)
-        m.general_scratch =
-            d_reg && !d_reg_hard_only ? 0 : sizeof(real) * d_general.scratch_items;
+        // (counted unless every batch, soft or not, runs on d_reg)
+        m.general_scratch = use_reg(true) ? 0 : sizeof(real) * d_general.scratch_items;
         return m;
     }
 
@@ -1076,7 +1076,7 @@ private:
                     write_boundary_metrics(frames[k],
                                            alpha_N.data() + j * size_t(Mt),
                                            beta_0.data() + j * size_t(Mt),
-                                           boundaries(frames[k]).start.data());
+                                           in.host<double>(at_bounds) + j * size_t(Mt));
                 else
                     write_boundary_metrics(frames[k], nullptr, nullptr, nullptr);
             }
