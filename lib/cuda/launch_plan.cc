@@ -100,6 +100,18 @@ size_t plan_window(const memory_model& m,
     return std::min({ fit, size_t(std::max(1, m.N - 1)), cap });
 }
 
+std::vector<int> plan_local_windows(int N, int W)
+{
+    std::vector<int> starts;
+    if (N < 1 || W < 1)
+        return starts;
+    const int first = N - (N - 1) / W * W; // 1 .. W
+    starts.push_back(0);
+    for (int i0 = first; i0 < N; i0 += W)
+        starts.push_back(i0);
+    return starts;
+}
+
 int plan_ab_block(int Mt, int limit)
 {
     return std::max(32, std::min((Mt + 31) / 32 * 32, limit / 32 * 32));

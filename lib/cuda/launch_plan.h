@@ -86,6 +86,15 @@ size_t plan_window(const memory_model& m,
                    int local_cap,
                    bool* fell_back = nullptr);
 
+/*!
+ * \brief Where the local-storage windows of W indices start, cutting [0, N)
+ * from its end: the first window takes the remainder (1 to W indices), every
+ * other window W. The forward pass runs them in this order and leaves the
+ * last window's G in memory, where the backward pass, which starts there,
+ * uses it without making it again; a whole W there saves the most.
+ */
+std::vector<int> plan_local_windows(int N, int W);
+
 //! Threads per block of the block recursions: the states rounded up to whole warps,
 //! within `limit`.
 int plan_ab_block(int Mt, int limit);

@@ -871,17 +871,24 @@ private:
             lattice(0, Nn, pass_L);
         } else {
             // local storage: forward window by window, then backward in
-            // reverse, G made again for each window
-            for (int i0 = 0; i0 < Nn; i0 += int(W)) {
-                lattice(i0, std::min(int(W), Nn - i0), pass_G);
+            // reverse, G made again for each window but the last, whose G
+            // the forward pass left in memory (plan_local_windows)
+            const std::vector<int> starts = plan_local_windows(Nn, int(W));
+            const size_t K = starts.size();
+            auto width = [&](size_t k) {
+                return (k + 1 < K ? starts[k + 1] : Nn) - starts[k];
+            };
+            for (size_t k = 0; k < K; ++k) {
+                lattice(starts[k], width(k), pass_G);
                 recursion(0, stage_clock::alpha);
             }
-            const int last0 = ((Nn - 1) / int(W)) * int(W);
-            for (int i0 = last0; i0 >= 0; i0 -= int(W)) {
-                const int Wc = std::min(int(W), Nn - i0);
-                lattice(i0, Wc, pass_G);
+            for (size_t k = K; k-- > 0;) {
+                p.i0 = starts[k];
+                p.Wc = width(k);
+                if (k + 1 < K)
+                    lattice(p.i0, p.Wc, pass_G);
                 recursion(1, stage_clock::beta);
-                lattice(i0, Wc, pass_L);
+                lattice(p.i0, p.Wc, pass_L);
             }
         }
         if (Fe > 0) {

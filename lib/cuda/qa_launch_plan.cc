@@ -93,6 +93,33 @@ TEST(launch_plan, batches_with_events_count_the_e_step)
     EXPECT_GT(plan_window(m, { 4000 }, size_t(10) << 20, storage_kind::local, 0), 0u);
 }
 
+TEST(launch_plan, local_windows_tile_the_frame_and_end_with_a_whole_one)
+{
+    for (int N = 1; N <= 60; ++N) {
+        for (int W = 1; W <= N + 2; ++W) {
+            const std::vector<int> s = plan_local_windows(N, W);
+            ASSERT_EQ(s.size(), size_t((N + W - 1) / W)) << N << " " << W;
+            ASSERT_EQ(s.front(), 0);
+            for (size_t k = 0; k < s.size(); ++k) {
+                const int end = k + 1 < s.size() ? s[k + 1] : N;
+                const int width = end - s[k];
+                // the first takes the remainder, every other one is whole
+                if (k == 0)
+                    EXPECT_TRUE(width >= 1 && width <= W) << N << " " << W;
+                else
+                    EXPECT_EQ(width, W) << N << " " << W << " " << k;
+            }
+            // the last window, whose G the backward pass reuses, is as large
+            // as the frame allows
+            const int last = N - s.back();
+            EXPECT_EQ(last, std::min(N, W)) << N << " " << W;
+        }
+    }
+    EXPECT_EQ(plan_local_windows(840, 271), (std::vector<int>{ 0, 27, 298, 569 }));
+    EXPECT_TRUE(plan_local_windows(0, 4).empty());
+    EXPECT_TRUE(plan_local_windows(5, 0).empty());
+}
+
 TEST(launch_plan, window_global_local_and_caps)
 {
     memory_model m;

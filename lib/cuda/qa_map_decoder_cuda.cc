@@ -224,30 +224,43 @@ TEST_F(cuda_decoder, matches_cpu_double_on_random_configurations)
 
 TEST_F(cuda_decoder, local_storage_in_many_windows)
 {
-    // windows of 3 symbol indices (decoder_config::local_window): the
-    // backward pass recomputes gamma window by window
+    // windows of W symbol indices (decoder_config::local_window), cut from
+    // the frame's end (plan_local_windows): the backward pass makes gamma
+    // again window by window but the last, which the forward pass left. W = 3
+    // and 7 leave a first window of 1 and 5 indices, W = 4 divides N, W = 39
+    // is two windows (1 + 39) and W = 1 one index a window. Each against the
+    // CPU, and every W the same values as W = 1 (the windows cut the same
+    // steps)
     std::mt19937_64 rng(test_seed() + 7);
     const codebook cb = codebook::builtin("ld3-modvec6");
     const channel_params ch(0.03, 0.02, 0.01);
     const int N = 40;
     const batch b = make_batch(cb, ch, N, true, rng);
     decoder_config cfg(cb, ch, N);
-    cfg.local_window = 3;
     std::vector<frame_result> ref_res, res;
     auto cpu = make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
     const auto ref = decode_all(*cpu, b, ref_res);
     expect_batch_statuses(*cpu, b, ref_res, "cpu");
     for (auto p : precisions) {
-        auto gpu = make(cfg, backend_kind::cuda, p, storage_kind::local);
-        ASSERT_EQ(gpu->backend(), backend_kind::cuda);
-        const auto got = decode_all(*gpu, b, res);
-        expect_batch_statuses(*gpu, b, res, "cuda " + to_string(p));
-        for (size_t k = 0; k < got.size(); ++k) {
-            ASSERT_EQ(res[k].status, ref_res[k].status) << k;
-            if (ref_res[k].ok()) {
-                EXPECT_LT(max_abs_diff(got[k], ref[k]),
-                          p == precision_kind::dual ? 1e-9 : 1e-4);
+        std::vector<std::vector<double>> first;
+        for (int W : { 1, 3, 4, 7, 39 }) {
+            cfg.local_window = W;
+            auto gpu = make(cfg, backend_kind::cuda, p, storage_kind::local);
+            ASSERT_EQ(gpu->backend(), backend_kind::cuda);
+            const auto got = decode_all(*gpu, b, res);
+            expect_batch_statuses(*gpu, b, res, "cuda " + to_string(p));
+            for (size_t k = 0; k < got.size(); ++k) {
+                ASSERT_EQ(res[k].status, ref_res[k].status) << k << " W " << W;
+                if (ref_res[k].ok()) {
+                    EXPECT_LT(max_abs_diff(got[k], ref[k]),
+                              p == precision_kind::dual ? 1e-9 : 1e-4)
+                        << k << " W " << W;
+                    if (!first.empty())
+                        EXPECT_EQ(max_abs_diff(got[k], first[k]), 0.0) << k << " W " << W;
+                }
             }
+            if (first.empty())
+                first = got;
         }
     }
 }
