@@ -55,15 +55,25 @@ struct diag_bits {
 // corridor's true width where the kernel's MN is padded (the wide kernels,
 // wide_corridor): node mn takes no horizontal step, so that it and the nodes
 // above it stay 0 and feed nothing back (only the last 7 nodes test it).
-template <typename real, int MN, int KZ = 0, bool PAD = false, typename DIAG>
-__device__ __forceinline__ void
-lattice_row(real (&cur)[MN], const DIAG& Wt, real ins, int r, int mn = MN)
+// FRESH: row r - 1 is read from cur and row r written to dst, another array
+// (whose nodes in the corner are then written 0); otherwise cur and dst are
+// the same array, updated in place (lattice_row).
+template <typename real,
+          int MN,
+          int KZ = 0,
+          bool PAD = false,
+          bool FRESH = false,
+          typename DIAG>
+__device__ __forceinline__ void lattice_row_to(
+    const real (&cur)[MN], real (&dst)[MN], const DIAG& Wt, real ins, int r, int mn = MN)
 {
     real prev = real(0);
 #pragma unroll
     for (int k = 0; k < MN; ++k) {
         const real h = PAD && k > MN - 8 ? (k < mn ? ins : real(0)) : ins;
         if (k < KZ - r) {
+            if (FRESH)
+                dst[k] = real(0);
             continue; // 0 in row r - 1 and in row r
         } else if (k == KZ - r) {
             prev = k + 1 < MN ? cur[k + 1 < MN ? k + 1 : k] : real(0);
@@ -78,8 +88,14 @@ lattice_row(real (&cur)[MN], const DIAG& Wt, real ins, int r, int mn = MN)
                           Wt(r + k), cur[k], cur[k + 1 < MN ? k + 1 : k], h, prev)
                     : model::lattice_cell_unit_del(Wt(r + k), cur[k], real(0), h, prev);
         }
-        cur[k] = prev;
+        dst[k] = prev;
     }
+}
+template <typename real, int MN, int KZ = 0, bool PAD = false, typename DIAG>
+__device__ __forceinline__ void
+lattice_row(real (&cur)[MN], const DIAG& Wt, real ins, int r, int mn = MN)
+{
+    lattice_row_to<real, MN, KZ, PAD, false>(cur, cur, Wt, ins, r, mn);
 }
 
 // Row n: no horizontal steps (eqn:F_lastrow); KZ as in lattice_row.
@@ -170,8 +186,13 @@ struct weights_bits {
 };
 
 // The loop over the codewords: each lattice from row 0 (p.row0) to row n in
-// registers, then handed to lattice_out. EXACT: n == NMAX and no
-// renormalization, so that no row tests anything but its codeword bit; KZ
+// registers, then handed to lattice_out. words: the book's codewords, in
+// increasing order where the kernel keeps rows (reg_checkpoint), index then
+// their indices D (nullptr: D is the position). EXACT: n == NMAX and no
+// renormalization, so that no row tests anything but its codeword bit, and
+// rows 1..CK (reg_checkpoint) are kept for the next codeword: a run of
+// codewords with the same first CK bits shares them, each of its others
+// starting from row CK + 1 (written from the kept rows into its own); KZ
 // (EXACT only): the zero corner skipped (plan_reg_corner). keep: bit k set
 // where node k of the last row lies inside the frame (lattice_keep_mask);
 // the others are set to 0. PAD: MN is the corridor padded (wide_corridor),
@@ -186,22 +207,50 @@ template <typename real,
 __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
                                                   const WEIGHTS& wts,
                                                   const uint32_t* words,
+                                                  const int* index,
                                                   const real* prior,
                                                   real (&aux)[MN],
                                                   int pass,
                                                   real* Lout,
                                                   unsigned long long keep)
 {
+    constexpr int CK = EXACT ? reg_checkpoint<real, NMAX> : 0;
+    static_assert(CK == 0 || CK + 1 < NMAX, "row CK + 1 is not the last");
     const int n = EXACT ? NMAX : p.n;
     const int mn = PAD ? p.Mn : MN;
-    for (int D = 0; D < p.q; ++D) {
-        const uint32_t word = words[D];
+    real kept[CK > 0 ? MN : 1]; // rows 1..CK of the run's codewords
+    uint32_t prev = 0;
+    for (int t = 0; t < p.q; ++t) {
+        const uint32_t word = words[t];
+        const int D = index ? index[t] : t;
         real cur[MN];
+        if constexpr (CK > 0) {
+            if (t == 0 || ((word ^ prev) >> (NMAX - CK)) != 0) {
+                // a new run (the same branch in every lane)
 #pragma unroll
-        for (int k = 0; k < MN; ++k)
-            cur[k] = p.row0[k]; // 0 past the corridor's width
+                for (int k = 0; k < MN; ++k)
+                    kept[k] = p.row0[k];
 #pragma unroll
-        for (int r = 1; r <= NMAX; ++r) {
+                for (int r = 1; r <= CK; ++r) {
+                    const bool x = ((word >> (NMAX - r)) & 1u) != 0;
+                    wts.row(x, [&](const auto& Wt) {
+                        lattice_row<real, MN, KZ, PAD>(kept, Wt, p.ins, r, mn);
+                    });
+                }
+            }
+            prev = word;
+            constexpr int r = CK + 1;
+            const bool x = ((word >> (NMAX - r)) & 1u) != 0;
+            wts.row(x, [&](const auto& Wt) {
+                lattice_row_to<real, MN, KZ, PAD, true>(kept, cur, Wt, p.ins, r, mn);
+            });
+        } else {
+#pragma unroll
+            for (int k = 0; k < MN; ++k)
+                cur[k] = p.row0[k]; // 0 past the corridor's width
+        }
+#pragma unroll
+        for (int r = CK > 0 ? CK + 2 : 1; r <= NMAX; ++r) {
             const bool x = ((word >> (n - r)) & 1u) != 0;
             if (r < n) {
                 wts.row(x, [&](const auto& Wt) {
@@ -235,6 +284,7 @@ template <typename real, int MN, int NMAX, bool PAD, typename WEIGHTS>
 __device__ __forceinline__ void lattice_all_codewords(const launch_params<real>& p,
                                                       const WEIGHTS& wts,
                                                       const uint32_t* words,
+                                                      const int* index,
                                                       const real* prior,
                                                       real (&aux)[MN],
                                                       int pass,
@@ -246,17 +296,17 @@ __device__ __forceinline__ void lattice_all_codewords(const launch_params<real>&
         const int k0 = -p.dlo;
         if (CW > 0 && k0 >= CW) {
             lattice_codewords<real, MN, NMAX, true, CW, PAD>(
-                p, wts, words, prior, aux, pass, Lout, keep);
+                p, wts, words, index, prior, aux, pass, Lout, keep);
         } else if (CN > 0 && CN < CW && k0 >= CN) {
             lattice_codewords<real, MN, NMAX, true, (CN < CW ? CN : 0), PAD>(
-                p, wts, words, prior, aux, pass, Lout, keep);
+                p, wts, words, index, prior, aux, pass, Lout, keep);
         } else {
             lattice_codewords<real, MN, NMAX, true, 0, PAD>(
-                p, wts, words, prior, aux, pass, Lout, keep);
+                p, wts, words, index, prior, aux, pass, Lout, keep);
         }
     } else {
         lattice_codewords<real, MN, NMAX, false, 0, PAD>(
-            p, wts, words, prior, aux, pass, Lout, keep);
+            p, wts, words, index, prior, aux, pass, Lout, keep);
     }
 }
 
@@ -358,14 +408,18 @@ __launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, 
         if (sh)
             win |= pk[wd + 1] << (64 - sh);
     }
-    const uint32_t* words = p.words + (long long)(i % p.P) * p.q;
+    // a kernel that keeps rows runs each book in increasing order
+    constexpr bool sorted = reg_checkpoint < real, NMAX >> 0;
+    const uint32_t* words =
+        (sorted ? p.sorted_words : p.words) + (long long)(i % p.P) * p.q;
+    const int* index = sorted ? p.sorted_index + (long long)(i % p.P) * p.q : nullptr;
     const bool pr = p.priors && p.has_prior[f];
     const real* prior = pr ? p.priors + ((long long)f * p.N + i) * p.q : nullptr;
 
     if constexpr (WIDE && wide_bit_weights<real>) {
         const weights_bits<real> wts{ win, p.wmatch, p.wmismatch };
         lattice_all_codewords<real, MN, NMAX, true>(
-            p, wts, words, prior, aux, pass, Lout, keep);
+            p, wts, words, index, prior, aux, pass, Lout, keep);
     } else {
         real W0[J], W1[J];
         if constexpr (SOFT) {
@@ -391,7 +445,7 @@ __launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, 
         }
         const weights_regs<real, J> wts{ W0, W1 };
         lattice_all_codewords<real, MN, NMAX, WIDE>(
-            p, wts, words, prior, aux, pass, Lout, keep);
+            p, wts, words, index, prior, aux, pass, Lout, keep);
     }
     if (pass == pass_G && a < p.Mt) {
         // node e of row n ends at drift d = dlo + e; keep the ends inside m_tau

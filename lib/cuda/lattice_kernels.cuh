@@ -39,7 +39,11 @@ template <typename real>
 struct launch_params {
     // the code and channel
     int n, q, P, N;
-    const uint32_t* words;          // P x q codewords
+    const uint32_t* words; // P x q codewords
+    // the register kernels that keep rows (reg_checkpoint): each book's
+    // codewords in increasing order, and their indices D in the book
+    const uint32_t* sorted_words;
+    const int* sorted_index;
     real ins, del, match, mismatch; // lattice_weights::ratio
     // the register kernels divide row r of the lattice by del^r, which makes
     // the vertical step's weight 1 (a cell is then two multiply-adds):
@@ -163,6 +167,24 @@ constexpr int reg_min_blocks = 2 * (NMAX + MN) + 2 * MN <= 80
 constexpr int wide_min_blocks = 2;
 template <typename real>
 constexpr bool wide_bit_weights = sizeof(real) == 8;
+
+// Rows of a codeword's lattice that the register kernels keep for the next
+// codeword on their exact loop (lattice_codewords): the codewords run in
+// increasing order, so a run of them shares its first bits. About log2(q) - 2
+// for codes with n = 2 log2 q (the paper's): each run then has about 4
+// codewords (all share the rows when q fills the prefixes), and a deeper
+// row is shared by fewer. Double only: in float the kept rows cost more in
+// spilled registers than they save (S500 -2 %, the memory case +-0), in
+// double S500 gains 3 % and the memory case 25 % (docs/benchmarks.md). A
+// kernel with no rows kept runs each book in its own order.
+template <typename real, int NMAX>
+constexpr int reg_checkpoint = sizeof(real) != 8 ? 0
+                               : NMAX == 8       ? 3
+                               : NMAX == 12      ? 4
+                               : NMAX == 16      ? 6
+                               : NMAX == 20      ? 8
+                               : NMAX == 24      ? 10
+                                                 : 0;
 
 template <typename real>
 using lattice_launcher = void (*)(

@@ -63,6 +63,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -105,6 +106,26 @@ public:
             words.insert(words.end(), book.begin(), book.end());
         d_words.allocate(words.size());
         d_words.upload(words.data(), words.size());
+        {
+            // each book in increasing order, for the register kernels
+            // (lattice_codewords: a run of codewords shares its first rows)
+            const size_t q_ = size_t(q());
+            std::vector<int> index(words.size());
+            std::vector<uint32_t> sorted(words.size());
+            for (size_t b = 0; b * q_ < words.size(); ++b) {
+                int* ix = index.data() + b * q_;
+                std::iota(ix, ix + q_, 0);
+                std::stable_sort(ix, ix + q_, [&](int u, int v) {
+                    return words[b * q_ + size_t(u)] < words[b * q_ + size_t(v)];
+                });
+                for (size_t t = 0; t < q_; ++t)
+                    sorted[b * q_ + t] = words[b * q_ + size_t(ix[t])];
+            }
+            d_sorted_words.allocate(sorted.size());
+            d_sorted_words.upload(sorted.data(), sorted.size());
+            d_sorted_index.allocate(index.size());
+            d_sorted_index.upload(index.data(), index.size());
+        }
         // the E-step's lattices run in double in both precisions
         d_ev_w = lattice_weights<double>::ratio(cfg.ch);
         d_ev_plan =
@@ -773,6 +794,8 @@ private:
         p.P = d_cfg.cb.P();
         p.N = Nn;
         p.words = d_words.get();
+        p.sorted_words = d_sorted_words.get();
+        p.sorted_index = d_sorted_index.get();
         p.ins = d_w.ins;
         p.del = d_w.del;
         p.match = d_w.match;
@@ -1236,6 +1259,8 @@ private:
     cudaDeviceProp d_prop{};
     lattice_weights<real> d_w{};
     device_buffer<uint32_t> d_words;
+    device_buffer<uint32_t> d_sorted_words; // launch_params::sorted_words
+    device_buffer<int> d_sorted_index;
     // the E-step's weights and launch shape (event_kernels.h)
     lattice_weights<double> d_ev_w{};
     event_plan d_ev_plan;
