@@ -117,6 +117,14 @@ int plan_ab_block(int Mt, int limit)
     return std::max(32, std::min((Mt + 31) / 32 * 32, limit / 32 * 32));
 }
 
+int plan_ab_row_pad(int Mt, int Mn, int ab_block)
+{
+    if (Mt <= ab_block && Mn <= 32)
+        return 0; // the fast path
+    const size_t need = sizeof(double) * (32 + size_t(Mt) + 2 * size_t(Mn));
+    return need <= size_t(48) * 1024 ? Mn : 0;
+}
+
 int plan_reg_block(int Mt) { return Mt <= 32 ? 32 : Mt <= 64 ? 64 : 128; }
 
 namespace {

@@ -100,6 +100,15 @@ std::vector<int> plan_local_windows(int N, int W);
 int plan_ab_block(int Mt, int limit);
 
 /*!
+ * \brief The block recursions past their fast path (one state a thread and
+ * M_n <= 32: M_tau > `ab_block` or M_n > 32) keep the row in shared memory,
+ * between M_n zeros on each side, where 32 + M_tau + 2 M_n doubles fit the
+ * 48 KiB any block may have: returns M_n there, else 0 (the fast path, or
+ * the row read from global memory term by term).
+ */
+int plan_ab_row_pad(int Mt, int Mn, int ab_block);
+
+/*!
  * \brief The general lattice kernel's block with its rows in shared memory
  * (`per_thread` bytes a thread: a row and its sums): the largest multiple of
  * 32 up to 128 whose rows fit `shared_limit` bytes, or 0 when not even one

@@ -120,6 +120,17 @@ TEST(launch_plan, local_windows_tile_the_frame_and_end_with_a_whole_one)
     EXPECT_TRUE(plan_local_windows(5, 0).empty());
 }
 
+TEST(launch_plan, block_recursions_past_the_fast_path_keep_the_row_in_shared_memory)
+{
+    EXPECT_EQ(plan_ab_row_pad(127, 15, 128), 0);   // S500: the fast path
+    EXPECT_EQ(plan_ab_row_pad(512, 32, 512), 0);   // still the fast path
+    EXPECT_EQ(plan_ab_row_pad(853, 40, 512), 40);  // the paper's memory case
+    EXPECT_EQ(plan_ab_row_pad(300, 35, 512), 35);  // M_n past 32
+    EXPECT_EQ(plan_ab_row_pad(4097, 9, 512), 9);   // 33 KiB of row
+    EXPECT_EQ(plan_ab_row_pad(6092, 10, 512), 10); // 32 + 6092 + 20 doubles: 48 KiB
+    EXPECT_EQ(plan_ab_row_pad(6093, 10, 512), 0);  // 8 bytes past: from global memory
+}
+
 TEST(launch_plan, window_global_local_and_caps)
 {
     memory_model m;

@@ -47,6 +47,44 @@ __device__ double block_sum(double v, double* shared)
 
 constexpr int ab_max_block = 512; // states per block on the fast path
 
+// the block kernel's other path's row in shared memory (pad > 0, see
+// ab_kernel): `pad` zeros, the Mt states, `pad` zeros
+__device__ void load_row(const double* from, int Mt, int pad, double* sh)
+{
+    for (int s = threadIdx.x; s < Mt + 2 * pad; s += blockDim.x) {
+        const int t = s - pad;
+        sh[s] = t >= 0 && t < Mt ? from[t] : 0.0;
+    }
+    __syncthreads();
+}
+
+// model::forward_sum and model::backward_sum with the row in shared memory
+// between Mn zeros (no test on it), the same terms in the same order; the
+// loads of G eight drift changes at a time, all in flight together
+template <typename real>
+__device__ __forceinline__ double
+forward_sum_shared(int b, int dlo, int Mn, int Mt, const double* row, const real* G)
+{
+    double s = 0;
+#pragma unroll 8
+    for (int e = 0; e < Mn; ++e) {
+        const int a = b - dlo - e;
+        const double g = a >= 0 && a < Mt ? double(G[(long long)e * Mt + a]) : 0.0;
+        s += row[a] * g;
+    }
+    return s;
+}
+template <typename real>
+__device__ __forceinline__ double
+backward_sum_shared(int a, int dlo, int Mn, const double* row, const real* G, int Mt)
+{
+    double s = 0;
+#pragma unroll 8
+    for (int e = 0; e < Mn; ++e)
+        s += double(G[(long long)e * Mt + a]) * row[a + dlo + e];
+    return s;
+}
+
 /*
  * Forward recursion over the window (eqn:alpha with eqn:alpha_norm):
  * alpha_{i+1}(b) = sum_e alpha_i(b - d) G_i(e, b - d), one block per frame.
@@ -54,7 +92,8 @@ constexpr int ab_max_block = 512; // states per block on the fast path
  * shared memory, and the next index's G loaded while the sum is reduced.
  */
 template <typename real, int EMAX>
-__device__ void alpha_pass(const launch_params<real>& p, int f, double* red, double* sh)
+__device__ void
+alpha_pass(const launch_params<real>& p, int f, double* red, double* sh, int pad)
 {
     if (p.status[f] != st_ok)
         return;
@@ -93,7 +132,10 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, dou
         }
         load_g(0);
         __syncthreads();
+    } else if (pad > 0) {
+        load_row(alpha + (long long)p.i0 * Mt, Mt, pad, sh);
     }
+    double* srow = sh + pad; // the shared-row path's row (pad > 0)
     for (int iw = 0; iw < p.Wc; ++iw) {
         const int i = p.i0 + iw;
         double* an = alpha + (long long)(i + 1) * Mt;
@@ -110,13 +152,15 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, dou
             const double* ai = alpha + (long long)i * Mt;
             const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
             for (int bb = threadIdx.x; bb < Mt; bb += blockDim.x) {
-                const double s = model::forward_sum<double>(
-                    bb,
-                    dlo,
-                    Mn,
-                    Mt,
-                    [&](int a) { return ai[a]; },
-                    [&](int e, int a) { return G[(long long)e * Mt + a]; });
+                const double s =
+                    pad > 0 ? forward_sum_shared(bb, dlo, Mn, Mt, srow, G)
+                            : model::forward_sum<double>(
+                                  bb,
+                                  dlo,
+                                  Mn,
+                                  Mt,
+                                  [&](int a) { return ai[a]; },
+                                  [&](int e, int a) { return G[(long long)e * Mt + a]; });
                 an[bb] = s;
                 local += s;
             }
@@ -140,8 +184,13 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, dou
                 an[b] = v;
             }
         } else {
-            for (int bb = threadIdx.x; bb < Mt; bb += blockDim.x)
-                an[bb] *= inv;
+            // block_sum's barriers: every thread has read srow for this index
+            for (int bb = threadIdx.x; bb < Mt; bb += blockDim.x) {
+                const double v = an[bb] * inv;
+                an[bb] = v;
+                if (pad > 0)
+                    srow[bb] = v;
+            }
         }
         __syncthreads();
     }
@@ -166,7 +215,8 @@ __device__ void alpha_pass(const launch_params<real>& p, int f, double* red, dou
  * frame; the same fast path as alpha.
  */
 template <typename real, int EMAX>
-__device__ void beta_pass(const launch_params<real>& p, int f, double* red, double* sh)
+__device__ void
+beta_pass(const launch_params<real>& p, int f, double* red, double* sh, int pad)
 {
     if (p.status[f] != st_ok)
         return;
@@ -200,7 +250,10 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, doub
         }
         load_g(p.Wc - 1);
         __syncthreads();
+    } else if (pad > 0) {
+        load_row(beta + (long long)(p.i0 + p.Wc) * Mt, Mt, pad, sh);
     }
+    double* srow = sh + pad; // the shared-row path's row (pad > 0)
     for (int iw = p.Wc - 1; iw >= 0; --iw) {
         const int i = p.i0 + iw;
         double* bc = beta + (long long)i * Mt;
@@ -217,13 +270,15 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, doub
             const double* bn = beta + (long long)(i + 1) * Mt;
             const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
             for (int aa = threadIdx.x; aa < Mt; aa += blockDim.x) {
-                const double s = model::backward_sum<double>(
-                    aa,
-                    dlo,
-                    Mn,
-                    Mt,
-                    [&](int b) { return bn[b]; },
-                    [&](int e, int a) { return G[(long long)e * Mt + a]; });
+                const double s =
+                    pad > 0 ? backward_sum_shared(aa, dlo, Mn, srow, G, Mt)
+                            : model::backward_sum<double>(
+                                  aa,
+                                  dlo,
+                                  Mn,
+                                  Mt,
+                                  [&](int b) { return bn[b]; },
+                                  [&](int e, int a) { return G[(long long)e * Mt + a]; });
                 bc[aa] = s;
                 local += s;
             }
@@ -246,8 +301,12 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, doub
                 bc[a] = v;
             }
         } else {
-            for (int aa = threadIdx.x; aa < Mt; aa += blockDim.x)
-                bc[aa] *= inv;
+            for (int aa = threadIdx.x; aa < Mt; aa += blockDim.x) {
+                const double v = bc[aa] * inv;
+                bc[aa] = v;
+                if (pad > 0)
+                    srow[aa] = v;
+            }
         }
         __syncthreads();
     }
@@ -255,17 +314,21 @@ __device__ void beta_pass(const launch_params<real>& p, int f, double* red, doub
 
 // alpha and beta of every frame: blockIdx.x is the frame; blockIdx.y picks
 // the direction when both run at once (global storage), else `which` does.
+// pad: 0, or (where the fast path does not apply: M_tau past the block or
+// M_n past EMAX) the zeros on each side of the row that the block keeps in
+// shared memory (plan_ab_row_pad: M_n), instead of reading it from
+// global memory term by term
 template <typename real, int EMAX>
 __global__ void __launch_bounds__(ab_max_block)
-    ab_kernel(launch_params<real> p, int which)
+    ab_kernel(launch_params<real> p, int which, int pad)
 {
-    extern __shared__ double red[]; // 32 doubles, then the fast path's row
+    extern __shared__ double red[]; // 32 doubles, then the row
     double* sh = red + 32;
     const int dir = gridDim.y == 2 ? int(blockIdx.y) : which;
     if (dir == 0) {
-        alpha_pass<real, EMAX>(p, int(blockIdx.x), red, sh);
+        alpha_pass<real, EMAX>(p, int(blockIdx.x), red, sh, pad);
     } else {
-        beta_pass<real, EMAX>(p, int(blockIdx.x), red, sh);
+        beta_pass<real, EMAX>(p, int(blockIdx.x), red, sh, pad);
     }
 }
 
@@ -456,7 +519,10 @@ void launch_recursion(const launch_params<real>& p, int which, bool warp, int ab
     const int emax = p.Mn <= 8 ? 8 : p.Mn <= 16 ? 16 : 32;
     const int emax_warp = plan_warp_emax(p.Mn);
     const int spl = (p.Mt + 31) / 32; // states per lane
-    const size_t shared = sizeof(double) * (32 + size_t(ab_block) + 2 * ab_pad);
+    const int pad = plan_ab_row_pad(p.Mt, p.Mn, ab_block);
+    const size_t shared =
+        sizeof(double) *
+        (32 + (pad > 0 ? size_t(p.Mt) + 2 * size_t(pad) : size_t(ab_block) + 2 * ab_pad));
     if (warp && spl <= 2) {
         // one warp per frame up to 64 states (1 or 2 per lane); beyond, the
         // block kernels are as fast (S500: 2.6 against 2.7 us per frame)
@@ -489,11 +555,11 @@ void launch_recursion(const launch_params<real>& p, int which, bool warp, int ab
             throw std::logic_error("map_decoder(cuda): no warp recursion for this shape");
         }
     } else if (emax == 8) {
-        ab_kernel<real, 8><<<grid, ab_block, shared>>>(p, which);
+        ab_kernel<real, 8><<<grid, ab_block, shared>>>(p, which, pad);
     } else if (emax == 16) {
-        ab_kernel<real, 16><<<grid, ab_block, shared>>>(p, which);
+        ab_kernel<real, 16><<<grid, ab_block, shared>>>(p, which, pad);
     } else {
-        ab_kernel<real, 32><<<grid, ab_block, shared>>>(p, which);
+        ab_kernel<real, 32><<<grid, ab_block, shared>>>(p, which, pad);
     }
     BSID_CUDA(cudaGetLastError());
 }
