@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -95,6 +96,9 @@ frames_ok; erasures counts those the decoder refused):
   --cuda-streams L  CUDA: lanes decoding a batch's chunks at once, overlapping
                   host work with kernels (decoder_config::cuda_streams; 1: one
                   chunk at a time; default 0: the backend's default, 2)
+  --local-window K  CUDA local storage: symbol indices per window, as far as
+                  memory allows (decoder_config::local_window; default 0:
+                  within 64 MiB of the window's metrics)
   --Pr X          drift exclusion probability (default 1e-10)
   --devices D     CUDA: the GPUs one decoder splits each batch over, "all" or
                   indices like 0,1 (decoder_config::devices; default: device 0);
@@ -326,6 +330,10 @@ int bench_decode(const std::map<std::string, std::string>& opt)
     const auto storages = bench::words_option(opt, "--storage", "auto");
     const auto precisions = bench::words_option(opt, "--precision", "float");
     const auto cuda_streams = bench::list_option(opt, "--cuda-streams", "0");
+    const long long local_window = bench::int_option(opt, "--local-window", "0");
+    if (local_window < 0 || local_window > INT_MAX)
+        throw std::invalid_argument(
+            "--local-window must be 0 (auto) or a count of indices");
     const auto device_lists = bench::device_lists(opt);
     const auto inputs = bench::words_option(opt, "--input", "bits");
     for (const auto& in : inputs)
@@ -371,6 +379,7 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                 for (const auto& dl : device_lists) {
                                     bsid::decoder_config cfg(cb, ch, int(N));
                                     cfg.cuda_streams = int(cs);
+                                    cfg.local_window = int(local_window);
                                     cfg.devices = bsid::parse_devices(dl);
                                     cfg.backend = bsid::parse_backend(be);
                                     cfg.storage = bsid::parse_storage(st);
@@ -393,6 +402,7 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                         "\"backend\":\"%s\",\"storage\":\"%s\","
                                         "\"precision\":\"%s\",\"input\":\"%s\","
                                         "\"threads\":%d,\"cuda_streams\":%d,"
+                                        "\"local_window\":%d,"
                                         "\"devices\":\"%s\",\"batch\":%lld,"
                                         "\"frames\":%llu,\"frames_ok\":%llu,"
                                         "\"erasures\":%llu,\"seconds\":%.6f,"
@@ -414,6 +424,7 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                         in.c_str(),
                                         threads,
                                         int(cs),
+                                        int(local_window),
                                         dl.c_str(),
                                         batch,
                                         (unsigned long long)r.frames,
@@ -536,6 +547,7 @@ int main(int argc, char** argv)
                                    "--compare",
                                    "--framing",
                                    "--cuda-streams",
+                                   "--local-window",
                                    "--streams",
                                    "--stream-frames",
                                    "--lookahead",

@@ -92,11 +92,12 @@ size_t plan_window(const memory_model& m,
         if (fell_back)
             *fell_back = true;
     }
-    // local storage: windows of at most N - 1 indices, within 64 MiB of G and
-    // partial L (the recursions run a window per launch)
-    size_t cap = std::max<size_t>(1, (size_t(64) << 20) / per_index);
-    if (local_cap > 0)
-        cap = std::min(cap, size_t(local_cap));
+    // local storage: windows of at most N - 1 indices, of the caller's
+    // local_cap indices or else within 64 MiB of G and partial L (the
+    // recursions run a window per launch)
+    const size_t cap = local_cap > 0
+                           ? size_t(local_cap)
+                           : std::max<size_t>(1, (size_t(64) << 20) / per_index);
     return std::min({ fit, size_t(std::max(1, m.N - 1)), cap });
 }
 

@@ -75,8 +75,9 @@ struct memory_model {
 /*!
  * \brief The window of symbol indices a batch can hold: N (global storage)
  * when everything fits in 80 % of `usable` bytes, else the local-storage
- * window: at most N - 1 indices, at most 64 MiB of G and partial L, at most
- * `local_cap` (0: no cap). 0 when not even one index fits.
+ * window: at most N - 1 indices and what fits, and at most `local_cap`
+ * indices (decoder_config::local_window) or, where that is 0, at most 64 MiB
+ * of G and partial L. 0 when not even one index fits.
  * `fell_back` is set when global storage was asked for but did not fit.
  */
 size_t plan_window(const memory_model& m,

@@ -158,9 +158,17 @@ TEST(launch_plan, window_global_local_and_caps)
     EXPECT_EQ(plan_window(m, { 4000 }, need * 2, storage_kind::local, 0), 499u);
     EXPECT_EQ(plan_window(m, rho, need * 2, storage_kind::local, 3), 3u);
     // the 64 MiB cap on a window's G and partial L
-    EXPECT_LE(plan_window(m, rho, size_t(1) << 40, storage_kind::local, 0) *
-                  m.per_index() * 256,
-              size_t(64) << 20);
+    const size_t w64 = plan_window(m, rho, size_t(1) << 40, storage_kind::local, 0);
+    EXPECT_LE(w64 * m.per_index() * 256, size_t(64) << 20);
+    EXPECT_GT((w64 + 1) * m.per_index() * 256, size_t(64) << 20);
+    // a caller's window replaces it, within the memory and N - 1
+    EXPECT_EQ(plan_window(m, rho, size_t(1) << 40, storage_kind::local, int(w64) + 100),
+              w64 + 100);
+    EXPECT_EQ(plan_window(m, rho, size_t(1) << 40, storage_kind::local, 5000), 499u);
+    const size_t short_w = plan_window(m, rho, need / 2, storage_kind::local, 5000);
+    EXPECT_GE(short_w, 1u);
+    EXPECT_LT(short_w, 499u);
+    EXPECT_LE(short_w * m.per_index() * 256, need / 2); // what fits bounds it
     // nothing fits: 0, so that the caller halves the batch or uses the CPU
     EXPECT_EQ(plan_window(m, rho, 1000, storage_kind::global, 0), 0u);
     // one frame of N = 1: local windows still hold one index

@@ -277,7 +277,7 @@ TEST_F(cuda_decoder, long_frames_sum_their_normalizers_as_the_cpu)
     const int N = 1300;
     batch b = make_batch(cb, ch, N, true, rng);
     decoder_config cfg(cb, ch, N);
-    cfg.local_window = 1100; // backward windows of 200, then 1100 indices
+    cfg.local_window = 1100; // windows of 200 and 1100 indices (backward: 1100 first)
     const size_t F = b.rx.size(),
                  Mt = size_t(map_decoder::make(cfg)->limits().mtau.size());
     struct out {

@@ -1395,8 +1395,9 @@ and may be wider than mtau. The CUDA backend's settings: device (its index),
 recursion ("auto": one warp per frame for alpha and beta up to 64 states,
 blocks beyond, and for small batches in global storage the frame's steps in
 segments run side by side; "block": blocks always; "segmented": segments
-wherever the shape allows) and local_window (the most symbol
-indices per local-storage window; 0: from the free memory), and cuda_streams
+wherever the shape allows) and local_window (the symbol
+indices per local-storage window, as far as the free memory allows; 0: within
+64 MiB of the window's metrics), and cuda_streams
 (lanes that decode a batch's chunks at once, so that copies and host work
 overlap the kernels; 1: one chunk at a time; 0: the default, 2), and devices
 (several GPUs in one decoder: "all", "0,1" or a list of indices; each batch

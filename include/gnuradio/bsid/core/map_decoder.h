@@ -93,8 +93,9 @@ struct decoder_config {
      */
     std::vector<int> devices;
     recursion_kind recursion = recursion_kind::automatic; //!< CUDA alpha/beta kernels
-    int local_window =
-        0; //!< CUDA local storage: most symbol indices per window (0: from memory)
+    //! CUDA local storage: symbol indices per window, as far as the free
+    //! memory allows (0: within 64 MiB of the window's metrics)
+    int local_window = 0;
     /*!
      * CUDA: lanes (streams) that decode a batch's chunks at once, so that one
      * lane's host work overlaps another's kernels; 1: one chunk at a time;
