@@ -402,35 +402,45 @@ TEST_F(cuda_decoder, tiny_codes_match_restricted_reference_with_default_limits)
 
 TEST_F(cuda_decoder, state_space_of_4097_states)
 {
-    // M_tau = 4097 > 1024 (the paper's limit): the blocks loop over the states
+    // M_tau = 4097 > 1024 (the paper's limit): the blocks loop over the states,
+    // the row in shared memory (plan_ab_row_pad); M_tau = 6401: the row past
+    // 48 KiB, read from global memory
     const codebook cb = codebook::builtin("ld3-modvec6");
     const channel_params ch(0.01, 0.01, 0.0);
     const int N = 60;
-    decoder_config cfg(cb, ch, N);
-    cfg.mtau = drift_range{ -2048, 2048 };
-    std::mt19937_64 rng(test_seed() + 2);
-    const batch b = make_batch(cb, ch, N, false, rng);
-    std::vector<frame_result> ref_res, res;
-    auto cpu = make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
-    const auto ref = decode_all(*cpu, b, ref_res);
-    expect_batch_statuses(*cpu, b, ref_res, "cpu");
-    for (auto p : precisions)
-        for (auto s : storages) {
-            auto dec = make(cfg, backend_kind::cuda, p, s);
-            ASSERT_EQ(dec->backend(), backend_kind::cuda);
-            ASSERT_EQ(dec->limits().mtau.size(), 4097);
-            const auto got = decode_all(*dec, b, res);
-            expect_batch_statuses(
-                *dec, b, res, "cuda " + to_string(p) + " " + to_string(s));
-            for (size_t k = 0; k < got.size(); ++k) {
-                ASSERT_EQ(res[k].status, ref_res[k].status) << k << " " << res[k].reason;
-                if (ref_res[k].ok()) {
-                    EXPECT_LT(max_abs_diff(got[k], ref[k]),
-                              p == precision_kind::dual ? 1e-9 : 1e-4)
-                        << to_string(p) << " " << to_string(s) << " frame " << k;
+    for (const int half : { 2048, 3200 }) {
+        decoder_config cfg(cb, ch, N);
+        cfg.mtau = drift_range{ -half, half };
+        const int Mt = 2 * half + 1;
+        const int Mn = map_decoder::make(cfg)->limits().mn.size();
+        EXPECT_EQ(cuda::plan_ab_row_pad(Mt, Mn, 512) > 0, half == 2048) << Mt;
+        std::mt19937_64 rng(test_seed() + 2);
+        const batch b = make_batch(cb, ch, N, false, rng);
+        std::vector<frame_result> ref_res, res;
+        auto cpu =
+            make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
+        const auto ref = decode_all(*cpu, b, ref_res);
+        expect_batch_statuses(*cpu, b, ref_res, "cpu");
+        for (auto p : precisions)
+            for (auto s : storages) {
+                auto dec = make(cfg, backend_kind::cuda, p, s);
+                ASSERT_EQ(dec->backend(), backend_kind::cuda);
+                ASSERT_EQ(dec->limits().mtau.size(), Mt);
+                const auto got = decode_all(*dec, b, res);
+                expect_batch_statuses(
+                    *dec, b, res, "cuda " + to_string(p) + " " + to_string(s));
+                for (size_t k = 0; k < got.size(); ++k) {
+                    ASSERT_EQ(res[k].status, ref_res[k].status)
+                        << k << " " << res[k].reason;
+                    if (ref_res[k].ok()) {
+                        EXPECT_LT(max_abs_diff(got[k], ref[k]),
+                                  p == precision_kind::dual ? 1e-9 : 1e-4)
+                            << Mt << " " << to_string(p) << " " << to_string(s)
+                            << " frame " << k;
+                    }
                 }
             }
-        }
+    }
 }
 
 TEST_F(cuda_decoder, impossible_frames_and_auto_backend)
