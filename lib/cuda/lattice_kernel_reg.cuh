@@ -409,7 +409,8 @@ __launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, 
             win |= pk[wd + 1] << (64 - sh);
     }
     // a kernel that keeps rows runs each book in increasing order
-    constexpr bool sorted = reg_checkpoint < real, NMAX >> 0;
+    constexpr int kept_rows = reg_checkpoint<real, NMAX>;
+    constexpr bool sorted = kept_rows > 0;
     const uint32_t* words =
         (sorted ? p.sorted_words : p.words) + (long long)(i % p.P) * p.q;
     const int* index = sorted ? p.sorted_index + (long long)(i % p.P) * p.q : nullptr;

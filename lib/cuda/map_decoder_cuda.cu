@@ -107,8 +107,9 @@ public:
         d_words.allocate(words.size());
         d_words.upload(words.data(), words.size());
         {
-            // each book in increasing order, for the register kernels
-            // (lattice_codewords: a run of codewords shares its first rows)
+            // each book in increasing order, for the register kernels that
+            // keep rows (reg_checkpoint, the double ones; lattice_codewords:
+            // a run of codewords shares its first rows)
             const size_t q_ = size_t(q());
             std::vector<int> index(words.size());
             std::vector<uint32_t> sorted(words.size());
