@@ -76,7 +76,7 @@ forward_sum_shared(int b, int dlo, int Mn, int Mt, const double* row, const real
 }
 template <typename real>
 __device__ __forceinline__ double
-backward_sum_shared(int a, int dlo, int Mn, const double* row, const real* G, int Mt)
+backward_sum_shared(int a, int dlo, int Mn, int Mt, const double* row, const real* G)
 {
     double s = 0;
 #pragma unroll 8
@@ -271,7 +271,7 @@ beta_pass(const launch_params<real>& p, int f, double* red, double* sh, int pad)
             const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
             for (int aa = threadIdx.x; aa < Mt; aa += blockDim.x) {
                 const double s =
-                    pad > 0 ? backward_sum_shared(aa, dlo, Mn, srow, G, Mt)
+                    pad > 0 ? backward_sum_shared(aa, dlo, Mn, Mt, srow, G)
                             : model::backward_sum<double>(
                                   aa,
                                   dlo,
