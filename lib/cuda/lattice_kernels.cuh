@@ -177,14 +177,16 @@ constexpr bool wide_bit_weights = sizeof(real) == 8;
 // spilled registers than they save (S500 -2 %, the memory case +-0), in
 // double S500 gains 3 % and the memory case 25 % (docs/benchmarks.md). A
 // kernel with no rows kept runs each book in its own order.
+template <typename real>
+constexpr bool reg_keeps_rows = sizeof(real) == 8;
 template <typename real, int NMAX>
-constexpr int reg_checkpoint = sizeof(real) != 8 ? 0
-                               : NMAX == 8       ? 3
-                               : NMAX == 12      ? 4
-                               : NMAX == 16      ? 6
-                               : NMAX == 20      ? 8
-                               : NMAX == 24      ? 10
-                                                 : 0;
+constexpr int reg_checkpoint = !reg_keeps_rows<real> ? 0
+                               : NMAX == 8           ? 3
+                               : NMAX == 12          ? 4
+                               : NMAX == 16          ? 6
+                               : NMAX == 20          ? 8
+                               : NMAX == 24          ? 10
+                                                     : 0;
 
 template <typename real>
 using lattice_launcher = void (*)(

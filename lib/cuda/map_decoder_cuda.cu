@@ -106,10 +106,11 @@ public:
             words.insert(words.end(), book.begin(), book.end());
         d_words.allocate(words.size());
         d_words.upload(words.data(), words.size());
-        {
+        if (reg_keeps_rows<real>) {
             // each book in increasing order, for the register kernels that
             // keep rows (reg_checkpoint, the double ones; lattice_codewords:
-            // a run of codewords shares its first rows)
+            // a run of codewords shares its first rows); float kernels never
+            // read them
             const size_t q_ = size_t(q());
             std::vector<int> index(words.size());
             std::vector<uint32_t> sorted(words.size());
