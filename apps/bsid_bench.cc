@@ -98,7 +98,7 @@ frames_ok; erasures counts those the decoder refused):
                   chunk at a time; default 0: the backend's default, 2)
   --local-window K  CUDA local storage: symbol indices per window, as far as
                   memory allows (decoder_config::local_window; default 0:
-                  within 64 MiB of the window's metrics)
+                  within 192 MiB of the window's metrics)
   --Pr X          drift exclusion probability (default 1e-10)
   --devices D     CUDA: the GPUs one decoder splits each batch over, "all" or
                   indices like 0,1 (decoder_config::devices; default: device 0);

@@ -86,19 +86,22 @@ size_t plan_window(const memory_model& m,
         return 0;
     const size_t per_index = std::max<size_t>(1, m.per_index() * rho.size());
     const size_t fit = (budget - fixed) / per_index;
+    const size_t below_N = size_t(std::max(1, m.N - 1));
     if (storage == storage_kind::global) {
         if (fit >= size_t(m.N))
             return size_t(m.N);
         if (fell_back)
             *fell_back = true;
+        // global storage asked for speed: the largest window that fits
+        return std::min(fit, below_N);
     }
     // local storage: windows of at most N - 1 indices, of the caller's
-    // local_cap indices or else within 64 MiB of G and partial L (the
-    // recursions run a window per launch)
+    // local_cap indices or else within local_window_bytes of G and partial L
+    // (the recursions run a window per launch)
     const size_t cap = local_cap > 0
                            ? size_t(local_cap)
-                           : std::max<size_t>(1, (size_t(64) << 20) / per_index);
-    return std::min({ fit, size_t(std::max(1, m.N - 1)), cap });
+                           : std::max<size_t>(1, local_window_bytes / per_index);
+    return std::min({ fit, below_N, cap });
 }
 
 std::vector<int> plan_local_windows(int N, int W)

@@ -73,12 +73,22 @@ struct memory_model {
 };
 
 /*!
+ * \brief Local storage's default budget for a window's G and partial L
+ * (decoder_config::local_window = 0): the paper's memory case (N = 840,
+ * q = 1024, M_n = 40) then runs windows of 814 of its 840 indices in float
+ * and decodes within 256 MiB in either precision.
+ */
+constexpr size_t local_window_bytes = size_t(192) << 20;
+
+/*!
  * \brief The window of symbol indices a batch can hold: N (global storage)
  * when everything fits in 80 % of `usable` bytes, else the local-storage
  * window: at most N - 1 indices and what fits, and at most `local_cap`
- * indices (decoder_config::local_window) or, where that is 0, at most 64 MiB
- * of G and partial L. 0 when not even one index fits.
- * `fell_back` is set when global storage was asked for but did not fit.
+ * indices (decoder_config::local_window) or, where that is 0, at most
+ * local_window_bytes of G and partial L. Global storage that does not fit
+ * falls back to the largest local window that does (it was asked for speed,
+ * not for a memory bound); `fell_back` is then set. 0 when not even one
+ * index fits.
  */
 size_t plan_window(const memory_model& m,
                    const std::vector<size_t>& rho,

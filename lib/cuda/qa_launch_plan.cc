@@ -149,21 +149,40 @@ TEST(launch_plan, window_global_local_and_caps)
     // enough memory: global storage holds the whole frame
     EXPECT_EQ(plan_window(m, rho, need * 2, storage_kind::global, 0, &fell), 500u);
     EXPECT_FALSE(fell);
-    // not enough: global falls back to a local window below N
+    // not enough: global falls back to the largest local window that fits,
+    // past local storage's default budget and whatever local_window says
     const size_t w = plan_window(m, rho, need / 2, storage_kind::global, 0, &fell);
     EXPECT_TRUE(fell);
     EXPECT_GE(w, 1u);
     EXPECT_LT(w, 500u);
+    EXPECT_LE(w * m.per_index() * 256, need / 2);
+    EXPECT_GT((w + 1) * m.per_index() * 256 + 256 * m.per_frame(4000), need / 2 / 10 * 8);
+    EXPECT_EQ(plan_window(m, rho, need / 2, storage_kind::global, 3), w);
     // local storage never takes the whole frame, and a cap applies
     EXPECT_EQ(plan_window(m, { 4000 }, need * 2, storage_kind::local, 0), 499u);
     EXPECT_EQ(plan_window(m, rho, need * 2, storage_kind::local, 3), 3u);
-    // the 64 MiB cap on a window's G and partial L
-    const size_t w64 = plan_window(m, rho, size_t(1) << 40, storage_kind::local, 0);
-    EXPECT_LE(w64 * m.per_index() * 256, size_t(64) << 20);
-    EXPECT_GT((w64 + 1) * m.per_index() * 256, size_t(64) << 20);
+    // local storage's default budget for a window's G and partial L
+    const size_t wdef = plan_window(m, rho, size_t(1) << 40, storage_kind::local, 0);
+    EXPECT_LE(wdef * m.per_index() * 256, local_window_bytes);
+    EXPECT_GT((wdef + 1) * m.per_index() * 256, local_window_bytes);
+    // the paper's memory case (float): windows of 814 indices, 192 MiB
+    memory_model mem;
+    mem.N = 840;
+    mem.q = 1024;
+    mem.Mt = 853;
+    mem.Mn = 40;
+    mem.real_bytes = 4;
+    EXPECT_EQ(plan_window(mem, { 16800 }, size_t(1) << 40, storage_kind::local, 0), 814u);
+    // global storage that does not fit takes every index that does (830),
+    // past local storage's default
+    const size_t usable = (mem.per_frame(16800) + 830 * mem.per_index()) / 8 * 10 + 10;
+    EXPECT_EQ(plan_window(mem, { 16800 }, usable, storage_kind::global, 0, &fell), 830u);
+    EXPECT_TRUE(fell);
+    mem.real_bytes = 8;
+    EXPECT_EQ(plan_window(mem, { 16800 }, size_t(1) << 40, storage_kind::local, 0), 407u);
     // a caller's window replaces it, within the memory and N - 1
-    EXPECT_EQ(plan_window(m, rho, size_t(1) << 40, storage_kind::local, int(w64) + 100),
-              w64 + 100);
+    EXPECT_EQ(plan_window(m, rho, size_t(1) << 40, storage_kind::local, int(wdef) + 100),
+              wdef + 100);
     EXPECT_EQ(plan_window(m, rho, size_t(1) << 40, storage_kind::local, 5000), 499u);
     const size_t short_w = plan_window(m, rho, need / 2, storage_kind::local, 5000);
     EXPECT_GE(short_w, 1u);

@@ -1397,7 +1397,7 @@ blocks beyond, and for small batches in global storage the frame's steps in
 segments run side by side; "block": blocks always; "segmented": segments
 wherever the shape allows) and local_window (the symbol
 indices per local-storage window, as far as the free memory allows; 0: within
-64 MiB of the window's metrics), and cuda_streams
+192 MiB of the window's metrics), and cuda_streams
 (lanes that decode a batch's chunks at once, so that copies and host work
 overlap the kernels; 1: one chunk at a time; 0: the default, 2), and devices
 (several GPUs in one decoder: "all", "0,1" or a list of indices; each batch

@@ -94,7 +94,7 @@ struct decoder_config {
     std::vector<int> devices;
     recursion_kind recursion = recursion_kind::automatic; //!< CUDA alpha/beta kernels
     //! CUDA local storage: symbol indices per window, as far as the free
-    //! memory allows (0: within 64 MiB of the window's metrics)
+    //! memory allows (0: within 192 MiB of the window's metrics)
     int local_window = 0;
     /*!
      * CUDA: lanes (streams) that decode a batch's chunks at once, so that one
