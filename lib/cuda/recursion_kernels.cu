@@ -99,7 +99,7 @@ alpha_pass(const launch_params<real>& p, int f, double* red, double* sh, int pad
         return;
     double* alpha = p.alpha + (long long)f * (p.N + 1) * p.Mt;
     const int Mt = p.Mt, Mn = p.Mn, dlo = p.dlo;
-    const bool fast = Mt <= int(blockDim.x) && Mn <= EMAX;
+    const bool fast = EMAX > 0 && Mt <= int(blockDim.x) && Mn <= EMAX;
     double* norm =
         p.log_alpha_norm + (long long)f * (p.N + 1); // raw until norm_scan_kernel
     if (p.i0 == 0) {
@@ -118,7 +118,7 @@ alpha_pass(const launch_params<real>& p, int f, double* red, double* sh, int pad
         if (e < Mn && b < Mt && a >= 0 && a < Mt)
             live |= 1u << e;
     }
-    real g[EMAX];
+    real g[EMAX > 0 ? EMAX : 1];
     auto load_g = [&](int iw) {
         const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt + (b - dlo);
 #pragma unroll
@@ -222,7 +222,7 @@ beta_pass(const launch_params<real>& p, int f, double* red, double* sh, int pad)
         return;
     double* beta = p.beta + (long long)f * (p.N + 1) * p.Mt;
     const int Mt = p.Mt, Mn = p.Mn, dlo = p.dlo;
-    const bool fast = Mt <= int(blockDim.x) && Mn <= EMAX;
+    const bool fast = EMAX > 0 && Mt <= int(blockDim.x) && Mn <= EMAX;
     double* norm =
         p.log_beta_norm + (long long)f * (p.N + 1); // raw until norm_scan_kernel
     if (p.i0 + p.Wc == p.N) {
@@ -233,7 +233,7 @@ beta_pass(const launch_params<real>& p, int f, double* red, double* sh, int pad)
         __syncthreads();
     }
     const int a = threadIdx.x;
-    real g[EMAX];
+    real g[EMAX > 0 ? EMAX : 1];
     auto load_g = [&](int iw) {
         const real* G = p.G + ((long long)f * p.W + iw) * Mn * Mt;
 #pragma unroll
@@ -319,8 +319,7 @@ beta_pass(const launch_params<real>& p, int f, double* red, double* sh, int pad)
 // shared memory (plan_ab_row_pad: M_n), instead of reading it from
 // global memory term by term
 template <typename real, int EMAX>
-__global__ void __launch_bounds__(ab_max_block)
-    ab_kernel(launch_params<real> p, int which, int pad)
+__device__ __forceinline__ void ab_body(const launch_params<real>& p, int which, int pad)
 {
     extern __shared__ double red[]; // 32 doubles, then the row
     double* sh = red + 32;
@@ -330,6 +329,22 @@ __global__ void __launch_bounds__(ab_max_block)
     } else {
         beta_pass<real, EMAX>(p, int(blockIdx.x), red, sh, pad);
     }
+}
+template <typename real, int EMAX>
+__global__ void __launch_bounds__(ab_max_block)
+    ab_kernel(launch_params<real> p, int which, int pad)
+{
+    ab_body<real, EMAX>(p, which, pad);
+}
+// The same past the fast path (M_tau past the block or M_n past 32): no
+// fast path holding registers, and up to 128 registers a thread (one block
+// per SM), where ab_kernel<float, 32> fits 64 and spills 100 bytes
+// (ptxas: 96, none spilled in either precision)
+template <typename real>
+__global__ void __launch_bounds__(ab_max_block, 1)
+    ab_rows_kernel(launch_params<real> p, int which, int pad)
+{
+    ab_body<real, 0>(p, which, pad);
 }
 
 /*
@@ -554,6 +569,8 @@ void launch_recursion(const launch_params<real>& p, int which, bool warp, int ab
         default:
             throw std::logic_error("map_decoder(cuda): no warp recursion for this shape");
         }
+    } else if (p.Mt > ab_block || p.Mn > 32) {
+        ab_rows_kernel<real><<<grid, ab_block, shared>>>(p, which, pad);
     } else if (emax == 8) {
         ab_kernel<real, 8><<<grid, ab_block, shared>>>(p, which, pad);
     } else if (emax == 16) {
@@ -582,9 +599,10 @@ void launch_finish(const launch_params<real>& p)
 template <typename real>
 int ab_block_limit()
 {
-    cudaFuncAttributes fa{};
+    cudaFuncAttributes fa{}, rows{};
     BSID_CUDA(cudaFuncGetAttributes(&fa, ab_kernel<real, 32>));
-    return std::min(fa.maxThreadsPerBlock, ab_max_block);
+    BSID_CUDA(cudaFuncGetAttributes(&rows, ab_rows_kernel<real>));
+    return std::min({ fa.maxThreadsPerBlock, rows.maxThreadsPerBlock, ab_max_block });
 }
 
 template void launch_recursion<float>(const launch_params<float>&, int, bool, int);
