@@ -193,10 +193,8 @@ struct weights_bits {
 // rows 1..CK (reg_checkpoint) are kept for the next codeword: a run of
 // codewords with the same first CK bits shares them, each of its others
 // starting from row CK + 1 (written from the kept rows into its own); KZ
-// (EXACT only): the zero corner skipped (plan_reg_corner). keep: bit k set
-// where node k of the last row lies inside the frame (lattice_keep_mask);
-// the others are set to 0. PAD: MN is the corridor padded (wide_corridor),
-// p.Mn its width (lattice_row).
+// (EXACT only): the zero corner skipped (plan_reg_corner). PAD: MN is the corridor padded
+// (wide_corridor), p.Mn its width (lattice_row).
 template <typename real,
           int MN,
           int NMAX,
@@ -211,8 +209,7 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
                                                   const real* prior,
                                                   real (&aux)[MN],
                                                   int pass,
-                                                  real* Lout,
-                                                  unsigned long long keep)
+                                                  real* Lout)
 {
     constexpr int CK = EXACT ? reg_checkpoint<real, NMAX> : 0;
     static_assert(CK == 0 || CK + 1 < NMAX, "row CK + 1 is not the last");
@@ -264,15 +261,17 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
             } else if (r == n) {
                 wts.row(x, [&](const auto& Wt) {
                     lattice_last_row<real, MN, KZ>(cur, Wt, r);
+                    if constexpr (EXACT)
+                        lattice_out<real, MN>(
+                            aux, cur, prior ? prior[D] : real(1), pass, Lout, D);
                 });
             }
         }
-        if (keep != ~0ull) {
-#pragma unroll
-            for (int k = 0; k < MN; ++k)
-                cur[k] = ((keep >> k) & 1ull) ? cur[k] : real(0);
-        }
-        lattice_out<real, MN>(aux, cur, prior ? prior[D] : real(1), pass, Lout, D);
+        // the exact loop's output is inside the last row's branch on its
+        // bit, which the compiler then keeps a branch (alone, the last row
+        // took its weights by a select a node)
+        if constexpr (!EXACT)
+            lattice_out<real, MN>(aux, cur, prior ? prior[D] : real(1), pass, Lout, D);
     }
 }
 
@@ -288,25 +287,24 @@ __device__ __forceinline__ void lattice_all_codewords(const launch_params<real>&
                                                       const real* prior,
                                                       real (&aux)[MN],
                                                       int pass,
-                                                      real* Lout,
-                                                      unsigned long long keep)
+                                                      real* Lout)
 {
     if (p.n == NMAX && p.renorm_rows == 0) {
         constexpr int CW = reg_corner<NMAX, MN>::wide, CN = reg_corner<NMAX, MN>::narrow;
         const int k0 = -p.dlo;
         if (CW > 0 && k0 >= CW) {
             lattice_codewords<real, MN, NMAX, true, CW, PAD>(
-                p, wts, words, index, prior, aux, pass, Lout, keep);
+                p, wts, words, index, prior, aux, pass, Lout);
         } else if (CN > 0 && CN < CW && k0 >= CN) {
             lattice_codewords<real, MN, NMAX, true, (CN < CW ? CN : 0), PAD>(
-                p, wts, words, index, prior, aux, pass, Lout, keep);
+                p, wts, words, index, prior, aux, pass, Lout);
         } else {
             lattice_codewords<real, MN, NMAX, true, 0, PAD>(
-                p, wts, words, index, prior, aux, pass, Lout, keep);
+                p, wts, words, index, prior, aux, pass, Lout);
         }
     } else {
         lattice_codewords<real, MN, NMAX, false, 0, PAD>(
-            p, wts, words, index, prior, aux, pass, Lout, keep);
+            p, wts, words, index, prior, aux, pass, Lout);
     }
 }
 
@@ -322,8 +320,10 @@ __device__ __forceinline__ void lattice_all_codewords(const launch_params<real>&
  * them once, for both values of the transmitted bit (W0, W1), before it
  * loops over the codewords, and the rows are unrolled so that every weight
  * sits in a register. Every warp takes this path: near a frame's end the
- * last row's nodes past the end are set to 0 (lattice_keep_mask), and nodes
- * before a frame's start are the zero corner.
+ * last row's nodes past the end (lattice_keep_mask) count for nothing, their
+ * sums over D stored as 0 (pass G) and their alpha beta taken as 0 (pass L),
+ * once a thread rather than once a codeword; nodes before a frame's start
+ * are the zero corner.
  *
  * SOFT: the batch's items are probabilities (launch_params::soft), not bits;
  * a separate instance, so that hard input pays nothing for soft input.
@@ -380,7 +380,8 @@ __launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, 
 #pragma unroll
         for (int e = 0; e < MN; ++e) {
             const int b = a + p.dlo + e;
-            aux[e] = (inside && (!WIDE || e < p.Mn) && b >= 0 && b < p.Mt)
+            aux[e] = (inside && (!WIDE || e < p.Mn) && b >= 0 && b < p.Mt &&
+                      ((keep >> e) & 1ull) != 0)
                          ? real(al * bn[b] * double(scale))
                          : real(0);
             any = any || aux[e] != real(0);
@@ -420,7 +421,7 @@ __launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, 
     if constexpr (WIDE && wide_bit_weights<real>) {
         const weights_bits<real> wts{ win, p.wmatch, p.wmismatch };
         lattice_all_codewords<real, MN, NMAX, true>(
-            p, wts, words, index, prior, aux, pass, Lout, keep);
+            p, wts, words, index, prior, aux, pass, Lout);
     } else {
         real W0[J], W1[J];
         if constexpr (SOFT) {
@@ -446,7 +447,7 @@ __launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, 
         }
         const weights_regs<real, J> wts{ W0, W1 };
         lattice_all_codewords<real, MN, NMAX, WIDE>(
-            p, wts, words, index, prior, aux, pass, Lout, keep);
+            p, wts, words, index, prior, aux, pass, Lout);
     }
     if (pass == pass_G && a < p.Mt) {
         // node e of row n ends at drift d = dlo + e; keep the ends inside m_tau
@@ -455,7 +456,9 @@ __launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, 
             const int b = a + p.dlo + e;
             if (!WIDE || e < p.Mn)
                 p.G[(fw * p.Mn + e) * p.Mt + a] =
-                    (inside && b >= 0 && b < p.Mt) ? aux[e] * scale : real(0);
+                    (inside && b >= 0 && b < p.Mt && ((keep >> e) & 1ull) != 0)
+                        ? aux[e] * scale
+                        : real(0);
         }
     }
 }
