@@ -75,7 +75,7 @@ struct memory_model {
 /*!
  * \brief Local storage's default budget for a window's G and partial L
  * (decoder_config::local_window = 0): the paper's memory case (N = 840,
- * q = 1024, M_n = 40) then runs windows of 814 of its 840 indices in float
+ * q = 1024, M_tau = 857, M_n = 40) then runs windows of 812 of its 840 indices in float
  * and decodes within 256 MiB in either precision.
  */
 constexpr size_t local_window_bytes = size_t(192) << 20;
