@@ -19,6 +19,22 @@
 using namespace bsid;
 using namespace bsid::cuda;
 
+namespace {
+
+//! The memory model of a shape, in float unless said otherwise.
+memory_model model_of(int N, int q, int Mt, int Mn, size_t real_bytes = 4)
+{
+    memory_model m;
+    m.N = N;
+    m.q = q;
+    m.Mt = Mt;
+    m.Mn = Mn;
+    m.real_bytes = real_bytes;
+    return m;
+}
+
+} // namespace
+
 TEST(launch_plan, register_weights_reproduce_the_ratio_lattice)
 {
     // S500's channel: no renormalization for n = 8 in float (R = 9 rows)
@@ -45,11 +61,7 @@ TEST(launch_plan, register_weights_reproduce_the_ratio_lattice)
 
 TEST(launch_plan, soft_batches_count_their_llrs_and_probabilities)
 {
-    memory_model m;
-    m.N = 500;
-    m.q = 16;
-    m.Mt = 128;
-    m.Mn = 16;
+    memory_model m = model_of(500, 16, 128, 16);
     for (size_t real : { size_t(4), size_t(8) }) {
         m.real_bytes = real;
         m.soft = false;
@@ -69,11 +81,7 @@ TEST(launch_plan, soft_batches_count_their_llrs_and_probabilities)
 
 TEST(launch_plan, batches_with_events_count_the_e_step)
 {
-    memory_model m;
-    m.N = 500;
-    m.q = 16;
-    m.Mt = 128;
-    m.Mn = 16;
+    memory_model m = model_of(500, 16, 128, 16);
     const size_t plain = m.per_frame(4000);
     m.events_scratch = size_t(8) << 20; // counted only where some frame asks
     const std::vector<size_t> rho(64, 4000);
@@ -133,12 +141,7 @@ TEST(launch_plan, block_recursions_past_the_fast_path_keep_the_row_in_shared_mem
 
 TEST(launch_plan, window_global_local_and_caps)
 {
-    memory_model m;
-    m.N = 500;
-    m.q = 16;
-    m.Mt = 128;
-    m.Mn = 16;
-    m.real_bytes = 4;
+    memory_model m = model_of(500, 16, 128, 16);
     EXPECT_EQ(m.nwarps(), 4);
     EXPECT_EQ(m.per_index(), 4u * (128 * 16 + 4 * 16));
     const std::vector<size_t> rho(256, 4000);
@@ -167,12 +170,7 @@ TEST(launch_plan, window_global_local_and_caps)
     EXPECT_GT((wdef + 1) * m.per_index() * 256, local_window_bytes);
     // the paper's memory case (M_tau = 857, M_n = 40): windows of 812
     // indices in float, 406 in double
-    memory_model mem;
-    mem.N = 840;
-    mem.q = 1024;
-    mem.Mt = 857;
-    mem.Mn = 40;
-    mem.real_bytes = 4;
+    memory_model mem = model_of(840, 1024, 857, 40);
     EXPECT_EQ(plan_window(mem, { 16800 }, size_t(1) << 40, storage_kind::local, 0), 812u);
     // global storage that does not fit takes every index that does (830),
     // past local storage's default
