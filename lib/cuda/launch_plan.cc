@@ -123,8 +123,8 @@ int plan_ab_block(int Mt, int limit)
 
 int plan_ab_row_pad(int Mt, int Mn, int ab_block)
 {
-    if (Mt <= ab_block && Mn <= 32)
-        return 0; // the fast path
+    if (plan_ab_fast(Mt, Mn, ab_block))
+        return 0;
     const size_t need = sizeof(double) * (32 + size_t(Mt) + 2 * size_t(Mn));
     return need <= size_t(48) * 1024 ? Mn : 0;
 }

@@ -111,8 +111,18 @@ std::vector<int> plan_local_windows(int N, int W);
 int plan_ab_block(int Mt, int limit);
 
 /*!
- * \brief The block recursions past their fast path (one state a thread and
- * M_n <= 32: M_tau > `ab_block` or M_n > 32) keep the row in shared memory,
+ * \brief Whether the block recursions take their fast path (ab_kernel: one
+ * state a thread, M_n <= 32 drift changes a state in registers); past it
+ * they run ab_rows_kernel.
+ */
+constexpr bool plan_ab_fast(int Mt, int Mn, int ab_block)
+{
+    return Mt <= ab_block && Mn <= 32;
+}
+
+/*!
+ * \brief The block recursions past their fast path (plan_ab_fast: M_tau >
+ * `ab_block` or M_n > 32) keep the row in shared memory,
  * between M_n zeros on each side, where 32 + M_tau + 2 M_n doubles fit the
  * 48 KiB any block may have: returns M_n there, else 0 (the fast path, or
  * the row read from global memory term by term).

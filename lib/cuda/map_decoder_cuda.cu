@@ -192,7 +192,18 @@ public:
                            d_ab_warp ? d_recursion == recursion_kind::segmented
                                            ? "warp (segmented)"
                                            : "warp (segmented for small batches)"
-                                     : detail::concat("block ", d_ab_block)));
+                                     : detail::concat("block ", d_ab_block, ab_form())));
+    }
+
+    // the block recursions' form, for the log: nothing on their fast path
+    std::string ab_form() const
+    {
+        const int Mt = d_limits.mtau.size(), Mn = d_limits.mn.size();
+        if (plan_ab_fast(Mt, Mn, d_ab_block))
+            return "";
+        return plan_ab_row_pad(Mt, Mn, d_ab_block) > 0
+                   ? " (rows kernel, row in shared memory)"
+                   : " (rows kernel, row in global memory)";
     }
 
     backend_kind backend() const override { return backend_kind::cuda; }

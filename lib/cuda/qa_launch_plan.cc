@@ -130,6 +130,12 @@ TEST(launch_plan, local_windows_tile_the_frame_and_end_with_a_whole_one)
 
 TEST(launch_plan, block_recursions_past_the_fast_path_keep_the_row_in_shared_memory)
 {
+    // the fast path (ab_kernel): a state a thread, at most 32 drift changes
+    EXPECT_TRUE(plan_ab_fast(127, 15, 128));
+    EXPECT_TRUE(plan_ab_fast(512, 32, 512));
+    EXPECT_FALSE(plan_ab_fast(513, 32, 512));
+    EXPECT_FALSE(plan_ab_fast(300, 33, 512));
+    EXPECT_FALSE(plan_ab_fast(129, 15, 128));
     EXPECT_EQ(plan_ab_row_pad(127, 15, 128), 0);   // S500: the fast path
     EXPECT_EQ(plan_ab_row_pad(512, 32, 512), 0);   // still the fast path
     EXPECT_EQ(plan_ab_row_pad(853, 40, 512), 40);  // the paper's memory case

@@ -404,7 +404,24 @@ TEST_F(cuda_decoder, state_space_of_4097_states)
 {
     // M_tau = 4097 > 1024 (the paper's limit): the blocks loop over the states,
     // the row in shared memory (plan_ab_row_pad); M_tau = 6401: the row past
-    // 48 KiB, read from global memory
+    // 48 KiB, read from global memory; both on ab_rows_kernel, which the log
+    // names
+    struct log_capture {
+        std::vector<std::string> lines;
+        log_level was = get_log_level();
+        log_capture()
+        {
+            set_log_level(log_level::info);
+            set_log_handler(
+                [this](log_level, const std::string& m) { lines.push_back(m); });
+        }
+        ~log_capture()
+        {
+            set_log_handler(nullptr);
+            set_log_level(was);
+        }
+    } capture; // restored however the test ends
+    auto& lines = capture.lines;
     const codebook cb = codebook::builtin("ld3-modvec6");
     const channel_params ch(0.01, 0.01, 0.0);
     const int N = 60;
@@ -423,9 +440,18 @@ TEST_F(cuda_decoder, state_space_of_4097_states)
         expect_batch_statuses(*cpu, b, ref_res, "cpu");
         for (auto p : precisions)
             for (auto s : storages) {
+                lines.clear();
                 auto dec = make(cfg, backend_kind::cuda, p, s);
                 ASSERT_EQ(dec->backend(), backend_kind::cuda);
                 ASSERT_EQ(dec->limits().mtau.size(), Mt);
+                const std::string form = half == 2048
+                                             ? "(rows kernel, row in shared memory)"
+                                             : "(rows kernel, row in global memory)";
+                bool said = false;
+                for (const auto& l : lines)
+                    said = said || (l.find("alpha/beta block ") != std::string::npos &&
+                                    l.find(form) != std::string::npos);
+                EXPECT_TRUE(said) << Mt << ": expected '" << form << "' in the log";
                 const auto got = decode_all(*dec, b, res);
                 expect_batch_statuses(
                     *dec, b, res, "cuda " + to_string(p) + " " + to_string(s));

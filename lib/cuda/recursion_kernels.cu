@@ -569,7 +569,7 @@ void launch_recursion(const launch_params<real>& p, int which, bool warp, int ab
         default:
             throw std::logic_error("map_decoder(cuda): no warp recursion for this shape");
         }
-    } else if (p.Mt > ab_block || p.Mn > 32) {
+    } else if (!plan_ab_fast(p.Mt, p.Mn, ab_block)) {
         ab_rows_kernel<real><<<grid, ab_block, shared>>>(p, which, pad);
     } else if (emax == 8) {
         ab_kernel<real, 8><<<grid, ab_block, shared>>>(p, which, pad);
