@@ -56,6 +56,25 @@ make(decoder_config cfg, backend_kind b, precision_kind p, storage_kind s)
 const precision_kind precisions[] = { precision_kind::dual, precision_kind::single };
 const storage_kind storages[] = { storage_kind::global, storage_kind::local };
 
+// The decoders' log lines at info level while it lives (their kernel forms);
+// the handler and level are restored however the test ends.
+struct log_capture {
+    std::vector<std::string> lines;
+    log_level was = get_log_level();
+    log_capture()
+    {
+        set_log_level(log_level::info);
+        set_log_handler([this](log_level, const std::string& m) { lines.push_back(m); });
+    }
+    ~log_capture()
+    {
+        set_log_handler(nullptr);
+        set_log_level(was);
+    }
+    log_capture(const log_capture&) = delete;
+    log_capture& operator=(const log_capture&) = delete;
+};
+
 // A batch of frames for one configuration: several sent frames (different
 // received lengths), an empty one, one far outside the drift limits, one with
 // a byte that is not a bit; priors on every other frame if asked.
@@ -406,21 +425,7 @@ TEST_F(cuda_decoder, state_space_of_4097_states)
     // the row in shared memory (plan_ab_row_pad); M_tau = 6401: the row past
     // 48 KiB, read from global memory; both on ab_rows_kernel, which the log
     // names
-    struct log_capture {
-        std::vector<std::string> lines;
-        log_level was = get_log_level();
-        log_capture()
-        {
-            set_log_level(log_level::info);
-            set_log_handler(
-                [this](log_level, const std::string& m) { lines.push_back(m); });
-        }
-        ~log_capture()
-        {
-            set_log_handler(nullptr);
-            set_log_level(was);
-        }
-    } capture; // restored however the test ends
+    log_capture capture;
     auto& lines = capture.lines;
     const codebook cb = codebook::builtin("ld3-modvec6");
     const channel_params ch(0.01, 0.01, 0.0);
@@ -519,10 +524,8 @@ TEST_F(cuda_decoder, warp_recursion_every_shape)
     const channel_params ch(0.01, 0.01, 0.01);
     const int N = 40;
     const batch b = make_batch(cb, ch, N, true, rng);
-    std::vector<std::string> lines;
-    const log_level was = get_log_level();
-    set_log_level(log_level::info);
-    set_log_handler([&](log_level, const std::string& m) { lines.push_back(m); });
+    log_capture capture;
+    auto& lines = capture.lines;
     for (const drift_range mt : { drift_range{ -10, 10 }, drift_range{ -25, 25 } })
         for (const drift_range mn : { drift_range{ -2, 3 },
                                       drift_range{ -3, 7 },
@@ -562,8 +565,6 @@ TEST_F(cuda_decoder, warp_recursion_every_shape)
             // some frame of each form decoded in every precision and storage
             EXPECT_GE(ok, 4u) << "M_tau " << mt.size() << " M_n " << mn.size();
         }
-    set_log_handler(nullptr);
-    set_log_level(was);
 }
 
 // The segmented recursion (recursion "segmented": every batch whose shape
@@ -1057,10 +1058,8 @@ size_t expect_form_matches_cpu(const decoder_config& cfg,
             l.push_back(2 * ((2.0 * bit - 1) + gauss(noise)) / (0.6 * 0.6));
         llr.push_back(l);
     }
-    std::vector<std::string> lines;
-    const log_level was = get_log_level();
-    set_log_level(log_level::info);
-    set_log_handler([&](log_level, const std::string& m) { lines.push_back(m); });
+    log_capture capture;
+    auto& lines = capture.lines;
     size_t ok = 0;
     auto cpu = make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
     for (bool soft : { false, true }) {
@@ -1104,8 +1103,6 @@ size_t expect_form_matches_cpu(const decoder_config& cfg,
                 }
             }
     }
-    set_log_handler(nullptr);
-    set_log_level(was);
     return ok;
 }
 
