@@ -367,6 +367,13 @@ __launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, 
     const unsigned long long keep =
         inside ? lattice_keep_mask(rho - start - p.dlo, p.n) | ~((1ull << MN) - 1ull)
                : ~0ull;
+    // whether node e of the last row counts: inside the frame (keep) and
+    // ending at a state b = a + dlo + e inside m_tau; the others' terms of G
+    // and of L are 0
+    auto counts = [&](int e) {
+        const int b = a + p.dlo + e;
+        return inside && b >= 0 && b < p.Mt && ((keep >> e) & 1ull) != 0;
+    };
     const real scale = p.out_scale;
     real* Lout = p.Lpart + (fw * p.nwarps + w) * p.q;
 
@@ -379,10 +386,8 @@ __launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, 
         bool any = false;
 #pragma unroll
         for (int e = 0; e < MN; ++e) {
-            const int b = a + p.dlo + e;
-            aux[e] = (inside && (!WIDE || e < p.Mn) && b >= 0 && b < p.Mt &&
-                      ((keep >> e) & 1ull) != 0)
-                         ? real(al * bn[b] * double(scale))
+            aux[e] = ((!WIDE || e < p.Mn) && counts(e))
+                         ? real(al * bn[a + p.dlo + e] * double(scale))
                          : real(0);
             any = any || aux[e] != real(0);
         }
@@ -450,16 +455,11 @@ __launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, 
             p, wts, words, index, prior, aux, pass, Lout);
     }
     if (pass == pass_G && a < p.Mt) {
-        // node e of row n ends at drift d = dlo + e; keep the ends inside m_tau
+        // node e of row n ends at drift d = dlo + e
 #pragma unroll
-        for (int e = 0; e < MN; ++e) {
-            const int b = a + p.dlo + e;
+        for (int e = 0; e < MN; ++e)
             if (!WIDE || e < p.Mn)
-                p.G[(fw * p.Mn + e) * p.Mt + a] =
-                    (inside && b >= 0 && b < p.Mt && ((keep >> e) & 1ull) != 0)
-                        ? aux[e] * scale
-                        : real(0);
-        }
+                p.G[(fw * p.Mn + e) * p.Mt + a] = counts(e) ? aux[e] * scale : real(0);
     }
 }
 
