@@ -96,6 +96,9 @@ frames_ok; erasures counts those the decoder refused):
   --cuda-streams L  CUDA: lanes decoding a batch's chunks at once, overlapping
                   host work with kernels (decoder_config::cuda_streams; 1: one
                   chunk at a time; default 0: the backend's default, 2)
+  --share-g L     CUDA: 1 (default) the register kernels make G once per book
+                  and received position where that saves threads, 0 once per
+                  index and state (decoder_config::share_g; the same values)
   --local-window K  CUDA local storage: symbol indices per window, as far as
                   memory allows (decoder_config::local_window; default 0:
                   within 192 MiB of the window's metrics)
@@ -330,6 +333,10 @@ int bench_decode(const std::map<std::string, std::string>& opt)
     const auto storages = bench::words_option(opt, "--storage", "auto");
     const auto precisions = bench::words_option(opt, "--precision", "float");
     const auto cuda_streams = bench::list_option(opt, "--cuda-streams", "0");
+    const auto share_gs = bench::list_option(opt, "--share-g", "1");
+    for (double sg : share_gs)
+        if (sg != 0 && sg != 1)
+            throw std::invalid_argument("--share-g takes 0 or 1");
     const long long local_window = bench::int_option(opt, "--local-window", "0");
     if (local_window < 0 || local_window > INT_MAX)
         throw std::invalid_argument(
@@ -376,126 +383,132 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                     for (const auto& st : storages)
                         for (const auto& pr : precisions)
                             for (double cs : cuda_streams)
-                                for (const auto& dl : device_lists) {
-                                    bsid::decoder_config cfg(cb, ch, int(N));
-                                    cfg.cuda_streams = int(cs);
-                                    cfg.local_window = int(local_window);
-                                    cfg.devices = bsid::parse_devices(dl);
-                                    cfg.backend = bsid::parse_backend(be);
-                                    cfg.storage = bsid::parse_storage(st);
-                                    cfg.precision = bsid::parse_precision(pr);
-                                    cfg.threads = threads;
-                                    cfg.Pr = Pr;
-                                    auto dec = bsid::map_decoder::make(cfg);
-                                    const auto& views =
-                                        in == "llr" ? llr_views : bit_views;
-                                    const decode_run r = time_decoder(
-                                        *dec, views, min_time, min_calls, profile);
-                                    // rates count the frames decoded ok
-                                    const double fps =
-                                        double(r.frames - r.erasures) / r.seconds;
-                                    const auto& L = dec->limits();
-                                    std::printf(
-                                        "{\"bench\":\"decode\",\"codebook\":\"%s\","
-                                        "\"N\":%lld,\"n\":%d,\"q\":%d,\"Pi\":%g,"
-                                        "\"Pd\":%g,\"Ps\":%g,\"Pr\":%g,"
-                                        "\"backend\":\"%s\",\"storage\":\"%s\","
-                                        "\"precision\":\"%s\",\"input\":\"%s\","
-                                        "\"threads\":%d,\"cuda_streams\":%d,"
-                                        "\"local_window\":%d,"
-                                        "\"devices\":\"%s\",\"batch\":%lld,"
-                                        "\"frames\":%llu,\"frames_ok\":%llu,"
-                                        "\"erasures\":%llu,\"seconds\":%.6f,"
-                                        "\"frames_per_s\":%.3f,"
-                                        "\"mbit_per_s\":%.6f,\"M_tau\":%d,"
-                                        "\"M_n\":%d,\"cells_per_frame\":%.6g,"
-                                        "\"cells_per_s\":%.6g,",
-                                        spec.c_str(),
-                                        N,
-                                        cb.n(),
-                                        cb.q(),
-                                        ch.Pi(),
-                                        ch.Pd(),
-                                        ch.Ps(),
-                                        Pr,
-                                        bsid::to_string(dec->backend()).c_str(),
-                                        bsid::to_string(dec->storage()).c_str(),
-                                        bsid::to_string(dec->precision()).c_str(),
-                                        in.c_str(),
-                                        threads,
-                                        int(cs),
-                                        int(local_window),
-                                        dl.c_str(),
-                                        batch,
-                                        (unsigned long long)r.frames,
-                                        (unsigned long long)(r.frames - r.erasures),
-                                        (unsigned long long)r.erasures,
-                                        r.seconds,
-                                        fps,
-                                        fps * double(N) * bits_per_symbol / 1e6,
-                                        int(L.mtau.size()),
-                                        int(L.mn.size()),
-                                        dec->cells_per_frame(),
-                                        dec->cells_per_frame() * fps);
-                                    if (profile) {
-                                        // per frame of the profiled batch
-                                        const double F = double(
-                                            std::max<uint64_t>(r.profiled_frames, 1));
+                                for (double sg : share_gs)
+                                    for (const auto& dl : device_lists) {
+                                        bsid::decoder_config cfg(cb, ch, int(N));
+                                        cfg.cuda_streams = int(cs);
+                                        cfg.share_g = sg != 0;
+                                        cfg.local_window = int(local_window);
+                                        cfg.devices = bsid::parse_devices(dl);
+                                        cfg.backend = bsid::parse_backend(be);
+                                        cfg.storage = bsid::parse_storage(st);
+                                        cfg.precision = bsid::parse_precision(pr);
+                                        cfg.threads = threads;
+                                        cfg.Pr = Pr;
+                                        auto dec = bsid::map_decoder::make(cfg);
+                                        const auto& views =
+                                            in == "llr" ? llr_views : bit_views;
+                                        const decode_run r = time_decoder(
+                                            *dec, views, min_time, min_calls, profile);
+                                        // rates count the frames decoded ok
+                                        const double fps =
+                                            double(r.frames - r.erasures) / r.seconds;
+                                        const auto& L = dec->limits();
                                         std::printf(
-                                            "\"stage_s_per_frame\":{\"gamma\":%.6g,"
-                                            "\"alpha\":%.6g,\"beta\":%.6g,"
-                                            "\"L\":%.6g},",
-                                            r.stages.gamma / F,
-                                            r.stages.alpha / F,
-                                            r.stages.beta / F,
-                                            r.stages.L / F);
+                                            "{\"bench\":\"decode\",\"codebook\":\"%s\","
+                                            "\"N\":%lld,\"n\":%d,\"q\":%d,\"Pi\":%g,"
+                                            "\"Pd\":%g,\"Ps\":%g,\"Pr\":%g,"
+                                            "\"backend\":\"%s\",\"storage\":\"%s\","
+                                            "\"precision\":\"%s\",\"input\":\"%s\","
+                                            "\"threads\":%d,\"cuda_streams\":%d,"
+                                            "\"share_g\":%d,"
+                                            "\"local_window\":%d,"
+                                            "\"devices\":\"%s\",\"batch\":%lld,"
+                                            "\"frames\":%llu,\"frames_ok\":%llu,"
+                                            "\"erasures\":%llu,\"seconds\":%.6f,"
+                                            "\"frames_per_s\":%.3f,"
+                                            "\"mbit_per_s\":%.6f,\"M_tau\":%d,"
+                                            "\"M_n\":%d,\"cells_per_frame\":%.6g,"
+                                            "\"cells_per_s\":%.6g,",
+                                            spec.c_str(),
+                                            N,
+                                            cb.n(),
+                                            cb.q(),
+                                            ch.Pi(),
+                                            ch.Pd(),
+                                            ch.Ps(),
+                                            Pr,
+                                            bsid::to_string(dec->backend()).c_str(),
+                                            bsid::to_string(dec->storage()).c_str(),
+                                            bsid::to_string(dec->precision()).c_str(),
+                                            in.c_str(),
+                                            threads,
+                                            int(cs),
+                                            int(cfg.share_g),
+                                            int(local_window),
+                                            dl.c_str(),
+                                            batch,
+                                            (unsigned long long)r.frames,
+                                            (unsigned long long)(r.frames - r.erasures),
+                                            (unsigned long long)r.erasures,
+                                            r.seconds,
+                                            fps,
+                                            fps * double(N) * bits_per_symbol / 1e6,
+                                            int(L.mtau.size()),
+                                            int(L.mn.size()),
+                                            dec->cells_per_frame(),
+                                            dec->cells_per_frame() * fps);
+                                        if (profile) {
+                                            // per frame of the profiled batch
+                                            const double F = double(
+                                                std::max<uint64_t>(r.profiled_frames, 1));
+                                            std::printf(
+                                                "\"stage_s_per_frame\":{\"gamma\":%.6g,"
+                                                "\"alpha\":%.6g,\"beta\":%.6g,"
+                                                "\"L\":%.6g},",
+                                                r.stages.gamma / F,
+                                                r.stages.alpha / F,
+                                                r.stages.beta / F,
+                                                r.stages.L / F);
+                                        }
+                                        std::printf(
+                                            "\"gamma_bytes_per_frame\":%.0f,"
+                                            "\"peak_device_bytes\":%zu",
+                                            double(N) * L.mtau.size() * L.mn.size() *
+                                                cb.q() *
+                                                (dec->precision() ==
+                                                         bsid::precision_kind::single
+                                                     ? 4
+                                                     : 8),
+                                            dec->peak_device_bytes());
+                                        // each call's time, host to host (batch 1:
+                                        // the one-frame latency)
+                                        const auto& cs_ = r.call_seconds;
+                                        const auto pct = [&](double q) {
+                                            return cs_[std::min(
+                                                cs_.size() - 1,
+                                                size_t(q * double(cs_.size())))];
+                                        };
+                                        std::printf(
+                                            ",\"calls\":%zu,\"call_ms\":{\"min\":%.6g,"
+                                            "\"median\":%.6g,\"p90\":%.6g,"
+                                            "\"max\":%.6g}",
+                                            cs_.size(),
+                                            1e3 * cs_.front(),
+                                            1e3 * pct(0.5),
+                                            1e3 * pct(0.9),
+                                            1e3 * cs_.back());
+                                        if (!compare.empty()) {
+                                            bsid::decoder_config cc = cfg;
+                                            cc.backend = bsid::backend_kind::cpu;
+                                            cc.threads = 0;
+                                            auto cpu = bsid::map_decoder::make(cc);
+                                            const decode_run c = time_decoder(
+                                                *cpu, views, min_time, 1, false);
+                                            const double cfps =
+                                                double(c.frames - c.erasures) / c.seconds;
+                                            std::printf(
+                                                ",\"compare\":{\"backend\":\"cpu\","
+                                                "\"threads\":%d,"
+                                                "\"frames_per_s\":%.3f,\"speedup\":%."
+                                                "3f}",
+                                                bsid::resolve_threads(0),
+                                                cfps,
+                                                cfps > 0 ? fps / cfps : 0.0);
+                                        }
+                                        std::printf("}\n");
+                                        std::fflush(stdout);
                                     }
-                                    std::printf("\"gamma_bytes_per_frame\":%.0f,"
-                                                "\"peak_device_bytes\":%zu",
-                                                double(N) * L.mtau.size() * L.mn.size() *
-                                                    cb.q() *
-                                                    (dec->precision() ==
-                                                             bsid::precision_kind::single
-                                                         ? 4
-                                                         : 8),
-                                                dec->peak_device_bytes());
-                                    // each call's time, host to host (batch 1:
-                                    // the one-frame latency)
-                                    const auto& cs_ = r.call_seconds;
-                                    const auto pct = [&](double q) {
-                                        return cs_[std::min(
-                                            cs_.size() - 1,
-                                            size_t(q * double(cs_.size())))];
-                                    };
-                                    std::printf(
-                                        ",\"calls\":%zu,\"call_ms\":{\"min\":%.6g,"
-                                        "\"median\":%.6g,\"p90\":%.6g,"
-                                        "\"max\":%.6g}",
-                                        cs_.size(),
-                                        1e3 * cs_.front(),
-                                        1e3 * pct(0.5),
-                                        1e3 * pct(0.9),
-                                        1e3 * cs_.back());
-                                    if (!compare.empty()) {
-                                        bsid::decoder_config cc = cfg;
-                                        cc.backend = bsid::backend_kind::cpu;
-                                        cc.threads = 0;
-                                        auto cpu = bsid::map_decoder::make(cc);
-                                        const decode_run c =
-                                            time_decoder(*cpu, views, min_time, 1, false);
-                                        const double cfps =
-                                            double(c.frames - c.erasures) / c.seconds;
-                                        std::printf(",\"compare\":{\"backend\":\"cpu\","
-                                                    "\"threads\":%d,"
-                                                    "\"frames_per_s\":%.3f,\"speedup\":%."
-                                                    "3f}",
-                                                    bsid::resolve_threads(0),
-                                                    cfps,
-                                                    cfps > 0 ? fps / cfps : 0.0);
-                                    }
-                                    std::printf("}\n");
-                                    std::fflush(stdout);
-                                }
         }
     }
     return 0;
@@ -547,6 +560,7 @@ int main(int argc, char** argv)
                                    "--compare",
                                    "--framing",
                                    "--cuda-streams",
+                                   "--share-g",
                                    "--local-window",
                                    "--streams",
                                    "--stream-frames",

@@ -344,21 +344,47 @@ __launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, 
     static_assert(!(SOFT && WIDE), "the wide kernels read bits");
     static_assert(NMAX + MN <= 64, "a thread's segment is one 64-bit word");
     constexpr int J = NMAX + MN;
+    // By index (pass L, and pass G unless plan_shared_g): block fi is index
+    // i0 + iw of frame f, thread a its state, starting at position start =
+    // n i + m_tau^- + a. By position (pass G, share_P > 0): G(i, a, .)
+    // depends on the book (i mod P) and on start alone, so block fi is the
+    // indices i0 + iw + k share_P of frame f (one book), thread a the
+    // position n i0 + m_tau^- + a, and each thread stores its sums for every
+    // index of the residue that starts a state there (at most
+    // ceil(Mt / (n share_P)) of them): the same values as by index, each
+    // computed once.
+    const bool by_position = pass == pass_G && p.share_P > 0;
+    const int per_frame = by_position ? p.share_P : p.Wc;
+    const int span = by_position ? p.n * (p.Wc - 1) + p.Mt : p.Mt;
     const int fi = blockIdx.x / chunks;
     const int chunk = blockIdx.x - fi * chunks;
-    const int f = fi / p.Wc;
-    const int iw = fi - f * p.Wc;
-    const int i = p.i0 + iw;
+    const int f = fi / per_frame;
+    const int iw = fi - f * per_frame;
+    const int i = p.i0 + iw; // by position: the residue's first index (its book)
     const int a = chunk * int(blockDim.x) + int(threadIdx.x);
-    if ((a & ~31) >= p.Mt)
-        return; // whole warps past the states
+    if ((a & ~31) >= span)
+        return; // whole warps past the states (positions)
     if (pass == pass_L && p.status[f] != st_ok)
         return; // the whole block
+    if (pass == pass_G && (p.has_prior[f] != 0 ? by_position : p.g_prior_frames != 0))
+        return; // the frame's G is made by the other mapping
+    // by position: the first of the residue's indices (iw + k share_P) that
+    // starts a state at this position, and whether any lane has one
+    int first = iw;
+    if (by_position) {
+        const int nP = p.n * p.share_P;
+        const int past = a - p.n * iw - (p.Mt - 1); // positions past state Mt - 1
+        if (past > 0)
+            first += (past + nP - 1) / nP * p.share_P;
+        const bool any = a < span && first < p.Wc && a - p.n * first >= 0;
+        if (!__any_sync(0xffffffffu, any))
+            return;
+    }
     const int w = a >> 5;
     const long long fw = (long long)f * p.W + iw;
     const long long rho = p.rho[f];
-    const long long start = (long long)p.n * i + p.mtlo + a;
-    const bool inside = a < p.Mt && start >= 0 && start <= rho;
+    const long long start = (long long)p.n * (by_position ? p.i0 : i) + p.mtlo + a;
+    const bool inside = a < span && start >= 0 && start <= rho;
     const long long B = start + p.dlo - 1; // the segment's first position
     // the last row's nodes inside the frame (all, ~0, but near the frame's
     // end; threads outside the frame compute with finite weights and their
@@ -370,8 +396,8 @@ __launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, 
     // whether node e of the last row counts: inside the frame (keep) and
     // ending at a state b = a + dlo + e inside m_tau; the others' terms of G
     // and of L are 0
-    auto counts = [&](int e) {
-        const int b = a + p.dlo + e;
+    auto counts = [&](int s, int e) {
+        const int b = s + p.dlo + e;
         return inside && b >= 0 && b < p.Mt && ((keep >> e) & 1ull) != 0;
     };
     const real scale = p.out_scale;
@@ -386,7 +412,7 @@ __launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, 
         bool any = false;
 #pragma unroll
         for (int e = 0; e < MN; ++e) {
-            aux[e] = ((!WIDE || e < p.Mn) && counts(e))
+            aux[e] = ((!WIDE || e < p.Mn) && counts(a, e))
                          ? real(al * bn[a + p.dlo + e] * double(scale))
                          : real(0);
             any = any || aux[e] != real(0);
@@ -454,12 +480,22 @@ __launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, 
         lattice_all_codewords<real, MN, NMAX, WIDE>(
             p, wts, words, index, prior, aux, pass, Lout);
     }
-    if (pass == pass_G && a < p.Mt) {
-        // node e of row n ends at drift d = dlo + e
+    if (pass == pass_G) {
+        // node e of row n ends at drift d = dlo + e; state s of index fw
+        auto store = [&](long long fws, int s) {
 #pragma unroll
-        for (int e = 0; e < MN; ++e)
-            if (!WIDE || e < p.Mn)
-                p.G[(fw * p.Mn + e) * p.Mt + a] = counts(e) ? aux[e] * scale : real(0);
+            for (int e = 0; e < MN; ++e)
+                if (!WIDE || e < p.Mn)
+                    p.G[(fws * p.Mn + e) * p.Mt + s] =
+                        counts(s, e) ? aux[e] * scale : real(0);
+        };
+        if (!by_position) {
+            if (a < p.Mt)
+                store(fw, a);
+        } else if (a < span) {
+            for (int k = first; k < p.Wc && a - p.n * k >= 0; k += p.share_P)
+                store((long long)f * p.W + k, a - p.n * k);
+        }
     }
 }
 

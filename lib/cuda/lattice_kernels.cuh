@@ -72,10 +72,15 @@ struct launch_params {
     const double* end;    // F x Mt: beta_N, the frame's end weights (normalized)
     // the window of symbol indices [i0, i0 + Wc) in buffers of W indices
     int i0, Wc, W;
-    int nwarps;    // warps of 32 states per (frame, i): ceil(Mt / 32)
-    real* G;       // F x W x Mn x Mt: G(f, i, e, a) = sum over D of gamma
-    real* Lpart;   // F x W x nwarps x q: partial sums of L over 32 states
-    double* alpha; // F x (N + 1) x Mt (double in both precisions)
+    // pass G by position (plan_shared_g): 0, or the residues share_P of the
+    // window's indices modulo the book's period, each block on one of them;
+    // only frames without priors (the others: g_prior_frames)
+    int share_P;
+    int g_prior_frames; // pass G by index: 1 for only the frames with priors
+    int nwarps;         // warps of 32 states per (frame, i): ceil(Mt / 32)
+    real* G;            // F x W x Mn x Mt: G(f, i, e, a) = sum over D of gamma
+    real* Lpart;        // F x W x nwarps x q: partial sums of L over 32 states
+    double* alpha;      // F x (N + 1) x Mt (double in both precisions)
     const unsigned long long* packed; // per frame: 64 bits of padding, then its bits
     const long long* packed_offset;   // per frame: its first word
     double* beta;                     // F x (N + 1) x Mt (double in both precisions)

@@ -131,6 +131,17 @@ int plan_ab_row_pad(int Mt, int Mn, int ab_block)
 
 int plan_reg_block(int Mt) { return Mt <= 32 ? 32 : Mt <= 64 ? 64 : 128; }
 
+int plan_shared_g(int n, int P, int Mt, int Wc)
+{
+    if (n < 1 || P < 1 || Mt < 1 || Wc < 1)
+        return 0;
+    const long long warp = 32, books = std::min(P, Wc);
+    auto warps = [&](long long threads) { return (threads + warp - 1) / warp * warp; };
+    const long long by_position = books * warps((long long)n * (Wc - 1) + Mt);
+    const long long by_index = (long long)Wc * warps(Mt);
+    return 4 * by_position <= 3 * by_index ? int(books) : 0;
+}
+
 namespace {
 
 int plan_corner(int n, int nmax, int Mn, int dlo, unsigned renorm_rows)
@@ -242,6 +253,7 @@ backend_settings settings_from(const decoder_config& cfg)
     // (map_decoder's constructor has checked the range)
     s.streams = cfg.cuda_streams == 0 ? default_cuda_streams
                                       : std::min(cfg.cuda_streams, max_cuda_streams);
+    s.share_g = cfg.share_g;
     return s;
 }
 

@@ -140,6 +140,17 @@ int plan_general_block(size_t per_thread, size_t shared_limit);
 //! Threads per block of the register lattice kernel: no idle warps when M_tau is small.
 int plan_reg_block(int Mt);
 
+/*!
+ * \brief The register kernels' G pass by position: G(i, a, .) depends on
+ * the book of index i (i mod P) and on the position n i + m_tau^- + a where
+ * state a starts, not on i and a apart (a frame without priors), so a window
+ * of Wc indices needs it at P' = min(P, Wc) books times n (Wc - 1) + Mt
+ * positions, against Wc Mt states by index. Returns P' where that takes at
+ * most 3/4 of the threads by index (warps rounded up), else 0 (by index):
+ * S500 (n = 8, P = 6, Mt = 128) 6 x 4128 against 500 x 128 states.
+ */
+int plan_shared_g(int n, int P, int Mt, int Wc);
+
 //! The register kernels' band of codeword lengths: codewords of n bits run in the
 //! kernels for at most 8, 12, 16 or 32 bits.
 constexpr int reg_band(int n) { return n <= 8 ? 8 : n <= 12 ? 12 : n <= 16 ? 16 : 32; }
@@ -283,6 +294,7 @@ struct backend_settings {
     recursion_kind recursion = recursion_kind::automatic;
     int local_window = 0;
     int streams = 2;
+    bool share_g = true; // decoder_config::share_g
 };
 backend_settings settings_from(const decoder_config& cfg);
 

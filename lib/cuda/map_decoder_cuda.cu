@@ -94,6 +94,7 @@ public:
         d_device = set.device;
         d_local_cap = set.local_window;
         d_streams = set.streams;
+        d_share_g = set.share_g;
 
         for (int l = 0; l < d_streams; ++l)
             d_lanes.push_back(std::make_unique<lane>());
@@ -188,11 +189,26 @@ public:
                            (per_index * size_t(N())) >> 20,
                            " MiB per frame); lattice: ",
                            lattice_form(),
+                           g_form(),
                            ", alpha/beta ",
                            d_ab_warp ? d_recursion == recursion_kind::segmented
                                            ? "warp (segmented)"
                                            : "warp (segmented for small batches)"
                                      : detail::concat("block ", d_ab_block, ab_form())));
+    }
+
+    // pass G's mapping, for the log (plan_shared_g over a whole frame; a
+    // local window takes it where its own width allows)
+    std::string g_form() const
+    {
+        const int books =
+            d_reg && d_share_g
+                ? plan_shared_g(n(), d_cfg.cb.P(), d_limits.mtau.size(), N())
+                : 0;
+        return books > 0 ? detail::concat("; G by position (",
+                                          books,
+                                          " books, frames without priors)")
+                         : std::string("; G by index");
     }
 
     // the block recursions' form, for the log: nothing on their fast path
@@ -870,13 +886,15 @@ private:
         p.seg_start = ln.seg_start.get();
         p.seg_ok = ln.seg_ok.get();
 
+        const int prior_frames = int(std::count_if(
+            has_prior.begin(), has_prior.end(), [](int h) { return h != 0; }));
         // per-stage device time (bsid_bench), from events around each stage
         stage_clock clock(d_profiling);
         auto lattice = [&](int i0, int Wc, int pass) {
             p.i0 = i0;
             p.Wc = Wc;
             clock.begin();
-            launch_lattice(ln, p, pass);
+            launch_lattice(ln, p, pass, prior_frames);
             if (pass == pass_L)
                 launch_finish(p);
             clock.end(pass == pass_G ? stage_clock::gamma : stage_clock::L);
@@ -1250,24 +1268,49 @@ private:
 
     // one pass of the lattice over the window: the register kernel when
     // there is one for this (n, Mn) and channel, the general one otherwise
-    void launch_lattice(lane& ln, const launch_params<real>& p, int pass)
+    // prior_frames: how many of the batch's frames have priors (pass G by
+    // position makes the others')
+    void
+    launch_lattice(lane& ln, const launch_params<real>& p, int pass, int prior_frames)
     {
-        if (use_reg(p.soft != nullptr)) {
-            // no idle warps when M_tau is small: they would take a block's
-            // place on an SM while the working warps of small batches wait
-            const int block = plan_reg_block(p.Mt);
-            const int chunks = (p.Mt + block - 1) / block;
-            const unsigned grid = unsigned(size_t(p.F) * size_t(p.Wc) * size_t(chunks));
-            d_reg(grid, unsigned(block), p, chunks, pass);
-        } else {
+        if (!use_reg(p.soft != nullptr)) {
             ln.scratch.ensure(d_general.scratch_items);
             launch_lattice_general(d_general, p, ln.scratch.get(), pass);
             return;
         }
-        BSID_CUDA(cudaGetLastError());
+        // share_P > 0: pass G by position, for the frames without priors;
+        // g_prior_frames: by index, for the frames with priors only
+        auto launch = [&](int share_P, int g_prior_frames) {
+            launch_params<real> lp = p;
+            lp.share_P = share_P;
+            lp.g_prior_frames = g_prior_frames;
+            const int span = share_P > 0 ? p.n * (p.Wc - 1) + p.Mt : p.Mt;
+            // no idle warps when M_tau is small: they would take a block's
+            // place on an SM while the working warps of small batches wait
+            const int block = plan_reg_block(span);
+            const int chunks = (span + block - 1) / block;
+            const size_t per_frame = size_t(share_P > 0 ? share_P : p.Wc);
+            d_reg(unsigned(size_t(p.F) * per_frame * size_t(chunks)),
+                  unsigned(block),
+                  lp,
+                  chunks,
+                  pass);
+            BSID_CUDA(cudaGetLastError());
+        };
+        const int books = pass == pass_G && d_share_g && prior_frames < p.F
+                              ? plan_shared_g(p.n, p.P, p.Mt, p.Wc)
+                              : 0;
+        if (books == 0) {
+            launch(0, 0);
+            return;
+        }
+        launch(books, 0);
+        if (prior_frames > 0)
+            launch(0, 1);
     }
 
     int d_device = 0;
+    bool d_share_g = true; // decoder_config::share_g
     size_t d_peak_bytes = 0, d_baseline_used = 0;
     cudaDeviceProp d_prop{};
     lattice_weights<real> d_w{};

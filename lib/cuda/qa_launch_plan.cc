@@ -324,6 +324,38 @@ TEST(launch_plan, settings_from_config_and_environment)
     EXPECT_EQ(settings_from(cfg).streams, default_cuda_streams);
     cfg.cuda_streams = 3;
     EXPECT_EQ(settings_from(cfg).streams, 3);
+    // G by position: on by default, off as asked
+    EXPECT_TRUE(settings_from(cfg).share_g);
+    cfg.share_g = false;
+    EXPECT_FALSE(settings_from(cfg).share_g);
+}
+
+TEST(launch_plan, g_by_position_where_it_takes_fewer_threads)
+{
+    // S500 (n 8, P 6, M_tau 128, 500 indices): 6 books x 4128 positions
+    // against 500 x 128 states
+    EXPECT_EQ(plan_shared_g(8, 6, 128, 500), 6);
+    // the paper's memory case (n 20, P 1, M_tau 857), whole frame and window
+    EXPECT_EQ(plan_shared_g(20, 1, 857, 840), 1);
+    EXPECT_EQ(plan_shared_g(20, 1, 857, 812), 1);
+    // no more indices than books: no two share a book, by index
+    EXPECT_EQ(plan_shared_g(8, 6, 128, 4), 0);
+    EXPECT_EQ(plan_shared_g(8, 6, 128, 6), 0);
+    // one index: the same threads, by index
+    EXPECT_EQ(plan_shared_g(8, 1, 128, 1), 0);
+    // M_tau small against n P: the positions outnumber the states
+    EXPECT_EQ(plan_shared_g(8, 6, 20, 500), 0);
+    EXPECT_EQ(plan_shared_g(32, 1, 32, 100), 0);
+    // the rule at its edge (warps rounded up): P' (n (Wc - 1) + Mt) against
+    // 3/4 of Wc Mt (384 for 8 x 64): n 18, 2 x (7 x 18 + 64 -> 192) = 384;
+    // n 19, 2 x (197 -> 224) = 448
+    EXPECT_EQ(plan_shared_g(18, 2, 64, 8), 2);
+    EXPECT_EQ(plan_shared_g(19, 2, 64, 8), 0);
+    // a period longer than the frame: every index its own book
+    EXPECT_EQ(plan_shared_g(8, 1000, 128, 500), 0);
+    // nothing to share
+    EXPECT_EQ(plan_shared_g(0, 6, 128, 500), 0);
+    EXPECT_EQ(plan_shared_g(8, 6, 128, 0), 0);
 }
 
 TEST(launch_plan, general_kernel_rows_in_shared_memory_where_they_fit)

@@ -1233,3 +1233,96 @@ TEST_F(cuda_decoder, general_kernel_rows_in_shared_and_global_memory)
                                       "general, rows in shared memory"),
               16u);
 }
+
+// Pass G by position (decoder_config::share_g, plan_shared_g): the register
+// kernels make G once per book and received position, shared by the indices
+// whose states start there, for the frames without priors (those with priors
+// take G by index in a second launch). The values are the same, so every
+// posterior must equal G by index's bit for bit, and the CPU's (1e-9 in
+// double, 1e-4 in float). Reached on purpose: each configuration's plan is
+// checked to take G by position for the whole frame; the books' period P is
+// 6, 1 and 3, the codewords exact (n = 8, 12), shorter than their band
+// (n = 10), renormalized in float (n = 16) and in the wide kernels (n = 20,
+// hard input); batches with priors on every other frame and without any,
+// plus an empty frame, one far outside the limits and one not of bits; hard
+// and soft input; global storage, and local storage in windows of 5 indices
+// (each window's residues start at its first index i0).
+TEST_F(cuda_decoder, g_by_position_equals_g_by_index)
+{
+    struct C {
+        const char* spec;
+        double p;
+        int N;
+        std::optional<drift_range> mn;
+    };
+    for (const C& c : { C{ "builtin:ld3-modvec6", 0.04, 40, {} },
+                        C{ "random:8:16:1:1", 0.02, 40, {} },
+                        C{ "random:12:64:3:1", 0.05, 20, {} },
+                        C{ "random:10:32:1:1", 0.02, 30, {} },
+                        C{ "random:16:16:1:1", 0.01, 60, {} },
+                        C{ "random:20:16:1:1", 0.03, 12, drift_range{ -20, 19 } } }) {
+        decoder_config cfg(
+            codebook::from_spec(c.spec), channel_params(c.p, c.p, 0.01), c.N);
+        cfg.mn = c.mn;
+        const auto lim = map_decoder::make(cfg)->limits();
+        const int n = cfg.cb.n(), P = cfg.cb.P(), Mt = lim.mtau.size();
+        ASSERT_GT(cuda::plan_shared_g(n, P, Mt, c.N), 0)
+            << c.spec << ": M_tau " << Mt << ", G by index";
+        const bool wide = cuda::reg_band(n) + lim.mn.size() > 48;
+        std::mt19937_64 rng(test_seed() + 59);
+        for (bool priors : { true, false }) {
+            batch b = make_batch(cfg.cb, cfg.ch, c.N, priors, rng);
+            std::vector<std::vector<double>> llr;
+            for (const auto& rx : b.rx) {
+                std::vector<double> l;
+                for (uint8_t bit : rx) // a byte that is not a bit stays one
+                    l.push_back(bit > 1 ? std::nan("") : bit ? 4.0 : -4.0);
+                llr.push_back(l);
+            }
+            for (bool soft : { false, true }) {
+                if (soft && (wide || !priors))
+                    continue; // soft input on the wide shapes: the general kernel
+                for (size_t k = 0; k < b.views.size(); ++k) {
+                    b.views[k].bits = soft ? nullptr : b.rx[k].data();
+                    b.views[k].llr = soft ? llr[k].data() : nullptr;
+                }
+                std::vector<frame_result> ref_res;
+                auto cpu = make(
+                    cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
+                const auto ref = decode_all(*cpu, b, ref_res);
+                for (auto p : precisions)
+                    for (auto s : storages) {
+                        const std::string what = std::string(c.spec) +
+                                                 (priors ? " priors " : " ") +
+                                                 (soft ? "soft " : "hard ") +
+                                                 to_string(p) + " " + to_string(s);
+                        decoder_config by = cfg;
+                        by.local_window = s == storage_kind::local ? 5 : 0;
+                        std::vector<frame_result> res[2];
+                        std::vector<std::vector<double>> post[2];
+                        for (bool share : { false, true }) {
+                            by.share_g = share;
+                            auto dec = make(by, backend_kind::cuda, p, s);
+                            post[share] = decode_all(*dec, b, res[share]);
+                        }
+                        size_t ok = 0;
+                        for (size_t k = 0; k < b.views.size(); ++k) {
+                            ASSERT_EQ(res[1][k].status, ref_res[k].status)
+                                << what << " frame " << k << ": " << res[1][k].reason;
+                            ASSERT_EQ(res[0][k].status, res[1][k].status)
+                                << what << " frame " << k;
+                            if (!res[1][k].ok())
+                                continue;
+                            ++ok;
+                            EXPECT_EQ(max_abs_diff(post[1][k], post[0][k]), 0.0)
+                                << what << " frame " << k;
+                            EXPECT_LT(max_abs_diff(post[1][k], ref[k]),
+                                      p == precision_kind::dual ? 1e-9 : 1e-4)
+                                << what << " frame " << k;
+                        }
+                        EXPECT_GE(ok, 3u) << what; // the sent frames decode
+                    }
+            }
+        }
+    }
+}

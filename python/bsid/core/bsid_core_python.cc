@@ -435,7 +435,8 @@ public:
                    const std::string& sync_word,
                    const std::string& input,
                    int cuda_streams,
-                   const py::object& devices)
+                   const py::object& devices,
+                   bool share_g)
         : d_input(bsid::parse_input_kind(input))
     {
         bsid::decoder_config cfg(cb, ch, N);
@@ -451,6 +452,7 @@ public:
         cfg.local_window = local_window;
         cfg.cuda_streams = cuda_streams;
         cfg.devices = devices_from_python(devices);
+        cfg.share_g = share_g;
         d_frames =
             std::make_shared<bsid::frame_decoder>(cfg, bsid::parse_sync_word(sync_word));
         d_dec = &d_frames->primary();
@@ -1379,7 +1381,8 @@ The MAP decoder of the paper (forward-backward over the drift), without GNU Radi
     dec = map_decoder_core(cb, ch, N, backend="auto", precision="float",
                            storage="auto", Pr=1e-10, mtau=None, mn=None, threads=0,
                            device=0, recursion="auto", local_window=0, sync_word="",
-                           input="bits", cuda_streams=0, devices=None)
+                           input="bits", cuda_streams=0, devices=None,
+                           share_g=True)
     post = dec.decode(rx)              # uint8 0/1 array in, (N, q) float64 posteriors out
     soft = map_decoder_core(cb, ch, N, input="llr")
     post = soft.decode(llr)            # float LLRs in: ln p(r|1) - ln p(r|0)
@@ -1403,7 +1406,11 @@ overlap the kernels; 1: one chunk at a time; 0: the default, 2), and devices
 (several GPUs in one decoder: "all", "0,1" or a list of indices; each batch
 is split among them by received bits, docs/design.md section 5; None or "":
 the one device; a device that does not exist is a RuntimeError for
-backend "cuda", and backend "auto" then decodes on the CPU). The environment
+backend "cuda", and backend "auto" then decodes on the CPU), and share_g
+(True: the register kernels make the sums G that alpha and beta read once
+per book and received position where that saves work, for frames without
+priors; False: once per index and state; the values are the same, see
+docs/design.md, "G by position"). The environment
 variables BSID_CUDA_DEVICE, BSID_CUDA_AB=block and BSID_CUDA_LOCAL_WINDOW
 override them. sync_word: the word W ("0110...") that begins every frame and
 is weighed through the channel like the frame's other bits; with it, mtau and
@@ -1434,7 +1441,8 @@ its status.)doc")
                       const std::string&,
                       const std::string&,
                       int,
-                      const py::object&>(),
+                      const py::object&,
+                      bool>(),
              "codebook"_a,
              "channel"_a,
              "N"_a,
@@ -1451,7 +1459,8 @@ its status.)doc")
              "sync_word"_a = "",
              "input"_a = "bits",
              "cuda_streams"_a = 0,
-             "devices"_a = py::none())
+             "devices"_a = py::none(),
+             "share_g"_a = true)
         .def("decode_frame",
              &py_map_decoder::decode_frame,
              "rx"_a,

@@ -277,6 +277,11 @@ class qa_map_decoder(unittest.TestCase):
             np.testing.assert_array_equal(
                 bsid.hard_decisions(self.decoder(backend, cuda_streams=lanes).decode(self.rx)),
                 self.msg)
+        # G by position or by index (CUDA; the CPU takes neither): the same posteriors
+        by_index = self.decoder(backend, share_g=False).decode(self.rx)
+        np.testing.assert_array_equal(self.decoder(backend, share_g=True).decode(self.rx),
+                                      by_index)
+        np.testing.assert_array_equal(bsid.hard_decisions(by_index), self.msg)
         with self.assertRaises(ValueError):
             bsid.map_decoder_core(self.cb, self.ch, self.N, backend="gpu")
         with self.assertRaises(ValueError):

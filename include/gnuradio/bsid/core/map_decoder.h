@@ -102,6 +102,14 @@ struct decoder_config {
      * 0: default_cuda_streams. At most max_cuda_streams.
      */
     int cuda_streams = 0;
+    /*!
+     * CUDA: the register kernels make G (the sums that alpha and beta read)
+     * once per book and received position, shared by every index whose state
+     * starts there, where that takes fewer threads than once per index and
+     * state (frames without priors; docs/design.md, "G by position"); false:
+     * always by index. The values are the same either way.
+     */
+    bool share_g = true;
 
     decoder_config(codebook c, channel_params p, int N_) : cb(std::move(c)), ch(p), N(N_)
     {
