@@ -371,30 +371,47 @@ void map_decoder::validate_priors(const double* priors, bool log_priors) const
 
 frame_boundaries map_decoder::boundaries(const frame_view& frame) const
 {
-    const int Mt = d_limits.mtau.size();
+    const size_t Mt = size_t(d_limits.mtau.size());
     frame_boundaries b;
+    b.start.resize(Mt);
+    b.end.resize(Mt);
+    boundaries_into(frame, b.start.data(), b.end.data());
+    return b;
+}
+
+void map_decoder::boundaries_into(const frame_view& frame,
+                                  double* start,
+                                  double* end) const
+{
+    const int Mt = d_limits.mtau.size();
     if (frame.boundaries) {
-        b = *frame.boundaries; // the caller's (frame_decoder: start priors, sync word,
-                               // free ends)
+        // the caller's (frame_decoder: start priors, sync word, free ends;
+        // precheck() has checked that each holds Mt weights)
+        for (auto [from, to] : { std::pair{ &frame.boundaries->start, start },
+                                 std::pair{ &frame.boundaries->end, end } }) {
+            const size_t n = std::min(from->size(), size_t(Mt));
+            std::copy_n(from->begin(), n, to);
+            std::fill(to + n, to + Mt, 0.0);
+        }
     } else {
-        b.start.assign(size_t(Mt), 0.0);
-        b.end.assign(size_t(Mt), 0.0);
-        b.start[size_t(-d_limits.mtau.lo)] = 1.0; // the frame starts at drift 0
-        const long long end = (long long)frame.rho - tau() - d_limits.mtau.lo;
-        if (end >= 0 && end < Mt)
-            b.end[size_t(end)] = 1.0; // rho is known
+        std::fill(start, start + Mt, 0.0);
+        std::fill(end, end + Mt, 0.0);
+        start[-d_limits.mtau.lo] = 1.0; // the frame starts at drift 0
+        const long long e = (long long)frame.rho - tau() - d_limits.mtau.lo;
+        if (e >= 0 && e < Mt)
+            end[e] = 1.0; // rho is known
+        return;           // one-hot: normalized
     }
     // weights that are not one-hot (start priors, free ends) are normalized here, once
-    for (auto* w : { &b.start, &b.end }) {
+    for (double* w : { start, end }) {
         double sum = 0;
-        for (double v : *w)
-            sum += v;
+        for (int a = 0; a < Mt; ++a)
+            sum += w[a];
         if (sum > 0 && sum != 1.0) {
-            for (double& v : *w)
-                v /= sum;
+            for (int a = 0; a < Mt; ++a)
+                w[a] /= sum;
         }
     }
-    return b;
 }
 
 void map_decoder::write_boundary_metrics(const frame_view& frame,

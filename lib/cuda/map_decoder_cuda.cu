@@ -243,47 +243,30 @@ public:
                 "decode_batch: one output buffer per frame is needed");
         }
         std::vector<frame_result> results(frames.size());
-        std::vector<size_t> todo;
         for (size_t k = 0; k < frames.size(); ++k) {
             if (frames[k].priors)
                 validate_priors(frames[k].priors,
                                 frames[k].log_priors); // throws before any work
         }
-        // the frames' items checked on all cores (a soft batch is megabytes of
-        // LLRs); a few frames on this thread (waking a team costs more)
-        std::vector<char> valid(frames.size(), 0);
-#pragma omp parallel for schedule(dynamic, 8) if (frames.size() >= 8)
-        for (long long kk = 0; kk < (long long)frames.size(); ++kk) {
-            const size_t k = size_t(kk);
-            try {
-                valid[k] = precheck(frames[k], results[k]);
-            } catch (...) {
-                results[k] = { frame_status::decoder_error,
-                               "the frame could not be checked (out of host memory)" };
-            }
-        }
-        for (size_t k = 0; k < frames.size(); ++k) {
-            if (valid[k]) {
-                todo.push_back(k);
-            } else {
-                write_boundary_metrics(frames[k], nullptr, nullptr, nullptr);
-                write_no_evidence(frames[k]);
-                write_no_events(frames[k]);
-                fill_uniform(post[k]);
-            }
-        }
         std::lock_guard<std::mutex> lock(d_mutex); // one batch at a time on the device
         // the frames in chunks, taken in order by d_streams lanes at once
-        // (plan_chunk): while one lane's kernels run, another gathers its
-        // inputs or copies its posteriors out
+        // (plan_chunk): while one lane's kernels run, another checks and
+        // gathers its inputs or copies its posteriors out
         const int lanes = d_profiling ? 1 : d_streams; // stage times need one at a time
-        const size_t chunk = plan_chunk(todo.size(), lanes);
-        const size_t chunks = todo.empty() ? 0 : (todo.size() + chunk - 1) / chunk;
+        const size_t chunk = plan_chunk(frames.size(), lanes);
+        const size_t chunks = frames.empty() ? 0 : (frames.size() + chunk - 1) / chunk;
         std::atomic<size_t> next{ 0 };
         auto work = [&](lane& ln) noexcept {
             for (size_t c = next++; c < chunks; c = next++) {
-                const size_t from = c * chunk, to = std::min(todo.size(), from + chunk);
-                decode_chunk(ln, frames, post, todo, from, to, results);
+                const size_t from = c * chunk, to = std::min(frames.size(), from + chunk);
+                std::vector<size_t> todo;
+                try {
+                    todo = check_chunk(frames, post, from, to, results);
+                } catch (...) {
+                    fail_chunk(frames, post, from, to, results);
+                    continue;
+                }
+                decode_chunk(ln, frames, post, todo, 0, todo.size(), results);
             }
         };
         const int used =
@@ -309,6 +292,53 @@ public:
         // thread: on this decoder's device, whichever the thread had selected
         // (one decoder per device, decoder_config::devices)
         cudaSetDevice(d_device);
+    }
+
+    // The frames [from, to) of a batch checked (precheck) on the calling
+    // lane's thread, while another lane's kernels run: the refused ones get
+    // their status and uniform posteriors here; returns the others. (Checked
+    // for the whole batch on all cores before the lanes began, the check
+    // contended with the lanes' OpenMP teams and took 0.4 to 6 ms a batch,
+    // docs/benchmarks.md.)
+    std::vector<size_t> check_chunk(const std::vector<frame_view>& frames,
+                                    const std::vector<double*>& post,
+                                    size_t from,
+                                    size_t to,
+                                    std::vector<frame_result>& results) const
+    {
+        std::vector<size_t> todo;
+        todo.reserve(to - from);
+        for (size_t k = from; k < to; ++k) {
+            if (precheck(frames[k], results[k])) {
+                todo.push_back(k);
+                continue;
+            }
+            write_boundary_metrics(frames[k], nullptr, nullptr, nullptr);
+            write_no_evidence(frames[k]);
+            write_no_events(frames[k]);
+            fill_uniform(post[k]);
+        }
+        return todo;
+    }
+
+    // check_chunk failed (out of host memory): every frame of the chunk fails
+    void fail_chunk(const std::vector<frame_view>& frames,
+                    const std::vector<double*>& post,
+                    size_t from,
+                    size_t to,
+                    std::vector<frame_result>& results) const noexcept
+    {
+        for (size_t k = from; k < to; ++k) {
+            fill_uniform(post[k]);
+            write_boundary_metrics(frames[k], nullptr, nullptr, nullptr);
+            write_no_evidence(frames[k]);
+            write_no_events(frames[k]);
+            results[k].status = frame_status::decoder_error;
+            try {
+                results[k].reason = "the frame could not be checked (out of host memory)";
+            } catch (...) {
+            }
+        }
     }
 
     // Frames todo[from .. to) on lane ln: as many at a time as fit in device
@@ -675,11 +705,9 @@ private:
         std::fill_n(in.host<int>(at_status), 2 * count, 0);
         {
             double* bounds = in.host<double>(at_bounds);
-            for (size_t j = 0; j < count; ++j) {
-                const frame_boundaries fb = boundaries(frames[todo[pos + j]]);
-                std::copy(fb.start.begin(), fb.start.end(), bounds + j * Mt);
-                std::copy(fb.end.begin(), fb.end.end(), bounds + (F + j) * Mt);
-            }
+            for (size_t j = 0; j < count; ++j)
+                boundaries_into(
+                    frames[todo[pos + j]], bounds + j * Mt, bounds + (F + j) * Mt);
             std::copy(has_prior.begin(), has_prior.end(), in.host<int>(at_has_prior));
         }
         if (send_bits) {

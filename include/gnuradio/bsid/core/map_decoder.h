@@ -281,6 +281,8 @@ public:
      * is one-hot at drift 0 and end one-hot at drift rho - tau.
      */
     frame_boundaries boundaries(const frame_view& frame) const;
+    //! boundaries(frame) written into start and end, Mt values each (no allocation)
+    void boundaries_into(const frame_view& frame, double* start, double* end) const;
 
     const decoder_config& config() const { return d_cfg; }
     const decoder_limits& limits() const { return d_limits; }
