@@ -332,30 +332,27 @@ TEST(launch_plan, settings_from_config_and_environment)
 
 TEST(launch_plan, g_by_position_where_it_takes_fewer_threads)
 {
-    // S500 (n 8, P 6, M_tau 128, 500 indices): 6 books x 4128 positions
-    // against 500 x 128 states
-    EXPECT_EQ(plan_shared_g(8, 6, 128, 500), 6);
-    // the paper's memory case (n 20, P 1, M_tau 857), whole frame and window
-    EXPECT_EQ(plan_shared_g(20, 1, 857, 840), 1);
-    EXPECT_EQ(plan_shared_g(20, 1, 857, 812), 1);
-    // no more indices than books: no two share a book, by index
-    EXPECT_EQ(plan_shared_g(8, 6, 128, 4), 0);
-    EXPECT_EQ(plan_shared_g(8, 6, 128, 6), 0);
-    // one index: the same threads, by index
-    EXPECT_EQ(plan_shared_g(8, 1, 128, 1), 0);
-    // M_tau small against n P: the positions outnumber the states
-    EXPECT_EQ(plan_shared_g(8, 6, 20, 500), 0);
-    EXPECT_EQ(plan_shared_g(32, 1, 32, 100), 0);
-    // the rule at its edge (warps rounded up): P' (n (Wc - 1) + Mt) against
-    // 3/4 of Wc Mt (384 for 8 x 64): n 18, 2 x (7 x 18 + 64 -> 192) = 384;
-    // n 19, 2 x (197 -> 224) = 448
-    EXPECT_EQ(plan_shared_g(18, 2, 64, 8), 2);
-    EXPECT_EQ(plan_shared_g(19, 2, 64, 8), 0);
-    // a period longer than the frame: every index its own book
-    EXPECT_EQ(plan_shared_g(8, 1000, 128, 500), 0);
-    // nothing to share
-    EXPECT_EQ(plan_shared_g(0, 6, 128, 500), 0);
-    EXPECT_EQ(plan_shared_g(8, 6, 128, 0), 0);
+    struct C {
+        int n, P, Mt, Wc, books;
+        const char* why;
+    };
+    for (const C& c :
+         { C{ 8, 6, 128, 500, 6, "S500: 6 books x 4128 positions against 500 x 128" },
+           C{ 20, 1, 857, 840, 1, "the paper's memory case, a whole frame" },
+           C{ 20, 1, 857, 812, 1, "the memory case's window" },
+           C{ 8, 6, 128, 4, 0, "fewer indices than books: none shares a book" },
+           C{ 8, 6, 128, 6, 0, "as many indices as books" },
+           C{ 8, 1, 128, 1, 0, "one index: the same threads" },
+           C{ 8, 6, 20, 500, 0, "M_tau small against n P" },
+           C{ 32, 1, 32, 100, 0, "n past M_tau" },
+           // the rule at its edge (warps rounded up): P' (n (Wc - 1) + Mt)
+           // against 3/4 of Wc Mt, 384 for 8 x 64
+           C{ 18, 2, 64, 8, 2, "2 x (7 x 18 + 64 -> 192) = 384" },
+           C{ 19, 2, 64, 8, 0, "2 x (197 -> 224) = 448" },
+           C{ 8, 1000, 128, 500, 0, "a period past the frame: a book an index" },
+           C{ 0, 6, 128, 500, 0, "no bits" },
+           C{ 8, 6, 128, 0, 0, "no indices" } })
+        EXPECT_EQ(plan_shared_g(c.n, c.P, c.Mt, c.Wc), c.books) << c.why;
 }
 
 TEST(launch_plan, general_kernel_rows_in_shared_memory_where_they_fit)
