@@ -411,9 +411,9 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                             "\"backend\":\"%s\",\"storage\":\"%s\","
                                             "\"precision\":\"%s\",\"input\":\"%s\","
                                             "\"threads\":%d,\"cuda_streams\":%d,"
-                                            "\"share_g\":%d,"
                                             "\"local_window\":%d,"
-                                            "\"devices\":\"%s\",\"batch\":%lld,"
+                                            "\"devices\":\"%s\",\"share_g\":%d,"
+                                            "\"batch\":%lld,"
                                             "\"frames\":%llu,\"frames_ok\":%llu,"
                                             "\"erasures\":%llu,\"seconds\":%.6f,"
                                             "\"frames_per_s\":%.3f,"
@@ -434,9 +434,9 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                             in.c_str(),
                                             threads,
                                             int(cs),
-                                            int(cfg.share_g),
                                             int(local_window),
                                             dl.c_str(),
+                                            int(cfg.share_g),
                                             batch,
                                             (unsigned long long)r.frames,
                                             (unsigned long long)(r.frames - r.erasures),
