@@ -118,7 +118,10 @@ struct launch_params {
  * the q codewords (all lanes on the same D, so branches on codeword bits are
  * uniform). Two passes use them:
  *  pass_G: G(f, i, e, a) = sum over D of gamma_i(a, a + d, D) (with priors),
- *          which is all that alpha and beta need;
+ *          which is all that alpha and beta need; the register kernels make
+ *          it by position where plan_shared_g says so (a thread per book and
+ *          received position, stored for every index that starts a state
+ *          there: lattice_kernel_reg);
  *  pass_L: after alpha and beta, the sum
  *          sum_a alpha_i(a) sum_e R_i(a, a + d | D) beta_{i+1}(a + d)
  *          over each warp's 32 states, into Lpart (eqn:L before the prior,
