@@ -309,19 +309,33 @@ public:
         std::vector<size_t> todo;
         todo.reserve(to - from);
         for (size_t k = from; k < to; ++k) {
-            if (precheck(frames[k], results[k])) {
-                todo.push_back(k);
-                continue;
+            bool ok = false;
+            try {
+                ok = precheck(frames[k], results[k]);
+            } catch (...) {
+                results[k] = { frame_status::decoder_error,
+                               "the frame could not be checked (out of host memory)" };
             }
-            write_boundary_metrics(frames[k], nullptr, nullptr, nullptr);
-            write_no_evidence(frames[k]);
-            write_no_events(frames[k]);
-            fill_uniform(post[k]);
+            if (ok)
+                todo.push_back(k); // reserved: no allocation
+            else
+                write_no_result(frames[k], post[k]);
         }
         return todo;
     }
 
-    // check_chunk failed (out of host memory): every frame of the chunk fails
+    // What a frame that is not decoded gets: uniform posteriors, and no
+    // boundary metrics, evidence or events
+    void write_no_result(const frame_view& frame, double* post) const noexcept
+    {
+        fill_uniform(post);
+        write_boundary_metrics(frame, nullptr, nullptr, nullptr);
+        write_no_evidence(frame);
+        write_no_events(frame);
+    }
+
+    // check_chunk could not allocate its list (out of host memory): every
+    // frame of the chunk fails
     void fail_chunk(const std::vector<frame_view>& frames,
                     const std::vector<double*>& post,
                     size_t from,
@@ -329,10 +343,7 @@ public:
                     std::vector<frame_result>& results) const noexcept
     {
         for (size_t k = from; k < to; ++k) {
-            fill_uniform(post[k]);
-            write_boundary_metrics(frames[k], nullptr, nullptr, nullptr);
-            write_no_evidence(frames[k]);
-            write_no_events(frames[k]);
+            write_no_result(frames[k], post[k]);
             results[k].status = frame_status::decoder_error;
             try {
                 results[k].reason = "the frame could not be checked (out of host memory)";
@@ -525,10 +536,7 @@ private:
             log(log_level::error,
                 detail::concat("map_decoder(cuda): ", count, " frames failed: ", what));
             for (size_t j = pos; j < pos + count; ++j) {
-                fill_uniform(post[todo[j]]);
-                write_boundary_metrics(frames[todo[j]], nullptr, nullptr, nullptr);
-                write_no_evidence(frames[todo[j]]);
-                write_no_events(frames[todo[j]]);
+                write_no_result(frames[todo[j]], post[todo[j]]);
                 results[todo[j]] = { frame_status::decoder_error,
                                      "the CUDA decoder failed on the frame: " + what };
             }
