@@ -150,6 +150,9 @@ Batcher options (--bench batcher; -N, --codebook, --Pi, --Pd, --Ps, --backend,
   --frames K            frames (default 4096)
   --batch L             max_batch of the batcher and the raw batches (default 256)
   --max-delay-ms X      the batcher's max_delay_ms (default 10)
+  The frames go through one batcher twice: cold_frames_per_s is the first
+  pass (its result buffers allocated as it goes), frames_per_s the second
+  (buffers recycled), against the raw batches after their warm-up call.
   -h, --help      this text
 
 Decoded message bits/s count N log2(q) bits per frame; lattice cells follow the

@@ -24,7 +24,18 @@ frame_batcher::frame_batcher(const batcher_options& opt) : d_opt(opt)
                            detail::fmt_double(opt.max_delay_ms),
                            " must be a finite number of milliseconds, at least 0"));
     }
-    d_worker = std::thread([this] { run(); });
+    d_decoder = std::thread([this] { decode_ready(); });
+    try {
+        d_collector = std::thread([this] { collect(); });
+    } catch (...) {
+        {
+            std::lock_guard<std::mutex> lock(d_mutex);
+            d_collected = true;
+        }
+        d_handoff.notify_all();
+        d_decoder.join();
+        throw;
+    }
 }
 
 frame_batcher::~frame_batcher()
@@ -35,7 +46,8 @@ frame_batcher::~frame_batcher()
         d_stop = true;
     }
     d_work.notify_all();
-    d_worker.join();
+    d_collector.join(); // every frame prepared,
+    d_decoder.join();   // then decoded
 }
 
 uint64_t frame_batcher::push(batched_frame frame, std::shared_ptr<frame_decoder> dec)
@@ -157,14 +169,17 @@ bool frame_batcher::due(clock::time_point now) const
            std::chrono::duration<double, std::milli>(d_opt.max_delay_ms);
 }
 
-void frame_batcher::run()
+void frame_batcher::collect()
 {
     std::unique_lock<std::mutex> lock(d_mutex);
     while (true) {
         // wait until the front batch is due (or the front frame's deadline)
         while (!due(clock::now())) {
-            if (d_stop && d_pending.empty())
+            if (d_stop && d_pending.empty()) {
+                d_collected = true;
+                d_handoff.notify_all();
                 return;
+            }
             if (d_pending.empty()) {
                 d_work.wait(lock);
             } else {
@@ -176,43 +191,83 @@ void frame_batcher::run()
             }
         }
         // the batch: consecutive frames of one decoder, up to max_batch
-        std::vector<entry> batch;
-        const auto dec = d_pending.front().dec;
-        while (!d_pending.empty() && d_pending.front().dec == dec &&
-               batch.size() < size_t(d_opt.max_batch)) {
-            batch.push_back(std::move(d_pending.front()));
+        auto b = std::make_unique<ready_batch>();
+        b->dec = d_pending.front().dec;
+        while (!d_pending.empty() && d_pending.front().dec == b->dec &&
+               b->frames.size() < size_t(d_opt.max_batch)) {
+            b->frames.push_back(std::move(d_pending.front()));
             d_pending.pop_front();
         }
-        const size_t K = batch.size();
-        const size_t NQ = size_t(dec->N()) * size_t(dec->q());
-        std::vector<batched_result> res(K);
-        // recycled buffers of the right size first: the decoder writes every
-        // value of each (uniform rows for a frame it refuses)
-        for (size_t k = 0; k < K && !d_spare.empty(); ++k) {
+        // recycled buffers of the right size for it (the others are dropped)
+        const size_t NQ = size_t(b->dec->N()) * size_t(b->dec->q());
+        std::vector<std::vector<double>> spare;
+        while (spare.size() < b->frames.size() && !d_spare.empty()) {
             if (d_spare.back().size() == NQ)
-                res[k].posteriors = std::move(d_spare.back());
+                spare.push_back(std::move(d_spare.back()));
             d_spare.pop_back();
         }
         lock.unlock();
+        prepare(*b, std::move(spare)); // while the decoder thread decodes the last batch
+        lock.lock();
+        // one prepared batch at a time: the next one forms while this one decodes
+        d_handoff.wait(lock, [this] { return d_prepared.empty(); });
+        d_prepared.push_back(std::move(b));
+        d_handoff.notify_all();
+    }
+}
 
-        const double uniform = 1.0 / double(dec->q());
+void frame_batcher::prepare(ready_batch& b,
+                            std::vector<std::vector<double>>&& spare) const
+{
+    const size_t K = b.frames.size();
+    const size_t NQ = size_t(b.dec->N()) * size_t(b.dec->q());
+    const double uniform = 1.0 / double(b.dec->q());
+    b.results.resize(K);
+    for (size_t k = 0; k < K; ++k) {
+        batched_result& r = b.results[k];
+        r.sequence = b.frames[k].sequence;
+        // a recycled buffer as it is (the decoder writes every value of each,
+        // uniform rows for a frame it refuses); a fresh one written here, off
+        // the decoder thread, so that its pages are in place
+        if (!spare.empty()) {
+            r.posteriors = std::move(spare.back());
+            spare.pop_back();
+        } else {
+            r.posteriors.assign(NQ, uniform);
+        }
+        const batched_frame& f = b.frames[k].frame;
+        if (!f.log_priors.empty() && f.log_priors.size() != NQ) {
+            r.result = {
+                frame_status::invalid_input,
+                detail::concat(
+                    "log_priors has ", f.log_priors.size(), " values, not N q = ", NQ)
+            };
+            std::fill(r.posteriors.begin(), r.posteriors.end(), uniform);
+        }
+    }
+}
+
+void frame_batcher::decode_ready()
+{
+    std::unique_lock<std::mutex> lock(d_mutex);
+    while (true) {
+        d_handoff.wait(lock, [this] { return !d_prepared.empty() || d_collected; });
+        if (d_prepared.empty())
+            return; // the collector has ended, and every batch is decoded
+        std::unique_ptr<ready_batch> b = std::move(d_prepared.front());
+        d_prepared.pop_front();
+        d_handoff.notify_all(); // the collector may hand over the next one
+        lock.unlock();
+
+        const size_t K = b->frames.size();
+        const double uniform = 1.0 / double(b->dec->q());
         std::vector<frame_view> views;
         std::vector<double*> outs;
         std::vector<size_t> which; // the batch's frames the decoder is given
         for (size_t k = 0; k < K; ++k) {
-            res[k].sequence = batch[k].sequence;
-            if (res[k].posteriors.size() != NQ)
-                res[k].posteriors.assign(NQ, uniform);
-            const batched_frame& f = batch[k].frame;
-            if (!f.log_priors.empty() && f.log_priors.size() != NQ) {
-                res[k].result = {
-                    frame_status::invalid_input,
-                    detail::concat(
-                        "log_priors has ", f.log_priors.size(), " values, not N q = ", NQ)
-                };
-                std::fill(res[k].posteriors.begin(), res[k].posteriors.end(), uniform);
-                continue;
-            }
+            if (!b->results[k].result.ok())
+                continue; // refused by prepare()
+            const batched_frame& f = b->frames[k].frame;
             frame_view v;
             v.rho = f.soft ? f.llr.size() : f.bits.size();
             if (f.soft)
@@ -225,24 +280,23 @@ void frame_batcher::run()
             }
             v.extrinsic = f.extrinsic;
             views.push_back(v);
-            outs.push_back(res[k].posteriors.data());
+            outs.push_back(b->results[k].posteriors.data());
             which.push_back(k);
         }
         if (!views.empty()) {
-            const auto r = decode(*dec, views, outs);
+            const auto r = decode(*b->dec, views, outs);
             for (size_t j = 0; j < which.size(); ++j) {
-                res[which[j]].result = r[j];
+                batched_result& res = b->results[which[j]];
+                res.result = r[j];
                 if (!r[j].ok()) // a frame refused by an exception may be half written
-                    std::fill(res[which[j]].posteriors.begin(),
-                              res[which[j]].posteriors.end(),
-                              uniform);
+                    std::fill(res.posteriors.begin(), res.posteriors.end(), uniform);
             }
         }
         for (size_t k = 0; k < K; ++k)
-            res[k].frame = std::move(batch[k].frame);
+            b->results[k].frame = std::move(b->frames[k].frame);
 
         lock.lock();
-        for (auto& x : res)
+        for (auto& x : b->results)
             d_ready.push_back(std::move(x));
         ++d_batches;
         d_frames += K;

@@ -206,6 +206,45 @@ TEST(frame_batcher, recycled_buffers_give_the_same_results)
     EXPECT_EQ(again[2].result.status, frame_status::empty);
 }
 
+// Many batches queued at once: the collector forms and prepares the next
+// batch while the decoder thread decodes one, and a consumer recycles
+// (NaN-filled) buffers meanwhile. Every frame comes back once, in order,
+// with decode_batch's posteriors; every batch is full but the flushed last.
+TEST(frame_batcher, batches_prepared_while_others_decode)
+{
+    const auto b = frames_of(10, 9);
+    auto dec = make_decoder(0.02);
+    std::vector<frame_view> views;
+    for (size_t k = 0; k < b.size(); ++k)
+        views.push_back(b.view(k));
+    const auto want = direct(*dec, views);
+    frame_batcher fb({ 3, 60000.0 });
+    const size_t count = 61;
+    for (size_t k = 0; k < count; ++k)
+        fb.push(bits_of(b, k % b.size()), dec);
+    fb.flush();
+    std::vector<batched_result> got;
+    const auto t0 = std::chrono::steady_clock::now();
+    while (got.size() < count &&
+           std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {
+        for (auto& r : fb.take(100.0)) {
+            std::vector<double> used = r.posteriors;
+            std::fill(used.begin(), used.end(), std::numeric_limits<double>::quiet_NaN());
+            fb.recycle(std::move(used));
+            got.push_back(std::move(r));
+        }
+    }
+    ASSERT_EQ(got.size(), count);
+    for (size_t k = 0; k < count; ++k) {
+        EXPECT_EQ(got[k].sequence, k);
+        EXPECT_TRUE(got[k].result.ok()) << got[k].result.reason;
+        EXPECT_EQ(got[k].posteriors, want[k % b.size()]) << "frame " << k;
+        EXPECT_EQ(got[k].frame.bits, b.rx[k % b.size()]);
+    }
+    EXPECT_EQ(fb.batches(), 21u); // 20 of 3, then the flushed 1
+    EXPECT_EQ(fb.outstanding(), 0u);
+}
+
 // Priors and the extrinsic output go through: the same posteriors as
 // decode_batch with the same views.
 TEST(frame_batcher, log_priors_and_extrinsic_as_decode_batch)

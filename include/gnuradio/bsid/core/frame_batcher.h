@@ -56,7 +56,9 @@ struct batched_result {
 /*!
  * \brief Collects received frames across calls and decodes them in batches
  * on a worker thread, so that a receiver can keep feeding it while a batch
- * decodes, and a GPU sees batches rather than single frames.
+ * decodes, and a GPU sees batches rather than single frames. A second
+ * thread gets the next batch ready (its output buffers, which a fresh
+ * buffer's first write makes the costly part) while one decodes.
  *
  * A batch goes to the decoder when it holds max_batch frames, when its
  * oldest frame has waited max_delay_ms, or at flush(). A batch holds
@@ -117,7 +119,18 @@ private:
         std::shared_ptr<frame_decoder> dec;
         clock::time_point arrived;
     };
-    void run(); // the worker
+    // A batch taken off the queue with its output buffers (prepare()), on
+    // its way to the decoder (decode_ready()).
+    struct ready_batch {
+        std::shared_ptr<frame_decoder> dec;
+        std::vector<entry> frames;
+        std::vector<batched_result> results;
+    };
+    void collect();      // the collector: forms and prepares the batches
+    void decode_ready(); // the decoder thread: decodes them in order, publishes
+    // a batch's results with their posterior buffers (recycled ones first,
+    // taken with the lock held), and the frames an invalid size refuses
+    void prepare(ready_batch& b, std::vector<std::vector<double>>&& spare) const;
     // decode_batch, a batch refused with std::invalid_argument decoded again
     // frame by frame; a frame refused so is invalid_input, other failures
     // decoder_error (no lock held)
@@ -129,16 +142,21 @@ private:
 
     const batcher_options d_opt;
     mutable std::mutex d_mutex;
-    std::condition_variable d_work; // the worker: frames pushed, flush, stop
-    std::condition_variable d_done; // take(): results decoded
+    std::condition_variable d_work;    // the collector: frames pushed, flush, stop
+    std::condition_variable d_handoff; // the prepared batch: taken, or one ready
+    std::condition_variable d_done;    // take(): results decoded
     std::deque<entry> d_pending;
     std::deque<batched_result> d_ready;       // decoded, in order
     std::vector<std::vector<double>> d_spare; // recycled posterior buffers
     uint64_t d_next = 0;                      // the next sequence number
     uint64_t d_flush_until = 0;               // frames below this sequence go at once
     uint64_t d_batches = 0, d_frames = 0, d_taken = 0;
+    // prepared batches waiting for the decoder thread (at most one: the
+    // next batch is formed while one decodes, not several ahead)
+    std::deque<std::unique_ptr<ready_batch>> d_prepared;
     bool d_stop = false;
-    std::thread d_worker;
+    bool d_collected = false; // the collector has ended (after d_stop)
+    std::thread d_collector, d_decoder;
 };
 
 } // namespace bsid
