@@ -96,13 +96,16 @@ public:
     //! read only once the stream is synchronized).
     void download_async(T* host, size_t count) const
     {
+        download_async_at(host, 0, count, cudaStreamPerThread);
+    }
+    //! Items [offset, offset + count) to host[0, count), queued on stream.
+    void
+    download_async_at(T* host, size_t offset, size_t count, cudaStream_t stream) const
+    {
         static_assert(Memory::on_device, "a copy to or from the device");
         if (count)
-            BSID_CUDA(cudaMemcpyAsync(host,
-                                      d_ptr,
-                                      count * sizeof(T),
-                                      cudaMemcpyDeviceToHost,
-                                      cudaStreamPerThread));
+            BSID_CUDA(cudaMemcpyAsync(
+                host, d_ptr + offset, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
     }
     //! count values from element `offset` on.
     void download_at(T* host, size_t offset, size_t count) const

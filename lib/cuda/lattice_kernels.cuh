@@ -16,6 +16,7 @@
 #include "launch_plan.h"
 #include <gnuradio/bsid/core/model.h>
 #include <cuda_runtime.h>
+#include <algorithm>
 #include <cstdint>
 
 namespace bsid {
@@ -102,15 +103,61 @@ struct launch_params {
     int* status_index;      // F
     // the segmented recursion (segmented_recursion.cu; seg_len 0: not used):
     // segments of seg_len steps, segs of them, per frame and direction;
-    // seg_trans: F x 2 x (segs - 1) x Mt x Mt, each segment's last rows from
-    // each start state; seg_scale: F x 2 x (segs - 1) x Mt, their scales'
-    // powers of two (-inf: no path); seg_start: F x 2 x segs x Mt, each
+    // seg_trans: F x segs x Mt x Mt, each segment's last rows from each
+    // start state (one set, read forward by alpha and backward by beta);
+    // seg_scale: F x segs x Mt, their scales' powers of two (-inf: no
+    // path); seg_start: F x 2 x segs x Mt, each
     // segment's first row, normalized; seg_ok: F x 2, the segments whose
     // first rows are known
     int seg_len, segs;
     double *seg_trans, *seg_scale, *seg_start;
     int* seg_ok;
 };
+
+/*
+ * Frames [f0, f0 + nf) of p's batch as a batch of their own: every array
+ * with a part per frame (the frame outermost in each) starts at frame f0;
+ * the received items stay where they are (offset, packed_offset point into
+ * them). A kernel launched with it sees those frames only (run(): the last
+ * chunk's pass L in two parts, the first part's posteriors copied out while
+ * the second's runs).
+ */
+template <typename real>
+launch_params<real> frame_range(const launch_params<real>& p, int f0, int nf)
+{
+    launch_params<real> r = p;
+    const size_t f = size_t(f0), NQ = size_t(p.N) * size_t(p.q);
+    const size_t rows = size_t(p.N + 1), Mt = size_t(p.Mt);
+    auto at = [f](auto* ptr, size_t per_frame) {
+        return ptr ? ptr + f * per_frame : ptr;
+    };
+    r.F = nf;
+    r.offset = at(p.offset, 1);
+    r.rho = at(p.rho, 1);
+    r.packed_offset = at(p.packed_offset, 1);
+    r.has_prior = at(p.has_prior, 1);
+    r.priors = at(p.priors, NQ);
+    r.prior_exact = at(p.prior_exact, NQ);
+    r.start = at(p.start, Mt);
+    r.end = at(p.end, Mt);
+    r.G = at(p.G, size_t(p.W) * size_t(p.Mn) * Mt);
+    r.Lpart = at(p.Lpart, size_t(p.W) * size_t(p.nwarps) * size_t(p.q));
+    r.alpha = at(p.alpha, rows * Mt);
+    r.beta = at(p.beta, rows * Mt);
+    r.log_alpha_norm = at(p.log_alpha_norm, rows);
+    r.log_beta_norm = at(p.log_beta_norm, rows);
+    r.log_lambda_end = at(p.log_lambda_end, 1);
+    r.post = at(p.post, NQ);
+    r.post_d = at(p.post_d, NQ);
+    r.status = at(p.status, 1);
+    r.status_index = at(p.status_index, 1);
+    const size_t segs = size_t(std::max(p.segs, 1)); // as seg_workspace
+    r.seg_trans = at(p.seg_trans, segs * Mt * Mt);
+    r.seg_scale = at(p.seg_scale, segs * Mt);
+    r.seg_start = at(p.seg_start, 2 * segs * Mt);
+    r.seg_ok = at(p.seg_ok, 2);
+    return r;
+}
 
 /*
  * The lattice kernels: one thread per (frame, i, a) of the window, lanes of a

@@ -226,6 +226,13 @@ size_t plan_chunk(size_t frames, int streams)
     return chunk_frames;
 }
 
+size_t plan_tail_split(size_t frames)
+{
+    if (frames < tail_split_min)
+        return 0;
+    return frames - (frames + 3) / 4;
+}
+
 backend_settings settings_from(const decoder_config& cfg)
 {
     if (cfg.device < 0) {

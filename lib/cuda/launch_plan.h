@@ -284,6 +284,18 @@ size_t plan_chunk(size_t frames, int streams);
 constexpr size_t chunk_frames = 256, lane_min_chunks = 4;
 
 /*!
+ * \brief The batch's last frames (`frames` of them, decoded in global
+ * storage): how many of them run pass L first, their posteriors copied out
+ * while the others' pass L runs (run()'s split tail), or 0 for one pass L.
+ * All but the last quarter: on S500 pass L takes 8.8 us a frame and the copy
+ * out about 2 us, so the quarter's pass L hides the others' copy. Fewer than
+ * tail_split_min frames are not split (their copy is short; two launches
+ * cost more).
+ */
+size_t plan_tail_split(size_t frames);
+constexpr size_t tail_split_min = 32;
+
+/*!
  * \brief The backend's settings from decoder_config, with the environment's
  * overrides: BSID_CUDA_DEVICE (an index), BSID_CUDA_AB=block, and
  * BSID_CUDA_LOCAL_WINDOW (a positive cap). Throws std::invalid_argument for

@@ -81,6 +81,10 @@ template <typename real>
 class cuda_decoder final : public map_decoder, public staged_inner
 {
     struct lane; // one stream's buffers (below)
+    // where a chunk of a batch stands: its first, its last (decode_chunk, run())
+    struct chunk_edges {
+        bool first = false, last = false;
+    };
 
 public:
     explicit cuda_decoder(const decoder_config& cfg) : map_decoder(cfg)
@@ -261,12 +265,19 @@ public:
                 const size_t from = c * chunk, to = std::min(frames.size(), from + chunk);
                 std::vector<size_t> todo;
                 try {
-                    todo = check_chunk(frames, post, from, to, results);
+                    todo = check_chunk(frames, post, from, to, results, c == 0);
                 } catch (...) {
                     fail_chunk(frames, post, from, to, results);
                     continue;
                 }
-                decode_chunk(ln, frames, post, todo, 0, todo.size(), results);
+                decode_chunk(ln,
+                             frames,
+                             post,
+                             todo,
+                             0,
+                             todo.size(),
+                             results,
+                             { c == 0, c + 1 == chunks });
             }
         };
         const int used =
@@ -299,28 +310,39 @@ public:
     // their status and uniform posteriors here; returns the others. (Checked
     // for the whole batch on all cores before the lanes began, the check
     // contended with the lanes' OpenMP teams and took 0.4 to 6 ms a batch,
-    // docs/benchmarks.md.)
+    // docs/benchmarks.md.) The batch's first chunk (first) is checked on the
+    // lane's team instead: no kernel runs yet, so its check is the batch's
+    // first kernel's wait.
     std::vector<size_t> check_chunk(const std::vector<frame_view>& frames,
                                     const std::vector<double*>& post,
                                     size_t from,
                                     size_t to,
-                                    std::vector<frame_result>& results) const
+                                    std::vector<frame_result>& results,
+                                    bool first) const
     {
-        std::vector<size_t> todo;
-        todo.reserve(to - from);
-        for (size_t k = from; k < to; ++k) {
-            bool ok = false;
+        std::vector<char> ok(to - from, 0);
+#pragma omp parallel for schedule(static) \
+    num_threads(d_lane_threads) if (first && to - from >= 16)
+        for (long long kk = (long long)from; kk < (long long)to; ++kk) {
+            const size_t k = size_t(kk);
             try {
-                ok = precheck(frames[k], results[k]);
+                ok[k - from] = precheck(frames[k], results[k]);
             } catch (...) {
-                results[k] = { frame_status::decoder_error,
-                               "the frame could not be checked (out of host memory)" };
+                results[k].status = frame_status::decoder_error;
+                try {
+                    results[k].reason =
+                        "the frame could not be checked (out of host memory)";
+                } catch (...) {
+                }
             }
-            if (ok)
-                todo.push_back(k); // reserved: no allocation
-            else
+            if (!ok[k - from])
                 write_no_result(frames[k], post[k]);
         }
+        std::vector<size_t> todo;
+        todo.reserve(to - from);
+        for (size_t k = from; k < to; ++k)
+            if (ok[k - from])
+                todo.push_back(k); // reserved: no allocation
         return todo;
     }
 
@@ -355,14 +377,17 @@ public:
     // Frames todo[from .. to) on lane ln: as many at a time as fit in device
     // memory (at least one window index each), a frame that does not fit and
     // any that the device runs out of memory for on the CPU, and a device
-    // error as those frames' decoder_error. Never throws.
+    // error as those frames' decoder_error. edges: whether the chunk is the
+    // batch's first and its last (run()'s, for its first and last frames).
+    // Never throws.
     void decode_chunk(lane& ln,
                       const std::vector<frame_view>& frames,
                       const std::vector<double*>& post,
                       const std::vector<size_t>& todo,
                       size_t from,
                       size_t to,
-                      std::vector<frame_result>& results) noexcept
+                      std::vector<frame_result>& results,
+                      chunk_edges edges) noexcept
     {
         size_t pos = from;
         while (pos < to) {
@@ -388,7 +413,17 @@ public:
                     continue;
                 }
                 try {
-                    run(ln, frames, post, todo, pos, count, W, results, nullptr, &plan);
+                    run(ln,
+                        frames,
+                        post,
+                        todo,
+                        pos,
+                        count,
+                        W,
+                        results,
+                        nullptr,
+                        &plan,
+                        { edges.first && pos == from, edges.last && pos + count == to });
                 } catch (const cuda_error& e) {
                     if (e.code != cudaErrorMemoryAllocation)
                         throw;
@@ -500,7 +535,7 @@ public:
             staged_io io;
             io.log_priors = log_priors ? log_priors + pos * NQ : nullptr;
             io.ext = ext + pos * NQ;
-            run(ln, frames, none, which, pos, count, W, results, &io, &plan);
+            run(ln, frames, none, which, pos, count, W, results, &io, &plan, {});
             pos += count;
         }
     }
@@ -611,7 +646,11 @@ private:
 
     // Decodes frames todo[pos .. pos + count) on lane ln in windows of W
     // indices; plan (d_plan_mutex, held by the caller since it planned W) is
-    // released once the lane's memory is allocated.
+    // released once the lane's memory is allocated. edges.first: the batch's
+    // first frames, which no other lane's kernels hide: their bits gathered
+    // on the lane's team; edges.last: its last frames, which no other lane's
+    // kernels follow: pass L in two parts where plan_tail_split says so, the
+    // first part's posteriors copied out while the second part's pass L runs.
     void run(lane& ln,
              const std::vector<frame_view>& frames,
              const std::vector<double*>& post,
@@ -621,9 +660,14 @@ private:
              size_t W,
              std::vector<frame_result>& results,
              const staged_io* io,
-             std::unique_lock<std::mutex>* plan)
+             std::unique_lock<std::mutex>* plan,
+             chunk_edges edges)
     {
         BSID_CUDA(cudaSetDevice(d_device));
+        // a split tail's copy that an error left in flight ends before the
+        // lane's pinned copies are written again (done at once otherwise)
+        if (ln.head_copied)
+            BSID_CUDA(cudaEventSynchronize(ln.head_copied));
         const int F = int(count);
         const int Nn = N(), Q = q(), Mt = d_limits.mtau.size(), Mn = d_limits.mn.size();
         const bool recompute = W < size_t(Nn);
@@ -721,9 +765,14 @@ private:
         if (send_bits) {
             // on this thread: an OpenMP team here, spinning once done, cost
             // the other lane's copies 3 to 4 % of S500's rate at batch 4096
-            // (docs/benchmarks.md); the bits are a byte per item
+            // (docs/benchmarks.md); the bits are a byte per item. The batch's
+            // first frames on the lane's team: no other lane's copies run yet,
+            // and the first kernel waits for them.
             uint8_t* to = in.host<uint8_t>(at_bits);
-            for (size_t j = 0; j < count; ++j) {
+#pragma omp parallel for schedule(static) \
+    num_threads(d_lane_threads) if (edges.first && count >= 16)
+            for (long long jj = 0; jj < (long long)count; ++jj) {
+                const size_t j = size_t(jj);
                 const frame_view& fv = frames[todo[pos + j]];
                 std::copy(fv.bits, fv.bits + fv.rho, to + offset[j]);
             }
@@ -840,6 +889,20 @@ private:
         }
         if (!use_reg(soft)) // the general lattice kernel's rows, if in global memory
             ln.scratch.ensure(d_general.scratch_items);
+        // the statuses and the posteriors come back through pinned memory
+        const size_t NQ = size_t(Nn) * size_t(Q), nout = size_t(F) * NQ;
+        ln.status_host.ensure(2 * count); // the statuses, then their indices
+        if (!io)
+            ln.staging.ensure(nout);
+        // the batch's last frames in global storage: pass L in two parts, the
+        // first part's posteriors copied out (on the lane's copy stream) while
+        // the second part's pass L runs; not with priors (their posteriors
+        // come in double, post_d) or the E-step (after pass L, on every frame)
+        const size_t head = edges.last && !recompute && !io && !any_prior && Fe == 0
+                                ? plan_tail_split(count)
+                                : 0;
+        if (head > 0)
+            ln.make_copy_stream();
         if (plan && plan->owns_lock())
             plan->unlock(); // the lane's memory is taken: the next lane may plan
         // The lanes' kernels run one chunk after another, in the order the
@@ -958,7 +1021,23 @@ private:
             // by side, then the posteriors
             lattice(0, Nn, pass_G);
             recursion(2, stage_clock::alpha);
-            lattice(0, Nn, pass_L);
+            if (head == 0) {
+                lattice(0, Nn, pass_L);
+            } else {
+                // the statuses are final once the recursions are done
+                const launch_params<real> whole = p;
+                p = frame_range(whole, 0, int(head));
+                lattice(0, Nn, pass_L);
+                BSID_CUDA(cudaEventRecord(ln.head_done, cudaStreamPerThread));
+                BSID_CUDA(cudaStreamWaitEvent(ln.copy_stream, ln.head_done, 0));
+                in.download_async(
+                    at_status, ln.status_host.get(), 2 * count, ln.copy_stream);
+                ln.post.download_async_at(ln.staging.get(), 0, head * NQ, ln.copy_stream);
+                BSID_CUDA(cudaEventRecord(ln.head_copied, ln.copy_stream));
+                p = frame_range(whole, int(head), F - int(head));
+                lattice(0, Nn, pass_L);
+                p = whole;
+            }
         } else {
             // local storage: forward window by window, then backward in
             // reverse, G made again for each window but the last, whose G
@@ -1021,18 +1100,25 @@ private:
         d_last_kernels = ln.kernels_done;
         order.unlock();
         // the statuses and the posteriors back to pinned memory, queued
-        // behind the kernels: one wait for the lot
-        ln.status_host.ensure(2 * count); // the statuses, then their indices
-        in.download_async(at_status, ln.status_host.get(), 2 * count);
+        // behind the kernels: one wait for the lot (with a split tail, the
+        // first part's came on the copy stream, and are copied out here while
+        // the second part's pass L runs)
+        if (head == 0)
+            in.download_async(at_status, ln.status_host.get(), 2 * count);
         if (io && !any_prior) {
             // without priors the extrinsic output is the posterior: each row
             // in double, normalized again as below for the host
             launch_rows_to_double<real>(ln.post.get(), (long long)F * Nn, Q, io->ext);
         }
-        const size_t nout = size_t(F) * Nn * Q;
         if (!io) {
-            ln.staging.ensure(nout);
-            ln.post.download_async(ln.staging.get(), nout);
+            ln.post.download_async_at(ln.staging.get() + head * NQ,
+                                      head * NQ,
+                                      nout - head * NQ,
+                                      cudaStreamPerThread);
+        }
+        if (head > 0) {
+            BSID_CUDA(cudaEventSynchronize(ln.head_copied));
+            copy_out(post, todo, pos, 0, head, ln, has_prior, nullptr);
         }
         BSID_CUDA(cudaStreamSynchronize(cudaStreamPerThread)); // this lane's stream
         {
@@ -1079,35 +1165,7 @@ private:
             post_d.resize(nout);
             ln.post_d.download(post_d.data(), nout);
         }
-        const real* out = ln.staging.get();
-        // copy the posteriors out on all cores (tens of MB per batch; a few
-        // frames on this thread alone: a team costs more than their copy)
-#pragma omp parallel for schedule(static) num_threads(d_lane_threads) if (count >= 16)
-        for (long long jj = 0; jj < (long long)count; ++jj) {
-            const size_t j = size_t(jj), k = todo[pos + j];
-            if (status[j] != st_ok)
-                continue;
-            double* to = post[k];
-            if (has_prior[j]) {
-                const double* from = post_d.data() + j * size_t(Nn) * Q;
-                std::copy(from, from + size_t(Nn) * Q, to);
-                continue;
-            }
-            const real* from = out + j * size_t(Nn) * Q;
-            if constexpr (std::is_same<real, double>::value) {
-                std::copy(from, from + size_t(Nn) * Q, to);
-            } else {
-                // single precision: each row normalized again in double, so that
-                // it sums to 1 to double precision like the other backends' rows
-                for (int i = 0; i < Nn; ++i, from += Q, to += Q) {
-                    double sum = 0;
-                    for (int D = 0; D < Q; ++D)
-                        sum += double(from[D]);
-                    for (int D = 0; D < Q; ++D)
-                        to[D] = double(from[D]) / sum;
-                }
-            }
-        }
+        copy_out(post, todo, pos, head, count, ln, has_prior, post_d.data());
         // the boundary metrics (alpha_N, beta_0) and the evidence of the frames
         // that ask for them, each gathered for the whole batch in one strided
         // copy (a copy per frame costs more than its decode)
@@ -1299,6 +1357,53 @@ private:
                                           : "general, rows in global memory";
     }
 
+    // The posteriors of frames todo[pos + j], j in [j0, j1), from the lane's
+    // pinned copies (staging, status_host) to their output buffers, on the
+    // lane's share of the cores (tens of MB per batch; a few frames on this
+    // thread alone: a team costs more than their copy). Frames with priors
+    // (has_prior) take theirs from post_d, in double; refused frames keep
+    // the uniform rows precheck or fail wrote.
+    void copy_out(const std::vector<double*>& post,
+                  const std::vector<size_t>& todo,
+                  size_t pos,
+                  size_t j0,
+                  size_t j1,
+                  const lane& ln,
+                  const std::vector<int>& has_prior,
+                  const double* post_d) const
+    {
+        const size_t NQ = size_t(N()) * size_t(q());
+        const int Nn = N(), Q = q();
+        const int* status = ln.status_host.get();
+        const real* out = ln.staging.get();
+#pragma omp parallel for schedule(static) num_threads(d_lane_threads) if (j1 - j0 >= 16)
+        for (long long jj = (long long)j0; jj < (long long)j1; ++jj) {
+            const size_t j = size_t(jj), k = todo[pos + j];
+            if (status[j] != st_ok)
+                continue;
+            double* to = post[k];
+            if (has_prior[j]) {
+                const double* from = post_d + j * NQ;
+                std::copy(from, from + NQ, to);
+                continue;
+            }
+            const real* from = out + j * NQ;
+            if constexpr (std::is_same<real, double>::value) {
+                std::copy(from, from + NQ, to);
+            } else {
+                // single precision: each row normalized again in double, so that
+                // it sums to 1 to double precision like the other backends' rows
+                for (int i = 0; i < Nn; ++i, from += Q, to += Q) {
+                    double sum = 0;
+                    for (int D = 0; D < Q; ++D)
+                        sum += double(from[D]);
+                    for (int D = 0; D < Q; ++D)
+                        to[D] = double(from[D]) / sum;
+                }
+            }
+        }
+    }
+
     // whether a batch (soft input or not) runs on d_reg
     bool use_reg(bool soft) const { return d_reg && !(soft && d_reg_hard_only); }
 
@@ -1381,6 +1486,10 @@ private:
         device_buffer<int> ev_frames, ev_want;
         std::thread worker; // lanes after the first: their host thread (on_lanes)
         cudaEvent_t kernels_done = nullptr; // recorded after its chunk's kernels
+        // a split tail (run()): the first part's copy stream and its events
+        // (its pass L done, its posteriors copied), made on first use
+        cudaStream_t copy_stream = nullptr;
+        cudaEvent_t head_done = nullptr, head_copied = nullptr;
         // device_allocations() when this lane last took the peak
         unsigned long long counted_allocations = ~0ull;
         lane() = default;
@@ -1388,8 +1497,19 @@ private:
         lane& operator=(const lane&) = delete;
         ~lane()
         {
-            if (kernels_done)
-                cudaEventDestroy(kernels_done);
+            for (cudaEvent_t e : { kernels_done, head_done, head_copied })
+                if (e)
+                    cudaEventDestroy(e);
+            if (copy_stream)
+                cudaStreamDestroy(copy_stream);
+        }
+        void make_copy_stream()
+        {
+            if (!copy_stream)
+                BSID_CUDA(cudaStreamCreateWithFlags(&copy_stream, cudaStreamNonBlocking));
+            for (cudaEvent_t* e : { &head_done, &head_copied })
+                if (!*e)
+                    BSID_CUDA(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
         }
         // f on each buffer whose size follows the batch: the device memory a
         // plan may count as its own (it is reused), freed when a batch does

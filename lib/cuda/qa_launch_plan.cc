@@ -479,6 +479,26 @@ TEST(launch_plan, chunks_share_a_batch_among_the_lanes)
     }
 }
 
+TEST(launch_plan, the_last_frames_pass_L_in_two_parts)
+{
+    // too few frames: one pass L
+    EXPECT_EQ(plan_tail_split(0), 0u);
+    EXPECT_EQ(plan_tail_split(1), 0u);
+    EXPECT_EQ(plan_tail_split(tail_split_min - 1), 0u);
+    // all but the last quarter (rounded up) first
+    EXPECT_EQ(plan_tail_split(tail_split_min), tail_split_min - tail_split_min / 4);
+    EXPECT_EQ(plan_tail_split(256), 192u);
+    EXPECT_EQ(plan_tail_split(257), 192u);
+    EXPECT_EQ(plan_tail_split(1024), 768u);
+    for (size_t f = tail_split_min; f < 3000; ++f) {
+        const size_t head = plan_tail_split(f);
+        EXPECT_GT(head, 0u) << f; // both parts hold frames
+        EXPECT_LT(head, f) << f;
+        EXPECT_GE(4 * (f - head), f) << f;     // the second part: at least a quarter
+        EXPECT_LT(4 * (f - head), f + 4) << f; // and not more
+    }
+}
+
 TEST(launch_plan, environment_guard_restores_value_and_absence)
 {
     const char* name = "BSID_QA_ENV_GUARD_PROBE";

@@ -966,6 +966,87 @@ TEST_F(cuda_decoder, lanes_decode_as_one_lane)
     }
 }
 
+// The batch's last frames run pass L in two parts (plan_tail_split), the
+// first part's posteriors copied out while the second's pass L runs: in
+// global storage, without priors or the E-step. Reached here on purpose,
+// on one lane (one chunk of 140 frames: 105 then 35) and on two (1127
+// frames: the last chunk of 103 splits 77 then 26), with refused frames in
+// both parts and boundary metrics and evidence asked for on some frames:
+// every frame as the same decoder gives it decoding it alone (one frame:
+// one pass L), and within the tolerance of the CPU.
+TEST_F(cuda_decoder, a_split_tail_decodes_as_one_pass_L)
+{
+    std::mt19937_64 rng(test_seed() + 41);
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.01);
+    const int N = 60;
+    for (const auto& [copies, lanes] : { std::pair<int, int>{ 20, 1 }, { 161, 2 } }) {
+        batch b;
+        for (int c = 0; c < copies; ++c) {
+            batch one = make_batch(cb, ch, N, false, rng);
+            for (auto& r : one.rx)
+                b.rx.push_back(r);
+        }
+        const size_t F = b.rx.size();
+        const size_t chunk = cuda::plan_chunk(F, lanes);
+        const size_t last = F - (F - 1) / chunk * chunk;
+        ASSERT_GT(cuda::plan_tail_split(last), 0u) << F; // the case this test is for
+        decoder_config cfg(cb, ch, N);
+        cfg.cuda_streams = lanes;
+        cfg.recursion = recursion_kind::block; // as for one frame alone
+        const size_t Mt = size_t(map_decoder::make(cfg)->limits().mtau.size());
+        std::vector<std::vector<double>> metrics(F, std::vector<double>(2 * Mt, -1.0));
+        std::vector<double> evidence(F, -1.0);
+        b.views.clear();
+        for (size_t k = 0; k < F; ++k) {
+            frame_view f{ b.rx[k].data(), b.rx[k].size(), nullptr };
+            if (k % 4 == 1) {
+                f.boundary_metrics = metrics[k].data();
+                f.log_evidence = &evidence[k];
+            }
+            b.views.push_back(f);
+        }
+        auto cpu =
+            make(cfg, backend_kind::cpu, precision_kind::dual, storage_kind::global);
+        std::vector<frame_result> cpu_res;
+        const auto cpu_post = decode_all(*cpu, b, cpu_res);
+        for (auto p : precisions) {
+            const std::string what = std::to_string(F) + " frames " + to_string(p);
+            auto dec = make(cfg, backend_kind::cuda, p, storage_kind::global);
+            std::vector<frame_result> res;
+            const auto post = decode_all(*dec, b, res);
+            ASSERT_EQ(res.size(), F) << what;
+            size_t ok = 0;
+            for (size_t k = 0; k < F; ++k) {
+                ASSERT_EQ(res[k].status, cpu_res[k].status)
+                    << what << " frame " << k << ": " << res[k].reason;
+                std::vector<double> alone(post[k].size(), -1.0), alone_metrics(2 * Mt);
+                double alone_evidence = -1.0;
+                frame_view v = b.views[k];
+                if (v.boundary_metrics) {
+                    v.boundary_metrics = alone_metrics.data();
+                    v.log_evidence = &alone_evidence;
+                }
+                const auto r = dec->decode_batch({ v }, { alone.data() });
+                EXPECT_EQ(r[0].status, res[k].status) << what << " frame " << k;
+                EXPECT_LE(max_abs_diff(post[k], alone), 1e-12) << what << " frame " << k;
+                if (!res[k].ok())
+                    continue;
+                ++ok;
+                EXPECT_LT(max_abs_diff(post[k], cpu_post[k]),
+                          p == precision_kind::dual ? 1e-9 : 1e-4)
+                    << what << " frame " << k;
+                if (v.boundary_metrics) {
+                    EXPECT_LE(max_abs_diff(metrics[k], alone_metrics), 1e-12)
+                        << what << " frame " << k;
+                    EXPECT_NEAR(evidence[k], alone_evidence, 1e-9) << what << " " << k;
+                }
+            }
+            EXPECT_GE(ok, F / 3) << what; // the sent frames decode
+        }
+    }
+}
+
 // The register kernel's renormalization path (launch_plan.h,
 // register_weights::renorm_rows): float rows are divided by Pd^r, and when
 // Pd^R would leave float's range within a codeword, row R is multiplied back

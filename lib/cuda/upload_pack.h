@@ -97,17 +97,17 @@ public:
     }
 
     //! count items of T at place at (as the kernels left them) to to, queued
-    //! on this thread's stream; to must be page-locked for the copy to be
-    //! asynchronous, and is valid once the stream has been waited for.
+    //! on stream (this thread's by default); to must be page-locked for the
+    //! copy to be asynchronous, and is valid once the stream has been waited for.
     template <typename T>
-    void download_async(size_t at, T* to, size_t count) const
+    void download_async(size_t at,
+                        T* to,
+                        size_t count,
+                        cudaStream_t stream = cudaStreamPerThread) const
     {
         if (count)
-            BSID_CUDA(cudaMemcpyAsync(to,
-                                      device<T>(at),
-                                      count * sizeof(T),
-                                      cudaMemcpyDeviceToHost,
-                                      cudaStreamPerThread));
+            BSID_CUDA(cudaMemcpyAsync(
+                to, device<T>(at), count * sizeof(T), cudaMemcpyDeviceToHost, stream));
     }
 
     //! Device bytes held.
