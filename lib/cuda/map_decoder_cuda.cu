@@ -77,6 +77,22 @@ namespace {
 
 using namespace cuda;
 
+// fn(j) for j in [j0, j1): on `threads` OpenMP threads where team says so,
+// else on this thread with no parallel region at all (entering one costs
+// microseconds even with its if clause false: one frame's latency).
+template <typename Fn>
+void for_each_index(size_t j0, size_t j1, bool team, int threads, Fn&& fn)
+{
+    if (team) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (long long j = (long long)j0; j < (long long)j1; ++j)
+            fn(size_t(j));
+    } else {
+        for (size_t j = j0; j < j1; ++j)
+            fn(j);
+    }
+}
+
 template <typename real>
 class cuda_decoder final : public map_decoder, public staged_inner
 {
@@ -321,10 +337,7 @@ public:
                                     bool first) const
     {
         std::vector<char> ok(to - from, 0);
-#pragma omp parallel for schedule(static) \
-    num_threads(d_lane_threads) if (first && to - from >= 16)
-        for (long long kk = (long long)from; kk < (long long)to; ++kk) {
-            const size_t k = size_t(kk);
+        for_each_index(from, to, first && to - from >= 16, d_lane_threads, [&](size_t k) {
             try {
                 ok[k - from] = precheck(frames[k], results[k]);
             } catch (...) {
@@ -337,7 +350,7 @@ public:
             }
             if (!ok[k - from])
                 write_no_result(frames[k], post[k]);
-        }
+        });
         std::vector<size_t> todo;
         todo.reserve(to - from);
         for (size_t k = from; k < to; ++k)
@@ -769,13 +782,11 @@ private:
             // first frames on the lane's team: no other lane's copies run yet,
             // and the first kernel waits for them.
             uint8_t* to = in.host<uint8_t>(at_bits);
-#pragma omp parallel for schedule(static) \
-    num_threads(d_lane_threads) if (edges.first && count >= 16)
-            for (long long jj = 0; jj < (long long)count; ++jj) {
-                const size_t j = size_t(jj);
-                const frame_view& fv = frames[todo[pos + j]];
-                std::copy(fv.bits, fv.bits + fv.rho, to + offset[j]);
-            }
+            for_each_index(
+                0, count, edges.first && count >= 16, d_lane_threads, [&](size_t j) {
+                    const frame_view& fv = frames[todo[pos + j]];
+                    std::copy(fv.bits, fv.bits + fv.rho, to + offset[j]);
+                });
         }
 
         // all device buffers are kept between batches (grown when needed)
@@ -1376,16 +1387,15 @@ private:
         const int Nn = N(), Q = q();
         const int* status = ln.status_host.get();
         const real* out = ln.staging.get();
-#pragma omp parallel for schedule(static) num_threads(d_lane_threads) if (j1 - j0 >= 16)
-        for (long long jj = (long long)j0; jj < (long long)j1; ++jj) {
-            const size_t j = size_t(jj), k = todo[pos + j];
+        for_each_index(j0, j1, j1 - j0 >= 16, d_lane_threads, [&](size_t j) {
+            const size_t k = todo[pos + j];
             if (status[j] != st_ok)
-                continue;
+                return;
             double* to = post[k];
             if (has_prior[j]) {
                 const double* from = post_d + j * NQ;
                 std::copy(from, from + NQ, to);
-                continue;
+                return;
             }
             const real* from = out + j * NQ;
             if constexpr (std::is_same<real, double>::value) {
@@ -1401,7 +1411,7 @@ private:
                         to[D] = double(from[D]) / sum;
                 }
             }
-        }
+        });
     }
 
     // whether a batch (soft input or not) runs on d_reg
