@@ -233,13 +233,6 @@ size_t plan_tail_split(size_t frames)
     return frames - (frames + 3) / 4;
 }
 
-int plan_edge_threads(size_t frames, int threads)
-{
-    const size_t by_frames = frames / edge_frames_per_thread;
-    return int(
-        std::max<size_t>(1, std::min<size_t>(by_frames, size_t(std::max(threads, 1)))));
-}
-
 backend_settings settings_from(const decoder_config& cfg)
 {
     if (cfg.device < 0) {

@@ -296,18 +296,6 @@ size_t plan_tail_split(size_t frames);
 constexpr size_t tail_split_min = 32;
 
 /*!
- * \brief The threads that check and gather a batch's first `frames` frames
- * (its first chunk, which no kernel hides): one per edge_frames_per_thread
- * frames, at most `threads` (the lane's share of the cores), 1 (this thread,
- * no OpenMP team) below two. A team of all the lane's threads for a batch of
- * 64 frames cost the frame batcher's threads 10 % of their rate (its threads
- * spin after each region, on the cores of the threads around the decoder),
- * against 5 % gained by the raw batches (docs/benchmarks.md).
- */
-int plan_edge_threads(size_t frames, int threads);
-constexpr size_t edge_frames_per_thread = 64;
-
-/*!
  * \brief The backend's settings from decoder_config, with the environment's
  * overrides: BSID_CUDA_DEVICE (an index), BSID_CUDA_AB=block, and
  * BSID_CUDA_LOCAL_WINDOW (a positive cap). Throws std::invalid_argument for

@@ -326,9 +326,9 @@ public:
     // their status and uniform posteriors here; returns the others. (Checked
     // for the whole batch on all cores before the lanes began, the check
     // contended with the lanes' OpenMP teams and took 0.4 to 6 ms a batch,
-    // docs/benchmarks.md.) The batch's first chunk (first) is checked on a
-    // team of the lane's threads instead (plan_edge_threads): no kernel runs
-    // yet, so its check is the batch's first kernel's wait.
+    // docs/benchmarks.md.) The batch's first chunk (first) is checked on the
+    // lane's team instead: no kernel runs yet, so its check is the batch's
+    // first kernel's wait.
     std::vector<size_t> check_chunk(const std::vector<frame_view>& frames,
                                     const std::vector<double*>& post,
                                     size_t from,
@@ -337,8 +337,7 @@ public:
                                     bool first) const
     {
         std::vector<char> ok(to - from, 0);
-        const int team = first ? plan_edge_threads(to - from, d_lane_threads) : 1;
-        for_each_index(from, to, team > 1, team, [&](size_t k) {
+        for_each_index(from, to, first && to - from >= 16, d_lane_threads, [&](size_t k) {
             try {
                 ok[k - from] = precheck(frames[k], results[k]);
             } catch (...) {
@@ -780,14 +779,14 @@ private:
             // on this thread: an OpenMP team here, spinning once done, cost
             // the other lane's copies 3 to 4 % of S500's rate at batch 4096
             // (docs/benchmarks.md); the bits are a byte per item. The batch's
-            // first frames on a team of the lane's threads (plan_edge_threads):
-            // no other lane's copies run yet, and the first kernel waits for them.
+            // first frames on the lane's team: no other lane's copies run yet,
+            // and the first kernel waits for them.
             uint8_t* to = in.host<uint8_t>(at_bits);
-            const int team = edges.first ? plan_edge_threads(count, d_lane_threads) : 1;
-            for_each_index(0, count, team > 1, team, [&](size_t j) {
-                const frame_view& fv = frames[todo[pos + j]];
-                std::copy(fv.bits, fv.bits + fv.rho, to + offset[j]);
-            });
+            for_each_index(
+                0, count, edges.first && count >= 16, d_lane_threads, [&](size_t j) {
+                    const frame_view& fv = frames[todo[pos + j]];
+                    std::copy(fv.bits, fv.bits + fv.rho, to + offset[j]);
+                });
         }
 
         // all device buffers are kept between batches (grown when needed)

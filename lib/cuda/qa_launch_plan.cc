@@ -499,21 +499,6 @@ TEST(launch_plan, the_last_frames_pass_L_in_two_parts)
     }
 }
 
-TEST(launch_plan, a_batchs_first_frames_on_a_team_by_their_count)
-{
-    // below two threads' worth: this thread alone
-    EXPECT_EQ(plan_edge_threads(0, 16), 1);
-    EXPECT_EQ(plan_edge_threads(1, 16), 1);
-    EXPECT_EQ(plan_edge_threads(2 * edge_frames_per_thread - 1, 16), 1);
-    // one thread per edge_frames_per_thread frames, at most the lane's share
-    EXPECT_EQ(plan_edge_threads(2 * edge_frames_per_thread, 16), 2);
-    EXPECT_EQ(plan_edge_threads(256, 16), int(256 / edge_frames_per_thread));
-    EXPECT_EQ(plan_edge_threads(256, 8), std::min(8, int(256 / edge_frames_per_thread)));
-    EXPECT_EQ(plan_edge_threads(100000, 8), 8);
-    EXPECT_EQ(plan_edge_threads(100000, 1), 1);
-    EXPECT_EQ(plan_edge_threads(100000, 0), 1); // no threads given: this one
-}
-
 TEST(launch_plan, environment_guard_restores_value_and_absence)
 {
     const char* name = "BSID_QA_ENV_GUARD_PROBE";
