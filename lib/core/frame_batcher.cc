@@ -216,6 +216,22 @@ void frame_batcher::collect()
     }
 }
 
+namespace {
+
+// a frame the batcher could not decode for want of host memory (noexcept:
+// its reason is left empty if even that cannot be allocated)
+void out_of_memory(batched_result& r, const char* why) noexcept
+{
+    r.result.status = frame_status::decoder_error;
+    try {
+        r.result.reason = why;
+    } catch (...) {
+        r.result.reason.clear();
+    }
+}
+
+} // namespace
+
 void frame_batcher::prepare(ready_batch& b,
                             std::vector<std::vector<double>>&& spare) const
 {
@@ -233,7 +249,12 @@ void frame_batcher::prepare(ready_batch& b,
             r.posteriors = std::move(spare.back());
             spare.pop_back();
         } else {
-            r.posteriors.assign(NQ, uniform);
+            try {
+                r.posteriors.assign(NQ, uniform);
+            } catch (const std::bad_alloc&) {
+                out_of_memory(r, "the host is out of memory for its posteriors");
+                continue;
+            }
         }
         const batched_frame& f = b.frames[k].frame;
         if (!f.log_priors.empty() && f.log_priors.size() != NQ) {
@@ -261,35 +282,16 @@ void frame_batcher::decode_ready()
 
         const size_t K = b->frames.size();
         const double uniform = 1.0 / double(b->dec->q());
-        std::vector<frame_view> views;
-        std::vector<double*> outs;
-        std::vector<size_t> which; // the batch's frames the decoder is given
-        for (size_t k = 0; k < K; ++k) {
-            if (!b->results[k].result.ok())
-                continue; // refused by prepare()
-            const batched_frame& f = b->frames[k].frame;
-            frame_view v;
-            v.rho = f.soft ? f.llr.size() : f.bits.size();
-            if (f.soft)
-                v.llr = f.llr.data();
-            else
-                v.bits = f.bits.data();
-            if (!f.log_priors.empty()) {
-                v.priors = f.log_priors.data();
-                v.log_priors = true;
-            }
-            v.extrinsic = f.extrinsic;
-            views.push_back(v);
-            outs.push_back(b->results[k].posteriors.data());
-            which.push_back(k);
-        }
-        if (!views.empty()) {
-            const auto r = decode(*b->dec, views, outs);
-            for (size_t j = 0; j < which.size(); ++j) {
-                batched_result& res = b->results[which[j]];
-                res.result = r[j];
-                if (!r[j].ok()) // a frame refused by an exception may be half written
-                    std::fill(res.posteriors.begin(), res.posteriors.end(), uniform);
+        try {
+            decode_batch_of(*b);
+        } catch (...) {
+            // out of host memory for the batch's views (decode() catches the
+            // decoder's own exceptions): its frames are decoder_error results
+            for (auto& r : b->results) {
+                if (!r.result.ok())
+                    continue;
+                out_of_memory(r, "the batch failed (out of host memory)");
+                std::fill(r.posteriors.begin(), r.posteriors.end(), uniform);
             }
         }
         for (size_t k = 0; k < K; ++k)
@@ -301,6 +303,43 @@ void frame_batcher::decode_ready()
         ++d_batches;
         d_frames += K;
         d_done.notify_all();
+    }
+}
+
+void frame_batcher::decode_batch_of(ready_batch& b)
+{
+    const size_t K = b.frames.size();
+    const double uniform = 1.0 / double(b.dec->q());
+    std::vector<frame_view> views;
+    std::vector<double*> outs;
+    std::vector<size_t> which; // the batch's frames the decoder is given
+    for (size_t k = 0; k < K; ++k) {
+        if (!b.results[k].result.ok())
+            continue; // refused by prepare()
+        const batched_frame& f = b.frames[k].frame;
+        frame_view v;
+        v.rho = f.soft ? f.llr.size() : f.bits.size();
+        if (f.soft)
+            v.llr = f.llr.data();
+        else
+            v.bits = f.bits.data();
+        if (!f.log_priors.empty()) {
+            v.priors = f.log_priors.data();
+            v.log_priors = true;
+        }
+        v.extrinsic = f.extrinsic;
+        views.push_back(v);
+        outs.push_back(b.results[k].posteriors.data());
+        which.push_back(k);
+    }
+    if (views.empty())
+        return;
+    const auto r = decode(*b.dec, views, outs);
+    for (size_t j = 0; j < which.size(); ++j) {
+        batched_result& res = b.results[which[j]];
+        res.result = r[j];
+        if (!r[j].ok()) // a frame refused by an exception may be half written
+            std::fill(res.posteriors.begin(), res.posteriors.end(), uniform);
     }
 }
 

@@ -46,9 +46,10 @@ struct batched_frame {
 
 //! A frame the batcher has decoded, in the order the frames were pushed.
 struct batched_result {
-    uint64_t sequence = 0;          //!< push()'s number for the frame
-    frame_result result;            //!< the decoder's result (decoder_error if it threw)
-    std::vector<double> posteriors; //!< N x q (uniform unless result.ok())
+    uint64_t sequence = 0; //!< push()'s number for the frame
+    frame_result result;   //!< the decoder's result (decoder_error if it threw)
+    //! N x q (uniform unless result.ok(); empty if the host had no memory for them)
+    std::vector<double> posteriors;
     //! The frame pushed, handed back (its items, e.g. for channel estimation).
     batched_frame frame;
 };
@@ -128,6 +129,9 @@ private:
     };
     void collect();      // the collector: forms and prepares the batches
     void decode_ready(); // the decoder thread: decodes them in order, publishes
+    // the decode of one prepared batch (its views; the frames prepare()
+    // refused are left out); throws only for want of host memory
+    static void decode_batch_of(ready_batch& b);
     // a batch's results with their posterior buffers (recycled ones first,
     // taken with the lock held), and the frames an invalid size refuses
     void prepare(ready_batch& b, std::vector<std::vector<double>>&& spare) const;
