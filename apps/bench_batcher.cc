@@ -70,25 +70,24 @@ int bench_batcher(const std::map<std::string, std::string>& opt)
                 bsid::frame_batcher fb({ B, delay });
                 auto run = [&](uint64_t& erasures) {
                     size_t taken = 0;
+                    // counts the results and gives their buffers back
+                    auto consume = [&](std::vector<bsid::batched_result>&& results) {
+                        for (auto& r : results) {
+                            erasures += !r.result.ok();
+                            ++taken;
+                            fb.recycle(std::move(r.posteriors));
+                        }
+                    };
                     const auto start = std::chrono::steady_clock::now();
                     for (size_t k = 0; k < rx.size(); ++k) {
                         bsid::batched_frame f;
                         f.bits = rx[k];
                         fb.push(std::move(f), dec);
-                        for (auto& r : fb.take()) {
-                            erasures += !r.result.ok();
-                            ++taken;
-                            fb.recycle(std::move(r.posteriors));
-                        }
+                        consume(fb.take());
                     }
                     fb.flush();
-                    while (taken < rx.size()) {
-                        for (auto& r : fb.take(100.0)) {
-                            erasures += !r.result.ok();
-                            ++taken;
-                            fb.recycle(std::move(r.posteriors));
-                        }
-                    }
+                    while (taken < rx.size())
+                        consume(fb.take(100.0));
                     return seconds_since(start);
                 };
                 uint64_t cold_erasures = 0, erasures = 0;

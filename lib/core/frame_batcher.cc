@@ -210,8 +210,8 @@ void frame_batcher::collect()
         prepare(*b, std::move(spare)); // while the decoder thread decodes the last batch
         lock.lock();
         // one prepared batch at a time: the next one forms while this one decodes
-        d_handoff.wait(lock, [this] { return d_prepared.empty(); });
-        d_prepared.push_back(std::move(b));
+        d_handoff.wait(lock, [this] { return !d_prepared; });
+        d_prepared = std::move(b);
         d_handoff.notify_all();
     }
 }
@@ -272,11 +272,10 @@ void frame_batcher::decode_ready()
 {
     std::unique_lock<std::mutex> lock(d_mutex);
     while (true) {
-        d_handoff.wait(lock, [this] { return !d_prepared.empty() || d_collected; });
-        if (d_prepared.empty())
+        d_handoff.wait(lock, [this] { return d_prepared || d_collected; });
+        if (!d_prepared)
             return; // the collector has ended, and every batch is decoded
-        std::unique_ptr<ready_batch> b = std::move(d_prepared.front());
-        d_prepared.pop_front();
+        std::unique_ptr<ready_batch> b = std::move(d_prepared);
         d_handoff.notify_all(); // the collector may hand over the next one
         lock.unlock();
 

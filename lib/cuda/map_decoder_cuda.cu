@@ -93,6 +93,26 @@ void for_each_index(size_t j0, size_t j1, bool team, int threads, Fn&& fn)
     }
 }
 
+// the fewest frames whose host-side loops (checks, bits, copies out) are
+// worth an OpenMP team
+constexpr size_t team_min_frames = 16;
+
+// waits, however the scope ends, for an event recorded on another stream
+// (the split tail's copies: the lane's pinned buffers are not written again
+// while they run). Set only once the event is recorded; an error from the
+// wait shows on the stream's next checked call (a destructor cannot throw).
+struct copy_wait {
+    cudaEvent_t event = nullptr;
+    copy_wait() = default;
+    copy_wait(const copy_wait&) = delete;
+    copy_wait& operator=(const copy_wait&) = delete;
+    ~copy_wait()
+    {
+        if (event)
+            (void)cudaEventSynchronize(event);
+    }
+};
+
 template <typename real>
 class cuda_decoder final : public map_decoder, public staged_inner
 {
@@ -337,20 +357,25 @@ public:
                                     bool first) const
     {
         std::vector<char> ok(to - from, 0);
-        for_each_index(from, to, first && to - from >= 16, d_lane_threads, [&](size_t k) {
-            try {
-                ok[k - from] = precheck(frames[k], results[k]);
-            } catch (...) {
-                results[k].status = frame_status::decoder_error;
+        for_each_index(
+            from,
+            to,
+            first && to - from >= team_min_frames,
+            d_lane_threads,
+            [&](size_t k) {
                 try {
-                    results[k].reason =
-                        "the frame could not be checked (out of host memory)";
+                    ok[k - from] = precheck(frames[k], results[k]);
                 } catch (...) {
+                    results[k].status = frame_status::decoder_error;
+                    try {
+                        results[k].reason =
+                            "the frame could not be checked (out of host memory)";
+                    } catch (...) {
+                    }
                 }
-            }
-            if (!ok[k - from])
-                write_no_result(frames[k], post[k]);
-        });
+                if (!ok[k - from])
+                    write_no_result(frames[k], post[k]);
+            });
         std::vector<size_t> todo;
         todo.reserve(to - from);
         for (size_t k = from; k < to; ++k)
@@ -677,10 +702,6 @@ private:
              chunk_edges edges)
     {
         BSID_CUDA(cudaSetDevice(d_device));
-        // a split tail's copy that an error left in flight ends before the
-        // lane's pinned copies are written again (done at once otherwise)
-        if (ln.head_copied)
-            BSID_CUDA(cudaEventSynchronize(ln.head_copied));
         const int F = int(count);
         const int Nn = N(), Q = q(), Mt = d_limits.mtau.size(), Mn = d_limits.mn.size();
         const bool recompute = W < size_t(Nn);
@@ -782,11 +803,14 @@ private:
             // first frames on the lane's team: no other lane's copies run yet,
             // and the first kernel waits for them.
             uint8_t* to = in.host<uint8_t>(at_bits);
-            for_each_index(
-                0, count, edges.first && count >= 16, d_lane_threads, [&](size_t j) {
-                    const frame_view& fv = frames[todo[pos + j]];
-                    std::copy(fv.bits, fv.bits + fv.rho, to + offset[j]);
-                });
+            for_each_index(0,
+                           count,
+                           edges.first && count >= team_min_frames,
+                           d_lane_threads,
+                           [&](size_t j) {
+                               const frame_view& fv = frames[todo[pos + j]];
+                               std::copy(fv.bits, fv.bits + fv.rho, to + offset[j]);
+                           });
         }
 
         // all device buffers are kept between batches (grown when needed)
@@ -914,6 +938,7 @@ private:
                                 : 0;
         if (head > 0)
             ln.make_copy_stream();
+        copy_wait head_copy; // the split tail's copies, however run() ends
         if (plan && plan->owns_lock())
             plan->unlock(); // the lane's memory is taken: the next lane may plan
         // The lanes' kernels run one chunk after another, in the order the
@@ -1045,6 +1070,7 @@ private:
                     at_status, ln.status_host.get(), 2 * count, ln.copy_stream);
                 ln.post.download_async_at(ln.staging.get(), 0, head * NQ, ln.copy_stream);
                 BSID_CUDA(cudaEventRecord(ln.head_copied, ln.copy_stream));
+                head_copy.event = ln.head_copied;
                 p = frame_range(whole, int(head), F - int(head));
                 lattice(0, Nn, pass_L);
                 p = whole;
@@ -1129,6 +1155,7 @@ private:
         }
         if (head > 0) {
             BSID_CUDA(cudaEventSynchronize(ln.head_copied));
+            head_copy.event = nullptr;
             copy_out(post, todo, pos, 0, head, ln, has_prior, nullptr);
         }
         BSID_CUDA(cudaStreamSynchronize(cudaStreamPerThread)); // this lane's stream
@@ -1387,7 +1414,7 @@ private:
         const int Nn = N(), Q = q();
         const int* status = ln.status_host.get();
         const real* out = ln.staging.get();
-        for_each_index(j0, j1, j1 - j0 >= 16, d_lane_threads, [&](size_t j) {
+        for_each_index(j0, j1, j1 - j0 >= team_min_frames, d_lane_threads, [&](size_t j) {
             const size_t k = todo[pos + j];
             if (status[j] != st_ok)
                 return;

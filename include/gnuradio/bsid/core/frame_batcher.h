@@ -155,9 +155,9 @@ private:
     uint64_t d_next = 0;                      // the next sequence number
     uint64_t d_flush_until = 0;               // frames below this sequence go at once
     uint64_t d_batches = 0, d_frames = 0, d_taken = 0;
-    // prepared batches waiting for the decoder thread (at most one: the
-    // next batch is formed while one decodes, not several ahead)
-    std::deque<std::unique_ptr<ready_batch>> d_prepared;
+    // the prepared batch waiting for the decoder thread, or null (one slot:
+    // the next batch is formed while one decodes, not several ahead)
+    std::unique_ptr<ready_batch> d_prepared;
     bool d_stop = false;
     bool d_collected = false; // the collector has ended (after d_stop)
     std::thread d_collector, d_decoder;
