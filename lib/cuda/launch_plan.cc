@@ -226,11 +226,16 @@ size_t plan_chunk(size_t frames, int streams)
     return chunk_frames;
 }
 
-size_t plan_tail_split(size_t frames)
+std::vector<size_t> plan_tail_parts(size_t frames)
 {
-    if (frames < tail_split_min)
-        return 0;
-    return frames - (frames + 3) / 4;
+    std::vector<size_t> bounds{ 0 };
+    size_t left = frames;
+    while (left / 2 >= tail_part_min) {
+        left /= 2; // the part takes the rest: half, rounded up
+        bounds.push_back(frames - left);
+    }
+    bounds.push_back(frames);
+    return bounds;
 }
 
 backend_settings settings_from(const decoder_config& cfg)

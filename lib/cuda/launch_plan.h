@@ -285,15 +285,19 @@ constexpr size_t chunk_frames = 256, lane_min_chunks = 4;
 
 /*!
  * \brief The batch's last frames (`frames` of them, decoded in global
- * storage): how many of them run pass L first, their posteriors copied out
- * while the others' pass L runs (run()'s split tail), or 0 for one pass L.
- * All but the last quarter: on S500 pass L takes 8.8 us a frame and the copy
- * out about 2 us, so the quarter's pass L hides the others' copy. Fewer than
- * tail_split_min frames are not split (their copy is short; two launches
- * cost more).
+ * storage): the parts whose pass L runs one after another, each part's
+ * posteriors copied out while the later parts' pass L runs (run()), as their
+ * bounds: 0 = b_0 < b_1 < .. < b_k = frames, part i being [b_i, b_i+1).
+ * Each part takes half of the frames left (rounded up) while the half left
+ * after it is at least tail_part_min frames, and the last part is the rest:
+ * 256 frames are parts of 128, 64, 32, 16 and 16. On S500 pass L takes about
+ * 7 us a frame and the copy out 2 to 3, so each part's copy ends within the
+ * next part's pass L, and what follows the batch's last kernel is the copy of
+ * 16 to 31 frames. Fewer than 2 tail_part_min frames are one part (two
+ * launches of a few frames each cost more than their copy).
  */
-size_t plan_tail_split(size_t frames);
-constexpr size_t tail_split_min = 32;
+std::vector<size_t> plan_tail_parts(size_t frames);
+constexpr size_t tail_part_min = 16;
 
 /*!
  * \brief The backend's settings from decoder_config, with the environment's

@@ -650,8 +650,6 @@ private:
                       size_t pos,
                       size_t count)
     {
-        size_t free_b = 0, total_b = 0;
-        BSID_CUDA(cudaMemGetInfo(&free_b, &total_b));
         std::vector<size_t> rho(count);
         memory_model m = memory();
         for (size_t j = 0; j < count; ++j) {
@@ -662,10 +660,22 @@ private:
             m.items = m.items || (fv.events && fv.item_posteriors);
         }
         m.events_scratch = sizeof(double) * d_ev_plan.scratch_doubles();
+        // the lane's buffers are reused: where they alone hold what the
+        // widest window needs, the device's free memory cannot change the
+        // plan, and is not asked for (cudaMemGetInfo took 40 to 50 us a
+        // chunk on the H200 while another lane ran, docs/benchmarks.md)
+        const size_t cached = ln.cached_bytes();
+        const size_t widest = plan_window(
+            m, rho, std::numeric_limits<size_t>::max(), d_storage, d_local_cap, nullptr);
+        if (widest >= 1 &&
+            plan_window(m, rho, cached, d_storage, d_local_cap, nullptr) == widest)
+            return widest;
+        size_t free_b = 0, total_b = 0;
+        BSID_CUDA(cudaMemGetInfo(&free_b, &total_b));
         bool fell_back = false;
         const size_t W = plan_window(m,
                                      rho,
-                                     free_b + ln.cached_bytes(),
+                                     free_b + cached,
                                      d_storage,
                                      d_local_cap,
                                      &fell_back); // the cache is reused
@@ -687,8 +697,8 @@ private:
     // released once the lane's memory is allocated. edges.first: the batch's
     // first frames, which no other lane's kernels hide: their bits gathered
     // on the lane's team; edges.last: its last frames, which no other lane's
-    // kernels follow: pass L in two parts where plan_tail_split says so, the
-    // first part's posteriors copied out while the second part's pass L runs.
+    // kernels follow: pass L in parts where plan_tail_parts says so, each
+    // part's posteriors copied out while the later parts' pass L runs.
     void run(lane& ln,
              const std::vector<frame_view>& frames,
              const std::vector<double*>& post,
@@ -789,27 +799,26 @@ private:
         const size_t at_bits = in.add<uint8_t>(send_bits ? size_t(total) : 0);
         in.ensure();
         std::fill_n(in.host<int>(at_status), 2 * count, 0);
+        std::copy(has_prior.begin(), has_prior.end(), in.host<int>(at_has_prior));
         {
+            // each frame's boundary weights (2 M_tau doubles) and bits (a
+            // byte per item), on this thread: an OpenMP team here, spinning
+            // once done, cost the other lane's copies 3 to 4 % of S500's rate
+            // at batch 4096 (docs/benchmarks.md). The batch's first frames on
+            // the lane's team: no other lane's copies run yet, and the first
+            // kernel waits for them.
             double* bounds = in.host<double>(at_bounds);
-            for (size_t j = 0; j < count; ++j)
-                boundaries_into(
-                    frames[todo[pos + j]], bounds + j * Mt, bounds + (F + j) * Mt);
-            std::copy(has_prior.begin(), has_prior.end(), in.host<int>(at_has_prior));
-        }
-        if (send_bits) {
-            // on this thread: an OpenMP team here, spinning once done, cost
-            // the other lane's copies 3 to 4 % of S500's rate at batch 4096
-            // (docs/benchmarks.md); the bits are a byte per item. The batch's
-            // first frames on the lane's team: no other lane's copies run yet,
-            // and the first kernel waits for them.
-            uint8_t* to = in.host<uint8_t>(at_bits);
+            uint8_t* to = send_bits ? in.host<uint8_t>(at_bits) : nullptr;
             for_each_index(0,
                            count,
                            edges.first && count >= team_min_frames,
                            d_lane_threads,
                            [&](size_t j) {
                                const frame_view& fv = frames[todo[pos + j]];
-                               std::copy(fv.bits, fv.bits + fv.rho, to + offset[j]);
+                               boundaries_into(
+                                   fv, bounds + j * Mt, bounds + (F + j) * Mt);
+                               if (to)
+                                   std::copy(fv.bits, fv.bits + fv.rho, to + offset[j]);
                            });
         }
 
@@ -929,16 +938,33 @@ private:
         ln.status_host.ensure(2 * count); // the statuses, then their indices
         if (!io)
             ln.staging.ensure(nout);
-        // the batch's last frames in global storage: pass L in two parts, the
-        // first part's posteriors copied out (on the lane's copy stream) while
-        // the second part's pass L runs; not with priors (their posteriors
+        // the batch's last frames in global storage: pass L in parts
+        // (plan_tail_parts), each part's statuses and posteriors copied out
+        // (on the lane's copy stream, then into the caller's buffers) while
+        // the later parts' pass L runs; not with priors (their posteriors
         // come in double, post_d) or the E-step (after pass L, on every frame)
-        const size_t head = edges.last && !recompute && !io && !any_prior && Fe == 0
-                                ? plan_tail_split(count)
-                                : 0;
-        if (head > 0)
-            ln.make_copy_stream();
-        copy_wait head_copy; // the split tail's copies, however run() ends
+        const std::vector<size_t> parts =
+            edges.last && !recompute && !io && !any_prior && Fe == 0
+                ? plan_tail_parts(count)
+                : std::vector<size_t>{ 0, count };
+        const size_t nparts = parts.size() - 1;
+        const size_t tail0 = parts[nparts - 1]; // the last part's first frame
+        if (nparts > 1)
+            ln.make_copy_stream(nparts - 1);
+        copy_wait parts_copy; // the parts' copies, however run() ends
+        // the statuses of frames [j0, j1) and their indices, queued on stream
+        auto download_statuses = [&](size_t j0, size_t j1, cudaStream_t stream) {
+            if (j0 == 0 && j1 == count) {
+                in.download_async(at_status, ln.status_host.get(), 2 * count, stream);
+                return;
+            }
+            in.download_async(
+                at_status + j0 * sizeof(int), ln.status_host.get() + j0, j1 - j0, stream);
+            in.download_async(at_status + (count + j0) * sizeof(int),
+                              ln.status_host.get() + count + j0,
+                              j1 - j0,
+                              stream);
+        };
         if (plan && plan->owns_lock())
             plan->unlock(); // the lane's memory is taken: the next lane may plan
         // The lanes' kernels run one chunk after another, in the order the
@@ -1057,22 +1083,28 @@ private:
             // by side, then the posteriors
             lattice(0, Nn, pass_G);
             recursion(2, stage_clock::alpha);
-            if (head == 0) {
+            if (nparts == 1) {
                 lattice(0, Nn, pass_L);
             } else {
-                // the statuses are final once the recursions are done
+                // a part's statuses are final once its pass L (with its
+                // finish) is done
                 const launch_params<real> whole = p;
-                p = frame_range(whole, 0, int(head));
-                lattice(0, Nn, pass_L);
-                BSID_CUDA(cudaEventRecord(ln.head_done, cudaStreamPerThread));
-                BSID_CUDA(cudaStreamWaitEvent(ln.copy_stream, ln.head_done, 0));
-                in.download_async(
-                    at_status, ln.status_host.get(), 2 * count, ln.copy_stream);
-                ln.post.download_async_at(ln.staging.get(), 0, head * NQ, ln.copy_stream);
-                BSID_CUDA(cudaEventRecord(ln.head_copied, ln.copy_stream));
-                head_copy.event = ln.head_copied;
-                p = frame_range(whole, int(head), F - int(head));
-                lattice(0, Nn, pass_L);
+                for (size_t i = 0; i < nparts; ++i) {
+                    const size_t j0 = parts[i], j1 = parts[i + 1];
+                    p = frame_range(whole, int(j0), int(j1 - j0));
+                    lattice(0, Nn, pass_L);
+                    if (i + 1 == nparts)
+                        break; // the last part's copy follows the kernels
+                    BSID_CUDA(cudaEventRecord(ln.part_done[i], cudaStreamPerThread));
+                    BSID_CUDA(cudaStreamWaitEvent(ln.copy_stream, ln.part_done[i], 0));
+                    download_statuses(j0, j1, ln.copy_stream);
+                    ln.post.download_async_at(ln.staging.get() + j0 * NQ,
+                                              j0 * NQ,
+                                              (j1 - j0) * NQ,
+                                              ln.copy_stream);
+                    BSID_CUDA(cudaEventRecord(ln.part_copied[i], ln.copy_stream));
+                    parts_copy.event = ln.part_copied[i]; // the copy stream runs in order
+                }
                 p = whole;
             }
         } else {
@@ -1137,27 +1169,26 @@ private:
         d_last_kernels = ln.kernels_done;
         order.unlock();
         // the statuses and the posteriors back to pinned memory, queued
-        // behind the kernels: one wait for the lot (with a split tail, the
-        // first part's came on the copy stream, and are copied out here while
-        // the second part's pass L runs)
-        if (head == 0)
-            in.download_async(at_status, ln.status_host.get(), 2 * count);
+        // behind the kernels: one wait for the lot (with pass L in parts, the
+        // other parts' came on the copy stream, and are copied out here while
+        // the later parts' pass L runs)
+        download_statuses(tail0, count, cudaStreamPerThread);
         if (io && !any_prior) {
             // without priors the extrinsic output is the posterior: each row
             // in double, normalized again as below for the host
             launch_rows_to_double<real>(ln.post.get(), (long long)F * Nn, Q, io->ext);
         }
         if (!io) {
-            ln.post.download_async_at(ln.staging.get() + head * NQ,
-                                      head * NQ,
-                                      nout - head * NQ,
+            ln.post.download_async_at(ln.staging.get() + tail0 * NQ,
+                                      tail0 * NQ,
+                                      nout - tail0 * NQ,
                                       cudaStreamPerThread);
         }
-        if (head > 0) {
-            BSID_CUDA(cudaEventSynchronize(ln.head_copied));
-            head_copy.event = nullptr;
-            copy_out(post, todo, pos, 0, head, ln, has_prior, nullptr);
+        for (size_t i = 0; i + 1 < nparts; ++i) {
+            BSID_CUDA(cudaEventSynchronize(ln.part_copied[i]));
+            copy_out(post, todo, pos, parts[i], parts[i + 1], ln, has_prior, nullptr);
         }
+        parts_copy.event = nullptr;
         BSID_CUDA(cudaStreamSynchronize(cudaStreamPerThread)); // this lane's stream
         {
             std::lock_guard<std::mutex> stats(d_stats_mutex);
@@ -1203,7 +1234,7 @@ private:
             post_d.resize(nout);
             ln.post_d.download(post_d.data(), nout);
         }
-        copy_out(post, todo, pos, head, count, ln, has_prior, post_d.data());
+        copy_out(post, todo, pos, tail0, count, ln, has_prior, post_d.data());
         // the boundary metrics (alpha_N, beta_0) and the evidence of the frames
         // that ask for them, each gathered for the whole batch in one strided
         // copy (a copy per frame costs more than its decode)
@@ -1523,10 +1554,10 @@ private:
         device_buffer<int> ev_frames, ev_want;
         std::thread worker; // lanes after the first: their host thread (on_lanes)
         cudaEvent_t kernels_done = nullptr; // recorded after its chunk's kernels
-        // a split tail (run()): the first part's copy stream and its events
-        // (its pass L done, its posteriors copied), made on first use
+        // pass L in parts (run()): the copy stream and each part's events
+        // but the last's (its pass L done, its copies done), made on first use
         cudaStream_t copy_stream = nullptr;
-        cudaEvent_t head_done = nullptr, head_copied = nullptr;
+        std::vector<cudaEvent_t> part_done, part_copied;
         // device_allocations() when this lane last took the peak
         unsigned long long counted_allocations = ~0ull;
         lane() = default;
@@ -1534,19 +1565,26 @@ private:
         lane& operator=(const lane&) = delete;
         ~lane()
         {
-            for (cudaEvent_t e : { kernels_done, head_done, head_copied })
-                if (e)
+            if (kernels_done)
+                cudaEventDestroy(kernels_done);
+            for (const auto* v : { &part_done, &part_copied })
+                for (cudaEvent_t e : *v)
                     cudaEventDestroy(e);
             if (copy_stream)
                 cudaStreamDestroy(copy_stream);
         }
-        void make_copy_stream()
+        void make_copy_stream(size_t events)
         {
             if (!copy_stream)
                 BSID_CUDA(cudaStreamCreateWithFlags(&copy_stream, cudaStreamNonBlocking));
-            for (cudaEvent_t* e : { &head_done, &head_copied })
-                if (!*e)
-                    BSID_CUDA(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+            for (auto* v : { &part_done, &part_copied }) {
+                v->reserve(events); // no throw between an event's making and its keeping
+                while (v->size() < events) {
+                    cudaEvent_t e = nullptr;
+                    BSID_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+                    v->push_back(e);
+                }
+            }
         }
         // f on each buffer whose size follows the batch: the device memory a
         // plan may count as its own (it is reused), freed when a batch does

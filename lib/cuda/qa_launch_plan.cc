@@ -479,23 +479,39 @@ TEST(launch_plan, chunks_share_a_batch_among_the_lanes)
     }
 }
 
-TEST(launch_plan, the_last_frames_pass_L_in_two_parts)
+TEST(launch_plan, the_last_frames_pass_L_in_parts)
 {
+    using v = std::vector<size_t>;
     // too few frames: one pass L
-    EXPECT_EQ(plan_tail_split(0), 0u);
-    EXPECT_EQ(plan_tail_split(1), 0u);
-    EXPECT_EQ(plan_tail_split(tail_split_min - 1), 0u);
-    // all but the last quarter (rounded up) first
-    EXPECT_EQ(plan_tail_split(tail_split_min), tail_split_min - tail_split_min / 4);
-    EXPECT_EQ(plan_tail_split(256), 192u);
-    EXPECT_EQ(plan_tail_split(257), 192u);
-    EXPECT_EQ(plan_tail_split(1024), 768u);
-    for (size_t f = tail_split_min; f < 3000; ++f) {
-        const size_t head = plan_tail_split(f);
-        EXPECT_GT(head, 0u) << f; // both parts hold frames
-        EXPECT_LT(head, f) << f;
-        EXPECT_GE(4 * (f - head), f) << f;     // the second part: at least a quarter
-        EXPECT_LT(4 * (f - head), f + 4) << f; // and not more
+    EXPECT_EQ(plan_tail_parts(0), (v{ 0, 0 }));
+    EXPECT_EQ(plan_tail_parts(1), (v{ 0, 1 }));
+    EXPECT_EQ(plan_tail_parts(2 * tail_part_min - 1), (v{ 0, 2 * tail_part_min - 1 }));
+    // halves, rounded up, down to the last part of tail_part_min to twice it
+    EXPECT_EQ(plan_tail_parts(2 * tail_part_min),
+              (v{ 0, tail_part_min, 2 * tail_part_min }));
+    EXPECT_EQ(plan_tail_parts(256), (v{ 0, 128, 192, 224, 240, 256 }));
+    EXPECT_EQ(plan_tail_parts(257), (v{ 0, 129, 193, 225, 241, 257 }));
+    EXPECT_EQ(plan_tail_parts(103), (v{ 0, 52, 78, 103 }));
+    EXPECT_EQ(plan_tail_parts(140), (v{ 0, 70, 105, 123, 140 }));
+    for (size_t f = 0; f < 3000; ++f) {
+        const v b = plan_tail_parts(f);
+        ASSERT_GE(b.size(), 2u) << f;
+        EXPECT_EQ(b.front(), 0u) << f;
+        EXPECT_EQ(b.back(), f) << f;
+        const size_t k = b.size() - 1; // parts
+        EXPECT_EQ(k == 1, f < 2 * tail_part_min) << f;
+        for (size_t i = 0; i < k; ++i) {
+            const size_t part = b[i + 1] - b[i], left = f - b[i];
+            if (f > 0)
+                EXPECT_GT(part, 0u) << f << " part " << i;
+            if (i + 1 < k) {
+                EXPECT_EQ(part, left - left / 2)
+                    << f << " part " << i; // half, rounded up
+            } else if (k > 1) {
+                EXPECT_GE(part, tail_part_min) << f; // the last: the rest
+                EXPECT_LT(part, 2 * tail_part_min) << f;
+            }
+        }
     }
 }
 

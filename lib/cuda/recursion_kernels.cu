@@ -431,40 +431,55 @@ __global__ void __launch_bounds__(32) norm_scan_kernel(launch_params<real> p, in
     // the logs in parallel, then summed in a fixed order (from index 1 up,
     // from N - 1 down), so that the sums do not depend on how the windows
     // cut the frame: global and local storage stay bit-identical. 1024 terms
-    // at a time: each lane loads and takes the logs of 32 of them (term
-    // k0 + 32 m + lane in x[m]; the loads are all in flight together), then
-    // for each m every lane adds the 32 terms of x[m] in order (the same sums
-    // in every lane), keeping the one that ends at its own term; the chain is
-    // one add per term, with no memory access in it.
+    // at a time: the warp loads them into shared memory (all loads in flight
+    // together) and takes their logs, then for each row of 32 every lane adds
+    // the row's terms in order (the same sums in every lane), keeping the one
+    // that ends at its own term; the chain is one add per term, with no
+    // memory access in it. The rows are a loop, not unrolled: a warp alone
+    // on its multiprocessor runs straight-line code at the speed of its
+    // instruction fetches (32 unrolled rows of 32 terms: 45 us for one frame
+    // of 840, docs/benchmarks.md).
     constexpr int per_lane = 32;
+    __shared__ double x[32 * per_lane];
     double run = base;
     for (int k0 = 0; k0 < count; k0 += 32 * per_lane) {
-        double x[per_lane];
+        const int rows = min(per_lane, (count - k0 + 31) / 32);
 #pragma unroll
         for (int m = 0; m < per_lane; ++m) {
             const int k = k0 + 32 * m + lane;
-            x[m] = k < count ? v[at(k)] : 1.0;
+            if (m < rows)
+                x[32 * m + lane] = k < count ? v[at(k)] : 1.0;
         }
+#pragma unroll 4
+        for (int m = 0; m < rows; ++m)
+            x[32 * m + lane] = log2(x[32 * m + lane]); // 0 past the end
+        __syncwarp();
+        // each row in registers, the next one loaded while this one is
+        // summed: no shared-memory load on the chain of adds
+        double cur[32];
 #pragma unroll
-        for (int m = 0; m < per_lane; ++m) {
-            if (k0 + 32 * m <
-                count) // the same in every lane: no logs of whole rows past the end
-                x[m] = log2(x[m]); // 0 past the end
-        }
+        for (int j = 0; j < 32; ++j)
+            cur[j] = x[j];
+        for (int m = 0; m < rows; ++m) {
+            const int after = min(m + 1, rows - 1);
+            double next[32];
 #pragma unroll
-        for (int m = 0; m < per_lane; ++m) {
-            if (k0 + 32 * m >= count)
-                break;
+            for (int j = 0; j < 32; ++j)
+                next[j] = x[32 * after + j];
             double mine = 0;
 #pragma unroll
             for (int j = 0; j < 32; ++j) {
-                run += __shfl_sync(0xffffffffu, x[m], j);
+                run += cur[j];
                 mine = j == lane ? run : mine;
             }
             const int k = k0 + 32 * m + lane;
             if (k < count)
                 v[at(k)] = mine;
+#pragma unroll
+            for (int j = 0; j < 32; ++j)
+                cur[j] = next[j];
         }
+        __syncwarp(); // every lane's reads done before the next terms' stores
     }
     if (lane == 0 && fwd)
         v[0] = 0.0;
