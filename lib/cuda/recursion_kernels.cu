@@ -407,15 +407,17 @@ __global__ void __launch_bounds__(32) ab_warp_kernel(launch_params<real> p, int 
 /*
  * The recursions store each step's normalizer as it is (one store: no log
  * on their critical path); this turns them into the sums of base-2 logs of
- * launch_params::log_alpha_norm, one warp per frame. which = 0: alpha's, prefix sums over
- * all N steps (after the forward pass); which = 1: beta's over the window [i0, i0 + Wc),
- * suffix sums continuing from index i0 + Wc (after each backward window); a grid
- * of two rows (global storage, the whole frame a window): both, blockIdx.y for which.
+ * launch_params::log_alpha_norm, one block per frame. which = 0: alpha's, prefix sums
+ * over all N steps (after the forward pass); which = 1: beta's over the window [i0, i0 +
+ * Wc), suffix sums continuing from index i0 + Wc (after each backward window); a grid of
+ * two rows (global storage, the whole frame a window): both, blockIdx.y for which.
  */
+constexpr int norm_scan_threads = 256;
 template <typename real>
-__global__ void __launch_bounds__(32) norm_scan_kernel(launch_params<real> p, int which)
+__global__ void __launch_bounds__(norm_scan_threads)
+    norm_scan_kernel(launch_params<real> p, int which)
 {
-    const int f = blockIdx.x, lane = threadIdx.x;
+    const int f = blockIdx.x, t = threadIdx.x, lane = t & 31;
     if (gridDim.y == 2)
         which = int(blockIdx.y); // both at once (global storage)
     if (p.status[f] != st_ok)
@@ -431,59 +433,65 @@ __global__ void __launch_bounds__(32) norm_scan_kernel(launch_params<real> p, in
     // the logs in parallel, then summed in a fixed order (from index 1 up,
     // from N - 1 down), so that the sums do not depend on how the windows
     // cut the frame: global and local storage stay bit-identical. 1024 terms
-    // at a time: the warp loads them into shared memory (all loads in flight
-    // together) and takes their logs, then for each row of 32 every lane adds
-    // the row's terms in order (the same sums in every lane), keeping the one
-    // that ends at its own term; the chain is one add per term, with no
-    // memory access in it. The rows are a loop, not unrolled: a warp alone
-    // on its multiprocessor runs straight-line code at the speed of its
-    // instruction fetches (32 unrolled rows of 32 terms: 45 us for one frame
-    // of 840, docs/benchmarks.md).
-    constexpr int per_lane = 32;
-    __shared__ double x[32 * per_lane];
-    double run = base;
-    for (int k0 = 0; k0 < count; k0 += 32 * per_lane) {
-        const int rows = min(per_lane, (count - k0 + 31) / 32);
+    // at a time: the block loads them and takes their logs into shared
+    // memory (4 a thread, all loads in flight together), then warp 0, for
+    // each row of 32, has every lane add the row's terms in order (the same
+    // sums in every lane), keeping the one that ends at its own term; the
+    // chain is one add per term, with no memory access in it. The rows are a
+    // loop, not unrolled: a warp alone on its multiprocessor runs
+    // straight-line code at the speed of its instruction fetches (32 unrolled
+    // rows of 32 terms: 45 us for one frame of 840, docs/benchmarks.md), and
+    // the logs on one warp were 40 % of its instructions.
+    constexpr int tile = 1024, per_thread = tile / norm_scan_threads;
+    __shared__ double x[tile];
+    double run = base; // warp 0's
+    for (int k0 = 0; k0 < count; k0 += tile) {
+        const int rows = min(tile / 32, (count - k0 + 31) / 32);
+        double y[per_thread];
 #pragma unroll
-        for (int m = 0; m < per_lane; ++m) {
-            const int k = k0 + 32 * m + lane;
-            if (m < rows)
-                x[32 * m + lane] = k < count ? v[at(k)] : 1.0;
+        for (int m = 0; m < per_thread; ++m) {
+            const int k = k0 + t + norm_scan_threads * m;
+            y[m] = k < count ? v[at(k)] : 1.0;
         }
-#pragma unroll 4
-        for (int m = 0; m < rows; ++m)
-            x[32 * m + lane] = log2(x[32 * m + lane]); // 0 past the end
-        __syncwarp();
-        // each row in registers, the next one loaded while this one is
-        // summed: no shared-memory load on the chain of adds
-        double cur[32];
 #pragma unroll
-        for (int j = 0; j < 32; ++j)
-            cur[j] = x[j];
-        for (int m = 0; m < rows; ++m) {
-            const int after = min(m + 1, rows - 1);
-            double next[32];
+        for (int m = 0; m < per_thread; ++m) {
+            const int i = t + norm_scan_threads * m;
+            if (i < 32 * rows)
+                x[i] = log2(y[m]); // 0 past the end
+        }
+        __syncthreads();
+        if (t < 32) {
+            // each row in registers, the next one loaded while this one is
+            // summed: no shared-memory load on the chain of adds
+            double cur[32];
 #pragma unroll
             for (int j = 0; j < 32; ++j)
-                next[j] = x[32 * after + j];
-            double mine = 0;
+                cur[j] = x[j];
+            for (int m = 0; m < rows; ++m) {
+                const int after = min(m + 1, rows - 1);
+                double next[32];
 #pragma unroll
-            for (int j = 0; j < 32; ++j) {
-                run += cur[j];
-                mine = j == lane ? run : mine;
+                for (int j = 0; j < 32; ++j)
+                    next[j] = x[32 * after + j];
+                double mine = 0;
+#pragma unroll
+                for (int j = 0; j < 32; ++j) {
+                    run += cur[j];
+                    mine = j == lane ? run : mine;
+                }
+                const int k = k0 + 32 * m + lane;
+                if (k < count)
+                    v[at(k)] = mine;
+#pragma unroll
+                for (int j = 0; j < 32; ++j)
+                    cur[j] = next[j];
             }
-            const int k = k0 + 32 * m + lane;
-            if (k < count)
-                v[at(k)] = mine;
-#pragma unroll
-            for (int j = 0; j < 32; ++j)
-                cur[j] = next[j];
         }
-        __syncwarp(); // every lane's reads done before the next terms' stores
+        __syncthreads(); // warp 0's reads done before the next terms' stores
     }
-    if (lane == 0 && fwd)
+    if (t == 0 && fwd)
         v[0] = 0.0;
-    if (lane == 0 && !fwd && top == p.N)
+    if (t == 0 && !fwd && top == p.N)
         v[p.N] = 0.0;
 }
 
@@ -599,7 +607,8 @@ void launch_recursion(const launch_params<real>& p, int which, bool warp, int ab
 template <typename real>
 void launch_norm_scan(const launch_params<real>& p, int which)
 {
-    norm_scan_kernel<real><<<dim3(unsigned(p.F), which == 2 ? 2u : 1u), 32>>>(p, which);
+    norm_scan_kernel<real>
+        <<<dim3(unsigned(p.F), which == 2 ? 2u : 1u), norm_scan_threads>>>(p, which);
     BSID_CUDA(cudaGetLastError());
 }
 
