@@ -119,8 +119,8 @@ struct launch_params {
  * with a part per frame (the frame outermost in each) starts at frame f0;
  * the received items stay where they are (offset, packed_offset point into
  * them). A kernel launched with it sees those frames only (run(): the last
- * chunk's pass L in two parts, the first part's posteriors copied out while
- * the second's runs).
+ * chunk's pass L in parts, each part's posteriors copied out while the later
+ * parts' pass L runs).
  */
 template <typename real>
 launch_params<real> frame_range(const launch_params<real>& p, int f0, int nf)

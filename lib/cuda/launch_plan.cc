@@ -13,6 +13,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <stdexcept>
 
 namespace bsid {
@@ -102,6 +103,19 @@ size_t plan_window(const memory_model& m,
                            ? size_t(local_cap)
                            : std::max<size_t>(1, local_window_bytes / per_index);
     return std::min({ fit, below_N, cap });
+}
+
+size_t plan_window_in_cache(const memory_model& m,
+                            const std::vector<size_t>& rho,
+                            size_t cached,
+                            storage_kind storage,
+                            int local_cap)
+{
+    const size_t widest = plan_window(
+        m, rho, std::numeric_limits<size_t>::max(), storage, local_cap, nullptr);
+    if (widest >= 1 && plan_window(m, rho, cached, storage, local_cap, nullptr) == widest)
+        return widest;
+    return 0;
 }
 
 std::vector<int> plan_local_windows(int N, int W)

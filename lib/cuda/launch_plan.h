@@ -98,6 +98,21 @@ size_t plan_window(const memory_model& m,
                    bool* fell_back = nullptr);
 
 /*!
+ * \brief The window plan_window gives whatever the device's free memory is,
+ * where the lane's own buffers (`cached` bytes, which a batch reuses) already
+ * hold it: plan_window with `cached` usable bytes, if that is the widest
+ * window the batch may have; else 0, and the caller asks the device for its
+ * free memory (cudaMemGetInfo took 40 to 50 us a chunk on an H200 while
+ * another lane ran). plan_window grows with its usable bytes, so the
+ * free memory cannot change a window returned here.
+ */
+size_t plan_window_in_cache(const memory_model& m,
+                            const std::vector<size_t>& rho,
+                            size_t cached,
+                            storage_kind storage,
+                            int local_cap);
+
+/*!
  * \brief Where the local-storage windows of W indices start, cutting [0, N)
  * from its end: the first window takes the remainder (1 to W indices), every
  * other window W. The forward pass runs them in this order and leaves the

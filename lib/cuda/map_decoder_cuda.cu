@@ -97,19 +97,20 @@ void for_each_index(size_t j0, size_t j1, bool team, int threads, Fn&& fn)
 // worth an OpenMP team
 constexpr size_t team_min_frames = 16;
 
-// waits, however the scope ends, for an event recorded on another stream
-// (the split tail's copies: the lane's pinned buffers are not written again
-// while they run). Set only once the event is recorded; an error from the
-// wait shows on the stream's next checked call (a destructor cannot throw).
+// waits, however the scope ends, for the work queued on a stream of the
+// lane's own (pass L's parts' copies: the lane's pinned buffers are not
+// written again while they run). Set before the first copy is queued; an
+// error from the wait shows on the stream's next checked call (a destructor
+// cannot throw).
 struct copy_wait {
-    cudaEvent_t event = nullptr;
+    cudaStream_t stream = nullptr;
     copy_wait() = default;
     copy_wait(const copy_wait&) = delete;
     copy_wait& operator=(const copy_wait&) = delete;
     ~copy_wait()
     {
-        if (event)
-            (void)cudaEventSynchronize(event);
+        if (stream)
+            (void)cudaStreamSynchronize(stream);
     }
 };
 
@@ -661,15 +662,10 @@ private:
         }
         m.events_scratch = sizeof(double) * d_ev_plan.scratch_doubles();
         // the lane's buffers are reused: where they alone hold what the
-        // widest window needs, the device's free memory cannot change the
-        // plan, and is not asked for (cudaMemGetInfo took 40 to 50 us a
-        // chunk on the H200 while another lane ran, docs/benchmarks.md)
+        // widest window needs, the device's free memory is not asked for
         const size_t cached = ln.cached_bytes();
-        const size_t widest = plan_window(
-            m, rho, std::numeric_limits<size_t>::max(), d_storage, d_local_cap, nullptr);
-        if (widest >= 1 &&
-            plan_window(m, rho, cached, d_storage, d_local_cap, nullptr) == widest)
-            return widest;
+        if (const size_t W = plan_window_in_cache(m, rho, cached, d_storage, d_local_cap))
+            return W;
         size_t free_b = 0, total_b = 0;
         BSID_CUDA(cudaMemGetInfo(&free_b, &total_b));
         bool fell_back = false;
@@ -1096,6 +1092,7 @@ private:
                     if (i + 1 == nparts)
                         break; // the last part's copy follows the kernels
                     BSID_CUDA(cudaEventRecord(ln.part_done[i], cudaStreamPerThread));
+                    parts_copy.stream = ln.copy_stream; // before anything is queued there
                     BSID_CUDA(cudaStreamWaitEvent(ln.copy_stream, ln.part_done[i], 0));
                     download_statuses(j0, j1, ln.copy_stream);
                     ln.post.download_async_at(ln.staging.get() + j0 * NQ,
@@ -1103,7 +1100,6 @@ private:
                                               (j1 - j0) * NQ,
                                               ln.copy_stream);
                     BSID_CUDA(cudaEventRecord(ln.part_copied[i], ln.copy_stream));
-                    parts_copy.event = ln.part_copied[i]; // the copy stream runs in order
                 }
                 p = whole;
             }
@@ -1188,7 +1184,7 @@ private:
             BSID_CUDA(cudaEventSynchronize(ln.part_copied[i]));
             copy_out(post, todo, pos, parts[i], parts[i + 1], ln, has_prior, nullptr);
         }
-        parts_copy.event = nullptr;
+        parts_copy.stream = nullptr; // every part's copy is done
         BSID_CUDA(cudaStreamSynchronize(cudaStreamPerThread)); // this lane's stream
         {
             std::lock_guard<std::mutex> stats(d_stats_mutex);

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <stdexcept>
 
 using namespace bsid;
@@ -99,6 +100,43 @@ TEST(launch_plan, batches_with_events_count_the_e_step)
     EXPECT_EQ(plan_window(m, { 4000 }, size_t(10) << 20, storage_kind::local, 0), 0u);
     m.events = false;
     EXPECT_GT(plan_window(m, { 4000 }, size_t(10) << 20, storage_kind::local, 0), 0u);
+}
+
+// The lane's own buffers stand in for the device's free memory only where
+// the plan they give is the widest the batch may have: then no free memory
+// could change it (plan_window grows with its usable bytes).
+TEST(launch_plan, a_window_in_the_lanes_buffers_is_the_widest)
+{
+    const memory_model m = model_of(500, 16, 128, 16);
+    const std::vector<size_t> rho(256, 4000);
+    const size_t huge = std::numeric_limits<size_t>::max();
+    for (auto storage : { storage_kind::global, storage_kind::local }) {
+        for (int cap : { 0, 100 }) {
+            const size_t widest = plan_window(m, rho, huge, storage, cap);
+            ASSERT_GE(widest, 1u);
+            EXPECT_EQ(plan_window_in_cache(m, rho, 0, storage, cap), 0u); // nothing held
+            EXPECT_EQ(plan_window_in_cache(m, rho, huge, storage, cap), widest);
+            // from too little to enough: 0, then the widest, never another window
+            size_t first = 0;
+            for (size_t mib = 1; mib <= 8192; mib *= 2) {
+                const size_t cached = mib << 20;
+                const size_t W = plan_window_in_cache(m, rho, cached, storage, cap);
+                EXPECT_TRUE(W == 0 || W == widest) << mib << " MiB: " << W;
+                if (W == 0) {
+                    EXPECT_EQ(first, 0u) << mib << " MiB: 0 after a window";
+                    EXPECT_LT(plan_window(m, rho, cached, storage, cap), widest);
+                    continue;
+                }
+                first = first ? first : mib;
+                // whatever the device has free besides, the same window
+                for (size_t free_mib : { size_t(0), size_t(1), size_t(100000) })
+                    EXPECT_EQ(
+                        plan_window(m, rho, cached + (free_mib << 20), storage, cap), W)
+                        << mib << " + " << free_mib << " MiB";
+            }
+            EXPECT_GT(first, 0u); // 8 GiB hold S500's 256 frames either way
+        }
+    }
 }
 
 TEST(launch_plan, local_windows_tile_the_frame_and_end_with_a_whole_one)
