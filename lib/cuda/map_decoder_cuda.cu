@@ -1079,30 +1079,25 @@ private:
             // by side, then the posteriors
             lattice(0, Nn, pass_G);
             recursion(2, stage_clock::alpha);
-            if (nparts == 1) {
+            // pass L part by part (one part: the whole batch); a part's
+            // statuses are final once its pass L (with its finish) is done
+            const launch_params<real> whole = p;
+            for (size_t i = 0; i < nparts; ++i) {
+                const size_t j0 = parts[i], j1 = parts[i + 1];
+                p = frame_range(whole, int(j0), int(j1 - j0));
                 lattice(0, Nn, pass_L);
-            } else {
-                // a part's statuses are final once its pass L (with its
-                // finish) is done
-                const launch_params<real> whole = p;
-                for (size_t i = 0; i < nparts; ++i) {
-                    const size_t j0 = parts[i], j1 = parts[i + 1];
-                    p = frame_range(whole, int(j0), int(j1 - j0));
-                    lattice(0, Nn, pass_L);
-                    if (i + 1 == nparts)
-                        break; // the last part's copy follows the kernels
-                    BSID_CUDA(cudaEventRecord(ln.part_done[i], cudaStreamPerThread));
-                    parts_copy.stream = ln.copy_stream; // before anything is queued there
-                    BSID_CUDA(cudaStreamWaitEvent(ln.copy_stream, ln.part_done[i], 0));
-                    download_statuses(j0, j1, ln.copy_stream);
-                    ln.post.download_async_at(ln.staging.get() + j0 * NQ,
-                                              j0 * NQ,
-                                              (j1 - j0) * NQ,
-                                              ln.copy_stream);
-                    BSID_CUDA(cudaEventRecord(ln.part_copied[i], ln.copy_stream));
-                }
-                p = whole;
+                if (i + 1 == nparts)
+                    break; // the last part's copy follows the kernels
+                // (the wait takes the event as recorded now: one event serves every part)
+                BSID_CUDA(cudaEventRecord(ln.part_done, cudaStreamPerThread));
+                parts_copy.stream = ln.copy_stream; // before anything is queued there
+                BSID_CUDA(cudaStreamWaitEvent(ln.copy_stream, ln.part_done, 0));
+                download_statuses(j0, j1, ln.copy_stream);
+                ln.post.download_async_at(
+                    ln.staging.get() + j0 * NQ, j0 * NQ, (j1 - j0) * NQ, ln.copy_stream);
+                BSID_CUDA(cudaEventRecord(ln.part_copied[i], ln.copy_stream));
             }
+            p = whole;
         } else {
             // local storage: forward window by window, then backward in
             // reverse, G made again for each window but the last, whose G
@@ -1550,10 +1545,12 @@ private:
         device_buffer<int> ev_frames, ev_want;
         std::thread worker; // lanes after the first: their host thread (on_lanes)
         cudaEvent_t kernels_done = nullptr; // recorded after its chunk's kernels
-        // pass L in parts (run()): the copy stream and each part's events
-        // but the last's (its pass L done, its copies done), made on first use
+        // pass L in parts (run()): the copy stream, an event recorded after
+        // each part's pass L, and one per part but the last recorded after
+        // its copies, made on first use
         cudaStream_t copy_stream = nullptr;
-        std::vector<cudaEvent_t> part_done, part_copied;
+        cudaEvent_t part_done = nullptr;
+        std::vector<cudaEvent_t> part_copied;
         // device_allocations() when this lane last took the peak
         unsigned long long counted_allocations = ~0ull;
         lane() = default;
@@ -1561,11 +1558,11 @@ private:
         lane& operator=(const lane&) = delete;
         ~lane()
         {
-            if (kernels_done)
-                cudaEventDestroy(kernels_done);
-            for (const auto* v : { &part_done, &part_copied })
-                for (cudaEvent_t e : *v)
+            for (cudaEvent_t e : { kernels_done, part_done })
+                if (e)
                     cudaEventDestroy(e);
+            for (cudaEvent_t e : part_copied)
+                cudaEventDestroy(e);
             if (copy_stream)
                 cudaStreamDestroy(copy_stream);
         }
@@ -1573,13 +1570,14 @@ private:
         {
             if (!copy_stream)
                 BSID_CUDA(cudaStreamCreateWithFlags(&copy_stream, cudaStreamNonBlocking));
-            for (auto* v : { &part_done, &part_copied }) {
-                v->reserve(events); // no throw between an event's making and its keeping
-                while (v->size() < events) {
-                    cudaEvent_t e = nullptr;
-                    BSID_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-                    v->push_back(e);
-                }
+            if (!part_done)
+                BSID_CUDA(cudaEventCreateWithFlags(&part_done, cudaEventDisableTiming));
+            part_copied.reserve(
+                events); // no throw between an event's making and its keeping
+            while (part_copied.size() < events) {
+                cudaEvent_t e = nullptr;
+                BSID_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+                part_copied.push_back(e);
             }
         }
         // f on each buffer whose size follows the batch: the device memory a

@@ -437,11 +437,11 @@ __global__ void __launch_bounds__(norm_scan_threads)
     // memory (4 a thread, all loads in flight together), then warp 0, for
     // each row of 32, has every lane add the row's terms in order (the same
     // sums in every lane), keeping the one that ends at its own term; the
-    // chain is one add per term, with no memory access in it. The rows are a
-    // loop, not unrolled: a warp alone on its multiprocessor runs
-    // straight-line code at the speed of its instruction fetches (32 unrolled
-    // rows of 32 terms: 45 us for one frame of 840, docs/benchmarks.md), and
-    // the logs on one warp were 40 % of its instructions.
+    // chain is one add per term (its shared-memory loads do not wait on it). The rows are
+    // a loop, not unrolled: a warp alone on its multiprocessor runs straight-line code at
+    // the speed of its instruction fetches (32 unrolled rows of 32 terms: 45 us for one
+    // frame of 840, docs/benchmarks.md), and the logs on one warp were 40 % of its
+    // instructions.
     constexpr int tile = 1024, per_thread = tile / norm_scan_threads;
     __shared__ double x[tile];
     double run = base; // warp 0's
@@ -461,30 +461,16 @@ __global__ void __launch_bounds__(norm_scan_threads)
         }
         __syncthreads();
         if (t < 32) {
-            // each row in registers, the next one loaded while this one is
-            // summed: no shared-memory load on the chain of adds
-            double cur[32];
-#pragma unroll
-            for (int j = 0; j < 32; ++j)
-                cur[j] = x[j];
             for (int m = 0; m < rows; ++m) {
-                const int after = min(m + 1, rows - 1);
-                double next[32];
-#pragma unroll
-                for (int j = 0; j < 32; ++j)
-                    next[j] = x[32 * after + j];
                 double mine = 0;
 #pragma unroll
                 for (int j = 0; j < 32; ++j) {
-                    run += cur[j];
+                    run += x[32 * m + j];
                     mine = j == lane ? run : mine;
                 }
                 const int k = k0 + 32 * m + lane;
                 if (k < count)
                     v[at(k)] = mine;
-#pragma unroll
-                for (int j = 0; j < 32; ++j)
-                    cur[j] = next[j];
             }
         }
         __syncthreads(); // warp 0's reads done before the next terms' stores
