@@ -43,9 +43,13 @@ codebook_encoder_impl::codebook_encoder_impl(const ::bsid::codebook& codebook,
     // Tags are placed by hand: the length tag is rewritten, the others move
     // to the first bit of their symbol.
     set_tag_propagation_policy(TPP_DONT);
-    // a frame's first symbol needs room for W and its codeword at once
-    set_min_output_buffer(
-        std::max<long>(4096, 4 * long(d_sync.size() + size_t(codebook.n()))));
+    // A frame's first symbol needs room for W and its codeword at once. The
+    // scheduler calls work only with that much room: with less, work could
+    // make nothing, and a call that makes nothing is called again at once
+    // (a busy loop while the downstream is slow).
+    const int most_per_symbol = int(d_sync.size()) + codebook.n();
+    set_min_noutput_items(most_per_symbol);
+    set_min_output_buffer(std::max<long>(4096, 4 * long(most_per_symbol)));
     set_relative_rate(uint64_t(d_sync.size() + size_t(N) * size_t(codebook.n())),
                       uint64_t(N));
 }

@@ -54,11 +54,14 @@ ldpc_encoder_impl::ldpc_encoder_impl(const ::bsid::ldpc_code& outer,
 
 void ldpc_encoder_impl::forecast(int noutput_items, gr_vector_int& ninput_items_required)
 {
-    // Asks for one bit, not a frame: a stream that ends inside a frame still
-    // reaches general_work, which reports it (a frame's worth would let the
-    // scheduler end the block with the bits unseen).
+    // A whole frame's bits, so that every call makes a frame: asking for
+    // fewer, a call would make nothing while a frame's bits trickle in, and
+    // a call that makes nothing is made again at once (a busy loop). Once
+    // the upstream is done, one bit, so that a stream ending inside a frame
+    // still reaches general_work, which reports it (a frame's worth would let
+    // the scheduler end the block with the bits unseen).
     (void)noutput_items;
-    ninput_items_required[0] = 1;
+    ninput_items_required[0] = upstream_done(*this, -1) ? 1 : int(d_K);
 }
 
 void ldpc_encoder_impl::encode(const uint8_t* bits, int32_t* out)
