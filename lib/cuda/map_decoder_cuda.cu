@@ -1572,8 +1572,8 @@ private:
                 BSID_CUDA(cudaStreamCreateWithFlags(&copy_stream, cudaStreamNonBlocking));
             if (!part_done)
                 BSID_CUDA(cudaEventCreateWithFlags(&part_done, cudaEventDisableTiming));
-            part_copied.reserve(
-                events); // no throw between an event's making and its keeping
+            // no throw between an event's making and its keeping
+            part_copied.reserve(events);
             while (part_copied.size() < events) {
                 cudaEvent_t e = nullptr;
                 BSID_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));

@@ -87,6 +87,20 @@ class qa_block_waiting(gr_unittest.TestCase):
         share = cpu_share(tb)
         self.assertLess(share, MAX_SHARE, "the flowgraph used %.2f of a core" % share)
 
+    def out_of(self, src, block, slow, sink_sig, fast_sink, pause_s=0.005):
+        """src -> block -> a sink, with its upstream or its downstream slow:
+        asserts that the flowgraph waits, returns the items that came out."""
+        tb = gr.top_block()
+        if slow == "upstream":
+            mid = trickle_pass(np.uint8)  # held here: the flowgraph does not keep a Python block alive
+            tb.connect(src, mid, block, fast_sink)
+            snk = fast_sink
+        else:
+            snk = trickle_sink(sink_sig, pause_s=pause_s)
+            tb.connect(src, block, snk)
+        self.assert_waits(tb)
+        return snk.data() if slow == "upstream" else snk.items
+
     def test_001_codebook_encoder_slow_downstream(self):
         # Less room than a codeword (and its frame's sync word) most of the
         # time. A call given that room would make nothing; the scheduler must
@@ -115,14 +129,9 @@ class qa_block_waiting(gr_unittest.TestCase):
         # a frame's bits trickle in: the encoder waits for the rest of the frame
         code = bsid.ldpc_code.from_spec("ldpc-regular:60:24:16:3:1")  # K = 144
         bits = np.random.default_rng(5).integers(0, 2, 40 * 144).astype(np.uint8)
-        tb = gr.top_block()
-        src = blocks.vector_source_b(bits.tolist(), False)
         enc = bsid.ldpc_encoder(code, 16)
-        snk = blocks.vector_sink_i()
-        slow = trickle_pass(np.uint8)  # held here: the flowgraph does not keep a Python block alive
-        tb.connect(src, slow, enc, snk)
-        self.assert_waits(tb)
-        out = np.array(snk.data(), dtype=np.int32)
+        out = np.array(self.out_of(blocks.vector_source_b(bits.tolist(), False), enc, "upstream",
+                                   np.int32, blocks.vector_sink_i()), dtype=np.int32)
         N = enc.symbols_per_frame()
         self.assertEqual(len(out) % N, 0)
         self.assertGreaterEqual(len(out) // N, 2)
@@ -136,50 +145,34 @@ class qa_block_waiting(gr_unittest.TestCase):
 
     def test_003_channel_slow_upstream_and_downstream(self):
         frames = [self.cb.encode(self.msg[k:k + self.N]) for k in range(0, len(self.msg), self.N)]
-        want = np.concatenate(frames)
+        want = np.tile(np.concatenate(frames), 40)
         for slow in ("upstream", "downstream"):
             with self.subTest(slow=slow):
-                tb = gr.top_block()
-                src = tagged_source(frames * 40)  # outlasts the measurement either way
                 chan = bsid.channel(0.0, 0.0, 0.0, 1)  # passes the bits as they are
-                if slow == "upstream":
-                    snk = blocks.vector_sink_b()
-                    mid = trickle_pass(np.uint8)
-                    tb.connect(src, mid, chan, snk)
-                else:
-                    snk = trickle_sink(np.uint8)
-                    tb.connect(src, chan, snk)
-                self.assert_waits(tb)
-                got = np.array(snk.data() if slow == "upstream" else snk.items, dtype=np.uint8)
+                # 40 copies outlast the measurement either way
+                got = np.array(self.out_of(tagged_source(frames * 40), chan, slow, np.uint8,
+                                           blocks.vector_sink_b()), dtype=np.uint8)
                 self.assertGreater(len(got), 100)
-                np.testing.assert_array_equal(got, np.tile(want, 40)[:len(got)])
+                np.testing.assert_array_equal(got, want[:len(got)])
 
     def test_004_map_decoder_slow_upstream_and_downstream(self):
         ch = bsid.channel_params(0.01, 0.01, 0.01)
         msgs = [self.msg[k:k + self.N] for k in range(0, len(self.msg), self.N)]
         frames = [bsid.transmit(ch, self.cb.encode(m), 4, frame=k)[0] for k, m in enumerate(msgs)]
         core = bsid.map_decoder_core(self.cb, ch, self.N, backend="cpu")
-        want = np.concatenate([core.decode(rx).astype(np.float32) for rx in frames])
+        want = np.tile(np.concatenate([core.decode(rx).astype(np.float32) for rx in frames]),
+                       (40, 1))
         for slow in ("upstream", "downstream"):
             with self.subTest(slow=slow):
-                tb = gr.top_block()
-                src = tagged_source(frames * 40)  # outlasts the measurement either way
                 dec = bsid.map_decoder(self.cb, self.N, 0.01, 0.01, 0.01, output="posteriors",
                                        backend="cpu", max_batch=4)
-                if slow == "upstream":
-                    snk = blocks.vector_sink_f(16)
-                    mid = trickle_pass(np.uint8)
-                    tb.connect(src, mid, dec, snk)
-                else:
-                    # 25 frames a second: the decoding itself a small share
-                    snk = trickle_sink((np.float32, 16), pause_s=0.02)
-                    tb.connect(src, dec, snk)
-                self.assert_waits(tb)
-                got = np.array(snk.data() if slow == "upstream" else snk.items,
+                # a slow downstream takes 25 frames a second: the decoding
+                # itself a small share
+                got = np.array(self.out_of(tagged_source(frames * 40), dec, slow, (np.float32, 16),
+                                           blocks.vector_sink_f(16), pause_s=0.02),
                                dtype=np.float32).reshape(-1, 16)
                 self.assertGreaterEqual(len(got), self.N)
-                np.testing.assert_array_equal(got, np.tile(want, (40, 1))[:len(got)])
-
+                np.testing.assert_array_equal(got, want[:len(got)])
 
 if __name__ == '__main__':
     gr_unittest.run(qa_block_waiting)
