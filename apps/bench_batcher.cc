@@ -12,9 +12,22 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <stdexcept>
+#include <thread>
 
 namespace bench {
+
+namespace {
+
+double process_cpu_seconds()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+} // namespace
 
 int bench_batcher(const std::map<std::string, std::string>& opt)
 {
@@ -27,6 +40,11 @@ int bench_batcher(const std::map<std::string, std::string>& opt)
     const auto precisions = words_option(opt, "--precision", "float");
     const auto batches = list_option(opt, "--batch", "256");
     const double delay = number_option(opt, "--max-delay-ms", "10");
+    const double pace_ms = number_option(opt, "--pace-ms", "0");
+    if (!(pace_ms >= 0.0) || pace_ms > 60e3)
+        throw std::invalid_argument("--pace-ms takes a number of ms in [0, 60000]");
+    const auto pace = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double, std::milli>(pace_ms));
 
     const auto rx = channel_frames(cb, N, ch, seed, count);
     const size_t NQ = size_t(N) * size_t(cb.q());
@@ -68,7 +86,7 @@ int bench_batcher(const std::map<std::string, std::string>& opt)
                 // raw batches are (their buffers and the decoder's memory in
                 // place)
                 bsid::frame_batcher fb({ B, delay });
-                auto run = [&](uint64_t& erasures) {
+                auto run = [&](uint64_t& erasures, double& cpu_s) {
                     size_t taken = 0;
                     // counts the results and gives their buffers back
                     auto consume = [&](std::vector<bsid::batched_result>&& results) {
@@ -79,7 +97,10 @@ int bench_batcher(const std::map<std::string, std::string>& opt)
                         }
                     };
                     const auto start = std::chrono::steady_clock::now();
+                    const double cpu0 = process_cpu_seconds();
                     for (size_t k = 0; k < rx.size(); ++k) {
+                        if (pace_ms > 0.0)
+                            std::this_thread::sleep_until(start + long(k) * pace);
                         bsid::batched_frame f;
                         f.bits = rx[k];
                         fb.push(std::move(f), dec);
@@ -88,12 +109,14 @@ int bench_batcher(const std::map<std::string, std::string>& opt)
                     fb.flush();
                     while (taken < rx.size())
                         consume(fb.take(100.0));
+                    cpu_s = process_cpu_seconds() - cpu0;
                     return seconds_since(start);
                 };
                 uint64_t cold_erasures = 0, erasures = 0;
-                const double cold_s = run(cold_erasures);
+                double cold_cpu_s = 0, cpu_s = 0;
+                const double cold_s = run(cold_erasures, cold_cpu_s);
                 const uint64_t cold_batches = fb.batches();
-                const double s = run(erasures);
+                const double s = run(erasures, cpu_s);
                 const uint64_t batches = fb.batches() - cold_batches;
                 const double fps = double(count - (long long)erasures) / s;
                 const double cold_fps = double(count - (long long)cold_erasures) / cold_s;
@@ -101,11 +124,12 @@ int bench_batcher(const std::map<std::string, std::string>& opt)
                 std::printf(
                     "{\"bench\":\"batcher\",\"codebook\":\"%s\",\"N\":%lld,\"Pi\":%g,"
                     "\"Pd\":%g,\"Ps\":%g,\"backend\":\"%s\",\"precision\":\"%s\","
-                    "\"frames\":%lld,\"max_batch\":%d,\"max_delay_ms\":%g,"
+                    "\"frames\":%lld,\"max_batch\":%d,\"max_delay_ms\":%g,\"pace_ms\":%g,"
                     "\"erasures\":%llu,\"batches\":%llu,\"mean_batch\":%.2f,"
                     "\"seconds\":%.4f,\"frames_per_s\":%.1f,\"raw_frames_per_s\":%.1f,"
                     "\"ratio_to_raw\":%.4f,\"cold_frames_per_s\":%.1f,"
-                    "\"cold_ratio_to_raw\":%.4f}\n",
+                    "\"cold_ratio_to_raw\":%.4f,\"cpu_s_per_frame\":%.6f,"
+                    "\"cpu_share\":%.4f}\n",
                     spec.c_str(),
                     N,
                     ch.Pi(),
@@ -116,6 +140,7 @@ int bench_batcher(const std::map<std::string, std::string>& opt)
                     count,
                     B,
                     delay,
+                    pace_ms,
                     (unsigned long long)erasures,
                     (unsigned long long)batches,
                     double(count) / double(std::max<uint64_t>(batches, 1)),
@@ -124,7 +149,9 @@ int bench_batcher(const std::map<std::string, std::string>& opt)
                     raw_fps,
                     fps / raw_fps,
                     cold_fps,
-                    cold_fps / raw_fps);
+                    cold_fps / raw_fps,
+                    cpu_s / double(count),
+                    cpu_s / s);
                 std::fflush(stdout);
             }
         }

@@ -70,7 +70,7 @@ Options (L: a value or a comma-separated list; every combination runs):
   --tau T         frame length in bits (overrides -N and -n)
   --Pi L --Pd L --Ps L
                   channel probabilities (default 0.01 each)
-  --threads L     OpenMP threads, frames spread over them (default 1)
+  --threads L     host threads, frames spread over them (default 1)
   --frames K      frames per timed batch (default: about 2^24 bits' worth)
   --min-time S    run batches for at least S seconds (default 1)
   --seed S        channel seed (default 1)
@@ -150,9 +150,13 @@ Batcher options (--bench batcher; -N, --codebook, --Pi, --Pd, --Ps, --backend,
   --frames K            frames (default 4096)
   --batch L             max_batch of the batcher and the raw batches (default 256)
   --max-delay-ms X      the batcher's max_delay_ms (default 10)
+  --pace-ms X           push a frame every X ms, as a receiver would (default
+                        0: as fast as the batcher takes them)
   The frames go through one batcher twice: cold_frames_per_s is the first
   pass (its result buffers allocated as it goes), frames_per_s the second
   (buffers recycled), against the raw batches after their warm-up call.
+  cpu_s_per_frame and cpu_share are the process's CPU time over the second
+  pass, per frame and per second of it (threads waiting use none).
   -h, --help      this text
 
 Decoded message bits/s count N log2(q) bits per frame; lattice cells follow the
@@ -577,6 +581,7 @@ int main(int argc, char** argv)
                                    "--bp-iterations",
                                    "--loop",
                                    "--max-delay-ms",
+                                   "--pace-ms",
                                    "--devices",
                                    "--no-profile" };
     for (const auto& kv : opt) {

@@ -6,6 +6,7 @@
  */
 
 #include "format.h"
+#include "parallel_loop.h"
 #include <gnuradio/bsid/core/concatenated_counter.h>
 #include <bitset>
 #include <stdexcept>
@@ -75,10 +76,7 @@ concatenated_counter::run(const frame_batch& batch)
     int m = 0;
     while ((1 << m) < code.q())
         ++m;
-    const long long KK = (long long)K;
-#pragma omp parallel for num_threads(d_threads) schedule(static)
-    for (long long jj = 0; jj < KK; ++jj) {
-        const size_t j = size_t(jj);
+    detail::parallel_loop::shared().run(d_threads, K, [&](size_t j, int) {
         concatenated_errors& e = d_errors[j];
         e.status = res[j].status;
         e.iterations = res[j].iterations;
@@ -87,7 +85,7 @@ concatenated_counter::run(const frame_batch& batch)
         if (!res[j].ok()) {
             e.symbol_errors = kk;
             e.bit_errors = kk * m;
-            continue;
+            return;
         }
         const int32_t* w = dec[j];
         const int32_t* sent = batch.sent_info(j);
@@ -99,7 +97,7 @@ concatenated_counter::run(const frame_batch& batch)
                 e.bit_errors += int32_t(std::bitset<32>(uint32_t(d ^ sent[t])).count());
             }
         }
-    }
+    });
     return d_errors;
 }
 

@@ -7,6 +7,7 @@
 
 #include "device_concatenated_loop.h"
 #include "format.h"
+#include "parallel_loop.h"
 #include <gnuradio/bsid/core/concatenated_decoder.h>
 #include <gnuradio/bsid/core/log.h>
 #include <algorithm>
@@ -194,12 +195,10 @@ concatenated_decoder::host_loop(const std::vector<frame_view>& frames,
                 res[k].reason = later_refusal(pass, inner[j]);
             }
         }
-        const long long R = (long long)run.size();
-#pragma omp parallel for num_threads(T) schedule(static)
-        for (long long j = 0; j < R; ++j) {
-            const size_t k = run[size_t(j)];
+        detail::parallel_loop::shared().run(T, run.size(), [&](size_t j, int) {
+            const size_t k = run[j];
             d_map.inner_to_outer(inner_out.data() + k * NI, outer_in.data() + k * NO);
-        }
+        });
 
         // 3. belief propagation, afresh each pass
         std::vector<const double*> bin(run.size());
@@ -227,12 +226,10 @@ concatenated_decoder::host_loop(const std::vector<frame_view>& frames,
             if (!bp[j].syndrome_ok && pass < opt.iterations)
                 next.push_back(k);
         }
-        const long long X = (long long)next.size();
-#pragma omp parallel for num_threads(T) schedule(static)
-        for (long long j = 0; j < X; ++j) {
-            const size_t k = next[size_t(j)];
+        detail::parallel_loop::shared().run(T, next.size(), [&](size_t j, int) {
+            const size_t k = next[j];
             d_map.outer_to_inner(ext.data() + k * NO, priors.data() + k * NI);
-        }
+        });
         active.swap(next);
     }
 

@@ -6,6 +6,7 @@
  */
 
 #include "format.h"
+#include "parallel_loop.h"
 #include <gnuradio/bsid/core/error_counter.h>
 #include <algorithm>
 #include <bitset>
@@ -56,10 +57,7 @@ const std::vector<frame_errors>& error_counter::run(const frame_batch& batch)
         d_frames ? d_frames->decode_batch(views, outs) : d_dec.decode_batch(views, outs);
 
     const int m = bits_per_symbol(q);
-    const long long KK = (long long)K;
-#pragma omp parallel for num_threads(d_threads) schedule(static)
-    for (long long j = 0; j < KK; ++j) {
-        const size_t k = size_t(j);
+    detail::parallel_loop::shared().run(d_threads, K, [&](size_t k, int) {
         int32_t* dec = d_decisions.data() + k * size_t(N);
         frame_errors& e = d_errors[k];
         e.status = results[k].status;
@@ -67,7 +65,7 @@ const std::vector<frame_errors>& error_counter::run(const frame_batch& batch)
             std::fill(dec, dec + N, -1);
             e.symbol_errors = N;
             e.bit_errors = N * m;
-            continue;
+            return;
         }
         hard_decisions(outs[k], N, q, dec);
         const int32_t* sent = batch.sent(k);
@@ -78,7 +76,7 @@ const std::vector<frame_errors>& error_counter::run(const frame_batch& batch)
                     int32_t(std::bitset<32>(uint32_t(dec[i] ^ sent[i])).count());
             }
         }
-    }
+    });
     return d_errors;
 }
 

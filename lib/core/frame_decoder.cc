@@ -29,6 +29,7 @@
 // relative to the largest: nothing overflows).
 
 #include "format.h"
+#include "parallel_loop.h"
 #include <gnuradio/bsid/core/frame_decoder.h>
 #include <gnuradio/bsid/core/lattice.h>
 #include <gnuradio/bsid/core/model.h>
@@ -904,14 +905,13 @@ void frame_decoder::for_each_request(size_t R, F f) const
 {
     const int T = R > 1 ? std::min<int>(resolve_threads(d_cfg.threads), int(R)) : 1;
     std::vector<std::exception_ptr> err(R);
-#pragma omp parallel for num_threads(T) schedule(dynamic, 4)
-    for (long long k = 0; k < (long long)R; ++k) {
+    detail::parallel_loop::shared().run(T, R, [&](size_t k, int) {
         try {
-            f(size_t(k));
+            f(k);
         } catch (...) {
-            err[size_t(k)] = std::current_exception(); // nothing leaves the region
+            err[k] = std::current_exception(); // nothing leaves the loop
         }
-    }
+    });
     for (const auto& e : err) {
         if (e)
             std::rethrow_exception(e);

@@ -6,6 +6,7 @@
  */
 
 #include "format.h"
+#include "parallel_loop.h"
 #include <gnuradio/bsid/core/channel.h>
 #include <gnuradio/bsid/core/frame_source.h>
 #include <gnuradio/bsid/core/philox.h>
@@ -110,51 +111,39 @@ void frame_source::generate(uint64_t first,
     out.k = d_outer ? d_outer->k() : 0;
     out.info.resize(count * size_t(out.k));
     out.rx.resize(count); // kept vectors keep their capacity
-    const long long K = (long long)count;
-    // An exception must not leave the parallel region (it would end the
-    // process): the first one is kept and thrown here, in the caller's thread.
+    // An exception must not leave the loop (it would end the process): the
+    // first one is kept and thrown here, in the caller's thread.
     std::exception_ptr failure;
     std::mutex failure_mutex;
-#pragma omp parallel num_threads(T)
-    {
-        std::vector<uint8_t> tx;
-        bool ok = true;
+    // each worker's transmitted frame: W, then the codewords
+    std::vector<std::vector<uint8_t>> tx(size_t(std::max(T, 1)));
+    detail::parallel_loop::shared().run(T, count, [&](size_t j, int w) {
         try {
-            tx.resize(d_sync.size() + tau);
-            std::copy(d_sync.begin(), d_sync.end(), tx.begin()); // W, then the codewords
+            auto& t = tx[size_t(w)];
+            if (t.empty()) {
+                t.resize(d_sync.size() + tau);
+                std::copy(d_sync.begin(), d_sync.end(), t.begin());
+            }
+            const uint64_t k = first + uint64_t(j);
+            int32_t* sym = out.symbols.data() + j * N;
+            if (d_outer) { // the information symbols are drawn once
+                int32_t* u = out.info.data() + j * size_t(out.k);
+                info(k, u);
+                encode_outer(u, sym);
+            } else {
+                message(k, sym);
+            }
+            d_cb.encode(sym, N, t.data() + d_sync.size());
+            auto& rx = out.rx[j];
+            rx.clear();
+            channel_emulator em(d_ch, d_seed, k);
+            em.process(t.data(), t.size(), rx);
         } catch (...) {
-            ok = false;
             std::lock_guard<std::mutex> lock(failure_mutex);
             if (!failure)
                 failure = std::current_exception();
         }
-#pragma omp for schedule(dynamic, 4)
-        for (long long j = 0; j < K; ++j) {
-            if (!ok)
-                continue;
-            try {
-                const uint64_t k = first + uint64_t(j);
-                int32_t* sym = out.symbols.data() + size_t(j) * N;
-                if (d_outer) { // the information symbols are drawn once
-                    int32_t* u = out.info.data() + size_t(j) * size_t(out.k);
-                    info(k, u);
-                    encode_outer(u, sym);
-                } else {
-                    message(k, sym);
-                }
-                d_cb.encode(sym, N, tx.data() + d_sync.size());
-                auto& rx = out.rx[size_t(j)];
-                rx.clear();
-                channel_emulator em(d_ch, d_seed, k);
-                em.process(tx.data(), tx.size(), rx);
-            } catch (...) {
-                ok = false;
-                std::lock_guard<std::mutex> lock(failure_mutex);
-                if (!failure)
-                    failure = std::current_exception();
-            }
-        }
-    }
+    });
     if (failure)
         std::rethrow_exception(failure);
 }

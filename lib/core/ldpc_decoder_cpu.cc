@@ -55,11 +55,13 @@
  * decisions are the largest posterior, ties to the lowest symbol.
  */
 
+#include "parallel_loop.h"
 #include <gnuradio/bsid/core/bp_math.h>
 #include <gnuradio/bsid/core/ldpc_decoder.h>
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <mutex>
 
 namespace bsid {
 
@@ -228,12 +230,10 @@ public:
         const size_t W = in.size();
         std::vector<bp_result> res(W);
         std::exception_ptr err;
-        const long long Wl = (long long)W;
-        const int T = int(std::max<long long>(1, std::min<long long>(d_threads, Wl)));
-#pragma omp parallel for num_threads(T) schedule(dynamic)
-        for (long long j = 0; j < Wl; ++j) {
+        std::mutex err_mutex;
+        const int T = int(std::max<size_t>(1, std::min<size_t>(size_t(d_threads), W)));
+        detail::parallel_loop::shared().run(T, W, [&](size_t i, int) {
             try {
-                const size_t i = size_t(j);
                 res[i] = run_bp(d_code,
                                 d_perm,
                                 d_coef,
@@ -242,13 +242,12 @@ public:
                                 post.empty() ? nullptr : post[i],
                                 ext.empty() ? nullptr : ext[i],
                                 decisions.empty() ? nullptr : decisions[i]);
-            } catch (...) { // e.g. bad_alloc: kept, rethrown outside the region
-#pragma omp critical(bsid_ldpc_decoder_error)
-                if (!err) {
+            } catch (...) { // e.g. bad_alloc: kept, rethrown after the loop
+                std::lock_guard<std::mutex> lock(err_mutex);
+                if (!err)
                     err = std::current_exception();
-                }
             }
-        }
+        });
         if (err) {
             std::rethrow_exception(err);
         }

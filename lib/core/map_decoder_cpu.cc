@@ -28,11 +28,11 @@
 #include "cpu_lattice.h"
 #include "format.h"
 #include "map_decoder_cpu.h"
+#include "parallel_loop.h"
 #include <gnuradio/bsid/core/event_counts.h>
 #include <gnuradio/bsid/core/lattice.h>
 #include <gnuradio/bsid/core/log.h>
 #include <gnuradio/bsid/core/model.h>
-#include <omp.h>
 #include <unistd.h>
 #if defined(__SSE__)
 #include <xmmintrin.h>
@@ -190,21 +190,26 @@ public:
         std::vector<frame_result> results(frames.size());
         const int threads = std::min<int>(resolve_threads(d_cfg.threads),
                                           std::max<int>(1, int(frames.size())));
-        // Nothing inside the parallel region throws (an exception leaving it
-        // would end the process): a frame that fails gets a decoder_error
-        // status, and every thread reaches the worksharing loop.
-#pragma omp parallel num_threads(threads)
-        {
-            const auto ws = try_acquire();
-            stage_times t;
-#pragma omp for schedule(dynamic, 1)
-            for (long long k = 0; k < (long long)frames.size(); ++k) {
-                results[size_t(k)] =
-                    decode_guarded(frames[size_t(k)], post[size_t(k)], ws.get(), t);
-            }
-            add_times(t);
-            if (ws)
-                release(ws);
+        // Each worker takes a workspace at its first frame and gives it back
+        // after the loop. Nothing inside the loop throws: a frame that fails
+        // gets a decoder_error status.
+        const size_t T = size_t(threads);
+        std::vector<std::shared_ptr<workspace>> ws(T);
+        std::vector<uint8_t> has_ws(T, 0);
+        std::vector<stage_times> times(T);
+        detail::parallel_loop::shared().run(
+            threads, frames.size(), [&](size_t k, int worker) {
+                const size_t w = size_t(worker);
+                if (!has_ws[w]) {
+                    ws[w] = try_acquire();
+                    has_ws[w] = 1;
+                }
+                results[k] = decode_guarded(frames[k], post[k], ws[w].get(), times[w]);
+            });
+        for (size_t w = 0; w < T; ++w) {
+            add_times(times[w]);
+            if (ws[w])
+                release(ws[w]);
         }
         return results;
     }

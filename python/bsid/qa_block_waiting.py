@@ -12,20 +12,13 @@ or a call given less room, than one step of its work needs) is called again at
 once: a busy loop that takes a core from the decoder, or at the least a wasted
 call each time a neighbour moves a few items."""
 
-import os
 import time
 
-# Set before the decoder's OpenMP runtime loads: by default its idle threads
-# spin for a while after each batch, CPU time that is the runtime's wait
-# policy, not a block's scheduling, and with this test's batches of a frame or
-# two, up to a third of a core (docs/blocks/map_decoder.md, "Speed").
-os.environ["OMP_WAIT_POLICY"] = "passive"
+import numpy as np
+from gnuradio import blocks, gr, gr_unittest
 
-import numpy as np  # noqa: E402
-from gnuradio import blocks, gr, gr_unittest  # noqa: E402
-
-from gnuradio import bsid  # noqa: E402
-from qa_tagged_streams import tagged_source  # noqa: E402
+from gnuradio import bsid
+from qa_tagged_streams import tagged_source
 
 # A flowgraph in which every block waits uses a few percent of a core here
 # (the Python neighbours' own calls); a busy loop uses a whole one.

@@ -61,7 +61,7 @@ public:
 
     /*!
      * A decoder of `code` (which must outlive it) on cfg.backend: the CPU
-     * (OpenMP over words, in double) or CUDA (batched over words, in
+     * (words over threads, in double) or CUDA (batched over words, in
      * cfg.precision; lib/cuda/ldpc_decoder_cuda.cu), "auto" taking the GPU
      * when there is one. Throws std::runtime_error if CUDA is asked for and
      * not available.
