@@ -209,7 +209,18 @@ TEST(parallel_loop, a_forked_child_starts_its_own_threads)
             for (auto& h : hits)
                 bad += h.load() != 1;
         }
-        _exit(bad == 0 && loop.threads_started() == 2 ? 0 : 1);
+        // a helper of the child's own must run beside the caller: indices 0
+        // and 1 each wait (up to 10 s) until both have started
+        std::atomic<int> started{ 0 }, met{ 0 };
+        loop.run(2, 2, [&](size_t, int) {
+            started.fetch_add(1);
+            const auto deadline =
+                std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (started.load() < 2 && std::chrono::steady_clock::now() < deadline)
+                std::this_thread::yield();
+            met.fetch_add(started.load() == 2 ? 1 : 0);
+        });
+        _exit(bad == 0 && met.load() == 2 && loop.threads_started() == 2 ? 0 : 1);
     }
     int status = 0;
     pid_t done = 0;
