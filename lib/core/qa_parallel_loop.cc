@@ -17,7 +17,6 @@
 #include <chrono>
 #include <csignal>
 #include <ctime>
-#include <set>
 #include <thread>
 #include <vector>
 
@@ -70,29 +69,30 @@ TEST(parallel_loop, one_thread_is_the_caller)
     EXPECT_EQ(loop.threads_started(), 0);
 }
 
+// Runs a loop of two indices on two threads, each index waiting (up to 10 s)
+// until both have started: true if they met, which only two threads running
+// at once achieve, and each ran on its own worker.
+bool two_ran_side_by_side(parallel_loop& loop)
+{
+    std::atomic<int> started{ 0 }, met{ 0 };
+    std::vector<int> who(2, -1);
+    loop.run(2, 2, [&](size_t k, int w) {
+        who[k] = w;
+        started.fetch_add(1);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (started.load() < 2 && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::yield();
+        if (started.load() == 2)
+            met.fetch_add(1);
+    });
+    return met.load() == 2 && who[0] != who[1];
+}
+
 TEST(parallel_loop, runs_side_by_side)
 {
-    // Index 0 and 1 each wait until both have started: only two threads at
-    // once end the wait before its deadline.
     parallel_loop loop;
-    for (int round = 0; round < 20; ++round) {
-        std::atomic<int> started{ 0 };
-        std::atomic<int> met{ 0 };
-        std::set<int> workers;
-        std::vector<int> who(2, -1);
-        loop.run(2, 2, [&](size_t k, int w) {
-            who[k] = w;
-            started.fetch_add(1);
-            const auto deadline =
-                std::chrono::steady_clock::now() + std::chrono::seconds(20);
-            while (started.load() < 2 && std::chrono::steady_clock::now() < deadline)
-                std::this_thread::yield();
-            if (started.load() == 2)
-                met.fetch_add(1);
-        });
-        EXPECT_EQ(met.load(), 2) << "round " << round;
-        EXPECT_NE(who[0], who[1]);
-    }
+    for (int round = 0; round < 20; ++round)
+        EXPECT_TRUE(two_ran_side_by_side(loop)) << "round " << round;
 }
 
 TEST(parallel_loop, threads_are_kept_between_loops)
@@ -103,11 +103,11 @@ TEST(parallel_loop, threads_are_kept_between_loops)
         loop.run(4, 64, [&](size_t k, int) { sum.fetch_add(k); });
         ASSERT_EQ(sum.load(), size_t(64 * 63 / 2));
     }
-    EXPECT_LE(loop.threads_started(), 3);
+    EXPECT_EQ(loop.threads_started(), 3);
     // fewer threads for a loop, then more again: the team only grows
     loop.run(2, 64, [](size_t, int) {});
     loop.run(6, 64, [](size_t, int) {});
-    EXPECT_LE(loop.threads_started(), 5);
+    EXPECT_EQ(loop.threads_started(), 5);
 }
 
 TEST(parallel_loop, many_tiny_loops)
@@ -209,18 +209,9 @@ TEST(parallel_loop, a_forked_child_starts_its_own_threads)
             for (auto& h : hits)
                 bad += h.load() != 1;
         }
-        // a helper of the child's own must run beside the caller: indices 0
-        // and 1 each wait (up to 10 s) until both have started
-        std::atomic<int> started{ 0 }, met{ 0 };
-        loop.run(2, 2, [&](size_t, int) {
-            started.fetch_add(1);
-            const auto deadline =
-                std::chrono::steady_clock::now() + std::chrono::seconds(10);
-            while (started.load() < 2 && std::chrono::steady_clock::now() < deadline)
-                std::this_thread::yield();
-            met.fetch_add(started.load() == 2 ? 1 : 0);
-        });
-        _exit(bad == 0 && met.load() == 2 && loop.threads_started() == 2 ? 0 : 1);
+        // a helper of the child's own must run beside the caller
+        const bool side_by_side = two_ran_side_by_side(loop);
+        _exit(bad == 0 && side_by_side && loop.threads_started() == 2 ? 0 : 1);
     }
     int status = 0;
     pid_t done = 0;
