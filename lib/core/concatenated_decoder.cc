@@ -157,6 +157,10 @@ concatenated_decoder::host_loop(const std::vector<frame_view>& frames,
     for (size_t k = 0; k < K; ++k)
         active[k] = k;
     const int T = d_threads;
+    // each worker's scratch for the mappings, allocated here: nothing inside
+    // the loops allocates or throws
+    const size_t S = d_map.scratch_size();
+    std::vector<double> scratch(size_t(std::max(T, 1)) * S);
     for (int pass = 1; pass <= opt.iterations && !active.empty(); ++pass) {
         // 1. the inner decoder: extrinsic output, with the outer extrinsic as priors
         std::vector<frame_view> views(active.size());
@@ -195,9 +199,11 @@ concatenated_decoder::host_loop(const std::vector<frame_view>& frames,
                 res[k].reason = later_refusal(pass, inner[j]);
             }
         }
-        detail::parallel_loop::shared().run(T, run.size(), [&](size_t j, int) {
+        detail::parallel_loop::shared().run(T, run.size(), [&](size_t j, int w) {
             const size_t k = run[j];
-            d_map.inner_to_outer(inner_out.data() + k * NI, outer_in.data() + k * NO);
+            d_map.inner_to_outer(inner_out.data() + k * NI,
+                                 outer_in.data() + k * NO,
+                                 scratch.data() + size_t(w) * S);
         });
 
         // 3. belief propagation, afresh each pass
@@ -226,9 +232,11 @@ concatenated_decoder::host_loop(const std::vector<frame_view>& frames,
             if (!bp[j].syndrome_ok && pass < opt.iterations)
                 next.push_back(k);
         }
-        detail::parallel_loop::shared().run(T, next.size(), [&](size_t j, int) {
+        detail::parallel_loop::shared().run(T, next.size(), [&](size_t j, int w) {
             const size_t k = next[j];
-            d_map.outer_to_inner(ext.data() + k * NO, priors.data() + k * NI);
+            d_map.outer_to_inner(ext.data() + k * NO,
+                                 priors.data() + k * NI,
+                                 scratch.data() + size_t(w) * S);
         });
         active.swap(next);
     }

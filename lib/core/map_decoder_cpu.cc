@@ -190,20 +190,18 @@ public:
         std::vector<frame_result> results(frames.size());
         const int threads = std::min<int>(resolve_threads(d_cfg.threads),
                                           std::max<int>(1, int(frames.size())));
-        // Each worker takes a workspace at its first frame and gives it back
-        // after the loop. Nothing inside the loop throws: a frame that fails
-        // gets a decoder_error status.
+        // Each worker takes a workspace at its first frame (again at the next
+        // frame if that failed) and gives it back after the loop. Nothing
+        // inside the loop throws: a frame that fails gets a decoder_error
+        // status.
         const size_t T = size_t(threads);
         std::vector<std::shared_ptr<workspace>> ws(T);
-        std::vector<uint8_t> has_ws(T, 0);
         std::vector<stage_times> times(T);
         detail::parallel_loop::shared().run(
             threads, frames.size(), [&](size_t k, int worker) {
                 const size_t w = size_t(worker);
-                if (!has_ws[w]) {
+                if (!ws[w])
                     ws[w] = try_acquire();
-                    has_ws[w] = 1;
-                }
                 results[k] = decode_guarded(frames[k], post[k], ws[w].get(), times[w]);
             });
         for (size_t w = 0; w < T; ++w) {

@@ -110,7 +110,26 @@ mapping::shape symbol_mapping::shape() const
     return s;
 }
 
+size_t symbol_mapping::scratch_size() const
+{
+    return identity() ? 0 : size_t(2 * shape().bits);
+}
+
 void symbol_mapping::inner_to_outer(const double* inner_prob, double* outer_log) const
+{
+    std::vector<double> scratch(scratch_size());
+    inner_to_outer(inner_prob, outer_log, scratch.data());
+}
+
+void symbol_mapping::outer_to_inner(const double* outer_log, double* inner_log) const
+{
+    std::vector<double> scratch(scratch_size());
+    outer_to_inner(outer_log, inner_log, scratch.data());
+}
+
+void symbol_mapping::inner_to_outer(const double* inner_prob,
+                                    double* outer_log,
+                                    double* lm) const noexcept
 {
     if (identity()) {
         for (int i = 0; i < d_n; ++i)
@@ -120,25 +139,25 @@ void symbol_mapping::inner_to_outer(const double* inner_prob, double* outer_log)
         return;
     }
     const mapping::shape s = shape();
-    std::vector<double> lm(size_t(2 * s.bits));
     for (int j = 0; j < d_N; ++j)
-        mapping::inner_bits(s, j, inner_prob + size_t(j) * size_t(d_qi), lm.data());
+        mapping::inner_bits(s, j, inner_prob + size_t(j) * size_t(d_qi), lm);
     for (int i = 0; i < d_n; ++i)
-        mapping::outer_row(s, i, lm.data(), outer_log + size_t(i) * size_t(d_qo));
+        mapping::outer_row(s, i, lm, outer_log + size_t(i) * size_t(d_qo));
 }
 
-void symbol_mapping::outer_to_inner(const double* outer_log, double* inner_log) const
+void symbol_mapping::outer_to_inner(const double* outer_log,
+                                    double* inner_log,
+                                    double* lm) const noexcept
 {
     if (identity()) {
         std::copy(outer_log, outer_log + size_t(d_n) * size_t(d_qo), inner_log);
         return;
     }
     const mapping::shape s = shape();
-    std::vector<double> lm(size_t(2 * s.bits));
     for (int i = 0; i < d_n; ++i)
-        mapping::outer_bits(s, i, outer_log + size_t(i) * size_t(d_qo), lm.data());
+        mapping::outer_bits(s, i, outer_log + size_t(i) * size_t(d_qo), lm);
     for (int j = 0; j < d_N; ++j)
-        mapping::inner_row(s, j, lm.data(), inner_log + size_t(j) * size_t(d_qi));
+        mapping::inner_row(s, j, lm, inner_log + size_t(j) * size_t(d_qi));
 }
 
 } // namespace bsid

@@ -67,6 +67,21 @@ public:
      */
     void outer_to_inner(const double* outer_log, double* inner_log) const;
 
+    /*!
+     * The same two, with the caller's scratch (scratch_size() doubles, not
+     * shared with another call running at the same time) instead of their
+     * own: they allocate nothing and do not throw, so a loop that must not
+     * throw can call them.
+     */
+    void inner_to_outer(const double* inner_prob,
+                        double* outer_log,
+                        double* scratch) const noexcept;
+    void outer_to_inner(const double* outer_log,
+                        double* inner_log,
+                        double* scratch) const noexcept;
+    //! The doubles the scratch of the calls above holds (0 for the identity).
+    size_t scratch_size() const;
+
     //! The sizes of symbol_mapping_math.h's row functions.
     mapping::shape shape() const;
 
