@@ -563,10 +563,17 @@ private:
 
     void invalid_lost(const gr::tag_t& tag, const std::string& why) override
     {
-        GR_LOG_WARN(d_logger,
-                    "the bsid_frames_lost tag on input item " +
-                        std::to_string(tag.offset) + " is not a count: " + why +
-                        "; it is ignored");
+        // frames were lost, how many is not known: one invalid_tag erasure
+        // (as for a count beyond max_frames_lost), so that the decoder
+        // downstream of it sees the loss
+        GR_LOG_ERROR(d_logger,
+                     "the bsid_frames_lost tag on input item " +
+                         std::to_string(tag.offset) + " is not a count: " + why +
+                         "; it is put out as one invalid_tag erasure");
+        frame f;
+        f.store = false;
+        f.erasure = status_name(::bsid::frame_status::invalid_tag);
+        d_ready.push_back(std::move(f));
     }
 
     void outside(const uint8_t* in, size_t count, std::vector<gr::tag_t> tags) override

@@ -147,14 +147,39 @@ void normalize(std::vector<double>& v)
         x = s > 0 ? x / s : 0.0;
 }
 
+// ln((1 - gap) e^logT + gap 2^-rest): an end's tail weight when, with
+// probability gap, what follows the end is not the next frame but random bits
+double with_gap(double logT, double gap, long long rest)
+{
+    if (!(gap > 0))
+        return logT;
+    const double a = std::log1p(-gap) + logT,
+                 b = std::log(gap) - double(rest) * std::log(2.0);
+    const double top = std::max(a, b);
+    if (top == -std::numeric_limits<double>::infinity())
+        return top;
+    return top + std::log(std::exp(a - top) + std::exp(b - top));
+}
+
 } // namespace
 
 // Everything one request needs between its preparation and its outputs.
 struct frame_decoder::prepared {
     bool refused = false; // decided before decoding (result holds why)
     frame_result result;
-    bool plain = false;     // the backend's own boundaries (the default decode)
-    position_weights start; // the start prior, sorted, normalized
+    bool plain = false;         // the backend's own boundaries (the default decode)
+    position_weights start;     // the start prior, sorted, normalized
+    bool random_before = false; // frame_request::random_before, with a spread prior
+    /*
+     * ln of the factor that takes a start's exact weight to the backend's
+     * scale, relative to codeword 0's earliest start x_lo: 2^(s - x_lo), and
+     * with random_before the 2^-(s - s_0) of the bits before s on top.
+     */
+    double start_scale(long long s, long long x_lo) const
+    {
+        const long long from = random_before ? start.positions.front() : s;
+        return double(from - x_lo) * std::log(2.0);
+    }
     std::vector<std::vector<double>> wrow; // per start: R(rx[s:s+c] | W), c = 0..
     long long p0 = 0;                      // the backend's bit 0 is rx[p0]
     int lo_b = 0, hi_b = 0;                // the backend's state range
@@ -256,6 +281,9 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
         throw std::invalid_argument(
             "decode_frame: a look-ahead needs a next frame after the end");
     }
+    if (!(r.gap >= 0 && r.gap < 1))
+        throw std::invalid_argument(detail::concat(
+            "decode_frame: gap = ", detail::fmt_double(r.gap), " must lie in [0, 1)"));
     random_tail = random_tail || !r.next_frame_follows;
     if (r.priors)
         d_primary->validate_priors(r.priors, r.log_priors);
@@ -316,6 +344,7 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
         p.start = { { 0 }, { 1.0 } };
     }
 
+    p.random_before = r.random_before && p.start.positions.size() > 1;
     if (!r.start && G == 0 && r.end == end_mode::known) {
         p.plain = true; // today's decode: the backend's own boundaries
         p.dec = d_primary;
@@ -386,17 +415,23 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
         const long long c0 = std::max<long long>({ 0, x_lo - s, G + d_limits.mtau.lo });
         std::fill(
             p.wrow[k].begin(), p.wrow[k].begin() + std::min<long long>(c0, ny + 1), 0.0);
+        // (with random_before, already times 2^c: the backend's 2^(x - x_lo)
+        // and the 2^-(s - s_0) of the bits before s leave 2^c 2^(s_0 - x_lo),
+        // and no weight underflows however wide the prior)
         for (long long c = c0; c <= ny; ++c)
             p.bounds.start[size_t(s + c - x_lo)] +=
-                p.start.weights[k] * p.wrow[k][size_t(c)];
+                p.random_before
+                    ? std::ldexp(p.start.weights[k] * p.wrow[k][size_t(c)], int(c))
+                    : p.start.weights[k] * p.wrow[k][size_t(c)];
     }
     {
         // to the backend's scale: times 2^x (relative to the largest)
         std::vector<double> lw(static_cast<size_t>(Mt));
         for (long long a = 0; a < Mt; ++a) {
             const double w = p.bounds.start[size_t(a)];
-            lw[size_t(a)] = w > 0 ? std::log(w) + double(a) * ln2
-                                  : -std::numeric_limits<double>::infinity();
+            lw[size_t(a)] = !(w > 0)          ? -std::numeric_limits<double>::infinity()
+                            : p.random_before ? std::log(w) + p.start_scale(0, x_lo)
+                                              : std::log(w) + double(a) * ln2;
         }
         if (!exp_relative(lw, &p.log_scale_start)) {
             p.refused = true;
@@ -463,6 +498,8 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
     } else {
         logT = sync_tail_log_weights(d_cfg.ch, d_sync, r.items(), L, e_first);
         logT.resize(size_t(e_last - e_first + 1));
+        for (long long e = e_first; e <= e_last; ++e)
+            logT[size_t(e - e_first)] = with_gap(logT[size_t(e - e_first)], r.gap, L - e);
     }
     std::vector<double> w(static_cast<size_t>(Mt),
                           -std::numeric_limits<double>::infinity());
@@ -536,7 +573,7 @@ void frame_decoder::finish(const frame_request& r,
                 }
                 const double ls = logs ? top + std::log(sum) : std::log(sum);
                 lv[k] = sum > 0 && p.start.weights[k] > 0
-                            ? std::log(p.start.weights[k]) + ls + double(s - x_lo) * ln2
+                            ? std::log(p.start.weights[k]) + ls + p.start_scale(s, x_lo)
                             : -std::numeric_limits<double>::infinity();
                 any = any || std::isfinite(lv[k]);
             }
@@ -569,6 +606,9 @@ void frame_decoder::finish(const frame_request& r,
         }
         out.log_likelihood_ratio = sum > 0 ? out.log_evidence + top + std::log(sum)
                                            : -std::numeric_limits<double>::infinity();
+        if (p.random_before) // the evidence of rx[s_0:L], bits before a start random
+            out.log_likelihood_ratio =
+                out.log_evidence + double(L - p.start.positions.front()) * ln2;
     }
 
     // the end: lambda(e) = alpha_N beta_N, and the forward metric alpha_N
@@ -683,7 +723,7 @@ void frame_decoder::sync_word_events(const frame_request& r,
         for (double& v : part.items)
             v *= inv;
         part.log_weight =
-            std::log(p.start.weights[k]) + std::log(tot) + double(s - x_lo) * ln2;
+            std::log(p.start.weights[k]) + std::log(tot) + p.start_scale(s, x_lo);
         top = std::max(top, part.log_weight);
         parts.push_back(std::move(part));
     }
@@ -820,6 +860,34 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
         for (size_t j = 0; j < which.size(); ++j) {
             prepared& pk = p[which[j]];
             const long long e_lo = pk.p0 + tau() + pk.lo_b;
+            const double gap = requests[which[j]].gap;
+            if (gap > 0) {
+                // T(e) = (1 - gap) T_next(e) + gap 2^-(L - e): the exact
+                // look-ahead weight is the inner start posterior times the
+                // inner evidence and the count of its (uniform) starts
+                const long long L = (long long)requests[which[j]].L;
+                const double lz =
+                    got[j].result.ok()
+                        ? got[j].log_evidence + std::log(double(pk.end_e.size()))
+                        : -std::numeric_limits<double>::infinity();
+                std::vector<double> w(pk.bounds.end.size(),
+                                      -std::numeric_limits<double>::infinity());
+                for (size_t i = 0; i < pk.end_e.size(); ++i) {
+                    const double t = got[j].result.ok() ? got[j].start.weights[i] : 0.0;
+                    const double lt = t > 0 ? std::log(t) + lz
+                                            : -std::numeric_limits<double>::infinity();
+                    w[size_t(pk.end_e[i] - e_lo)] = with_gap(lt, gap, L - pk.end_e[i]) -
+                                                    double(pk.end_e[i] - e_lo) * ln2;
+                }
+                if (!exp_relative(w, &pk.log_scale_end)) {
+                    pk.refused = true;
+                    pk.result = { frame_status::impossible,
+                                  "no end position has a positive weight" };
+                    continue;
+                }
+                pk.bounds.end = std::move(w);
+                continue;
+            }
             if (!got[j].result.ok()) {
                 pk.refused = true;
                 pk.result = { got[j].result.status,

@@ -33,6 +33,8 @@ const char* to_string(frame_status s)
         return "invalid_tag";
     case frame_status::sync_lost:
         return "sync_lost";
+    case frame_status::sync_ambiguous:
+        return "sync_ambiguous";
     }
     return "unknown";
 }

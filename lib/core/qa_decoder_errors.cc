@@ -83,7 +83,8 @@ TEST(frame_status, one_vocabulary)
                            "truncated",
                            "frame_lost",
                            "invalid_tag",
-                           "sync_lost" }) {
+                           "sync_lost",
+                           "sync_ambiguous" }) {
         EXPECT_EQ(names.count(n), 1u) << n;
     }
     EXPECT_THROW(parse_frame_status("lost"), std::invalid_argument);

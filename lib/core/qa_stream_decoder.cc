@@ -101,8 +101,11 @@ TEST(stream_decoder, second_frame_matches_a_joint_brute_force)
             const long long S2 = f2.segment_end;
             ASSERT_LT(S2, (long long)s.rx.size()) << "the segment must not be cut";
             const uint8_t* rx = s.rx.data();
-            // T2(e2): the next frame's W and K symbols, then random bits, to S2
+            // T2(e2): the next frame's W and K symbols, then random bits, to
+            // S2; or, with probability gap, random bits from e2 on
             std::vector<double> T2(size_t(S2 + 1), 0.0);
+            const double gap = sd.options().gap_probability;
+            EXPECT_GT(gap, 0); // (the default: the reference weighs it)
             for (long long e = 0; e <= S2; ++e) {
                 qa::each_message(K, q, [&](const std::vector<int>& m) {
                     const auto x = qa::sent_bits(cb, W, m);
@@ -112,6 +115,8 @@ TEST(stream_decoder, second_frame_matches_a_joint_brute_force)
                         T2[size_t(e)] += std::pow(double(q), -K) * row[size_t(c)] *
                                          std::ldexp(1.0, -int(S2 - e - c));
                 });
+                T2[size_t(e)] =
+                    (1 - gap) * T2[size_t(e)] + gap * std::ldexp(1.0, -int(S2 - e));
             }
             // F1(e1): frame 1 from its start prior to an end at e1
             std::vector<double> F1(size_t(S2 + 1), 0.0);
@@ -156,11 +161,15 @@ TEST(stream_decoder, second_frame_matches_a_joint_brute_force)
 TEST(stream_decoder, follows_a_long_stream_like_genie_framing)
 {
     // 10^4 frames back to back through one continuous channel, decoded with
-    // no genie: every frame comes out, none loses sync, the MAP boundaries
-    // are the true ones almost always, memory stays flat, and the symbol
-    // errors stay within 1.2x of decoding each frame between its true
-    // boundaries. N = 50 here (10^4 S500 frames take the CPU an hour; the GPU
-    // test qa_stream_decoder_cuda runs them)
+    // no genie: every frame comes out, at its index; with a sync word fewer
+    // than 1 in 10^3 is erased (the sync word's test), without one fewer
+    // than 2 in 10^3 (a frame's edges must favour its own books over a
+    // neighbour's: ld3-modvec6 repeats every 6 codewords); the MAP
+    // boundaries are the true ones almost always, memory stays flat, and the
+    // symbol errors of the frames put out ok stay within 1.2x of decoding
+    // the same frames between their true boundaries. N = 50 here (10^4 S500
+    // frames take the CPU an hour; the GPU test qa_stream_decoder_cuda runs
+    // them)
     const codebook cb = codebook::builtin("ld3-modvec6");
     const channel_params ch(0.01, 0.01, 0.0);
     const int N = 50, frames = sanitized ? 400 : 10000;
@@ -192,14 +201,19 @@ TEST(stream_decoder, follows_a_long_stream_like_genie_framing)
             ptrs.push_back(gpost[size_t(k)].data());
         }
         const auto gres = fd->decode_batch(views, ptrs);
-        long long errs = 0, gerrs = 0, wrong_ends = 0;
+        long long errs = 0, gerrs = 0, wrong_ends = 0, erased = 0;
         for (int k = 0; k < frames; ++k) {
             const auto& f = out[size_t(k)];
             ASSERT_EQ(f.index, uint64_t(k));
-            ASSERT_NE(f.result.status, frame_status::sync_lost)
-                << "frame " << k << ": " << f.result.reason;
-            ASSERT_TRUE(f.result.ok()) << "frame " << k << ": " << f.result.reason;
             ASSERT_TRUE(gres[size_t(k)].ok());
+            if (!f.result.ok()) {
+                ASSERT_TRUE(f.result.status == frame_status::sync_ambiguous ||
+                            f.result.status == frame_status::sync_lost)
+                    << "frame " << k << ": " << f.result.reason;
+                ++erased;
+                continue;
+            }
+            EXPECT_LE(std::llabs(f.start - s.starts[size_t(k)]), 8) << "frame " << k;
             errs += symbol_errors(f, s.messages[size_t(k)], cb.q());
             stream_frame g;
             g.posteriors = gpost[size_t(k)];
@@ -208,6 +222,8 @@ TEST(stream_decoder, follows_a_long_stream_like_genie_framing)
             EXPECT_TRUE(std::isfinite(f.log_likelihood_ratio) &&
                         f.log_likelihood_ratio > 0);
         }
+        EXPECT_LE(erased, Ws.empty() ? frames / 500 : frames / 1000)
+            << "W='" << Ws << "'";
         EXPECT_LE(double(errs), 1.2 * double(gerrs) + 2) << "W='" << Ws << "'";
         EXPECT_LE(wrong_ends, frames / 10) << "W='" << Ws << "'";
         // flat memory: a few frames' worth, however long the stream
@@ -338,7 +354,9 @@ TEST(stream_decoder, a_start_tag_overrides_a_wrong_alignment)
     // every codeword it reads is still a codeword. Late: the tag of frame 0
     // lies before the carried start; early: the tag of frame 1 lies inside
     // the frame carried from frame 0. Where the sync word fits far better at
-    // the tag, the decoder moves there, without shifting the frames' indices.
+    // the tag, the decoder moves there, without shifting the frames' indices;
+    // the frame read early (its sync word over codewords) is an erasure,
+    // never ok, whatever the sync threshold.
     const codebook cb = codebook::builtin("ld3-modvec6");
     const channel_params ch(0.01, 0.01, 0.0);
     const int N = 100, frames = 6;
@@ -366,10 +384,8 @@ TEST(stream_decoder, a_start_tag_overrides_a_wrong_alignment)
         const auto out = push_all(sd, rx, 100, tags);
         const std::string what = "shift " + std::to_string(shift);
         ASSERT_EQ(out.size(), size_t(frames)) << what;
-        if (shift < 0) {
-            // the wrong alignment held for frame 0
-            EXPECT_TRUE(out[0].result.ok()) << what << ": " << out[0].result.reason;
-            EXPECT_EQ(out[0].start, 0) << what;
+        if (shift < 0) { // the wrong alignment of frame 0
+            EXPECT_EQ(out[0].result.status, frame_status::sync_lost) << what;
         }
         for (int k = shift > 0 ? 0 : 1; k < frames; ++k) {
             ASSERT_TRUE(out[size_t(k)].result.ok())
@@ -588,7 +604,14 @@ TEST(stream_batch, many_streams_decode_as_each_alone)
             most = std::max(most, want.size());
         }
         EXPECT_GT(most, 8u);
-        EXPECT_LE(rounds, most + 2); // about one round per frame of the longest stream
+        // about one round per frame of the longest stream, and a search of a
+        // frame length at most four more (three sync word positions, then the
+        // frame decoded from the one found)
+        size_t searched = 0;
+        for (const auto& s : got)
+            for (const auto& f : s)
+                searched += f.acquired || !f.result.ok();
+        EXPECT_LE(rounds, most + 2 + 4 * searched);
         bool lost = false;
         for (const auto& f : got[2])
             lost = lost || f.result.status == frame_status::sync_lost;

@@ -13,9 +13,13 @@
 // erasures until a start tag or a search finds a frame).
 
 #include "format.h"
+#include "stream_alignment.h"
+#include "stream_positions.h"
+#include <gnuradio/bsid/core/channel.h>
 #include <gnuradio/bsid/core/drift_limits.h>
 #include <gnuradio/bsid/core/lattice.h>
 #include <gnuradio/bsid/core/log.h>
+#include <gnuradio/bsid/core/philox.h>
 #include <gnuradio/bsid/core/stream_decoder.h>
 #include <algorithm>
 #include <cmath>
@@ -23,6 +27,10 @@
 #include <stdexcept>
 
 namespace bsid {
+
+using detail::argmax;
+using detail::padded_top;
+using detail::relative_prior;
 
 namespace {
 
@@ -82,39 +90,6 @@ position_weights checked_prior(const position_weights& p, const char* what)
     return out;
 }
 
-/*
- * The last position of a start prior's range, padded with weight 0: the
- * spread s_max - s_min rounded up to 2^k - 1 (k >= 2), so that the frame
- * decoder sees few distinct state spaces (one backend each, and one batch
- * each on a GPU).
- */
-long long padded_top(long long s_min, long long s_max)
-{
-    long long S = 3;
-    while (S < s_max - s_min)
-        S = 2 * S + 1;
-    return s_min + S;
-}
-
-// the request's start prior: `p` relative to s_min, with a weight-0 position at top
-position_weights relative_prior(const position_weights& p, long long s_min, long long top)
-{
-    position_weights r = p;
-    for (long long& s : r.positions)
-        s -= s_min;
-    if (top > p.positions.back()) {
-        r.positions.push_back(top - s_min);
-        r.weights.push_back(0.0);
-    }
-    return r;
-}
-
-// the most probable entry (the first on a tie)
-size_t argmax(const std::vector<double>& v)
-{
-    return size_t(std::max_element(v.begin(), v.end()) - v.begin());
-}
-
 } // namespace
 
 stream_decoder::stream_decoder(std::shared_ptr<frame_decoder> dec, stream_options opt)
@@ -137,6 +112,11 @@ stream_decoder::stream_decoder(std::shared_ptr<frame_decoder> dec, stream_option
         throw std::invalid_argument(detail::concat("stream_decoder: acquire_window = ",
                                                    d_opt.acquire_window,
                                                    " bits must lie in [0, 65536]"));
+    if (!(d_opt.gap_probability >= 0 && d_opt.gap_probability < 1))
+        throw std::invalid_argument(
+            detail::concat("stream_decoder: gap_probability = ",
+                           detail::fmt_double(d_opt.gap_probability),
+                           " must lie in [0, 1)"));
     if (std::isnan(d_opt.sync_threshold) ||
         d_opt.sync_threshold == std::numeric_limits<double>::infinity())
         throw std::invalid_argument(
@@ -146,7 +126,27 @@ stream_decoder::stream_decoder(std::shared_ptr<frame_decoder> dec, stream_option
     d_offset = d_opt.tag_offset ? *d_opt.tag_offset : -d_G;
     if (std::llabs(d_offset) > (1LL << 40))
         throw std::invalid_argument("stream_decoder: tag_offset is out of range");
+    if (!std::isnan(d_opt.sync_word_threshold) &&
+        d_opt.sync_word_threshold == std::numeric_limits<double>::infinity())
+        throw std::invalid_argument(
+            "stream_decoder: sync_word_threshold must be a number below +infinity (or "
+            "NaN: automatic)");
     derive();
+    if (d_judge->shifts_indistinguishable()) {
+        warn(detail::concat(
+            "stream_decoder: the code's books repeat every ",
+            d_judge->period(),
+            " codewords and that period divides N = ",
+            cfg.N,
+            ", and there is no sync word: a frame shifted by whole periods reads as well "
+            "as the true one, so a frame found by search is never ok (sync_ambiguous); "
+            "give a sync word, start tags, or a codebook that does not repeat within the "
+            "frame"));
+    }
+    if (d_opt.input == input_kind::bits && cfg.ch.Ps() == 0.5) {
+        warn("stream_decoder: Ps = 1/2 makes every received bit random: no frame can be "
+             "told from noise, and none will be in sync");
+    }
     if (d_opt.first_start) {
         d_prior = checked_prior(*d_opt.first_start, "stream_decoder: first_start");
         d_mode = mode::synced;
@@ -162,7 +162,26 @@ void stream_decoder::derive()
     d_hi = d_dec->limits().mtau.hi;
     const long long T = d_G + (long long)d_opt.lookahead * cfg.cb.n();
     d_tail = T + (T > 0 ? drift_limits(T, cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr).hi : 0);
+    // a search weighs the whole next frame after each candidate's end, so
+    // that every candidate explains the same span of bits: one that reads
+    // the next frame's codewords as its own is not rewarded for them
+    d_search_tail = d_F + drift_limits(d_F, cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr).hi;
     d_sync_hi = d_G > 0 ? drift_limits(d_G, cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr).hi : 0;
+    d_judge =
+        std::make_shared<alignment_judge>(*d_dec, d_opt.sync_word_threshold, d_opt.input);
+    d_odd = drift_limits(d_F, cfg.ch.Pi(), cfg.ch.Pd(), odd_length_probability);
+    d_calibrated = false; // (the channel may have changed)
+}
+
+double stream_decoder::sync_word_threshold() const
+{
+    return d_judge->sync_word_threshold();
+}
+
+void stream_decoder::warn(const std::string& what)
+{
+    d_warnings.push_back(what);
+    log(log_level::warning, what);
 }
 
 void stream_decoder::set_decoder(std::shared_ptr<frame_decoder> dec)
@@ -179,9 +198,9 @@ void stream_decoder::set_decoder(std::shared_ptr<frame_decoder> dec)
     derive();
 }
 
-long long stream_decoder::segment_end(long long s_max) const
+long long stream_decoder::segment_end(long long s_max, bool search) const
 {
-    return s_max + d_F + d_hi + d_tail;
+    return s_max + d_F + d_hi + (search ? d_search_tail : d_tail);
 }
 
 void stream_decoder::check_chunk(input_kind kind,
@@ -300,16 +319,29 @@ void stream_decoder::erase_until(long long at, std::vector<stream_frame>& out)
               detail::concat("unsynchronized: no frame found in the bits from position ",
                              d_hunt,
                              " to ",
-                             d_hunt + d_F),
+                             d_hunt + d_F) +
+                  (d_lost_why.empty()
+                       ? std::string()
+                       : " (the frame expected here lost sync: " + d_lost_why + ")"),
               out);
+        d_lost_why.clear();
         advance_hunt();
     }
 }
 
 // hunting: the frame length of bits at d_hunt is a sync_lost erasure
-void stream_decoder::lose_block(const std::string& why, std::vector<stream_frame>& out)
+void stream_decoder::lose_block(const std::string& why,
+                                std::vector<stream_frame>& out,
+                                frame_status status)
 {
-    erase(frame_status::sync_lost, "unsynchronized: " + why, out);
+    std::string reason =
+        (status == frame_status::sync_lost ? "unsynchronized: " : "") + why;
+    if (!d_lost_why.empty())
+        reason += " (the frame expected here lost sync: " + d_lost_why + ")";
+    erase(status, reason, out);
+    d_lost_why.clear();
+    d_cands.clear();
+    d_tries.clear();
     advance_hunt();
     trim();
 }
@@ -325,6 +357,8 @@ void stream_decoder::advance_hunt()
 void stream_decoder::acquire(long long at, std::vector<stream_frame>& out)
 {
     erase_until(at, out);
+    d_cands.clear();
+    d_tries.clear();
     d_acquire_block = d_hunt; // the frame length of bits this frame is put out for
     const long long w = d_opt.acquire_window;
     d_prior = {};
@@ -342,9 +376,16 @@ void stream_decoder::acquire(long long at, std::vector<stream_frame>& out)
         detail::concat("stream_decoder: acquiring frame ", d_k, " at position ", at));
 }
 
-// synced -> hunting: the next frame is put out as a sync_lost erasure (or
-// the status of `why`), and hunting begins a frame length after its most
-// probable start
+/*
+ * synced -> hunting. A frame that lost sync is searched for around where it
+ * was expected (a frame after a short burst is found there, as it would have
+ * been without the burst): hunting begins at the frame length of bits it was
+ * expected in, and no erasure is put out until that search fails. A byte
+ * that is not a bit (status invalid_input) makes the frame an erasure at
+ * once, and hunting begins a frame length later. An acquisition that failed
+ * (a false alarm of a correlator) is searched for in the frame length it was
+ * for, so that the frames keep their indices whatever its position.
+ */
 void stream_decoder::lose_sync(const frame_result& why, std::vector<stream_frame>& out)
 {
     const long long s = d_prior.positions[argmax(d_prior.weights)];
@@ -356,17 +397,23 @@ void stream_decoder::lose_sync(const frame_result& why, std::vector<stream_frame
                        to_string(why.status),
                        ": ",
                        why.reason));
-    erase(why.status, why.reason, out);
     d_mode = mode::hunting;
-    // a frame followed in sync: hunting goes on a frame length after where it
-    // started; an acquisition that failed (a false alarm of the correlator):
-    // a frame length after the bits it was put out for, so that the frames
-    // keep their indices whatever position the false alarm had
-    d_hunt = acquired ? std::max(d_acquire_block, s - d_F / 2) + d_F : s + d_F;
+    d_hunt = acquired ? std::max(d_acquire_block, s - d_F / 2) : s;
     d_floor = s + d_opt.acquire_window + 1; // a tag at the lost frame's start: not again
     d_anchor = d_hunt;
     d_anchor_k = d_k;
     d_acquired = false;
+    d_cands.clear();
+    d_tries.clear();
+    if (why.status == frame_status::invalid_input || d_by_search) {
+        // (a frame a search found already had its frame length searched)
+        d_by_search = false;
+        d_lost_why.clear();
+        erase(why.status, why.reason, out);
+        advance_hunt();
+        return;
+    }
+    d_lost_why = why.reason;
 }
 
 void stream_decoder::process_tags_synced()
@@ -390,103 +437,6 @@ void stream_decoder::process_tags_synced()
     }
 }
 
-double stream_decoder::sync_word_ratio(long long s, const double* prob) const
-{
-    // sum_c R(rx[s:s+c] | W) 2^c over the ends the drift limits allow
-    const std::vector<uint8_t>& W = d_dec->sync_word();
-    const long long ny = std::min(received() - s, d_G + d_sync_hi);
-    if (ny < 0)
-        return -1;
-    const auto& ch = d_dec->config().ch;
-    const auto row =
-        prob ? full_lattice_last_row_probs(ch, W.data(), W.size(), prob, size_t(ny))
-             : full_lattice_last_row(ch, W.data(), W.size(), items_at(s), size_t(ny));
-    double v = 0;
-    for (size_t c = 0; c < row.size(); ++c)
-        v += std::ldexp(row[c], int(c));
-    return v;
-}
-
-long long stream_decoder::search_sync_word(long long from, long long to) const
-{
-    // the sync word's likelihood ratio against random bits at each start s;
-    // soft items' probabilities computed once for all the starts' lattices
-    std::vector<double> prob;
-    const long long end = std::min(received(), to + d_G + d_sync_hi);
-    if (d_opt.input == input_kind::llr && end > from) {
-        prob.resize(2 * size_t(end - from));
-        item_probabilities(items_at(from), size_t(end - from), prob.data());
-    }
-    long long best = from;
-    double best_v = -1;
-    for (long long s = from; s < to; ++s) {
-        const double v =
-            sync_word_ratio(s, prob.empty() ? nullptr : prob.data() + 2 * (s - from));
-        if (v < 0)
-            break;
-        if (v > best_v)
-            best_v = v, best = s;
-    }
-    return best;
-}
-
-bool stream_decoder::override_by_tag(std::vector<stream_frame>& out)
-{
-    if (d_G == 0 || d_tags.empty())
-        return false;
-    const long long w = d_opt.acquire_window;
-    const long long s_min = d_prior.positions.front(), s_max = d_prior.positions.back();
-    // the tags that put this frame elsewhere than its carried start: up to half
-    // a frame before it (the decoder runs late), or inside it (early)
-    auto elsewhere = [&](long long t) {
-        return (t >= s_min - d_F / 2 && t < s_min - w && t >= d_base) ||
-               (t > s_max + w && t < s_min + d_F - w);
-    };
-    auto it = std::find_if(d_tags.begin(), d_tags.end(), [&](long long t) {
-        return elsewhere(t) && t + d_G + d_sync_hi <= received();
-    });
-    if (it == d_tags.end())
-        return false; // none, or its sync word not all here yet
-    const long long t = *it;
-    // the sync word's best fit over the carried start prior (an acquisition's
-    // prior is flat over its window: its argmax says nothing)
-    const double top = d_prior.weights[argmax(d_prior.weights)];
-    long long cur = d_prior.positions[argmax(d_prior.weights)];
-    double at_cur = 0;
-    for (size_t j = 0; j < d_prior.positions.size(); ++j) {
-        if (d_prior.weights[j] < 1e-3 * top)
-            continue;
-        const double v = sync_word_ratio(d_prior.positions[j]);
-        if (v > at_cur)
-            at_cur = v, cur = d_prior.positions[j];
-    }
-    const double at_tag = sync_word_ratio(t);
-    // the sync word fits at the tag nearly as well as it can (a ratio of at
-    // least 2^(3G/4) of the 2^G of a perfect fit: a correlator's false alarm
-    // with a wrong bit does not), and by half its own evidence (2^(G/2))
-    // better than anywhere the frame is carried (where a correct frame's
-    // sync word fits, unless the channel damaged it)
-    if (!(at_tag >= std::ldexp(1.0, int(3 * d_G / 4)) &&
-          at_tag > at_cur * std::ldexp(1.0, int(d_G / 2))))
-        return false;
-    log(log_level::info,
-        detail::concat("stream_decoder: frame ",
-                       d_k,
-                       ": the sync word fits at the start tag for position ",
-                       t,
-                       " far better than at the carried start ",
-                       cur,
-                       " (likelihood ratios ",
-                       detail::fmt_double(at_tag),
-                       " and ",
-                       detail::fmt_double(at_cur),
-                       "); re-acquiring there"));
-    d_tags.erase(d_tags.begin(), it + 1);
-    d_hunt = cur; // frame d_k's start: the tag's frame is this one, or the next one
-    acquire(t, out);
-    return true;
-}
-
 std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out)
 {
     if (d_pending != pending_kind::none)
@@ -506,9 +456,13 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
             if (override_by_tag(out))
                 continue; // a wrong alignment given up for a tag's (inside this frame)
             const bool at_end = have < need;
-            if (at_end && have - s_max <= d_G) {
-                // the stream ended where this frame starts: no more than a
-                // sync word of it arrived (after its latest start), so no frame
+            if (at_end &&
+                have - d_prior.positions[argmax(d_prior.weights)] <= d_G + d_hi) {
+                // the stream ended where this frame starts: no more than its
+                // sync word and the drift a frame allows arrived after its
+                // most probable start (its latest start may lie past the
+                // stream's end), so no frame: a few bits of drift at the end
+                // never add one
                 d_finished = true;
                 return std::nullopt;
             }
@@ -543,10 +497,14 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
             r.lookahead = tail_model ? d_opt.lookahead : 0;
             r.next_frame_follows = tail_model;
             r.events = d_opt.events;
+            r.random_before =
+                d_acquired; // a window's starts: the bits before them random
+            r.gap = tail_model ? d_opt.gap_probability : 0.0;
             d_pending = pending_kind::synced;
             d_seg = s_min;
             d_seg_end = seg_end;
             d_req_cut = have < s_max + d_F + d_hi; // the frame itself may be cut
+            d_req_tail = tail_model;
             return r;
         }
 
@@ -567,19 +525,19 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
             continue;
         }
         const long long block_end = d_hunt + d_F;
-        // a tag for a start inside the block arrives with the bit at start - offset
         // search: candidate starts in [d_hunt - F/2, d_hunt + F/2) (the
         // frame lengths' windows tile the stream: a frame is searched for in
         // the block it is nearest to, and the next frame's sync word is not a
-        // candidate); the request's prior is a window of +-w around the best
-        // (with a sync word) or the whole range (without), so its padded top
-        // is at most `top_bound`
-        const long long lo = std::max({ d_hunt - d_F / 2, d_base, d_floor });
+        // candidate), none before the last decoded frame's end; the request's
+        // prior is a window of +-w around a sync word position (with one) or
+        // the whole range (without), so its padded top is at most `top_bound`
+        const long long lo = std::max({ d_hunt - d_F / 2, d_base, d_search_floor });
         const long long hi_end = d_hunt + (d_F + 1) / 2;
-        const long long top_bound =
-            d_G > 0 ? hi_end + w + padded_top(0, 2 * w) : lo + padded_top(0, hi_end - lo);
+        const long long top_bound = d_G > 0
+                                        ? hi_end + w + padded_top(0, 2 * w)
+                                        : lo + padded_top(0, std::max(0LL, hi_end - lo));
         const long long need =
-            d_opt.search ? segment_end(top_bound)
+            d_opt.search ? segment_end(top_bound, true)
                          : block_end + w + std::max<long long>(0, -d_offset) + 1;
         if (have < need && !d_ended)
             return std::nullopt;
@@ -612,7 +570,18 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
         const long long hi = std::min(hi_end, have);
         position_weights cand;
         if (d_G > 0) {
-            const long long s = search_sync_word(lo, hi);
+            // the sync word's best positions, tried in turn (a chance fit
+            // inside the data may beat a damaged true sync word)
+            if (d_cands.empty())
+                d_cands = search_sync_word(lo, hi, 3);
+            if (d_cands.empty()) {
+                lose_block(
+                    detail::concat(
+                        "no sync word fits in the bits from position ", lo, " to ", hi),
+                    out);
+                continue;
+            }
+            const long long s = d_cands.front();
             for (long long x = std::max(s - w, d_base); x <= std::min(s + w, have); ++x)
                 cand.positions.push_back(x), cand.weights.push_back(1.0);
         } else {
@@ -629,7 +598,7 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
         }
         const long long s_min = cand.positions.front();
         const long long top = padded_top(s_min, cand.positions.back());
-        const long long full_end = segment_end(top);
+        const long long full_end = segment_end(top, true);
         const long long seg_end = std::min(full_end, have);
         if (invalid_in(s_min, seg_end, &bad)) {
             lose_block(detail::concat(
@@ -649,10 +618,13 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
         d_req_start = relative_prior(cand, s_min, std::min(top, seg_end));
         r.start = d_req_start;
         r.end = end_mode::free;
-        r.lookahead = seg_end < full_end ? 0 : d_opt.lookahead;
+        r.lookahead = seg_end < full_end ? 0 : d_dec->N();
         r.next_frame_follows = seg_end == full_end;
         r.events = d_opt.events;
+        r.random_before = true; // starts compared on the same bits
+        r.gap = r.next_frame_follows ? d_opt.gap_probability : 0.0;
         d_req_cut = false; // a failed search is a frame length of sync_lost
+        d_req_tail = r.next_frame_follows;
         d_pending = pending_kind::search;
         d_seg = s_min;
         d_seg_end = seg_end;
@@ -677,6 +649,12 @@ void stream_decoder::take(frame_decode_result& r,
     f.start_probability = r.start.weights[bs];
     f.end = d_seg + r.end_positions[be];
     f.end_probability = r.end_posterior[be];
+    d_search_floor =
+        f.end - d_opt.acquire_window; // no later frame starts inside this one
+    if (d_req_tail) // (a frame at the stream's end lacks the next sync word's weight)
+        d_recent.push_back(r.log_likelihood_ratio);
+    if (d_recent.size() > recent_max)
+        d_recent.pop_front();
     f.log_likelihood_ratio = r.log_likelihood_ratio;
     f.acquired = acquired;
     f.segment_begin = d_seg;
@@ -717,6 +695,7 @@ void stream_decoder::take(frame_decode_result& r,
     d_prior = std::move(next);
     d_mode = mode::synced;
     d_acquired = false;
+    d_by_search = false;
 }
 
 void stream_decoder::complete(frame_decode_result result, std::vector<stream_frame>& out)
@@ -725,65 +704,80 @@ void stream_decoder::complete(frame_decode_result result, std::vector<stream_fra
     if (kind == pending_kind::none)
         throw std::logic_error("stream_decoder: no request is pending");
     d_pending = pending_kind::none;
-    const bool in_sync =
-        result.result.ok() && result.log_likelihood_ratio >= d_opt.sync_threshold;
     frame_result why;
-    if (!result.result.ok())
-        why = { frame_status::sync_lost,
-                "the decoder refused the frame (" +
-                    std::string(to_string(result.result.status)) +
-                    "): " + result.result.reason };
-    else if (!in_sync)
-        why = { frame_status::sync_lost,
-                detail::concat("the frame's log-likelihood ratio against random bits, ",
-                               detail::fmt_double(result.log_likelihood_ratio),
-                               ", is below the sync threshold ",
-                               detail::fmt_double(d_opt.sync_threshold)) };
+    const bool in_sync = judge(result, kind, why);
     if (d_req_cut && !in_sync) {
         // the stream ends inside this frame
         why.status = frame_status::truncated;
         why.reason = "the stream ends inside the frame: " + why.reason;
     }
-    frame_decode_result& r = result;
     if (kind == pending_kind::synced) {
+        frame_decode_result& r = result;
         if (!in_sync) {
-            lose_sync(why, out);
-            if (d_req_cut)
+            if (d_req_cut) {
+                erase(why.status, why.reason, out);
                 d_finished = true;
+            } else {
+                lose_sync(why, out);
+            }
         } else {
             take(r, d_acquired, out);
         }
         trim();
         return;
     }
-    // a search
-    if (!in_sync) {
+    // a search: each candidate of the frame length decoded in turn, then the
+    // best one in sync kept if every other reads clearly worse
+    d_tries.push_back({ in_sync,
+                        why,
+                        result.result.ok(),
+                        result.log_likelihood_ratio,
+                        result.result.ok()
+                            ? d_seg + result.start.positions[argmax(result.start.weights)]
+                            : -1 });
+    if (!d_cands.empty())
+        d_cands.erase(d_cands.begin());
+    if (!d_cands.empty())
+        return; // the next sync word position of this frame length
+    frame_result lost;
+    long long s = pick_candidate(lost);
+    d_tries.clear();
+    if (s >= 0 && d_G == 0 && d_judge->edges_checked())
+        s = best_of_period_shifts(s, lost);
+    if (s < 0) {
         lose_block(detail::concat("no frame found in the bits from position ",
                                   d_hunt,
                                   " to ",
                                   d_hunt + d_F,
                                   " (",
-                                  why.reason,
+                                  lost.reason,
                                   ")"),
-                   out);
+                   out,
+                   lost.status);
         return;
     }
-    const long long s = d_seg + r.start.positions[argmax(r.start.weights)];
-    erase_until(s, out);
-    d_anchor = s;
-    d_anchor_k = d_k;
+    // the search's decode weighed the whole next frame (to compare its
+    // candidates fairly), and a search over the whole frame length mixes
+    // every start into the frame's posteriors and its end: the frame is
+    // decoded again from a window around the start found, as any
+    // acquisition, and judged as such
     log(log_level::info,
         detail::concat(
-            "stream_decoder: acquired frame ", d_k, " at position ", s, " by search"));
-    take(r, true, out);
-    trim();
+            "stream_decoder: found frame ", d_k, " at position ", s, " by search"));
+    d_lost_why.clear();
+    acquire(s, out);
+    d_by_search = true;
 }
 
 void stream_decoder::trim()
 {
+    // hunting keeps what the search of the block at d_hunt reads (from half
+    // a frame length before it) and the tags' floor
     long long keep = d_mode == mode::synced
                          ? d_prior.positions.front()
-                         : std::min(d_hunt - d_opt.acquire_window, d_floor);
+                         : std::min({ std::max(d_hunt - d_F / 2, d_search_floor),
+                                      d_hunt - d_opt.acquire_window,
+                                      d_floor - d_opt.acquire_window });
     keep = std::min(keep, received());
     // dropped once at least half the buffer is behind `keep`: each bit is
     // moved O(1) times, however the stream is chunked, and at most twice the

@@ -257,6 +257,21 @@ class qa_bad_input_blocks(gr_unittest.TestCase):
         self.assertEqual(erasures, [(0, "invalid_tag")])
         self.assertEqual(len(rows), 2)
 
+    def test_009b_lost_counts_that_are_not_counts_are_invalid_tag_erasures(self):
+        # a double or a negative count: frames were lost, how many is not
+        # known; one invalid_tag erasure before the frame that carries it
+        f = self.frames
+        for value in (pmt.from_double(2.0), pmt.from_long(-1), pmt.from_double(-3.5),
+                      pmt.intern("two")):
+            self.tb = gr.top_block()
+            tags = [length_tag(0, pmt.from_long(len(f[0]))),
+                    gr.tag_utils.python_to_tag((0, pmt.intern("bsid_frames_lost"), value))]
+            dec, rows, erasures = self.run_decoder(
+                blocks.vector_source_b(f[0].tolist(), False, 1, tags))
+            self.assertEqual(erasures, [(0, "invalid_tag")], pmt.write_string(value))
+            self.assertEqual(len(rows), 2)
+            np.testing.assert_array_equal(rows[1], self.hard(f[0]))
+
     def test_010_channel_puts_out_a_short_final_frame(self):
         # an encoder input that is not a multiple of N: the last frame is
         # shorter than its length tag. The channel puts out what it received,

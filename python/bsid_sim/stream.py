@@ -135,7 +135,7 @@ def run_stream_point(c, progress=None):
                                        c.N, m)
                 gse[j], gbe[j] = _errors(gpost[j], msg, c.N, m)
                 wrong_end[j] = f.end != ends[j]
-                lost[j] = f.status == "sync_lost"
+                lost[j] = f.status in ("sync_lost", "sync_ambiguous")
             counts = {"symbol_errors": se, "bit_errors": be, "status": status}
             upto, reason = engine._stop_in_batch(res, counts)
             engine._add(res, counts, upto)

@@ -593,7 +593,9 @@ public:
                            const py::object& log_priors,
                            const py::object& start_priors,
                            const std::string& end,
-                           int lookahead)
+                           int lookahead,
+                           double gap,
+                           bool random_before)
     {
         const auto [priors, is_log] = pick_priors(priors_in, log_priors);
         const size_t K = size_t(py::len(frames));
@@ -632,6 +634,8 @@ public:
             req[k].start = start_from_python(start_obj[k]);
             req[k].end = e;
             req[k].lookahead = lookahead;
+            req[k].gap = gap;
+            req[k].random_before = random_before;
         }
         std::vector<bsid::frame_decode_result> got;
         {
@@ -649,7 +653,9 @@ public:
                             const py::object& log_priors,
                             const py::object& start_prior,
                             const std::string& end,
-                            int lookahead)
+                            int lookahead,
+                            double gap,
+                            bool random_before)
     {
         py::list one;
         one.append(rx);
@@ -661,8 +667,14 @@ public:
             l.append(o);
             return py::object(l);
         };
-        return decode_frames(
-            one, wrap(priors), wrap(log_priors), wrap(start_prior), end, lookahead)[0];
+        return decode_frames(one,
+                             wrap(priors),
+                             wrap(log_priors),
+                             wrap(start_prior),
+                             end,
+                             lookahead,
+                             gap,
+                             random_before)[0];
     }
 
     py::dict limits() const
@@ -744,7 +756,8 @@ public:
                       int acquire_window,
                       const py::object& tag_offset,
                       double sync_threshold,
-                      bool search)
+                      bool search,
+                      const py::object& sync_word_threshold)
     {
         bsid::stream_options opt;
         if (!lookahead.is_none()) {
@@ -770,6 +783,15 @@ public:
         }
         opt.sync_threshold = sync_threshold;
         opt.search = search;
+        if (!sync_word_threshold.is_none()) {
+            if (py::isinstance<py::bool_>(sync_word_threshold))
+                throw py::type_error(
+                    "sync_word_threshold must be None (auto) or a number");
+            opt.sync_word_threshold = sync_word_threshold.cast<double>();
+            if (std::isnan(opt.sync_word_threshold))
+                throw py::value_error(
+                    "sync_word_threshold must be a number (None: auto)");
+        }
         opt.input = dec.input();
         d_dec = &dec;
         d_N = dec.dec().N();
@@ -1469,6 +1491,8 @@ its status.)doc")
              "start_prior"_a = py::none(),
              "end"_a = "known",
              "lookahead"_a = 0,
+             "gap"_a = 0.0,
+             "random_before"_a = false,
              R"doc(
 Decodes a received segment rx[0:L] with its frame boundaries as probabilities
 (docs/frame_boundaries.md): a frame_decode_result with posteriors (N, q),
@@ -1477,7 +1501,9 @@ end_forward, status and reason. start_prior: None (the frame starts at
 position 0), a dict {position: weight} or a pair (positions, weights).
 end: "known" (the frame's last bit is rx[L-1]) or "free" (it ends anywhere;
 rx[e:L] is the next frame's sync word and first `lookahead` symbols, then
-random bits). Never raises for the frame itself: a refused frame has a status
+random bits; with probability `gap`, random bits from e on). random_before:
+the bits before each start are random bits, so that starts are compared on
+the same bits (a search's window). Never raises for the frame itself: a refused frame has a status
 other than "ok"; invalid arguments raise ValueError or TypeError.)doc")
         .def("decode_frames",
              &py_map_decoder::decode_frames,
@@ -1487,6 +1513,8 @@ other than "ok"; invalid arguments raise ValueError or TypeError.)doc")
              "start_priors"_a = py::none(),
              "end"_a = "known",
              "lookahead"_a = 0,
+             "gap"_a = 0.0,
+             "random_before"_a = false,
              R"doc(
 decode_frame for many segments: a list of frame_decode_result. priors and
 start_priors: one for every frame, or a list with one entry (or None) per
@@ -1660,31 +1688,38 @@ Decodes an unbounded received bitstream frame after frame (docs/receiving.md).
 
     dec = map_decoder_core(cb, ch, N, sync_word="0110...")   # any backend, precision
     sd = stream_decoder(dec, lookahead=None, start=0, acquire_window=4,
-                        tag_offset=None, sync_threshold=0.0, search=True)
+                        tag_offset=None, sync_threshold=0.0, search=True,
+                        sync_word_threshold=None)
     frames = sd.push(bits)              # uint8 0/1, any chunk size; frames completed
     frames = sd.push(bits, tags=[17])   # start tags at chunk positions
     frames += sd.flush()                # the end of the stream
 
 Every frame length of received bits gives one stream_frame out: decoded
-("ok"), or an erasure ("sync_lost" while unsynchronized, "truncated" for a
+("ok"), or an erasure ("sync_lost" while unsynchronized, "sync_ambiguous" for
+a frame found whose alignment is not clearly the best, "truncated" for a
 frame the stream ends inside, "invalid_input" for a frame with a byte that is
-not a bit). Frame k + 1's start prior is frame k's forward end metric, trimmed
+not a bit). "ok" means the frame is at its true alignment as far as the
+stream can tell (docs/receiving.md, "What each setup guarantees"). Frame k + 1's start prior is frame k's forward end metric, trimmed
 at Pr. lookahead: K, the next frame's symbols weighed after each frame's end;
 None: 0 with a sync word, 2 without. start: the first frame's start (a position, a dict {position: weight}
 or a pair (positions, weights)), or None to start unsynchronized. A start tag
 (a bit after the sync word, as digital.correlate_access_code_tag_bb tags it)
 says the frame starts at tag + tag_offset (None: -G) and acquires with a
 uniform start prior of +-acquire_window bits. A frame whose log-likelihood
-ratio against random bits is below sync_threshold loses sync; search
-re-acquires without tags (by the sync word, or by a frame-wide start prior
-without one).)doc")
+ratio against random bits is below sync_threshold + 1 loses sync, as does
+one whose sync word fits below sync_word_threshold (ln of its likelihood
+ratio; None: the automatic one, sd.sync_word_threshold) at its most probable
+start; search re-acquires without tags (by the sync word, or by a frame-wide
+start prior without one). sd.warnings lists what the decoder warns of (a
+setup whose alignments cannot be told apart).)doc")
         .def(py::init<const py_map_decoder&,
                       const py::object&,
                       const py::object&,
                       int,
                       const py::object&,
                       double,
-                      bool>(),
+                      bool,
+                      const py::object&>(),
              "decoder"_a,
              "lookahead"_a = py::none(),
              "start"_a = 0,
@@ -1692,6 +1727,7 @@ without one).)doc")
              "tag_offset"_a = py::none(),
              "sync_threshold"_a = 0.0,
              "search"_a = true,
+             "sync_word_threshold"_a = py::none(),
              py::keep_alive<1, 2>())
         .def("push",
              &py_stream_decoder::push,
@@ -1720,9 +1756,23 @@ without one).)doc")
             "frame_bits",
             [](const py_stream_decoder& s) { return s.sd().frame_bits(); },
             "F = G + N n, the transmitted bits of a frame.")
-        .def_property_readonly("lookahead", [](const py_stream_decoder& s) {
-            return s.sd().options().lookahead;
-        });
+        .def_property_readonly(
+            "lookahead",
+            [](const py_stream_decoder& s) { return s.sd().options().lookahead; })
+        .def_property_readonly(
+            "sync_word_threshold",
+            [](const py_stream_decoder& s) { return s.sd().sync_word_threshold(); },
+            "ln of the least likelihood ratio the sync word must have at a frame's "
+            "start (the automatic one resolved; 0 without a sync word).")
+        .def_property_readonly(
+            "warnings",
+            [](const py_stream_decoder& s) {
+                py::list l;
+                for (const auto& w : s.sd().warnings())
+                    l.append(w);
+                return l;
+            },
+            "What the decoder warns of, latest last (each is also logged once).");
 
     // ---------------------------------------------------------------- simulation
     {

@@ -83,8 +83,9 @@ class qa_stream_decoder(unittest.TestCase):
             self.assertEqual(frames[k].segment, (s_min, end))
             if top > positions[-1]:
                 positions, weights = np.append(positions, top), np.append(weights, 0.0)
+            # (the stream weighs a gap: random bits after the end, 1e-3)
             res = dec.decode_frame(rx[s_min:end], start_prior=(positions - s_min, weights),
-                                   end="free", lookahead=K)
+                                   end="free", lookahead=K, gap=1e-3)
             self.assertEqual(frames[k].status, "ok")
             np.testing.assert_array_equal(frames[k].posteriors, res.posteriors)
             self.assertEqual(frames[k].log_likelihood_ratio, res.log_likelihood_ratio)

@@ -75,6 +75,23 @@ struct frame_request {
      * are the next frame's).
      */
     bool events = false;
+    /*!
+     * The bits between the start prior's first position s_0 and a start s
+     * are random bits (each weighs 1/2), so that starts are compared on the
+     * same bits rx[s_0:L]: the weight of start s is pi(s) 2^-(s - s_0). For a
+     * prior that knows nothing of the bits before the frame (a search over a
+     * window); a carried forward end metric has weighed them already (false).
+     * The log-likelihood ratio is the same either way.
+     */
+    bool random_before = false;
+    /*!
+     * With a free end followed by the next frame: the probability that what
+     * follows the end is not the next frame but random bits (a burst, a
+     * frame lost): T(e) = (1 - gap) T_next(e) + gap 2^-(L - e). Then a frame
+     * followed by garbage is decoded nearly as between its true boundaries,
+     * instead of stretching its end to reach a sync word. In [0, 1).
+     */
+    double gap = 0;
 
     received_items items() const { return { bits, llr }; }
 };

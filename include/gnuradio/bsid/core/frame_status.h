@@ -34,10 +34,14 @@ enum class frame_status {
     invalid_tag, //!< the frame's length tag is not a non-negative integer
     // decided by the stream decoder
     sync_lost, //!< the stream decoder is not synchronized here (stream_decoder)
+    //! a frame found, but its alignment is not clearly the best one (a shift
+    //! by whole code periods, or another sync word position, fits nearly as
+    //! well; docs/receiving.md, "What each setup guarantees")
+    sync_ambiguous,
 };
 
 //! Every status, in the order of their values.
-constexpr std::array<frame_status, 10> all_frame_statuses = {
+constexpr std::array<frame_status, 11> all_frame_statuses = {
     frame_status::ok,
     frame_status::empty,
     frame_status::invalid_input,
@@ -48,12 +52,13 @@ constexpr std::array<frame_status, 10> all_frame_statuses = {
     frame_status::frame_lost,
     frame_status::invalid_tag,
     frame_status::sync_lost,
+    frame_status::sync_ambiguous,
 };
 
 /*!
  * A short stable name, the status's identifier: "ok", "empty",
  * "invalid_input", "drift_out_of_range", "impossible", "decoder_error",
- * "truncated", "frame_lost", "invalid_tag", "sync_lost".
+ * "truncated", "frame_lost", "invalid_tag", "sync_lost", "sync_ambiguous".
  */
 const char* to_string(frame_status s);
 

@@ -14,9 +14,12 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace bsid {
+
+class alignment_judge; // lib/core/stream_alignment.h
 
 /*!
  * \brief How a stream_decoder follows a stream (docs/design.md section 3,
@@ -56,6 +59,30 @@ struct stream_options {
      * likely than random bits.
      */
     double sync_threshold = 0.0;
+    /*!
+     * A frame is in sync only if its log-likelihood ratio is at least
+     * sync_threshold + sync_margin: 1 nat, far above the rounding of either
+     * precision (a frame of random bits at Ps = 1/2 has a ratio of exactly
+     * 0, which float computes as +1e-6).
+     */
+    static constexpr double sync_margin = 1.0;
+    /*!
+     * With a sync word: ln of the least likelihood ratio against random bits
+     * that the sync word must have at a frame's most probable start (over
+     * W's own lattice, so an insertion or deletion in W is no miss). NaN:
+     * automatic, the 1e-4 quantile of a correct sync word's through the
+     * decoder's channel (docs/receiving.md, "Loss of sync"), G ln 2 / 2
+     * lower for LLR input (the soft items' noise is the demodulator's).
+     */
+    double sync_word_threshold = std::numeric_limits<double>::quiet_NaN();
+    /*!
+     * The probability that a frame is followed by something other than the
+     * next frame (a burst, garbage): each frame's end is weighed as
+     * (1 - gap) the next frame's sync word and K symbols + gap random bits
+     * (frame_request::gap), so that the frame before a burst decodes as
+     * between its true boundaries. 0: the next frame always follows.
+     */
+    double gap_probability = 1e-3;
     /*!
      * While unsynchronized without a start tag, look for the next frame:
      * with a sync word, by its likelihood at every position of a frame
@@ -197,6 +224,13 @@ public:
     //! The options, with the look-ahead resolved (never auto_lookahead).
     const stream_options& options() const { return d_opt; }
     frame_decoder& decoder() { return *d_dec; }
+    //! The sync word threshold in use (the automatic one resolved).
+    double sync_word_threshold() const;
+    /*!
+     * What the decoder warns of (a setup whose alignments cannot be told
+     * apart, ...), latest last; each is also logged once.
+     */
+    const std::vector<std::string>& warnings() const { return d_warnings; }
 
 private:
     enum class mode { synced, hunting };
@@ -206,20 +240,40 @@ private:
     {
         return d_anchor + (long long)(k - d_anchor_k) * d_F;
     }
-    long long segment_end(long long s_max) const;
+    //! Where the segment of a frame whose latest start is s_max ends (a
+    //! search's look-ahead is the whole next frame).
+    long long segment_end(long long s_max, bool search = false) const;
     void derive(); // the limits' constants from d_dec
     void acquire(long long at, std::vector<stream_frame>& out);
     void lose_sync(const frame_result& why, std::vector<stream_frame>& out);
     void
     erase(frame_status status, const std::string& reason, std::vector<stream_frame>& out);
     void erase_until(long long at, std::vector<stream_frame>& out);
-    void lose_block(const std::string& why, std::vector<stream_frame>& out);
+    void lose_block(const std::string& why,
+                    std::vector<stream_frame>& out,
+                    frame_status status = frame_status::sync_lost);
+    //! Whether a decoded frame is in sync at its true alignment; why: if not.
+    bool judge(const frame_decode_result& r, pending_kind kind, frame_result& why);
+    //! With a sync word: the best fit of W within half a frame length of s
+    //! (outside s's own window), if any fits better than `than`.
+    bool other_sync_word(long long s, double than, long long* at, double* fit) const;
+    //! The log-likelihood ratio of the frame decoded with a start prior of
+    //! +-acquire_window around `at`, with the stream's look-ahead or the whole
+    //! next frame after it (-inf if it cannot be decoded yet).
+    double llr_at(long long at, bool whole_next_frame = false);
+    //! Without a sync word, p < N: of a search's start s and its shifts by
+    //! whole periods, the one that reads clearly best, or -1 and why none does.
+    long long best_of_period_shifts(long long s, frame_result& why);
+    void warn(const std::string& what);
     void take(frame_decode_result& r, bool acquired, std::vector<stream_frame>& out);
     bool invalid_in(long long from, long long to, long long* where) const;
-    long long search_sync_word(long long from, long long to) const;
-    //! The sync word's likelihood ratio against random bits at start s (-1: no
-    //! bits there); prob: the soft items' probabilities from s on, if computed
-    double sync_word_ratio(long long s, const double* prob = nullptr) const;
+    //! The starts in [from, to) where W fits best, one per cluster, best
+    //! first, at most `count`, each fitting at least the threshold.
+    std::vector<long long>
+    search_sync_word(long long from, long long to, size_t count) const;
+    //! ln of the sync word's likelihood ratio against random bits at start s
+    //! (-inf: no bits there); prob: the soft items' probabilities from s on
+    double sync_word_fit(long long s, const double* prob = nullptr) const;
     //! A start tag inside the frame about to be decoded, where the sync word
     //! fits far better than at the frame's carried start: acquire there.
     bool override_by_tag(std::vector<stream_frame>& out);
@@ -237,10 +291,13 @@ private:
     void process_tags_synced();
 
     std::shared_ptr<frame_decoder> d_dec;
+    std::shared_ptr<const alignment_judge> d_judge;
     stream_options d_opt;
+    std::vector<std::string> d_warnings;
     long long d_F = 0, d_G = 0, d_offset = 0;
-    long long d_tail = 0; // G + K n + the upper drift limit over those bits
-    int d_hi = 0;         // the frame's upper end drift limit m^+
+    long long d_tail = 0;        // G + K n + the upper drift limit over those bits
+    long long d_search_tail = 0; // a search's: the whole next frame (K = N)
+    int d_hi = 0;                // the frame's upper end drift limit m^+
     bool d_ended = false;
     bool d_finished = false; // ended, and everything put out
     int d_sync_hi = 0;       // the upper drift limit over the sync word's G bits
@@ -256,8 +313,41 @@ private:
     long long d_hunt = 0;          // hunting: where the next frame length of bits begins
     long long d_acquire_block = 0; // the frame length of bits the last acquisition is for
     long long d_floor = 0;         // hunting: tags before this are stale
-    bool d_acquired = false;       // the next frame is decoded from an acquisition
-    long long d_anchor = 0;        // nominal start of frame d_anchor_k
+    long long d_search_floor =
+        0; // hunting: no frame starts before this (the last frame's end)
+    std::vector<long long>
+        d_cands;        // hunting: the search's sync word positions left to try
+    struct search_try { // hunting: a candidate of the frame length, decoded
+        bool in_sync;
+        frame_result why;
+        bool decoded;    // the decoder accepted it
+        double llr;      // its log-likelihood ratio (the whole next frame weighed)
+        long long start; // its most probable start
+    };
+    std::vector<search_try> d_tries;
+    //! Of the candidates tried (d_tries), the start of the one kept, or -1
+    //! and why none is.
+    long long pick_candidate(frame_result& why) const;
+    // the log-likelihood ratios of the latest frames in sync: a carried frame
+    // far below them (drop_sigmas standard deviations) is searched for again
+    std::deque<double> d_recent;
+    static constexpr size_t recent_min = 4, recent_max = 32;
+    static constexpr double drop_sigmas = 4.0;
+    // a frame length outside d_odd (drift over F bits beyond these limits
+    // has probability below odd_length_probability) makes a frame suspect
+    static constexpr double odd_length_probability = 1e-6;
+    drift_range d_odd;
+    // what the channel predicts for a frame's log-likelihood ratio (calibrate());
+    // a frame below min(mean - implausible_sigmas sd, mean / 2) is not in sync
+    void calibrate();
+    static constexpr size_t calibration_frames = 24;
+    static constexpr double implausible_sigmas = 6.0, acquired_sigmas = 3.0;
+    bool d_calibrated = false;
+    double d_expected_mean = 0, d_expected_sd = 0;
+    std::string d_lost_why;   // why the frame being searched for lost sync
+    bool d_acquired = false;  // the next frame is decoded from an acquisition
+    bool d_by_search = false; // that acquisition is a search's (its block searched)
+    long long d_anchor = 0;   // nominal start of frame d_anchor_k
     uint64_t d_anchor_k = 0;
     uint64_t d_k = 0; // the next frame's index
 
@@ -265,6 +355,8 @@ private:
     long long d_seg = 0;     // the pending request's segment starts here
     long long d_seg_end = 0; // and ends here
     bool d_req_cut = false;  // the stream ends where the pending frame may not be whole
+    bool d_req_tail =
+        false; // the pending frame is followed by the next one's W and K symbols
     position_weights d_req_start; // the pending request's start prior (segment positions)
 };
 
