@@ -854,6 +854,10 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
             q.start = position_weights{ p[k].end_e,
                                         std::vector<double>(p[k].end_e.size(), 1.0) };
             q.end = end_mode::free;
+            // the ends compared on the same bits: their posteriors stay within
+            // range however many ends there are (plain, the exact weights of
+            // ends thousands of bits apart differ by 2^thousands)
+            q.random_before = true;
             inner.push_back(std::move(q));
         }
         const auto got = lookahead_decoder(K).decode_batch(inner, true);
@@ -861,58 +865,38 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
             prepared& pk = p[which[j]];
             const long long e_lo = pk.p0 + tau() + pk.lo_b;
             const double gap = requests[which[j]].gap;
-            if (gap > 0) {
-                // T(e) = (1 - gap) T_next(e) + gap 2^-(L - e): the exact
-                // look-ahead weight is the inner start posterior times the
-                // inner evidence and the count of its (uniform) starts
-                const long long L = (long long)requests[which[j]].L;
-                const double lz =
-                    got[j].result.ok()
-                        ? got[j].log_evidence + std::log(double(pk.end_e.size()))
-                        : -std::numeric_limits<double>::infinity();
-                std::vector<double> w(pk.bounds.end.size(),
-                                      -std::numeric_limits<double>::infinity());
-                for (size_t i = 0; i < pk.end_e.size(); ++i) {
-                    const double t = got[j].result.ok() ? got[j].start.weights[i] : 0.0;
-                    const double lt = t > 0 ? std::log(t) + lz
-                                            : -std::numeric_limits<double>::infinity();
-                    w[size_t(pk.end_e[i] - e_lo)] = with_gap(lt, gap, L - pk.end_e[i]) -
-                                                    double(pk.end_e[i] - e_lo) * ln2;
-                }
-                if (!exp_relative(w, &pk.log_scale_end)) {
-                    pk.refused = true;
-                    pk.result = { frame_status::impossible,
-                                  "no end position has a positive weight" };
-                    continue;
-                }
-                pk.bounds.end = std::move(w);
-                continue;
-            }
-            if (!got[j].result.ok()) {
+            const long long L = (long long)requests[which[j]].L;
+            const bool ok = got[j].result.ok();
+            if (!ok && !(gap > 0)) {
                 pk.refused = true;
                 pk.result = { got[j].result.status,
                               "the look-ahead has probability 0: " +
                                   got[j].result.reason };
                 continue;
             }
-            // T(e) times 2^-e (the backend's scale)
+            // T(e) = P(the look-ahead | e): with the inner starts' bits before
+            // them random, the inner start posterior times the inner evidence,
+            // the count of its (uniform) starts and 2^(e - e_0); with a gap,
+            // (1 - gap) T(e) + gap 2^-(L - e). Given to the backend times
+            // 2^-(e - e_lo), relative to the largest.
+            const long long e0 = pk.end_e.front();
+            const double lz = ok ? got[j].log_evidence + std::log(double(pk.end_e.size()))
+                                 : -std::numeric_limits<double>::infinity();
             std::vector<double> w(pk.bounds.end.size(),
                                   -std::numeric_limits<double>::infinity());
             for (size_t i = 0; i < pk.end_e.size(); ++i) {
-                const double t = got[j].start.weights[i];
-                if (t > 0)
-                    w[size_t(pk.end_e[i] - e_lo)] =
-                        std::log(t) - double(pk.end_e[i] - e_lo) * ln2;
+                const long long e = pk.end_e[i];
+                const double t = ok ? got[j].start.weights[i] : 0.0;
+                const double lt = t > 0 ? std::log(t) + lz + double(e - e0) * ln2
+                                        : -std::numeric_limits<double>::infinity();
+                w[size_t(e - e_lo)] = with_gap(lt, gap, L - e) - double(e - e_lo) * ln2;
             }
-            // T(e) = P(the look-ahead | e) is the inner start posterior
-            // times the inner evidence and the count of its (uniform) starts
             if (!exp_relative(w, &pk.log_scale_end)) {
                 pk.refused = true;
                 pk.result = { frame_status::impossible,
                               "no end position has a positive weight" };
                 continue;
             }
-            pk.log_scale_end += got[j].log_evidence + std::log(double(pk.end_e.size()));
             pk.bounds.end = std::move(w);
         }
     }

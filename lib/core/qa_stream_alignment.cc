@@ -459,3 +459,45 @@ TEST_F(stream_alignment, every_complete_frame_at_the_end_comes_out)
         }
     }
 }
+
+TEST_F(stream_alignment, a_search_over_thousands_of_starts_with_a_whole_next_frame)
+{
+    // a search's decode: a start prior over 2400 positions, the bits before
+    // each start random, the whole next frame weighed after each end. The
+    // ends' look-ahead weights span 2^thousands in exact units; computed on
+    // the same bits they stay in range, and the true start is the most
+    // probable, the decode's ratio at least that of a window around it alone
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.0);
+    const int N = sanitized ? 120 : 200;
+    auto dec = decoder(cb, ch, N, {});
+    const auto s = make_burst_stream(cb, ch, N, {}, 5, 0, {}, 11);
+    const long long F = (long long)N * cb.n(), half = 1200, s0 = s.starts[2];
+    auto decode = [&](long long from, long long count) {
+        frame_request r;
+        r.bits = s.rx.data() + from;
+        r.L = size_t(
+            std::min<long long>((long long)s.rx.size() - from, count + 2 * F + 200));
+        position_weights p;
+        for (long long x = 0; x < count; ++x)
+            p.positions.push_back(x), p.weights.push_back(1.0);
+        r.start = p;
+        r.end = end_mode::free;
+        r.lookahead = N;
+        r.random_before = true;
+        r.gap = 1e-3;
+        return dec->decode(r);
+    };
+    const auto wide = decode(s0 - half, 2 * half);
+    const auto narrow = decode(s0 - 4, 9);
+    ASSERT_TRUE(wide.result.ok()) << wide.result.reason;
+    ASSERT_TRUE(narrow.result.ok()) << narrow.result.reason;
+    size_t m = 0;
+    for (size_t k = 1; k < wide.start.weights.size(); ++k)
+        if (wide.start.weights[k] > wide.start.weights[m])
+            m = k;
+    EXPECT_LE(std::llabs(s0 - half + wide.start.positions[m] - s0), 2);
+    // the wide decode's ratio is a mixture over its starts, one in 2400 of them
+    EXPECT_GE(wide.log_likelihood_ratio,
+              narrow.log_likelihood_ratio + std::log(9.0 / 2400.0) - 1e-6);
+}
