@@ -12,6 +12,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 namespace bsid {
 
@@ -48,6 +51,36 @@ std::unique_ptr<frame_decoder> edge_decoder(const decoder_config& main, codebook
 }
 
 } // namespace
+
+std::shared_ptr<const alignment_judge>
+shared_alignment_judge(const std::shared_ptr<frame_decoder>& dec,
+                       double sync_word_threshold,
+                       input_kind input)
+{
+    struct entry {
+        std::weak_ptr<frame_decoder> dec;
+        std::shared_ptr<const alignment_judge> judge;
+    };
+    static std::mutex m;
+    static std::map<std::tuple<const frame_decoder*, double, int>, entry> cache;
+    // (NaN, the automatic threshold, as a key that compares equal to itself)
+    const double t = std::isnan(sync_word_threshold) ? -std::numeric_limits<double>::max()
+                                                     : sync_word_threshold;
+    const auto key = std::make_tuple(dec.get(), t, int(input));
+    {
+        std::lock_guard<std::mutex> lock(m);
+        const auto it = cache.find(key);
+        if (it != cache.end() && it->second.dec.lock() == dec)
+            return it->second.judge;
+    }
+    auto judge =
+        std::make_shared<const alignment_judge>(*dec, sync_word_threshold, input);
+    std::lock_guard<std::mutex> lock(m);
+    for (auto it = cache.begin(); it != cache.end();)
+        it = it->second.dec.expired() ? cache.erase(it) : std::next(it);
+    cache[key] = { dec, judge };
+    return judge;
+}
 
 int book_period(const codebook& cb)
 {

@@ -29,6 +29,18 @@ namespace bsid {
  */
 int book_period(const codebook& cb);
 
+class alignment_judge;
+/*!
+ * The alignment_judge of a frame decoder, made once and shared by every
+ * stream decoder that asks with the same decoder, threshold and input (a
+ * stream_batch has hundreds of streams, and a judge holds four small
+ * decoders and a threshold drawn from 20000 lattices).
+ */
+std::shared_ptr<const alignment_judge>
+shared_alignment_judge(const std::shared_ptr<frame_decoder>& dec,
+                       double sync_word_threshold,
+                       input_kind input);
+
 /*!
  * The checks of a frame's alignment for one frame decoder (code, N, sync
  * word W of G bits, channel):

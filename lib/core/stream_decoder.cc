@@ -167,8 +167,7 @@ void stream_decoder::derive()
     // the next frame's codewords as its own is not rewarded for them
     d_search_tail = d_F + drift_limits(d_F, cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr).hi;
     d_sync_hi = d_G > 0 ? drift_limits(d_G, cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr).hi : 0;
-    d_judge =
-        std::make_shared<alignment_judge>(*d_dec, d_opt.sync_word_threshold, d_opt.input);
+    d_judge = shared_alignment_judge(d_dec, d_opt.sync_word_threshold, d_opt.input);
     d_odd = drift_limits(d_F, cfg.ch.Pi(), cfg.ch.Pd(), odd_length_probability);
     d_calibrated = false; // (the channel may have changed)
 }

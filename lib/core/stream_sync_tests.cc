@@ -22,6 +22,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 namespace bsid {
 
@@ -36,12 +39,35 @@ using detail::relative_prior;
  * run), each decoded as the stream decodes a frame in sync (its start known,
  * a free end, the next frame's sync word and K symbols after it).
  */
+namespace {
+
+// calibrate()'s results, shared by the stream decoders of one frame decoder
+// (stream_batch makes hundreds): keyed by the decoder, K and the gap
+struct prediction {
+    std::weak_ptr<frame_decoder> dec;
+    double mean, sd;
+};
+std::mutex predictions_mutex;
+std::map<std::tuple<const frame_decoder*, int, double>, prediction> predictions;
+
+} // namespace
+
 void stream_decoder::calibrate()
 {
     d_calibrated = true;
     d_expected_mean = d_expected_sd = std::numeric_limits<double>::quiet_NaN();
     if (d_opt.input != input_kind::bits)
         return; // soft items' noise is the demodulator's: nothing to predict from
+    const auto key = std::make_tuple(d_dec.get(), d_opt.lookahead, d_opt.gap_probability);
+    {
+        std::lock_guard<std::mutex> lock(predictions_mutex);
+        const auto it = predictions.find(key);
+        if (it != predictions.end() && it->second.dec.lock() == d_dec) {
+            d_expected_mean = it->second.mean;
+            d_expected_sd = it->second.sd;
+            return;
+        }
+    }
     const decoder_config& cfg = d_dec->config();
     const codebook& cb = cfg.cb;
     const std::vector<uint8_t>& W = d_dec->sync_word();
@@ -93,6 +119,10 @@ void stream_decoder::calibrate()
         var += (x - mean) * (x - mean);
     d_expected_mean = mean;
     d_expected_sd = std::sqrt(var / double(v.size() - 1));
+    std::lock_guard<std::mutex> lock(predictions_mutex);
+    for (auto it = predictions.begin(); it != predictions.end();)
+        it = it->second.dec.expired() ? predictions.erase(it) : std::next(it);
+    predictions[key] = { d_dec, d_expected_mean, d_expected_sd };
 }
 
 double stream_decoder::sync_word_fit(long long s, const double* prob) const
