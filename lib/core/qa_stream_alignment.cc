@@ -123,13 +123,16 @@ void run_stream(const burst_stream& s,
                 const stream_options& opt,
                 tally& t,
                 const std::string& what,
+                const std::vector<double>* llr = nullptr, // the stream as LLRs instead
                 size_t chunk = 997)
 {
     stream_decoder sd(dec, opt);
     std::vector<stream_frame> out;
-    for (size_t at = 0; at < s.rx.size(); at += chunk)
-        for (auto& f : sd.push(s.rx.data() + at, std::min(chunk, s.rx.size() - at)))
+    for (size_t at = 0; at < s.rx.size(); at += chunk) {
+        const size_t n = std::min(chunk, s.rx.size() - at);
+        for (auto& f : llr ? sd.push(llr->data() + at, n) : sd.push(s.rx.data() + at, n))
             out.push_back(std::move(f));
+    }
     for (auto& f : sd.flush())
         out.push_back(std::move(f));
     const long long F = sd.frame_bits();
@@ -389,6 +392,47 @@ TEST_F(stream_alignment,
     run_stream(s, dec, stream_options{}, u, "N 36 synchronized");
     EXPECT_GE(u.ok, 4);
     u.check("N 36 synchronized");
+}
+
+TEST_F(stream_alignment, soft_input_with_bursts)
+{
+    // LLRs of BPSK in noise (l = 4 x +- 1 plus Gaussian noise of sigma 1.5):
+    // no prediction from the channel here (the noise is the demodulator's),
+    // the recent frames and the edges still keep a frame that absorbed a
+    // burst from coming out ok
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.0);
+    tally t;
+    for (const std::string Ws : { "", "0110100111010010" }) {
+        const auto W = parse_sync_word(Ws);
+        decoder_config cfg(cb, ch, 40);
+        cfg.backend = backend_kind::cpu;
+        cfg.precision = precision_kind::single;
+        cfg.threads = 2;
+        auto dec = std::make_shared<frame_decoder>(cfg, W);
+        stream_options opt;
+        opt.input = input_kind::llr;
+        for (const long long b : { 32LL, 100LL, 250LL }) {
+            for (uint64_t seed = 0; seed < (sanitized ? 1u : 5u); ++seed) {
+                const auto s =
+                    make_burst_stream(cb, ch, 40, W, 10, 0, { { 3, b } }, seed);
+                std::mt19937 g(uint32_t(seed) + 100);
+                std::normal_distribution<double> noise(0.0, 1.5);
+                std::vector<double> llr(s.rx.size());
+                for (size_t j = 0; j < llr.size(); ++j)
+                    llr[j] = (2.0 * s.rx[j] - 1.0) * 4 + noise(g);
+                run_stream(s,
+                           dec,
+                           opt,
+                           t,
+                           "soft W '" + Ws + "' burst " + std::to_string(b) + " seed " +
+                               std::to_string(seed),
+                           &llr);
+            }
+        }
+    }
+    EXPECT_GE(t.ok, t.runs * 10 * 8 / 10);
+    EXPECT_EQ(t.count_wrong, 0);
 }
 
 TEST_F(stream_alignment, random_bits_never_pass_at_ps_one_half)

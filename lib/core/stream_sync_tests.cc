@@ -402,6 +402,21 @@ bool stream_decoder::judge(const frame_decode_result& r,
                     "frame may then be read shifted by whole periods") };
         return false;
     }
+    if (d_G == 0 && d_judge->edges_checked() && (low || odd_length) &&
+        kind == pending_kind::synced && !d_acquired) {
+        // without a sync word nothing local says where a burst the frame may
+        // have absorbed ended: its frame length is searched (which finds it
+        // again if it was right)
+        why = { frame_status::sync_lost,
+                detail::concat("the frame reads worse than the recent frames or what the "
+                               "channel predicts, or has a length the channel makes "
+                               "unlikely (",
+                               e - s,
+                               " bits, log-likelihood ratio ",
+                               detail::fmt_double(r.log_likelihood_ratio),
+                               "): its frame length is searched") };
+        return false;
+    }
     if (d_G > 0) {
         // the sync word must fit where the frame most probably starts
         const double fit = sync_word_fit(s);

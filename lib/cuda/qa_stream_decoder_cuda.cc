@@ -156,7 +156,9 @@ TEST_F(cuda_stream_decoder, ten_thousand_s500_frames_like_genie_framing)
     }
     EXPECT_LE(lost, frames / 500);
     EXPECT_LE(double(errs), 1.2 * double(gerrs) + 2);
-    EXPECT_LE(peak, size_t(3 * 4000 + 4096));
+    // flat memory: a search reads half a frame length either side of its
+    // frame length, its frame and the whole next frame
+    EXPECT_LE(peak, size_t(6 * 4000 + 4096));
     std::printf("10^4 S500 frames: SER stream %.3g, genie %.3g (frames ok); erased %lld; "
                 "wrong MAP ends %lld; peak buffer %zu bits\n",
                 double(errs) / (double(frames - lost) * N),
