@@ -15,6 +15,7 @@
 // each garbage run's length in frame lengths, rounded to the nearest.
 
 #include "qa_sanitized.h"
+#include "qa_stream_reference.h"
 #include "stream_alignment.h"
 #include <gnuradio/bsid/core/channel.h>
 #include <gnuradio/bsid/core/log.h>
@@ -89,16 +90,6 @@ std::shared_ptr<frame_decoder> decoder(const codebook& cb,
     cfg.precision = prec;
     cfg.threads = 2;
     return std::make_shared<frame_decoder>(cfg, W);
-}
-
-long long errors(const std::vector<double>& post, const std::vector<int32_t>& msg, int q)
-{
-    std::vector<int32_t> d(msg.size());
-    hard_decisions(post.data(), int(msg.size()), q, d.data());
-    long long e = 0;
-    for (size_t i = 0; i < msg.size(); ++i)
-        e += d[i] != msg[i];
-    return e;
 }
 
 // what a run of many streams adds up to
@@ -187,20 +178,20 @@ void run_stream(const burst_stream& s,
         std::vector<double*> ptr{ g.data() };
         const auto gr = dec->decode_batch({ v }, ptr);
         ASSERT_TRUE(gr[0].ok()) << what;
-        const long long e = errors(out[j].posteriors, s.messages[k], q);
+        const long long e = qa::symbol_errors(out[j].posteriors, s.messages[k], q);
         EXPECT_LT(e, dec->N() / 2)
             << what << ": frame " << j << " put out ok at " << out[j].start
             << " reads frame " << k << " at " << s.starts[k] << " wrong";
-        if (std::getenv("BSID_QA_VERBOSE") && e > errors(g, s.messages[k], q))
+        if (std::getenv("BSID_QA_VERBOSE") && e > qa::symbol_errors(g, s.messages[k], q))
             std::printf("frame %zu: %lld errors, genie %lld (%s)\n",
                         j,
                         e,
-                        errors(g, s.messages[k], q),
+                        qa::symbol_errors(g, s.messages[k], q),
                         what.c_str());
         ++t.ok;
         t.symbols += dec->N();
         t.errs += e;
-        t.genie_errs += errors(g, s.messages[k], q);
+        t.genie_errs += qa::symbol_errors(g, s.messages[k], q);
     }
 }
 

@@ -78,11 +78,7 @@ public:
     }
     //! No sync word, p < N, p not dividing N: the edges tell shifts apart.
     bool edges_checked() const { return d_front_alt != nullptr; }
-    //! No sync word, p < N: the edges' codewords against random bits.
-    bool edges_read() const { return d_front_own != nullptr; }
     double sync_word_threshold() const { return d_sync_threshold; }
-    //! The drift limit over W's G bits (its lattice's ends: G + that at most).
-    int sync_word_span() const { return d_sync_hi; }
 
     /*!
      * ln of W's likelihood ratio against random bits with its first bit at
