@@ -26,6 +26,7 @@
 #include <gnuradio/bsid/core/errors.h>
 #include <gnuradio/bsid/core/frame_decoder.h>
 #include <gnuradio/bsid/core/map_decoder.h>
+#include <gnuradio/bsid/core/setup_watch.h>
 #include <gnuradio/bsid/core/stream_decoder.h>
 
 #include <algorithm>
@@ -259,12 +260,67 @@ bool llr_token(const std::string& tok, double& v)
     return !tok.empty() && *end == '\0';
 }
 
+/*
+ * --input llr given bits: tokens that are all 0 or 1 (bits written one per
+ * token), or a run of 0s and 1s that strtod would read as one number. Either
+ * decodes garbage; both are refused before anything is decoded.
+ */
+struct bits_given_as_llrs {
+    size_t tokens = 0;
+    bool all_bits = true; // every token so far is "0" or "1"
+    bool checked = false;
+
+    static bool binary_run(const std::string& tok)
+    {
+        return tok.find_first_not_of("01") == std::string::npos;
+    }
+    void token(const std::string& tok)
+    {
+        ++tokens;
+        all_bits = all_bits && (tok == "0" || tok == "1");
+    }
+    // a frame's line that is one run of 0s and 1s (a frame has many items)
+    static void line(const std::vector<std::string>& toks, size_t lineno)
+    {
+        if (toks.size() == 1 && toks[0].size() > 1 && binary_run(toks[0]))
+            die("--input llr: line " + std::to_string(lineno) + " is one run of " +
+                std::to_string(toks[0].size()) +
+                " 0s and 1s without spaces, which would be read as one number, not as " +
+                "a frame: with --input llr each item is an LLR, a number of its own " +
+                "separated by spaces; for bits, leave out --input llr");
+    }
+    // a stream's token too long for a number, made of 0s and 1s
+    static void stream_token(const std::string& tok, long long item)
+    {
+        if (tok.size() >= 16 && binary_run(tok))
+            die("--input llr: item " + std::to_string(item) +
+                " is a run of 0s and 1s without spaces, which would be read as one " +
+                "number: with --input llr each item is an LLR, a number of its own " +
+                "separated by spaces; for bits, leave out --input llr");
+    }
+    // before the first decode: the tokens so far, all 0 or 1?
+    void check()
+    {
+        if (checked)
+            return;
+        checked = true;
+        if (tokens > 0 && all_bits)
+            die("--input llr: every item read is the number 0 or 1: these are bits, not "
+                "LLRs (an LLR of 0 says nothing, one of 1 little); for bits, leave out "
+                "--input llr (LLRs that are 0 and 1 can be written 0.0 and 1.0)");
+    }
+};
+
 // A line's numbers as LLRs; why receives the first token that is not a
 // number (the line is then not a frame), if there is one.
-std::vector<double> llr_line(const std::string& line, std::string& why)
+std::vector<double> llr_line(const std::string& line,
+                             std::string& why,
+                             bits_given_as_llrs& guard,
+                             size_t lineno)
 {
     std::istringstream is(line);
     std::vector<double> l;
+    std::vector<std::string> toks;
     std::string tok;
     double v;
     while (is >> tok) {
@@ -272,7 +328,11 @@ std::vector<double> llr_line(const std::string& line, std::string& why)
             why = "'" + tok + "' at position " + std::to_string(l.size()) +
                   " is not an LLR (a number)";
         l.push_back(v);
+        guard.token(tok);
+        if (toks.size() < 2)
+            toks.push_back(tok);
     }
+    bits_given_as_llrs::line(toks, lineno);
     return l;
 }
 
@@ -330,10 +390,13 @@ int run_stream(std::shared_ptr<bsid::frame_decoder> fdec,
         while (next_tag < tags.size() && tags[next_tag] == item())
             here.push_back(size_t(item() - pos)), ++next_tag;
     };
+    bits_given_as_llrs guard;
     auto end_token = [&]() {
         if (tok.empty())
             return;
         tag_here();
+        guard.token(tok);
+        bits_given_as_llrs::stream_token(tok, item());
         double v;
         if (!llr_token(tok, v)) {
             std::cerr << "bsid_decode: '" << tok << "' at item " << item()
@@ -345,6 +408,7 @@ int run_stream(std::shared_ptr<bsid::frame_decoder> fdec,
     };
     auto push = [&]() {
         if (soft) {
+            guard.check();
             print(sd.push(llr_chunk.data(), llr_chunk.size(), here));
             pos += (long long)llr_chunk.size();
         } else {
@@ -364,8 +428,10 @@ int run_stream(std::shared_ptr<bsid::frame_decoder> fdec,
                     end_token();
                 else if (tok.size() < 64)
                     tok += c;
-                else
+                else if (tok[0] != '?') {
+                    bits_given_as_llrs::stream_token(tok, item());
                     tok[0] = '?'; // far too long for a number: not one
+                }
                 continue;
             }
             if (space)
@@ -481,6 +547,7 @@ int run_estimate(const bsid::frame_decoder& dec,
     size_t bad = 0, count = 0;
     std::string line;
     bsid::channel_estimate est;
+    bits_given_as_llrs guard; // --input llr given bits
     if (stream) {
         // the whole stream: 0s and 1s (whitespace ignored), or LLRs
         std::vector<uint8_t> b;
@@ -490,6 +557,8 @@ int run_estimate(const bsid::frame_decoder& dec,
         while (std::cin >> tok) {
             if (soft) {
                 double v;
+                guard.token(tok);
+                bits_given_as_llrs::stream_token(tok, (long long)l.size());
                 if (!llr_token(tok, v))
                     die("--estimate: '" + tok + "' at item " + std::to_string(l.size()) +
                         " of the stream is not an LLR (a number)");
@@ -504,6 +573,8 @@ int run_estimate(const bsid::frame_decoder& dec,
                 ++pos;
             }
         }
+        if (soft)
+            guard.check();
         bsid::stream_options so;
         if (opt.count("--lookahead"))
             so.lookahead = int(integer("--lookahead", opt["--lookahead"], 0, dec.N()));
@@ -527,7 +598,7 @@ int run_estimate(const bsid::frame_decoder& dec,
         bool ok = true;
         if (soft) {
             std::string why;
-            auto l = llr_line(line, why);
+            auto l = llr_line(line, why, guard, count + 1);
             ok = why.empty();
             if (ok)
                 llrs.push_back(std::move(l));
@@ -546,6 +617,8 @@ int run_estimate(const bsid::frame_decoder& dec,
             ++bad;
         ++count;
     }
+    if (soft)
+        guard.check();
     if (!priors.empty() && priors.size() != 1 && priors.size() < count)
         die("priors file has " + std::to_string(priors.size()) + " lines but there are " +
             std::to_string(count) + " frames");
@@ -863,6 +936,13 @@ int run(int argc, char** argv)
         write_posteriors(out, p, NQ);
     };
 
+    // does N fit the frames? (their lengths; a warning goes to stderr)
+    const bsid::decoder_config& dcfg = fdec->config();
+    bsid::setup_watch watch("bsid_decode",
+                            (long long)fdec->sync_word().size() + fdec->tau(),
+                            dcfg.N,
+                            dcfg.cb.n(),
+                            dcfg.ch);
     size_t frame_index = 0;
     auto flush = [&]() {
         std::vector<bsid::frame_result> results(lines.size());
@@ -902,6 +982,9 @@ int run(int argc, char** argv)
         for (size_t j = 0; j < decoded.size(); ++j) {
             results[decoded[j]] = got[j];
             post_of[decoded[j]] = j;
+            if (got[j].ok())
+                watch.add_length_drift(double(views[j].rho) -
+                                       double(fdec->sync_word().size() + fdec->tau()));
         }
         std::string out;
         for (size_t k = 0; k < lines.size(); ++k) {
@@ -1012,6 +1095,7 @@ int run(int argc, char** argv)
     };
 
     std::string line;
+    bits_given_as_llrs guard; // --input llr given bits
     while (std::getline(std::cin, line)) {
         if (!line.empty() && line.back() == '\r')
             line.pop_back(); // CRLF files
@@ -1020,7 +1104,7 @@ int run(int argc, char** argv)
         // llr, the numbers of the line are the frame's LLRs
         std::string why;
         if (soft) {
-            llrs.push_back(llr_line(line, why));
+            llrs.push_back(llr_line(line, why, guard, frame_index + lines.size() + 1));
             line.clear(); // its numbers are held in llrs
         }
         for (size_t t = 0; t < line.size() && !soft; ++t) {
@@ -1045,9 +1129,14 @@ int run(int argc, char** argv)
             ++decodable;
         lines.push_back(std::move(line));
         bad.push_back(std::move(why));
-        if (lines.size() == batch || decodable == max_held)
+        if (lines.size() == batch || decodable == max_held) {
+            if (soft)
+                guard.check();
             frames_mode ? flush_frames() : flush();
+        }
     }
+    if (soft)
+        guard.check();
     if (!lines.empty())
         frames_mode ? flush_frames() : flush();
     std::fflush(stdout);

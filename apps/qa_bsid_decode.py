@@ -415,6 +415,50 @@ class qa_bsid_decode(unittest.TestCase):
         out = run(self.args + ["--input", "soft"], "")
         self.assertEqual(out.returncode, 2)
 
+    def test_011_bits_given_as_llrs_are_refused(self):
+        # bits written one per token, or a line of 0s and 1s without spaces
+        # (one huge number), into --input llr: refused before any decode, in
+        # every mode, with a message that says what the input looks like
+        spaced = "".join(" ".join(str(b) for b in f) + "\n" for f in self.frames)
+        unspaced = self.text(self.frames)
+        stream = " ".join(str(b) for f in self.frames for b in f) + "\n"
+        for extra, text, says in (([], spaced, "these are bits"),
+                                  ([], unspaced, "without spaces"),
+                                  (["--framing", "stream"], stream, "these are bits"),
+                                  (["--framing", "stream"], unspaced, "without spaces"),
+                                  (["--estimate"], spaced, "these are bits"),
+                                  (["--estimate"], unspaced, "without spaces")):
+            with self.subTest(extra=extra, says=says):
+                out = run(self.args + ["--input", "llr"] + extra, text)
+                self.assertEqual(out.returncode, 2, out.stdout[:200])
+                self.assertEqual(out.stdout, "")
+                self.assertIn(says, out.stderr)
+                self.assertIn("leave out --input llr", out.stderr)
+        # LLRs that happen to be small integers among others are LLRs
+        mixed = "".join(" ".join(("2" if b else "-1.5") for b in f) + "\n" for f in self.frames)
+        out = run(self.args + ["--input", "llr"], mixed)
+        self.assertEqual(out.returncode, 0, out.stderr)
+
+    def test_012_a_wrong_n_is_reported_on_stderr(self):
+        # frames of N = 20 into -N 19 and -N 21: decoded, with a warning on
+        # stderr that names N = 20 (stdout stays the frames alone); -N 20: none
+        frames = []
+        for k in range(48):
+            msg = np.random.default_rng(100 + k).integers(0, 16, self.N)
+            rx, _ = bsid.transmit(self.ch, self.cb.encode(msg), seed=2, frame=k)
+            frames.append(rx)
+        for Nd in (self.N - 1, self.N + 1, self.N):
+            with self.subTest(N=Nd):
+                args = list(self.args)
+                args[args.index("-N") + 1] = str(Nd)
+                out = run(args, self.text(frames))
+                self.assertEqual(out.returncode, 0, out.stderr)
+                self.assertEqual(len(out.stdout.splitlines()), len(frames))
+                if Nd == self.N:
+                    self.assertNotIn("codeword", out.stderr)
+                else:
+                    self.assertIn("= %d symbols?" % self.N, out.stderr)
+
 
 class qa_bsid_decode_estimate(unittest.TestCase):
     """--estimate: one JSON line, the library's estimate_channel on the same frames."""

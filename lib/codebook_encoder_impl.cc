@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace gr {
 namespace bsid {
@@ -43,23 +44,113 @@ codebook_encoder_impl::codebook_encoder_impl(const ::bsid::codebook& codebook,
     // Tags are placed by hand: the length tag is rewritten, the others move
     // to the first bit of their symbol.
     set_tag_propagation_policy(TPP_DONT);
-    // A frame's first symbol needs room for W and its codeword at once. The
-    // scheduler calls work only with that much room: with less, work could
-    // make nothing, and a call that makes nothing is called again at once
-    // (a busy loop while the downstream is slow).
-    const int most_per_symbol = int(d_sync.size()) + codebook.n();
-    set_min_noutput_items(most_per_symbol);
-    set_min_output_buffer(std::max<long>(4096, 4 * long(most_per_symbol)));
-    set_relative_rate(uint64_t(d_sync.size() + size_t(N) * size_t(codebook.n())),
-                      uint64_t(N));
+    // A frame goes out once all its symbols have come (so that a frame with
+    // a bad symbol is dropped whole), in pieces of any size.
+    const long F = long(d_sync.size()) + long(N) * long(codebook.n());
+    set_min_output_buffer(std::max<long>(4096, std::min<long>(2 * F, 1L << 22)));
+    set_relative_rate(uint64_t(F), uint64_t(N));
+    d_sym.reserve(size_t(N));
 }
+
+namespace {
+const pmt::pmt_t lost_key = pmt::intern("bsid_frames_lost");
+} // namespace
 
 void codebook_encoder_impl::forecast(int noutput_items,
                                      gr_vector_int& ninput_items_required)
 {
-    // n bits per symbol, and G more for each frame's first: at most this many symbols fit
+    // bits on their way need no input; otherwise a symbol makes n bits
     ninput_items_required[0] =
-        std::max(1, noutput_items / (d_cb.n() + int(d_sync.size())));
+        d_bits_at < d_bits.size() ? 0 : std::max(1, noutput_items / d_cb.n());
+}
+
+std::string codebook_encoder_impl::error() const
+{
+    std::lock_guard<std::mutex> lock(d_error_mutex);
+    return d_error;
+}
+
+void codebook_encoder_impl::drop(const std::string& why)
+{
+    const uint64_t n = ++d_dropped;
+    ++d_lost_pending;
+    {
+        std::lock_guard<std::mutex> lock(d_error_mutex);
+        d_error = why;
+    }
+    // the first in full, later ones at debug level (the count is in
+    // frames_dropped() and in the log when the flowgraph stops)
+    if (n == 1) {
+        GR_LOG_ERROR(d_logger,
+                     "a frame is dropped: " + why +
+                         "; the next frame sent carries a bsid_frames_lost tag, so "
+                         "that the decoder puts out an erasure in its place");
+    } else {
+        GR_LOG_DEBUG(d_logger, "a frame is dropped: " + why);
+    }
+    d_sym.clear();
+    d_sym_tags.clear();
+    d_bad.clear();
+}
+
+void codebook_encoder_impl::finish_frame()
+{
+    if (!d_bad.empty()) {
+        drop(d_bad);
+        return;
+    }
+    const int n = d_cb.n();
+    const size_t G = d_sync.size();
+    d_bits.assign(d_sync.begin(), d_sync.end());
+    d_bits.resize(G + size_t(d_N) * size_t(n));
+    for (size_t i = 0; i < size_t(d_N); ++i) {
+        const uint32_t w = d_cb.word(i, d_sym[i]);
+        for (int r = 0; r < n; ++r) // MSB first
+            d_bits[G + i * size_t(n) + size_t(r)] = uint8_t((w >> (n - 1 - r)) & 1u);
+    }
+    d_bits_at = 0;
+    d_bit_tags.clear();
+    d_bit_tag_at = 0;
+    gr::tag_t len;
+    len.key = d_len_key;
+    len.value = pmt::from_long(long(d_bits.size()));
+    len.srcid = alias_pmt();
+    d_bit_tags.emplace_back(0, len);
+    if (d_lost_pending > 0) {
+        gr::tag_t lost;
+        lost.key = lost_key;
+        lost.value = pmt::from_long(long(d_lost_pending));
+        lost.srcid = alias_pmt();
+        d_bit_tags.emplace_back(0, lost);
+        d_lost_pending = 0;
+    }
+    // other tags: at the first bit of their symbol (W's first for symbol 0)
+    for (const auto& [i, tag] : d_sym_tags)
+        d_bit_tags.emplace_back(i == 0 ? 0 : G + i * size_t(n), tag);
+    ++d_frames;
+    d_sym.clear();
+    d_sym_tags.clear();
+}
+
+int codebook_encoder_impl::write_pending(uint8_t* out, int made, int room)
+{
+    const uint64_t out0 = nitems_written(0);
+    const size_t take = std::min(d_bits.size() - d_bits_at, size_t(room - made));
+    for (; d_bit_tag_at < d_bit_tags.size() &&
+           d_bit_tags[d_bit_tag_at].first < d_bits_at + take;
+         ++d_bit_tag_at) {
+        const auto& [at, tag] = d_bit_tags[d_bit_tag_at];
+        add_item_tag(0,
+                     out0 + uint64_t(made) + uint64_t(at - d_bits_at),
+                     tag.key,
+                     tag.value,
+                     tag.srcid);
+    }
+    std::copy(d_bits.begin() + long(d_bits_at),
+              d_bits.begin() + long(d_bits_at + take),
+              out + made);
+    d_bits_at += take;
+    return made + int(take);
 }
 
 int codebook_encoder_impl::general_work(int noutput_items,
@@ -67,83 +158,77 @@ int codebook_encoder_impl::general_work(int noutput_items,
                                         gr_vector_const_void_star& input_items,
                                         gr_vector_void_star& output_items)
 {
-    if (!d_error.empty()) {
-        return WORK_DONE; // stop after the items before the bad input went out
-    }
     const auto* in = static_cast<const int32_t*>(input_items[0]);
     auto* out = static_cast<uint8_t*>(output_items[0]);
-    const int n = d_cb.n();
-    const int G = int(d_sync.size());
     const int nin = ninput_items[0];
     const uint64_t in0 = nitems_read(0);
-    const uint64_t out0 = nitems_written(0);
-
     std::vector<gr::tag_t> tags;
     get_tags_in_range(tags, 0, in0, in0 + uint64_t(nin));
     std::sort(tags.begin(), tags.end(), gr::tag_t::offset_compare);
     size_t ti = 0;
-
     int k = 0;    // input symbols consumed
     int made = 0; // output bits produced
-    for (; k < nin; ++k) {
+    while (true) {
+        made = write_pending(out, made, noutput_items);
+        if (d_bits_at < d_bits.size() || k == nin)
+            break; // the output is full, or the input used up
         const uint64_t abs = in0 + uint64_t(k);
-        // where this symbol's frame starts, if a length tag says so (checked below)
-        bool tagged_start = false;
-        size_t t_end = ti;
-        while (t_end < tags.size() && tags[t_end].offset == abs)
-            tagged_start |= pmt::eqv(tags[t_end++].key, d_len_key);
-        const uint64_t start = tagged_start ? abs : d_frame_start;
-        const uint64_t i = (abs - start) % uint64_t(d_N); // symbol index in its frame
-        const int need = n + (i == 0 ? G : 0);
-        if (made + need > noutput_items)
-            break; // no room for this symbol (and its frame's sync word): next call
-        for (; ti < t_end; ++ti) {
+        for (; ti < tags.size() && tags[ti].offset == abs; ++ti) {
             const auto& tag = tags[ti];
             if (!pmt::eqv(tag.key, d_len_key)) {
-                add_item_tag(0, out0 + uint64_t(made), tag.key, tag.value, tag.srcid);
+                if (!d_skip)
+                    d_sym_tags.emplace_back(d_sym.size(), tag);
                 continue;
             }
+            // a frame starts here
+            if (!d_sym.empty())
+                drop("a frame starts at input item " + std::to_string(abs) +
+                     " (a length tag) before the previous frame's " +
+                     std::to_string(d_N) + " symbols ended (it had " +
+                     std::to_string(d_sym.size()) + ")");
+            d_skip = false;
             const long len = pmt::is_integer(tag.value) ? pmt::to_long(tag.value) : -1;
             if (len != d_N) {
-                d_error =
+                // its symbols are not a frame of this encoder's: dropped
+                // until the next length tag
+                drop(
                     "the frame tagged at input item " + std::to_string(abs) + " has " +
                     std::to_string(len) +
-                    " symbols, but the encoder was built for N = " + std::to_string(d_N);
-            } else if ((abs - d_frame_start) % uint64_t(d_N) != 0) {
-                d_error = "a frame starts at input item " + std::to_string(abs) +
-                          " before the previous frame's " + std::to_string(d_N) +
-                          " symbols ended";
+                    " symbols, but the encoder was built for N = " + std::to_string(d_N));
+                d_skip = true;
             }
-            d_frame_start = abs;
         }
-        const int32_t D = in[k];
-        if (d_error.empty() && (D < 0 || D >= d_cb.q())) {
-            d_error = "symbol " + std::to_string(D) + " at input item " +
-                      std::to_string(abs) +
-                      " is outside [0, q) with q = " + std::to_string(d_cb.q());
-        }
-        if (!d_error.empty()) {
-            // A clear error, and the flowgraph stops cleanly (an exception
-            // here would end this block's thread and leave the others waiting).
-            GR_LOG_ERROR(d_logger, d_error);
-            break;
-        }
-        if (i == 0) {
-            add_item_tag(
-                0, out0 + uint64_t(made), d_len_key, pmt::from_long(long(G + d_N * n)));
-            ++d_frames;
-            for (int b = 0; b < G; ++b)
-                out[made++] = d_sync[size_t(b)];
-        }
-        const uint32_t w = d_cb.word(size_t(i), D);
-        for (int r = 0; r < n; ++r)
-            out[made++] = uint8_t((w >> (n - 1 - r)) & 1u); // MSB first
+        const int32_t D = in[k++];
+        if (d_skip)
+            continue;
+        if (d_bad.empty() && (D < 0 || D >= d_cb.q()))
+            d_bad = "symbol " + std::to_string(D) + " at input item " +
+                    std::to_string(abs) +
+                    " is outside [0, q) with q = " + std::to_string(d_cb.q()) +
+                    " (symbol " + std::to_string(d_sym.size()) + " of its frame)";
+        d_sym.push_back(D);
+        if (d_sym.size() == size_t(d_N))
+            finish_frame();
     }
     consume_each(k);
-    if (k == 0 && !d_error.empty()) {
-        return WORK_DONE;
-    }
     return made;
+}
+
+bool codebook_encoder_impl::stop()
+{
+    if (!d_sym.empty()) {
+        GR_LOG_WARN(d_logger,
+                    "the input ended inside a frame: its " +
+                        std::to_string(d_sym.size()) + " of " + std::to_string(d_N) +
+                        " symbols were not sent");
+    }
+    if (d_dropped > 0) {
+        GR_LOG_WARN(d_logger,
+                    std::to_string(d_dropped.load()) + " of " +
+                        std::to_string(d_dropped.load() + d_frames.load()) +
+                        " frames dropped (the last: " + error() + ")");
+    }
+    return true;
 }
 
 } // namespace bsid

@@ -252,6 +252,7 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                                            search,
                                            synchronized_at_start,
                                            estimate_every > 0);
+        d_stream_decoder = &sd;
         GR_LOG_INFO(
             d_logger,
             "stream framing: look-ahead K = " + std::to_string(sd.options().lookahead) +
@@ -274,6 +275,11 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
     if (!d_stream) {
         d_batcher = std::make_unique<::bsid::frame_batcher>(
             ::bsid::batcher_options{ max_batch, max_delay_ms });
+        d_watch.emplace("map_decoder",
+                        (long long)d_sync.size() + (long long)N * codebook.n(),
+                        N,
+                        codebook.n(),
+                        d_cfg.ch);
     }
     message_port_register_out(pmt::mp("channel_estimate"));
     set_tag_propagation_policy(TPP_DONT); // frames change length: tags are placed by hand
@@ -289,8 +295,21 @@ map_decoder_impl::build(const ::bsid::channel_params& ch) const
 
 void map_decoder_impl::set_channel(double Pi, double Pd, double Ps)
 {
-    if (d_rx.set_channel(Pi, Pd, Ps)) // for frames that start from now on
-        d_new_initial = true;         // the next estimate starts from it
+    if (d_rx.set_channel(Pi, Pd, Ps)) { // for frames that start from now on
+        d_new_initial = true;           // the next estimate starts from it
+        if (d_watch)
+            d_watch->set_channel(::bsid::channel_params(Pi, Pd, Ps));
+    }
+}
+
+std::vector<std::string> map_decoder_impl::warnings() const
+{
+    return d_stream_decoder ? d_stream_decoder->warnings() : d_watch->warnings();
+}
+
+uint64_t map_decoder_impl::warning_count() const
+{
+    return d_stream_decoder ? d_stream_decoder->warning_count() : d_watch->count();
 }
 
 uint64_t map_decoder_impl::batches() const
@@ -656,6 +675,10 @@ void map_decoder_impl::drain(uint64_t cap, double wait_ms)
         }
         std::string erasure;
         if (r.result.ok()) {
+            // does N fit the frames? (their received lengths)
+            d_watch->add_length_drift(
+                double(d_soft ? r.frame.llr.size() : r.frame.bits.size()) -
+                double(d_sync.size() + size_t(d_cfg.N) * size_t(d_cfg.cb.n())));
             track(std::move(r.frame.bits),
                   e.llr.empty() ? std::move(r.frame.llr) : std::move(e.llr));
         } else {
@@ -759,6 +782,12 @@ void map_decoder_impl::apply_estimate(const ::bsid::channel_tracker::update& u)
     d = pmt::dict_add(
         d, pmt::mp("log_likelihood"), pmt::from_double(e.log_likelihoods.back()));
     d = pmt::dict_add(d, pmt::mp("applied"), pmt::from_bool(apply));
+    // the estimator's notes (clamps, refusals, a fit worse than random
+    // items), each logged by the estimator already
+    pmt::pmt_t notes = pmt::make_vector(e.notes.size(), pmt::PMT_NIL);
+    for (size_t k = 0; k < e.notes.size(); ++k)
+        pmt::vector_set(notes, k, pmt::mp(e.notes[k]));
+    d = pmt::dict_add(d, pmt::mp("notes"), notes);
     message_port_pub(pmt::mp("channel_estimate"), d);
 }
 

@@ -14,12 +14,14 @@
 #include <gnuradio/bsid/core/frame_batcher.h>
 #include <gnuradio/bsid/core/frame_decoder.h>
 #include <gnuradio/bsid/core/map_decoder.h>
+#include <gnuradio/bsid/core/setup_watch.h>
 #include <gnuradio/bsid/core/stream_decoder.h>
 #include <gnuradio/bsid/map_decoder.h>
 #include <atomic>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 namespace gr {
 namespace bsid {
@@ -75,6 +77,8 @@ public:
     uint64_t priors_discarded() const override { return d_priors_discarded; }
     double mean_batch() const override;
     uint64_t batches() const override;
+    std::vector<std::string> warnings() const override;
+    uint64_t warning_count() const override;
 
 private:
     // the decoder for one channel: a frame decoder (its primary backend
@@ -181,6 +185,10 @@ private:
     bool d_priors_missing_logged = false;
     uint64_t d_prior_frames = 0; // frames of priors completed (for the log)
     std::atomic<uint64_t> d_priors_discarded{ 0 };
+    // does the setup fit the frames? Tagged framing: the block's watch of the
+    // decoded frames' lengths; stream framing: the stream decoder's
+    std::optional<::bsid::setup_watch> d_watch;
+    const ::bsid::stream_decoder* d_stream_decoder = nullptr;
     // counters: written by the work thread, read from any thread
     std::atomic<uint64_t> d_frames{ 0 }, d_erasures{ 0 };
 };

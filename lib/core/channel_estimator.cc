@@ -14,6 +14,7 @@
 #include <gnuradio/bsid/core/channel_estimator.h>
 #include <gnuradio/bsid/core/log.h>
 #include <gnuradio/bsid/core/model.h>
+#include <gnuradio/bsid/core/setup_watch.h>
 #include <gnuradio/bsid/core/stream_decoder.h>
 #include <algorithm>
 #include <cmath>
@@ -229,6 +230,27 @@ bool maximize(channel_estimate& est,
     return changed;
 }
 
+/*
+ * A fit worse than random items: the frames' log-likelihood against random
+ * items below 0 at the last iterate. Frames of the decoder's code, N and
+ * sync word read far above 0 (docs/receiving.md, "A setup that does not
+ * fit the frames"); below it the estimate explains nothing.
+ */
+void check_fit(channel_estimate& est)
+{
+    if (est.log_likelihoods.empty() || !(est.log_likelihoods.back() < 0))
+        return;
+    note(est,
+         log_level::warning,
+         detail::concat("the fit is worse than random items: the ",
+                        est.frames_used,
+                        " frames' log-likelihood against random items is ",
+                        detail::fmt_double(est.log_likelihoods.back()),
+                        " < 0 at the estimate, so it explains nothing; the frames may "
+                        "not be of this codebook, N or sync word (or the input kind "
+                        "is wrong): the estimate is not to be trusted"));
+}
+
 // The error for a decoder that refused every frame: how many of each status.
 [[noreturn]] void refused_every_frame(const std::vector<frame_result>& results)
 {
@@ -339,6 +361,13 @@ channel_estimate estimate_channel(const decoder_config& cfg_in,
     channel_estimate est;
     est.ch = cfg_in.ch;
     est.llr_scale = soft ? opt.llr_scale : 1.0;
+    {
+        // frames whose lengths say N does not fit them (setup_watch; it logs)
+        setup_watch watch("estimate_channel", sent, cfg.N, cfg.cb.n(), cfg_in.ch);
+        for (const auto& f : frames)
+            if (f.rho > 0 && watch.add_length_drift(double((long long)f.rho - sent)))
+                est.notes.push_back(watch.warnings().back());
+    }
     std::vector<bool> used(frames.size(), true);
     std::vector<std::vector<double>> scaled(frames.size());
     std::vector<frame_decode_result> results(frames.size());
@@ -419,6 +448,7 @@ channel_estimate estimate_channel(const decoder_config& cfg_in,
                             " frames refused in all; ",
                             est.frames_used,
                             " used"));
+    check_fit(est);
     return est;
 }
 
@@ -483,9 +513,15 @@ channel_estimate estimate_channel_stream(const decoder_config& cfg_in,
         est.frames_refused = refused;
         est.mtau = dec->limits().mtau;
         est.mn = dec->limits().mn;
-        if (!maximize(est, e, opt, soft, it))
+        const bool last = !maximize(est, e, opt, soft, it) || it + 1 == opt.iterations;
+        if (last) {
+            // what the stream decoder warned of (a wrong N, ...; logged)
+            for (const auto& w : sd.warnings())
+                est.notes.push_back(w);
             break;
+        }
     }
+    check_fit(est);
     return est;
 }
 

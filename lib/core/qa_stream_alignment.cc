@@ -127,6 +127,9 @@ void run_stream(const burst_stream& s,
     for (auto& f : sd.flush())
         out.push_back(std::move(f));
     const long long F = sd.frame_bits();
+    // a right setup, bursts or not, is never called a wrong N
+    for (const auto& w : sd.warnings())
+        EXPECT_EQ(w.find("frames end about"), std::string::npos) << what << ": " << w;
     if (const char* dump = std::getenv("BSID_QA_DUMP")) { // the stream, to replay
         if (what == dump) {
             FILE* f = std::fopen("/tmp/bsid_qa_stream.bin", "wb");

@@ -123,6 +123,7 @@ stream_decoder::stream_decoder(std::shared_ptr<frame_decoder> dec, stream_option
             "stream_decoder: sync_threshold must be a number below +infinity");
     d_G = (long long)d_dec->sync_word().size();
     d_F = d_G + d_dec->tau();
+    d_watch.emplace("stream_decoder", d_F, cfg.N, cfg.cb.n(), cfg.ch);
     d_offset = d_opt.tag_offset ? *d_opt.tag_offset : -d_G;
     if (std::llabs(d_offset) > (1LL << 40))
         throw std::invalid_argument("stream_decoder: tag_offset is out of range");
@@ -170,6 +171,7 @@ void stream_decoder::derive()
     d_judge = shared_alignment_judge(d_dec, d_opt.sync_word_threshold, d_opt.input);
     d_odd = drift_limits(d_F, cfg.ch.Pi(), cfg.ch.Pd(), odd_length_probability);
     d_calibrated = false; // (the channel may have changed)
+    d_watch->set_channel(cfg.ch);
 }
 
 double stream_decoder::sync_word_threshold() const
@@ -177,11 +179,7 @@ double stream_decoder::sync_word_threshold() const
     return d_judge->sync_word_threshold();
 }
 
-void stream_decoder::warn(const std::string& what)
-{
-    d_warnings.push_back(what);
-    log(log_level::warning, what);
-}
+void stream_decoder::warn(const std::string& what) { d_watch->warn(what); }
 
 void stream_decoder::set_decoder(std::shared_ptr<frame_decoder> dec)
 {
@@ -656,6 +654,16 @@ void stream_decoder::take(frame_decode_result& r,
         d_recent.pop_front();
     f.log_likelihood_ratio = r.log_likelihood_ratio;
     f.acquired = acquired;
+    // does the setup fit the frames? (the distance from the last frame in
+    // sync's start, per frame, if it is at most watch_gap frames back; the
+    // likelihood against the channel's prediction)
+    if (d_last_ok_start >= 0 && d_k - d_last_ok_k <= watch_gap)
+        d_watch->add_length_drift(
+            double(f.start - d_last_ok_start) / double(d_k - d_last_ok_k) - double(d_F));
+    d_last_ok_k = d_k;
+    d_last_ok_start = f.start;
+    if (d_req_tail && d_calibrated)
+        d_watch->add_likelihood(r.log_likelihood_ratio, d_expected_mean, d_expected_sd);
     f.segment_begin = d_seg;
     f.segment_end = d_seg_end;
     f.events = r.events;

@@ -291,6 +291,33 @@ class qa_bad_input_blocks(gr_unittest.TestCase):
         self.assertEqual(tags_of(mid, "bsid_truncated"), [(tau, tau - tau // 3)])
         self.assertEqual(len(mid.data()), tau + tau // 3)
 
+    def test_011_a_decoder_one_symbol_off_warns(self):
+        # frames of N = 40 into decoders of 39, 41 (and 40: silent), tagged
+        # and stream framing, with and without a sync word: a wrong N decodes
+        # (each frame ends a codeword off) but never silently
+        N, frames = 40, 60
+        rng = np.random.default_rng(5)
+        msg = rng.integers(0, 16, N * frames).astype(np.int32)
+        for framing, W in (("tagged", ""), ("stream", "0110100111010010")):
+            for Nd in (N - 1, N + 1, N):
+                with self.subTest(framing=framing, N=Nd):
+                    self.tb = gr.top_block()
+                    src = blocks.vector_source_i(msg.tolist(), False)
+                    enc = bsid.codebook_encoder(self.cb, N, sync_word=W)
+                    chan = bsid.channel(0.01, 0.01, 0.0, seed=7)
+                    dec = bsid.map_decoder(self.cb, Nd, 0.01, 0.01, 0.0, output="hard",
+                                           backend="cpu", sync_word=W, framing=framing)
+                    snk = blocks.vector_sink_i()
+                    self.tb.connect(src, enc, chan, dec, snk)
+                    self.tb.run()
+                    if Nd == N:
+                        self.assertEqual(dec.warnings(), [])
+                        self.assertEqual(dec.warning_count(), 0)
+                        continue
+                    self.assertEqual(dec.warning_count(), len(dec.warnings()))
+                    self.assertTrue(any("= %d symbols?" % N in w for w in dec.warnings()),
+                                    dec.warnings())
+
 
 if __name__ == '__main__':
     gr_unittest.run(qa_bad_input_blocks)

@@ -346,7 +346,8 @@ def _main(argv):
             plot.require_matplotlib()
         except RuntimeError as e:
             p.error(str(e))
-        problem = _output_file_problem("--plot", a.plot, replaced=False)
+        problem = (_output_file_problem("--plot", a.plot, replaced=False)
+                   or plot.format_problem(a.plot))
         if problem:
             p.error(problem)
     if not a.codebook:

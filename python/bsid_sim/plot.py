@@ -6,7 +6,9 @@
 """SER and FER against the swept parameter, on log axes, with the intervals
 as error bars (matplotlib, optional)."""
 
-__all__ = ["require_matplotlib", "plot_results"]
+import os
+
+__all__ = ["require_matplotlib", "format_problem", "plot_results"]
 
 _NEED = ("--plot needs matplotlib, which is not installed "
          "(Debian: apt-get install python3-matplotlib)")
@@ -21,6 +23,25 @@ def require_matplotlib():
     except ImportError:
         raise RuntimeError(_NEED) from None
     return plt
+
+
+def format_problem(path):
+    """Why matplotlib cannot write a plot to `path` (its file name's extension
+    names no format it writes), or None; checked before any simulation runs."""
+    plt = require_matplotlib()
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    if not ext:
+        return None  # matplotlib's default format (PNG), with ".png" added
+    fig = plt.figure()
+    try:
+        formats = fig.canvas.get_supported_filetypes()
+    finally:
+        plt.close(fig)
+    if ext in formats:
+        return None
+    return (f"--plot {path}: matplotlib cannot write .{ext} files; give a file name "
+            f"ending in one of {', '.join('.' + f for f in sorted(formats))} "
+            f"(result tables go to --csv or --json)")
 
 
 def _x(row):

@@ -264,6 +264,10 @@ class qa_sim_cli(unittest.TestCase):
         if HAVE_MPL:
             cases.append((["--plot", os.path.join(missing, "r.png")], "--plot",
                           "does not exist"))
+            # a file name whose extension matplotlib cannot write
+            for name in ("r.txt", "r.csv", "r.PNGX"):
+                cases.append((["--plot", self.path(name)], "--plot",
+                              "matplotlib cannot write"))
         if os.geteuid() != 0:  # root may write anywhere
             os.mkdir(self.path("ro"))
             os.chmod(self.path("ro"), 0o555)

@@ -32,9 +32,15 @@ namespace bsid {
  * starts with a \p len_tag_key tag of value G + tau. Other tags move to the
  * first bit of their symbol (the first bit of W for a frame's first symbol).
  *
- * A symbol outside [0, q), or a tag whose value is not N, is an error: the
- * block logs it, naming the stream position, writes the items before it, and
- * ends its stream (the flowgraph then finishes); error() returns the message.
+ * A frame goes out once all its N symbols have come. A frame with a symbol
+ * outside [0, q) is dropped whole, as are a tagged frame whose length tag is
+ * not N (its symbols, up to the next length tag) and a tagged frame cut short
+ * by the next length tag: each is counted (frames_dropped()), logged (the
+ * first in full, with the stream position; a summary when the flowgraph
+ * stops), and error() names the last. The next frame sent carries a
+ * "bsid_frames_lost" tag (long: the frames dropped just before it), so that
+ * bsid.map_decoder puts out an erasure for each and the frame count stays
+ * right. A stream that ends inside a frame leaves that frame unsent (logged).
  */
 class BSID_API codebook_encoder : virtual public gr::block
 {
@@ -52,9 +58,11 @@ public:
                      const std::string& len_tag_key = "packet_len",
                      const std::string& sync_word = "");
 
-    //! Frames started so far.
+    //! Frames sent so far.
     virtual uint64_t frames() const = 0;
-    //! Why the block stopped on bad input ("" while all is well).
+    //! Frames dropped for bad input (a symbol outside [0, q), a wrong length tag).
+    virtual uint64_t frames_dropped() const = 0;
+    //! Why the last frame was dropped ("" while none was).
     virtual std::string error() const = 0;
 };
 

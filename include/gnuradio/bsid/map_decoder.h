@@ -13,6 +13,7 @@
 #include <gnuradio/bsid/core/codebook.h>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gr {
 namespace bsid {
@@ -250,6 +251,16 @@ public:
     virtual uint64_t batches() const = 0;
     //! Their mean size in frames (0 before the first).
     virtual double mean_batch() const = 0;
+    /*!
+     * What the decoder warns of, latest last, each also logged once: frames
+     * whose lengths say N does not fit them, frames far worse than the
+     * channel predicts (stream framing, bits), a setup whose alignments
+     * cannot be told apart (docs/receiving.md, "A setup that does not fit
+     * the frames").
+     */
+    virtual std::vector<std::string> warnings() const = 0;
+    //! How many warnings were given.
+    virtual uint64_t warning_count() const = 0;
 };
 
 } // namespace bsid

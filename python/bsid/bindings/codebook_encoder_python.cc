@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(codebook_encoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(305c3eafd3955a0da4fe95fa3a839f92)                     */
+/* BINDTOOL_HEADER_FILE_HASH(b20258e2e7e85d2fb6ecc695125638cb)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -48,6 +48,11 @@ void bind_codebook_encoder(py::module& m)
 
 
         .def("frames", &codebook_encoder::frames, D(codebook_encoder, frames))
+
+
+        .def("frames_dropped",
+             &codebook_encoder::frames_dropped,
+             D(codebook_encoder, frames_dropped))
 
 
         .def("error", &codebook_encoder::error, D(codebook_encoder, error))

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(map_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(a07d67bc8e4f5ece464bdab44c14844c)                     */
+/* BINDTOOL_HEADER_FILE_HASH(1d1aa373004741c906252acd39141cbb)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -103,6 +103,12 @@ void bind_map_decoder(py::module& m)
 
 
         .def("mean_batch", &map_decoder::mean_batch, D(map_decoder, mean_batch))
+
+
+        .def("warnings", &map_decoder::warnings, D(map_decoder, warnings))
+
+
+        .def("warning_count", &map_decoder::warning_count, D(map_decoder, warning_count))
 
         ;
 }

@@ -20,6 +20,7 @@
 #include <gnuradio/bsid/core/frame_source.h>
 #include <gnuradio/bsid/core/log.h>
 #include <gnuradio/bsid/core/map_decoder.h>
+#include <gnuradio/bsid/core/setup_watch.h>
 #include <gnuradio/bsid/core/stream_decoder.h>
 
 #include "ldpc_python.h"
@@ -209,7 +210,16 @@ received_frame llrs_from_python(const py::handle& obj)
                               std::to_string(a.ndim()) + " dimensions");
     }
     const char kind = a.dtype().kind();
-    if (a.size() > 0 && kind != 'f' && kind != 'i' && kind != 'u') {
+    if (a.size() > 0 && (kind == 'i' || kind == 'u' || kind == 'b')) {
+        // integers are bits (or hard decisions), not LLRs: decoded as LLRs
+        // they would say "nearly sure 1" and "no idea" (0), and decode garbage
+        throw py::type_error(
+            "received LLRs (input=\"llr\") must be floating-point numbers, got dtype " +
+            std::string(py::str(a.dtype())) +
+            ": integer items look like bits; decode bits with a decoder of "
+            "input=\"bits\", or pass real LLRs as floats (.astype(float))");
+    }
+    if (a.size() > 0 && kind != 'f') {
         throw py::type_error(
             "received LLRs (input=\"llr\") must be real numbers, got dtype " +
             std::string(py::str(a.dtype())));
@@ -457,6 +467,23 @@ public:
             std::make_shared<bsid::frame_decoder>(cfg, bsid::parse_sync_word(sync_word));
         d_dec = &d_frames->primary();
         d_sync = sync_word;
+        d_watch.emplace("map_decoder_core",
+                        (long long)d_frames->sync_word().size() + d_frames->tau(),
+                        N,
+                        cb.n(),
+                        ch);
+    }
+
+    const bsid::setup_watch& watch() const { return *d_watch; }
+
+    // frames of known boundaries, decoded: does N fit them? (setup_watch)
+    void watch_lengths(const std::vector<bsid::frame_view>& views,
+                       const std::vector<bsid::frame_result>& results)
+    {
+        const long long F = (long long)d_frames->sync_word().size() + d_frames->tau();
+        for (size_t k = 0; k < views.size(); ++k)
+            if (results[k].ok())
+                d_watch->add_length_drift((long long)views[k].rho - F);
     }
 
     const std::string& sync_word() const { return d_sync; }
@@ -504,6 +531,7 @@ public:
             py::gil_scoped_release nogil;
             r = d_frames->decode_batch({ view }, { out })[0];
         }
+        watch_lengths({ view }, { r });
         if (r.status == bsid::frame_status::decoder_error)
             throw std::runtime_error(r.reason);
         if (!r.ok())
@@ -570,6 +598,7 @@ public:
             py::gil_scoped_release nogil;
             decoded = d_frames->decode_batch(views, ptrs);
         }
+        watch_lengths(views, decoded);
         for (size_t j = 0; j < index.size(); ++j)
             results[index[j]] = decoded[j];
         py::list posts, stats;
@@ -743,6 +772,7 @@ private:
     std::mutex d_counter_mutex; // guards d_counter and its buffers
     std::unique_ptr<bsid::error_counter> d_counter;
     int d_counter_threads = -1;
+    std::optional<bsid::setup_watch> d_watch; // (set in the constructor)
 };
 
 // The Python-facing stream decoder: a bsid::stream_decoder over a
@@ -1592,6 +1622,21 @@ follow the symbol-to-bit map (MSB first). threads: for the counting.)doc")
             "cells_per_frame",
             [](const py_map_decoder& d) { return d.dec().cells_per_frame(); },
             "Lattice cells per frame, N q M_tau (n M_n - m_n^-(m_n^- - 1)/2).")
+        .def_property_readonly(
+            "warnings",
+            [](const py_map_decoder& d) {
+                py::list l;
+                for (const auto& w : d.watch().warnings())
+                    l.append(w);
+                return l;
+            },
+            "What the decoder warns of, latest last, each also logged once: frames "
+            "(of decode and decode_batch) whose lengths say N does not fit them "
+            "(docs/receiving.md, \"A setup that does not fit the frames\").")
+        .def_property_readonly(
+            "warning_count",
+            [](const py_map_decoder& d) { return d.watch().count(); },
+            "How many warnings were given.")
         .def("__repr__", [](const py_map_decoder& d) {
             std::ostringstream os;
             const auto& L = d.dec().limits();
@@ -1772,7 +1817,13 @@ setup whose alignments cannot be told apart).)doc")
                     l.append(w);
                 return l;
             },
-            "What the decoder warns of, latest last (each is also logged once).");
+            "What the decoder warns of, latest last, each also logged once: a setup "
+            "whose alignments cannot be told apart, frames that do not fit the setup "
+            "(a wrong N; frames far worse than the channel predicts).")
+        .def_property_readonly(
+            "warning_count",
+            [](const py_stream_decoder& s) { return s.sd().warning_count(); },
+            "How many warnings were given.");
 
     // ---------------------------------------------------------------- simulation
     {

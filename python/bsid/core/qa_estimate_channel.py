@@ -123,6 +123,33 @@ class qa_estimate_channel(unittest.TestCase):
                                            details=True)
         self.assertEqual((info["frames_used"], info["frames_refused"]), (10, 1))
 
+    def test_006_frames_that_do_not_fit_the_setup_say_so_in_the_notes(self):
+        # frames of another codebook: a fit worse than random items (a
+        # log-likelihood below 0); frames of N = 40 estimated with N = 39 or
+        # 41: the lengths say so; the right setup: no notes
+        rng = np.random.default_rng(9)
+        ch = bsid.channel_params(0.01, 0.01, 0.01)
+        other = bsid.codebook.from_spec("random:8:16:3:7")
+        foreign = [bsid.transmit(ch, other.encode(rng.integers(0, 16, 40)), 3, frame=k)[0]
+                   for k in range(24)]
+        _, ll, info = bsid.estimate_channel(self.cb, 40, foreign, initial=ch, backend="cpu",
+                                            details=True)
+        self.assertLess(ll[-1], 0)
+        self.assertTrue(any("worse than random items" in n for n in info["notes"]),
+                        info["notes"])
+        own = [bsid.transmit(ch, self.cb.encode(rng.integers(0, 16, 40)), 3, frame=k)[0]
+               for k in range(40)]
+        for N, says in ((39, "N + 1 = 40 symbols?"), (41, "N - 1 = 40 symbols?"), (40, None)):
+            with self.subTest(N=N):
+                _, ll, info = bsid.estimate_channel(self.cb, N, own, initial=ch,
+                                                    backend="cpu", details=True,
+                                                    iterations=3)
+                if says is None:
+                    self.assertEqual(info["notes"], [])
+                    self.assertGreater(ll[-1], 0)
+                else:
+                    self.assertTrue(any(says in n for n in info["notes"]), info["notes"])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -93,6 +93,47 @@ class qa_input_errors(unittest.TestCase):
             return
         self.assertEqual(dec.backend, "cuda")
 
+    def test_006_bits_into_an_llr_decoder_are_a_type_error(self):
+        # integer arrays of any kind (bits, hard decisions) are not LLRs:
+        # every entry point of input="llr" refuses them, with what to do
+        soft = bsid.map_decoder_core(self.cb, self.ch, self.N, backend="cpu", input="llr")
+        sd = bsid.stream_decoder(soft)
+        for rx in (self.rx, self.rx.astype(np.int64), self.rx.astype(bool),
+                   self.rx.astype(np.int8) * 2 - 1, self.rx.tolist()):
+            with self.subTest(dtype=np.asarray(rx).dtype):
+                for call in (lambda: soft.decode(rx),
+                             lambda: soft.decode_batch([rx]),
+                             lambda: soft.decode_frame(rx),
+                             lambda: sd.push(rx),
+                             lambda: bsid.estimate_channel(self.cb, self.N, [rx],
+                                                           initial=self.ch, input="llr")):
+                    with self.assertRaisesRegex(TypeError, "integer items look like bits"):
+                        call()
+        # real LLRs decode; an empty frame has no type to check
+        post = soft.decode(np.where(self.rx == 1, 4.0, -4.0))
+        self.assertEqual(np.argmax(post, axis=1).tolist(), self.msg.tolist())
+        self.assertEqual(soft.decode_batch([np.zeros(0, np.int64)], statuses=True)[1][0][0],
+                         "empty")
+
+    def test_007_a_wrong_n_warns(self):
+        # frames of N = 40 decoded with N = 39: decoded, but the decoder warns
+        # (once, latest last), and counts it; N = 40: silent
+        rng = np.random.default_rng(8)
+        frames = [bsid.transmit(self.ch, self.cb.encode(rng.integers(0, 16, 40)), 4,
+                                frame=k)[0] for k in range(40)]
+        for N in (39, 40, 41):
+            with self.subTest(N=N):
+                dec = bsid.map_decoder_core(self.cb, self.ch, N, backend="cpu")
+                for f in frames[:20]:
+                    dec.decode(f)
+                dec.decode_batch(frames[20:])
+                dec.decode_batch(frames[20:])  # more of the same: no second warning
+                if N == 40:
+                    self.assertEqual((dec.warnings, dec.warning_count), ([], 0))
+                else:
+                    self.assertEqual(dec.warning_count, 1)
+                    self.assertIn("= 40 symbols?", dec.warnings[0])
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

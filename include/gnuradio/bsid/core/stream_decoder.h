@@ -9,6 +9,7 @@
 #define INCLUDED_BSID_CORE_STREAM_DECODER_H
 
 #include <gnuradio/bsid/core/frame_decoder.h>
+#include <gnuradio/bsid/core/setup_watch.h>
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -227,10 +228,13 @@ public:
     //! The sync word threshold in use (the automatic one resolved).
     double sync_word_threshold() const;
     /*!
-     * What the decoder warns of (a setup whose alignments cannot be told
-     * apart, ...), latest last; each is also logged once.
+     * What the decoder warns of, latest last, each logged once: a setup
+     * whose alignments cannot be told apart, and frames that do not fit the
+     * setup (setup_watch: a wrong N, a channel far worse than the one set).
      */
-    const std::vector<std::string>& warnings() const { return d_warnings; }
+    std::vector<std::string> warnings() const { return d_watch->warnings(); }
+    //! How many warnings were given.
+    size_t warning_count() const { return d_watch->count(); }
 
 private:
     enum class mode { synced, hunting };
@@ -293,7 +297,12 @@ private:
     std::shared_ptr<frame_decoder> d_dec;
     std::shared_ptr<const alignment_judge> d_judge;
     stream_options d_opt;
-    std::vector<std::string> d_warnings;
+    std::optional<setup_watch> d_watch; // (set in the constructor)
+    // the last frame in sync (its index and most probable start), for the
+    // watch's length drifts between consecutive frames in sync
+    uint64_t d_last_ok_k = 0;
+    long long d_last_ok_start = -1;
+    static constexpr uint64_t watch_gap = 4;
     long long d_F = 0, d_G = 0, d_offset = 0;
     long long d_tail = 0;        // G + K n + the upper drift limit over those bits
     long long d_search_tail = 0; // a search's: the whole next frame (K = N)

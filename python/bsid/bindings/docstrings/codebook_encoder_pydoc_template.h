@@ -31,9 +31,15 @@ then its codewords. Each output frame of G + tau bits (tau = n N) starts with
 a len_tag_key tag of value G + tau. Other tags move to the first bit of their
 symbol (the first bit of W for a frame's first symbol).
 
-A symbol outside [0, q), or a tag whose value is not N, is an error: the
-block logs it, naming the stream position, writes the items before it, and
-ends its stream (the flowgraph then finishes); error() returns the message.
+A frame goes out once all its N symbols have come. A frame with a symbol
+outside [0, q) is dropped whole, as are a tagged frame whose length tag is not
+N (its symbols, up to the next length tag) and a tagged frame cut short by the
+next length tag: each is counted (frames_dropped()), logged (the first in
+full, with the stream position; a summary when the flowgraph stops), and
+error() names the last. The next frame sent carries a "bsid_frames_lost" tag
+(long: the frames dropped just before it), so that bsid.map_decoder puts out
+an erasure for each and the frame count stays right. A stream that ends
+inside a frame leaves that frame unsent (logged).
 
 Constructor Specific Documentation:
 
@@ -66,9 +72,12 @@ Args:
     sync_word : the word sent before every frame ("0110..."; "" for none))doc";
 
 
-static const char* __doc_gr_bsid_codebook_encoder_frames =
-    R"doc(Frames started so far.)doc";
+static const char* __doc_gr_bsid_codebook_encoder_frames = R"doc(Frames sent so far.)doc";
+
+
+static const char* __doc_gr_bsid_codebook_encoder_frames_dropped =
+    R"doc(Frames dropped for bad input (a symbol outside [0, q), a wrong length tag).)doc";
 
 
 static const char* __doc_gr_bsid_codebook_encoder_error =
-    R"doc(Why the block stopped on bad input ("" while all is well).)doc";
+    R"doc(Why the last frame was dropped ("" while none was).)doc";

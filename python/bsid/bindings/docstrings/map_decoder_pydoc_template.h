@@ -234,3 +234,11 @@ static const char* __doc_gr_bsid_map_decoder_batches =
 
 static const char* __doc_gr_bsid_map_decoder_mean_batch =
     R"doc(The mean size of those batches in frames, at most max_batch (0 before the first).)doc";
+
+
+static const char* __doc_gr_bsid_map_decoder_warnings =
+    R"doc(What the decoder warns of, latest last, each also logged once: frames whose lengths say N does not fit them, frames far worse than the channel predicts (stream framing, bits), a setup whose alignments cannot be told apart (docs/receiving.md, "A setup that does not fit the frames").)doc";
+
+
+static const char* __doc_gr_bsid_map_decoder_warning_count =
+    R"doc(How many warnings were given.)doc";
