@@ -25,12 +25,14 @@
 #include <gnuradio/bsid/core/codebook.h>
 #include <gnuradio/bsid/core/errors.h>
 #include <gnuradio/bsid/core/frame_decoder.h>
+#include <gnuradio/bsid/core/log.h>
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <gnuradio/bsid/core/setup_watch.h>
 #include <gnuradio/bsid/core/stream_decoder.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -71,6 +73,10 @@ Options:
   --input I         bits (default): 0s and 1s; llr: soft input, LLRs
                     ln p(r|1) - ln p(r|0) as numbers separated by spaces
                     (inf and -inf are hard bits; nan makes the frame an erasure)
+  --log-level L     debug | info | warning | error | off: the log on stderr
+                    (default warning, or the BSID_LOG_LEVEL environment
+                    variable's); warnings include a setup that does not fit
+                    the frames (docs/receiving.md)
 
 Frame boundaries (docs/frame_boundaries.md):
   --sync-word W     the word (0s and 1s) that begins every frame
@@ -523,6 +529,25 @@ int run_estimate(const bsid::frame_decoder& dec,
                  bool stream)
 {
     bsid::estimate_options eo;
+    // progress on stderr, one line an iteration, once the estimate has run
+    // for 2 s (a short one stays quiet); not below --log-level warning
+    const auto t0 = std::chrono::steady_clock::now();
+    eo.on_iteration = [t0](int it, double ll, const bsid::channel_params& ch) {
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (s < 2.0 || bsid::get_log_level() > bsid::log_level::warning)
+            return;
+        std::fprintf(stderr,
+                     "bsid_decode: --estimate: iteration %d (%.0f s): log-likelihood "
+                     "%.6g, then Pi = %.4g, Pd = %.4g, Ps = %.4g\n",
+                     it + 1,
+                     s,
+                     ll,
+                     ch.Pi(),
+                     ch.Pd(),
+                     ch.Ps());
+        std::fflush(stderr);
+    };
     if (opt.count("--iterations"))
         eo.iterations = int(integer("--iterations", opt["--iterations"], 1, 1 << 20));
     if (opt.count("--tolerance"))
@@ -718,7 +743,8 @@ int run(int argc, char** argv)
                                                     "--iterations",
                                                     "--tolerance",
                                                     "--fix",
-                                                    "--llr-scale" };
+                                                    "--llr-scale",
+                                                    "--log-level" };
     static const std::vector<std::string> flags = {
         "--boundaries", "--unsynchronized", "--no-search", "--estimate"
     }; // no value
@@ -754,6 +780,13 @@ int run(int argc, char** argv)
             value = argv[++i];
         }
         opt[a] = *value;
+    }
+    if (opt.count("--log-level")) {
+        try {
+            bsid::set_log_level(bsid::parse_log_level(opt["--log-level"]));
+        } catch (const std::exception& e) {
+            die(std::string("--log-level: ") + e.what());
+        }
     }
     for (const char* req : { "--codebook", "-N", "--Pi", "--Pd", "--Ps" }) {
         if (!opt.count(req))

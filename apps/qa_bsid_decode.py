@@ -458,6 +458,12 @@ class qa_bsid_decode(unittest.TestCase):
                     self.assertNotIn("codeword", out.stderr)
                 else:
                     self.assertIn("= %d symbols?" % self.N, out.stderr)
+                    # --log-level error: the frames alone, no warning
+                    quiet = run(args + ["--log-level", "error"], self.text(frames))
+                    self.assertEqual((quiet.stdout, quiet.stderr), (out.stdout, ""))
+        bad = run(self.args + ["--log-level", "loud"], "")
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("'loud' is not one of debug, info, warning, error, off", bad.stderr)
 
 
 class qa_bsid_decode_estimate(unittest.TestCase):

@@ -31,6 +31,10 @@ import math
 import sys
 import time
 
+from bsid_sim.log_setup import add_log_level_argument, configure_from_argv  # noqa: E402
+
+configure_from_argv()  # --log-level: GNU Radio's log to stderr, before it starts
+
 import numpy as np
 from gnuradio import blocks, gr
 
@@ -67,6 +71,7 @@ def main(argv=None):
                          "(default: %(default)s)")
     ap.add_argument("--seed", type=int, default=1,
                     help="seed of the messages and of the channel (default: %(default)s)")
+    add_log_level_argument(ap)
     args = ap.parse_args(argv)
     if args.frames < 1:
         ap.error("--frames must be at least 1")

@@ -62,6 +62,16 @@ def snipfcn_summary(self):
     self._summary_timer.timeout.connect(refresh)
     self._summary_timer.start(250)
 
+def snipfcn_finish(self):
+    # with --frames N > 0: close the window, which stops the flowgraph and
+    # ends the program, once the decoder has put out the N frames
+    def finish_when_done(self=self):
+        if self.frames > 0 and self.decoder.frames() >= self.frames:
+            self.close()
+    self._finish_timer = Qt.QTimer(self)
+    self._finish_timer.timeout.connect(finish_when_done)
+    self._finish_timer.start(200)
+
 def snipfcn_window_size(self):
     # open at a readable size; the plots take the height the sliders do not need
     self.top_grid_layout.setRowStretch(0, 0)
@@ -71,6 +81,7 @@ def snipfcn_window_size(self):
 
 
 def snippets_main_after_init(tb):
+    snipfcn_finish(tb)
     snipfcn_summary(tb)
     snipfcn_window_size(tb)
 
@@ -276,7 +287,7 @@ class bsid_clock_slip(gr.top_block, Qt.QWidget):
         for c in range(0, 2):
             self.top_grid_layout.setColumnStretch(c, 1)
         self.drift = drift.drift_track(N=N, window=frames_shown)
-        self.decoder = bsid.map_decoder(bsid.codebook.from_spec(codebook), N, p_slip, p_slip, ps_floor, 'hard', 'auto', 'float', 'auto', (1e-10), 64, 1.0, 0.0, "packet_len", True, sync_word, 'stream', (-1), "bsid_start", 4, True, 0.0, True, False, 'llr', 0)
+        self.decoder = bsid.map_decoder(bsid.codebook.from_spec(codebook), N, p_slip, p_slip, ps_floor, 'hard', 'auto', 'float', 'auto', (1e-10), 64, 1.0, 0.0, "packet_len", True, sync_word, 'stream', (-1), "bsid_start", 4, True, 0.0, True, False, 'llr', 0, False, 10.0, "")
         self.correlator = digital.correlate_access_code_tag_ff(sync_word, 1, "bsid_start")
         self.channel = channels.channel_model(
             noise_voltage=noise_voltage,

@@ -19,6 +19,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp())  # Qt wants its own
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from bsid_sim.log_setup import add_log_level_argument, configure_from_argv  # noqa: E402
+
+configure_from_argv()  # --log-level: GNU Radio's log to stderr, before it starts
+
 import numpy as np  # noqa: E402
 from PyQt5 import Qt  # noqa: E402
 
@@ -46,6 +50,7 @@ def main():
     ap.add_argument("--noises", default="0.3,0.5,0.7,1.0",
                     help="noise voltages (default 0.3,0.5,0.7,1.0)")
     ap.add_argument("--plot", help="write the figure to this PNG file")
+    add_log_level_argument(ap)
     a = ap.parse_args()
     app = Qt.QApplication([])  # noqa: F841 (the Qt sinks need one)
     offsets = [float(x) for x in a.offsets.split(",")]

@@ -22,6 +22,10 @@ the outer code far fewer errors to face.
 import argparse
 import sys
 
+from bsid_sim.log_setup import add_log_level_argument, configure_from_argv  # noqa: E402
+
+configure_from_argv()  # --log-level: GNU Radio's log to stderr, before it starts
+
 import numpy as np
 from gnuradio import blocks, fec, gr
 
@@ -95,6 +99,7 @@ def main(argv=None):
     ap.add_argument("--llr-scale", type=float, default=0.1,
                     help="LLR scale before the clip to [-1, 1]")
     ap.add_argument("--seed", type=int, default=1)
+    add_log_level_argument(ap)
     args = ap.parse_args(argv)
     if args.frames < 1:
         ap.error("--frames must be at least 1")

@@ -71,7 +71,7 @@ from gnuradio import qtgui
 
 class bsid_live(gr.top_block, Qt.QWidget):
 
-    def __init__(self):
+    def __init__(self, seed=1):
         gr.top_block.__init__(self, "gr-bsid live", catch_exceptions=True)
         Qt.QWidget.__init__(self)
         self.setWindowTitle("gr-bsid live")
@@ -101,6 +101,11 @@ class bsid_live(gr.top_block, Qt.QWidget):
                 self.restoreGeometry(self.settings.value("geometry"))
         except:
             pass
+
+        ##################################################
+        # Parameters
+        ##################################################
+        self.seed = seed
 
         ##################################################
         # Variables
@@ -249,11 +254,11 @@ class bsid_live(gr.top_block, Qt.QWidget):
         for c in range(0, 3):
             self.top_grid_layout.setColumnStretch(c, 1)
         self.drift = drift.drift_probe(window=frames_shown)
-        self.bsid_map_decoder_0 = bsid.map_decoder(bsid.codebook.from_spec(codebook), N, Pi, Pd, Ps, 'hard', 'auto', 'float', 'auto', (1e-10), 64, 1.0, 0.0, "packet_len", True, "", 'tagged', (-1), "bsid_start", 4, True, 0.0, True, True, 'bits', 0)
+        self.bsid_map_decoder_0 = bsid.map_decoder(bsid.codebook.from_spec(codebook), N, Pi, Pd, Ps, 'hard', 'auto', 'float', 'auto', (1e-10), 64, 1.0, 0.0, "packet_len", True, "", 'tagged', (-1), "bsid_start", 4, True, 0.0, True, True, 'bits', 0, False, 10.0, "")
         self.bsid_codebook_encoder_0 = bsid.codebook_encoder(bsid.codebook.from_spec(codebook), N, "packet_len", "")
-        self.bsid_channel_0 = bsid.channel(Pi, Pd, Ps, 1, "packet_len", True)
+        self.bsid_channel_0 = bsid.channel(Pi, Pd, Ps, seed, "packet_len", True)
         self.blocks_throttle_0 = blocks.throttle(gr.sizeof_int*1, symbol_rate,True)
-        self.analog_random_uniform_source_x_0 = analog.random_uniform_source_i(0, 16, 1)
+        self.analog_random_uniform_source_x_0 = analog.random_uniform_source_i(0, 16, seed)
 
 
         ##################################################
@@ -279,6 +284,12 @@ class bsid_live(gr.top_block, Qt.QWidget):
         self.wait()
 
         event.accept()
+
+    def get_seed(self):
+        return self.seed
+
+    def set_seed(self, seed):
+        self.seed = seed
 
     def get_codebook(self):
         return self.codebook
@@ -347,15 +358,25 @@ class bsid_live(gr.top_block, Qt.QWidget):
 
 
 
+def argument_parser():
+    description = 'Live BSID channel and MAP decoder: sliders for Pi, Pd, Ps; SER and drift per frame'
+    parser = ArgumentParser(description=description)
+    parser.add_argument(
+        "--seed", dest="seed", type=intx, default=1,
+        help="Set seed of the symbols and the channel [default=%(default)r]")
+    return parser
+
 
 def main(top_block_cls=bsid_live, options=None):
+    if options is None:
+        options = argument_parser().parse_args()
 
     if StrictVersion("4.5.0") <= StrictVersion(Qt.qVersion()) < StrictVersion("5.0.0"):
         style = gr.prefs().get_string('qtgui', 'style', 'raster')
         Qt.QApplication.setGraphicsSystem(style)
     qapp = Qt.QApplication(sys.argv)
 
-    tb = top_block_cls()
+    tb = top_block_cls(seed=options.seed)
     snippets_main_after_init(tb)
     tb.start()
 

@@ -14,6 +14,10 @@ drift the decoder tracked (bsid_drift tags)."""
 
 import argparse
 
+from bsid_sim.log_setup import add_log_level_argument, configure_from_argv  # noqa: E402
+
+configure_from_argv()  # --log-level: GNU Radio's log to stderr, before it starts
+
 import numpy as np
 import pmt
 from gnuradio import blocks, digital, gr
@@ -87,6 +91,7 @@ def main():
     p.add_argument("--burst", type=int, default=2,
                    help="frame lengths of random bits inserted half way (default 2)")
     p.add_argument("--seed", type=int, default=1, help="seed (default 1)")
+    add_log_level_argument(p)
     a = p.parse_args()
     run(a.frames, a.N, a.Pi, a.Pd, a.Ps, a.burst, a.seed)
 

@@ -23,6 +23,10 @@ import math
 import sys
 import time
 
+from bsid_sim.log_setup import add_log_level_argument, configure_from_argv  # noqa: E402
+
+configure_from_argv()  # --log-level: GNU Radio's log to stderr, before it starts
+
 import numpy as np
 
 try:
@@ -59,6 +63,7 @@ def main(argv=None):
                     help="decoder storage: global, local or auto (default: %(default)s)")
     ap.add_argument("--threads", type=int, default=0,
                     help="decoder threads, 0 for all cores (default: %(default)s)")
+    add_log_level_argument(ap)
     args = ap.parse_args(argv)
 
     try:

@@ -46,7 +46,7 @@ class qa_bsid_clock_slip(unittest.TestCase):
         return dict(frames_out=tb.decoder.frames(), erasures=tb.decoder.erasures(),
                     ser=float(np.mean(tb.ser.frame_sers)), naive=float(np.mean(tb.naive.frame_sers)),
                     slip=received - sent, track=tb.drift.track[-1], sent=sent,
-                    ser_frames=len(tb.ser.frame_sers))
+                    ser_frames=len(tb.ser.frame_sers), warnings=tb.decoder.warnings())
 
     def check(self, offset, seed):
         r = self.run_link(offset, 0.3, seed)
@@ -64,12 +64,23 @@ class qa_bsid_clock_slip(unittest.TestCase):
         self.assertLessEqual(r["erasures"], 1, what)
         self.assertLess(r["ser"], 0.06, what)
         self.assertGreater(r["naive"], 0.5, what)
+        # a real clock offset is not a wrong setup (docs/receiving.md, "A setup
+        # that does not fit the frames")
+        self.assertEqual(r["warnings"], [], what)
 
     def test_000_deletions(self):
         self.check(2e-3, 1)
 
     def test_001_insertions(self):
         self.check(-2e-3, 2)
+
+    def test_002_the_largest_offset_of_the_sweep(self):
+        # 5e-3: 4.1 bits a frame, half a codeword; frames still follow it,
+        # and no warning calls it a wrong N
+        for offset, seed in ((5e-3, 3), (-5e-3, 4)):
+            r = self.run_link(offset, 0.3, seed)
+            self.assertEqual(r["frames_out"], FRAMES, r)
+            self.assertEqual(r["warnings"], [], r)
 
 
 if __name__ == "__main__":

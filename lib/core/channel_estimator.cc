@@ -225,6 +225,8 @@ bool maximize(channel_estimate& est,
                        " frames -> ",
                        est.ch.repr(),
                        soft ? detail::concat(" llr_scale ", detail::fmt_double(c)) : ""));
+    if (opt.on_iteration)
+        opt.on_iteration(it, e.log_likelihood, est.ch);
     if (!changed)
         est.converged = true;
     return changed;

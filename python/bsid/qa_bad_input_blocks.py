@@ -318,6 +318,35 @@ class qa_bad_input_blocks(gr_unittest.TestCase):
                     self.assertTrue(any("= %d symbols?" % N in w for w in dec.warnings()),
                                     dec.warnings())
 
+    def test_012_a_wrong_argument_type_gets_a_short_message(self):
+        # not pybind11's whole signature: the argument at fault, and the fix
+        cb, ch = self.cb, self.ch
+        cases = [
+            (lambda: bsid.map_decoder(cb, 500.0, 0.01, 0.01, 0.0), "N = 500.0 must be an int (write 500)"),
+            (lambda: bsid.map_decoder("builtin:ld3-modvec6", 50, 0.01, 0.01, 0.0),
+             "bsid.codebook.from_spec('builtin:ld3-modvec6')"),
+            (lambda: bsid.map_decoder(cb, 50, 0.01, 0.01, 0.0, framing=3),
+             "framing = 3 must be a string"),
+            (lambda: bsid.map_decoder(cb, 50, 0.01, 0.01, 0.0, Framing="stream"),
+             "no parameter named 'Framing' (did you mean framing?)"),
+            (lambda: bsid.map_decoder(cb, 50, 0.01), "missing Pd, Ps"),
+            (lambda: bsid.codebook_encoder(cb, 10.0), "N = 10.0 must be an int (write 10)"),
+            (lambda: bsid.channel(0.01, 0.01, 0.0, seed=1.5), "seed = 1.5 must be an int"),
+            (lambda: bsid.map_decoder_core(cb, ch, 500.0), "N = 500.0 must be an int"),
+            (lambda: bsid.map_decoder_core(cb, (0.01, 0.01, 0.0), 50),
+             "must be a bsid.channel_params, not tuple"),
+        ]
+        for call, says in cases:
+            with self.assertRaises(TypeError) as cm:
+                call()
+            msg = str(cm.exception)
+            self.assertIn(says, msg)
+            self.assertLess(len(msg), 300, msg)
+            self.assertNotIn("incompatible constructor arguments", msg)
+        # right arguments still make the block (and it is still the class)
+        dec = bsid.map_decoder(cb, 50, 0.01, 0.01, 0.0)
+        self.assertIsInstance(dec, bsid.map_decoder)
+
 
 if __name__ == '__main__':
     gr_unittest.run(qa_bad_input_blocks)

@@ -10,10 +10,11 @@ import math
 import os
 import re
 import sys
+import time
 
 import bsid_core
 
-from . import dump, estimate, plot, results
+from . import dump, estimate, log_setup, plot, results
 from .progress import make_progress, point_name
 from .sweep import SWEEPS, point_configs, run_configs
 from .values import parse_values
@@ -178,6 +179,7 @@ def build_parser():
                    help="seconds between plain progress lines (default 10)")
     g.add_argument("-q", "--quiet", action="store_true",
                    help="no progress and no summary lines")
+    log_setup.add_log_level_argument(g)
     g = p.add_argument_group("channel estimation (docs/simulating.md, \"Channel estimation\")")
     g.add_argument("--estimate", action="store_true",
                    help="instead of error rates, estimate each point's channel from its "
@@ -329,6 +331,7 @@ def main(argv=None):
 def _main(argv):
     p = build_parser()
     a = p.parse_args(argv)
+    log_setup.configure_logging(a.log_level)
 
     if a.replay:
         if a.codebook:
@@ -492,9 +495,20 @@ def _main(argv):
     rows = []
     if a.estimate:
         for c in configs:
+            t0 = time.monotonic()
+
+            def tick(it, ll, ch, c=c, t0=t0):
+                # EM on the CPU can take minutes: a line an iteration on
+                # stderr once it has run for 2 s (not with --quiet)
+                s = time.monotonic() - t0
+                if not a.quiet and s >= 2.0:
+                    print(f"bsid-sim: {point_name(c)}: EM iteration {it + 1} ({s:.0f} s): "
+                          f"log-likelihood {ll:.6g}, then Pi {ch.Pi:.4g}, Pd {ch.Pd:.4g}, "
+                          f"Ps {ch.Ps:.4g}", file=sys.stderr, flush=True)
             try:
                 row = estimate.estimate_point(c, a.estimate_frames, initial,
-                                              a.iterations or 100, a.tolerance)
+                                              a.iterations or 100, a.tolerance,
+                                              progress=tick)
             except (RuntimeError, ValueError) as e:
                 print(f"bsid-sim: error: {point_name(c)}: {e}", file=sys.stderr)
                 return 1

@@ -21,12 +21,13 @@ COLUMNS = ["label", "N", "frames", "seed", "backend", "precision",
            "frames_refused", "seconds"]
 
 
-def estimate_point(config, frames, initial, iterations, tolerance, fix=None):
+def estimate_point(config, frames, initial, iterations, tolerance, fix=None, progress=None):
     """Estimates the channel of one point (a sweep.point_config) from `frames` of
     its frame_source (frames 0 .. frames-1 of its seed): a dict with the true and
     estimated Pi, Pd, Ps, their relative errors (the absolute error where the truth
     is 0), the iterations, whether they converged, the frames used and refused, the
-    log-likelihoods and the time."""
+    log-likelihoods and the time. progress: called after each EM iteration
+    (iteration, log-likelihood, estimate), or None."""
     truth = bsid_core.channel_params(config.Pi, config.Pd, config.Ps)
     src = bsid_core.frame_source(config.codebook, truth, config.N, config.seed,
                                  sync_word=config.sync_word)
@@ -35,7 +36,8 @@ def estimate_point(config, frames, initial, iterations, tolerance, fix=None):
     ch, ll, info = bsid_core.estimate_channel(
         config.codebook, config.N, rx, initial=initial, iterations=iterations,
         tolerance=tolerance, fix=fix, backend=config.backend, precision=config.precision,
-        Pr=config.Pr, threads=config.threads, details=True, sync_word=config.sync_word)
+        Pr=config.Pr, threads=config.threads, details=True, sync_word=config.sync_word,
+        progress=progress)
     seconds = time.monotonic() - t0
     row = {"label": config.label, "N": config.N, "frames": frames, "seed": config.seed,
            "backend": config.backend, "precision": config.precision}

@@ -2084,7 +2084,8 @@ such frames with map_decoder_core(..., sync_word=W).
            bool details,
            const std::string& sync_word,
            const std::string& framing,
-           int lookahead) {
+           int lookahead,
+           const py::object& progress) {
             const bsid::input_kind kind = bsid::parse_input_kind(input);
             const auto sync = bsid::parse_sync_word(sync_word);
             if (framing != "tagged" && framing != "stream")
@@ -2106,6 +2107,18 @@ such frames with map_decoder_core(..., sync_word=W).
             if (!fix.is_none()) {
                 for (const auto& item : py::iter(fix))
                     opt.fix(py::str(item)); // ValueError for another name
+            }
+            if (!progress.is_none()) {
+                if (!PyCallable_Check(progress.ptr()))
+                    throw py::type_error("estimate_channel: progress must be callable "
+                                         "(iteration, log_likelihood, channel_params)");
+                // called between iterations, with the GIL (an exception it
+                // raises ends the estimate and reaches the caller)
+                opt.on_iteration =
+                    [progress](int it, double ll, const bsid::channel_params& ch) {
+                        py::gil_scoped_acquire gil;
+                        progress(it, ll, ch);
+                    };
             }
             std::vector<received_frame> rx;
             std::vector<bsid::frame_view> views;
@@ -2198,6 +2211,7 @@ such frames with map_decoder_core(..., sync_word=W).
         "sync_word"_a = "",
         "framing"_a = "tagged",
         "lookahead"_a = -1,
+        "progress"_a = py::none(),
         R"doc(
 Estimates the channel from received frames by expectation-maximization over
 the decoder's lattice (docs/design.md section 3, "Channel estimation", docs/receiving.md):
@@ -2221,9 +2235,14 @@ Ps = S/T; for LLRs also a scale c (the items weigh as c l). It stops after
 initial point first; ln P(rx | model) - ln P(rx | random items), summed over
 the frames used), which never decreases; with details=True also a dict:
 llr_scale, iterations, converged, frames_used, frames_refused, events (the
-last E-step's expected counts), mtau, mn and notes (clamps, refusals).
+last E-step's expected counts), mtau, mn and notes (clamps, refusals, a
+setup that does not fit).
 fix: names to keep at their initial values ("Pi", "Pd", "Ps", "llr_scale").
-A parameter to estimate must start above 0 (EM keeps a 0 at 0).
+A parameter to estimate must start above 0 (EM keeps a 0 at 0). progress: a
+callable given (iteration from 0, its log-likelihood, the new estimate) after
+each iteration, for long estimates (bsid-sim --estimate prints them). Notes
+also say when the fit is worse than random items (a log-likelihood below 0)
+or the frames' lengths say N does not fit them (docs/receiving.md).
 backend, precision, Pr, mtau, mn, threads, device, devices: as map_decoder_core.
 Raises ValueError for no frames or bad options and RuntimeError when every
 frame is refused.)doc");

@@ -151,5 +151,25 @@ class qa_estimate_channel(unittest.TestCase):
                     self.assertTrue(any(says in n for n in info["notes"]), info["notes"])
 
 
+    def test_007_progress(self):
+        # a callable sees every iteration, in order, with the log-likelihood
+        # the estimate reports; one that raises ends the estimate
+        seen = []
+        ch, ll = bsid.estimate_channel(self.cb, self.N, self.frames, initial=self.initial,
+                                       iterations=4, backend="cpu",
+                                       progress=lambda it, l, c: seen.append((it, l, c.Pi)))
+        self.assertEqual([s[0] for s in seen], list(range(len(ll))))
+        self.assertEqual([s[1] for s in seen], ll)
+        self.assertEqual(seen[-1][2], ch.Pi)
+
+        def stop(it, l, c):
+            raise KeyError("stop here")
+        with self.assertRaisesRegex(KeyError, "stop here"):
+            bsid.estimate_channel(self.cb, self.N, self.frames, initial=self.initial,
+                                  iterations=4, backend="cpu", progress=stop)
+        with self.assertRaisesRegex(TypeError, "progress must be callable"):
+            bsid.estimate_channel(self.cb, self.N, self.frames, initial=self.initial,
+                                  progress=3)
+
 if __name__ == "__main__":
     unittest.main()

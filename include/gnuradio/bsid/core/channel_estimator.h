@@ -12,6 +12,7 @@
 #include <gnuradio/bsid/core/frame_decoder.h>
 #include <gnuradio/bsid/core/map_decoder.h>
 #include <gnuradio/bsid/core/stream_decoder.h>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,13 @@ struct estimate_options {
     bool fix_Ps = false;        //!< keep Ps at its initial value
     double llr_scale = 1.0;     //!< soft input: the initial LLR scale c (> 0)
     bool fix_llr_scale = false; //!< soft input: keep c
+    /*!
+     * Called after each iteration (on the caller's thread), for progress:
+     * the iteration (from 0), the log-likelihood its E-step found, and the
+     * estimate it moved to. Empty: none.
+     */
+    std::function<void(int iteration, double log_likelihood, const channel_params& ch)>
+        on_iteration;
 
     /*!
      * Keeps the value named "Pi", "Pd", "Ps" or "llr_scale" at its initial
