@@ -415,6 +415,76 @@ class qa_bsid_decode(unittest.TestCase):
         out = run(self.args + ["--input", "soft"], "")
         self.assertEqual(out.returncode, 2)
 
+    def test_010b_streams_with_bursts_are_the_core_stream_decoders(self):
+        # bursts of random bits of many lengths between frames, early and late
+        # unsynchronized starts, with and without a sync word, start tags or
+        # not, both precisions: every frame (status, bounds, posteriors) the
+        # core stream decoder's, so the rules the core's tests check hold here
+        # (the block's: python/bsid/qa_stream_bursts.py)
+        W = "0110100111010010"
+        F = len(W) + self.N * 8
+        rng = np.random.default_rng(12)
+        for sync, lead, bursts, tags, precision in (
+                (W, 37, {2: 5, 5: F + 11}, False, "double"),
+                (W, -21, {3: 2 * F - 9}, True, "float"),
+                ("", 0, {1: 77, 4: F // 3}, False, "double"),
+                ("", 3 * F // 2, {3: 200}, False, "float")):
+            with self.subTest(sync=bool(sync), lead=lead, tags=tags):
+                Wb = np.array([int(c) for c in sync], dtype=np.uint8)
+                parts, starts, at = [], [], 0
+                if lead > 0:
+                    parts.append(rng.integers(0, 2, lead).astype(np.uint8))
+                    at = lead
+                for k in range(7):
+                    msg = rng.integers(0, 16, self.N)
+                    rx, _ = bsid.transmit(self.ch, np.concatenate([Wb, self.cb.encode(msg)]),
+                                          seed=3, frame=k)
+                    parts.append(rx)
+                    starts.append(at)
+                    at += len(rx)
+                    if k in bursts:
+                        parts.append(rng.integers(0, 2, bursts[k]).astype(np.uint8))
+                        at += bursts[k]
+                stream = np.concatenate(parts)
+                if lead < 0:
+                    stream = stream[-lead:]
+                    starts = [s + lead for s in starts if s + lead >= 0]
+                tag_at = [s + len(sync) for s in starts] if tags else []
+                args = list(self.args)
+                args[args.index("--precision") + 1] = precision
+                args += ["--framing", "stream", "--unsynchronized", "--boundaries"]
+                if sync:
+                    args += ["--sync-word", sync]
+                path = None
+                if tags:
+                    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as t:
+                        t.write(" ".join(map(str, tag_at)) + "\n")
+                        path = t.name
+                    args += ["--start-tags", path]
+                try:
+                    out = run(args, "".join(map(str, stream.tolist())) + "\n")
+                finally:
+                    if path:
+                        os.unlink(path)
+                self.assertEqual(out.returncode, 0, out.stderr)
+                lines = out.stdout.splitlines()
+                dec = bsid.map_decoder_core(self.cb, self.ch, self.N, precision=precision,
+                                            backend="cpu", sync_word=sync)
+                sd = bsid.stream_decoder(dec, start=None)
+                frames = sd.push(stream, tags=tag_at) + sd.flush()
+                self.assertEqual(len(lines), 2 * len(frames))
+                self.assertTrue(any(f.status == "ok" for f in frames))
+                for f, post, bounds in zip(frames, lines[0::2], lines[1::2]):
+                    w = bounds.split(" ")
+                    self.assertEqual(w[:5], ["frame", str(f.index), f.status, str(f.start),
+                                             str(f.end)])
+                    if f.status == "ok":
+                        np.testing.assert_array_equal(
+                            np.array([float(v) for v in post.split(" ")]).reshape(self.N, 16),
+                            f.posteriors)
+                    else:
+                        self.assertTrue(post.startswith("erasure " + f.status), post)
+
     def test_011_bits_given_as_llrs_are_refused(self):
         # bits written one per token, or a line of 0s and 1s without spaces
         # (one huge number), into --input llr: refused before any decode, in
