@@ -45,8 +45,11 @@ codebook_encoder_impl::codebook_encoder_impl(const ::bsid::codebook& codebook,
     // to the first bit of their symbol.
     set_tag_propagation_policy(TPP_DONT);
     // A frame goes out once all its symbols have come (so that a frame with
-    // a bad symbol is dropped whole), in pieces of any size.
+    // a bad symbol is dropped whole), in pieces of any size; still, a call
+    // gets room for a codeword and the sync word at least, so that calls that
+    // write a bit or two at a time (each a scheduler round) are not made.
     const long F = long(d_sync.size()) + long(N) * long(codebook.n());
+    set_min_noutput_items(int(d_sync.size()) + codebook.n());
     set_min_output_buffer(std::max<long>(4096, std::min<long>(2 * F, 1L << 22)));
     set_relative_rate(uint64_t(F), uint64_t(N));
     d_sym.reserve(size_t(N));

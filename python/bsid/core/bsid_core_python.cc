@@ -1624,12 +1624,7 @@ follow the symbol-to-bit map (MSB first). threads: for the counting.)doc")
             "Lattice cells per frame, N q M_tau (n M_n - m_n^-(m_n^- - 1)/2).")
         .def_property_readonly(
             "warnings",
-            [](const py_map_decoder& d) {
-                py::list l;
-                for (const auto& w : d.watch().warnings())
-                    l.append(w);
-                return l;
-            },
+            [](const py_map_decoder& d) { return d.watch().warnings(); }, // (a list)
             "What the decoder warns of, latest last, each also logged once: frames "
             "(of decode and decode_batch) whose lengths say N does not fit them "
             "(docs/receiving.md, \"A setup that does not fit the frames\").")
@@ -1811,12 +1806,7 @@ setup whose alignments cannot be told apart).)doc")
             "start (the automatic one resolved; 0 without a sync word).")
         .def_property_readonly(
             "warnings",
-            [](const py_stream_decoder& s) {
-                py::list l;
-                for (const auto& w : s.sd().warnings())
-                    l.append(w);
-                return l;
-            },
+            [](const py_stream_decoder& s) { return s.sd().warnings(); }, // (a list)
             "What the decoder warns of, latest last, each also logged once: a setup "
             "whose alignments cannot be told apart, frames that do not fit the setup "
             "(a wrong N; frames far worse than the channel predicts).")
