@@ -167,3 +167,39 @@ TEST_F(cuda_stream_decoder, ten_thousand_s500_frames_like_genie_framing)
                 wrong_ends,
                 peak);
 }
+
+TEST_F(cuda_stream_decoder, a_wrong_n_is_reported_by_every_stream)
+{
+    // docs/receiving.md, "A setup that does not fit the frames": streams of
+    // N = 100 into a batch decoding N = 99 (or 101) on the GPU each warn,
+    // naming N = 100; the same streams at N = 100 warn of nothing
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.0);
+    const auto W = parse_sync_word("0110100111010010");
+    std::vector<std::vector<uint8_t>> rx;
+    for (int k = 0; k < 4; ++k)
+        rx.push_back(make_stream(cb, ch, 100, W, 80, 300 + uint64_t(k)).rx);
+    for (int N : { 99, 101, 100 }) {
+        for (auto prec : { precision_kind::single, precision_kind::dual }) {
+            stream_batch batch(decoder(cb, ch, N, W, backend_kind::cuda, prec),
+                               rx.size());
+            for (size_t k = 0; k < rx.size(); ++k) {
+                batch.feed(k, rx[k].data(), rx[k].size());
+                batch.end_of_stream(k);
+            }
+            batch.decode();
+            for (size_t k = 0; k < rx.size(); ++k) {
+                const auto warnings = batch.stream(k).warnings();
+                if (N == 100) {
+                    EXPECT_TRUE(warnings.empty())
+                        << "stream " << k << ": " << warnings.front();
+                    continue;
+                }
+                bool named = false;
+                for (const auto& w : warnings)
+                    named = named || w.find("= 100 symbols?") != std::string::npos;
+                EXPECT_TRUE(named) << "N " << N << ", stream " << k;
+            }
+        }
+    }
+}
