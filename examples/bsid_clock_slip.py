@@ -47,6 +47,12 @@ import bsid_clock_slip_ser as ser  # embedded python block
 import numpy as np
 
 
+def snipfcn_logging(self):
+    # --log-level: what GNU Radio and the core log from the blocks on (their
+    # messages go where GNU Radio's configuration says: on Debian, stdout)
+    from bsid_sim.log_setup import configure_logging
+    configure_logging(self.log_level)
+
 def snipfcn_summary(self):
     # the totals so far in the SER plot's title, and the drift axis that follows the track
     def refresh(self=self):
@@ -85,11 +91,14 @@ def snippets_main_after_init(tb):
     snipfcn_summary(tb)
     snipfcn_window_size(tb)
 
+def snippets_init_before_blocks(tb):
+    snipfcn_logging(tb)
+
 from gnuradio import qtgui
 
 class bsid_clock_slip(gr.top_block, Qt.QWidget):
 
-    def __init__(self, frames=0, offset=(2e-3), noise=0.3, seed=1, symbol_rate=3000):
+    def __init__(self, log_level='warning', frames=0, offset=(2e-3), noise=0.3, seed=1, symbol_rate=3000):
         gr.top_block.__init__(self, "gr-bsid: receiving with clock slips", catch_exceptions=True)
         Qt.QWidget.__init__(self)
         self.setWindowTitle("gr-bsid: receiving with clock slips")
@@ -123,6 +132,7 @@ class bsid_clock_slip(gr.top_block, Qt.QWidget):
         ##################################################
         # Parameters
         ##################################################
+        self.log_level = log_level
         self.frames = frames
         self.offset = offset
         self.noise = noise
@@ -147,7 +157,7 @@ class bsid_clock_slip(gr.top_block, Qt.QWidget):
         ##################################################
         # Blocks
         ##################################################
-
+        snippets_init_before_blocks(self)
         self._noise_voltage_range = Range(0, 1.5, 0.05, noise, 200)
         self._noise_voltage_win = RangeWidget(self._noise_voltage_range, self.set_noise_voltage, "noise voltage", "counter_slider", float, QtCore.Qt.Horizontal)
         self.top_grid_layout.addWidget(self._noise_voltage_win, 0, 1, 1, 1)
@@ -338,6 +348,12 @@ class bsid_clock_slip(gr.top_block, Qt.QWidget):
 
         event.accept()
 
+    def get_log_level(self):
+        return self.log_level
+
+    def set_log_level(self, log_level):
+        self.log_level = log_level
+
     def get_frames(self):
         return self.frames
 
@@ -468,6 +484,9 @@ def argument_parser():
     description = "Clock slips on a real waveform: BPSK through GNU Radio's channel model with a sample clock offset, a receiver on its own clock, soft bits into the MAP decoder in stream framing"
     parser = ArgumentParser(description=description)
     parser.add_argument(
+        "--log-level", dest="log_level", type=str, default='warning',
+        help="Set what is logged: debug, info, warning, error or off [default=%(default)r]")
+    parser.add_argument(
         "--frames", dest="frames", type=intx, default=0,
         help="Set frames to send (0: endless) [default=%(default)r]")
     parser.add_argument(
@@ -494,7 +513,7 @@ def main(top_block_cls=bsid_clock_slip, options=None):
         Qt.QApplication.setGraphicsSystem(style)
     qapp = Qt.QApplication(sys.argv)
 
-    tb = top_block_cls(frames=options.frames, offset=options.offset, noise=options.noise, seed=options.seed, symbol_rate=options.symbol_rate)
+    tb = top_block_cls(log_level=options.log_level, frames=options.frames, offset=options.offset, noise=options.noise, seed=options.seed, symbol_rate=options.symbol_rate)
     snippets_main_after_init(tb)
     tb.start()
 

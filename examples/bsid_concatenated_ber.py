@@ -26,16 +26,26 @@ import bsid_concatenated_ber_counter as counter  # embedded python block
 import numpy
 
 
+def snipfcn_logging(self):
+    # --log-level: what GNU Radio and the core log from the blocks on (their
+    # messages go where GNU Radio's configuration says: on Debian, stdout)
+    from bsid_sim.log_setup import configure_logging
+    configure_logging(self.log_level)
+
+
+def snippets_init_before_blocks(tb):
+    snipfcn_logging(tb)
 
 
 class bsid_concatenated_ber(gr.top_block):
 
-    def __init__(self, frames=100, Pi='0.05', Pd='0.05', Ps='0.0', outer='ldpc-regular:240:48:16:3:1', seed=1):
+    def __init__(self, log_level='warning', frames=100, Pi='0.05', Pd='0.05', Ps='0.0', outer='ldpc-regular:240:48:16:3:1', seed=1):
         gr.top_block.__init__(self, "gr-bsid concatenated BER", catch_exceptions=True)
 
         ##################################################
         # Parameters
         ##################################################
+        self.log_level = log_level
         self.frames = frames
         self.Pi = Pi
         self.Pd = Pd
@@ -55,7 +65,7 @@ class bsid_concatenated_ber(gr.top_block):
         ##################################################
         # Blocks
         ##################################################
-
+        snippets_init_before_blocks(self)
         self.counter = counter.ber_counter(K=K)
         self.bsid_ldpc_encoder_0 = bsid.ldpc_encoder(bsid.ldpc_code.from_spec(outer), q, "packet_len")
         self.bsid_concatenated_decoder_0 = bsid.concatenated_decoder(bsid.codebook.from_spec(codebook), bsid.ldpc_code.from_spec(outer), float(Pi), float(Pd), float(Ps), 10, 50, 'auto', 'float', 'auto', (1e-10), 64, "packet_len", True, "", 'tagged', 'bits', (-1), "bsid_start", 4, True, 0.0, True, True)
@@ -78,6 +88,12 @@ class bsid_concatenated_ber(gr.top_block):
         self.connect((self.bsid_concatenated_decoder_0, 0), (self.counter, 1))
         self.connect((self.bsid_ldpc_encoder_0, 0), (self.bsid_codebook_encoder_0, 0))
 
+
+    def get_log_level(self):
+        return self.log_level
+
+    def set_log_level(self, log_level):
+        self.log_level = log_level
 
     def get_frames(self):
         return self.frames
@@ -164,6 +180,9 @@ def argument_parser():
     description = 'Random bits -> LDPC outer encoder -> codebook encoder -> BSID channel -> concatenated decoder -> BER, FER'
     parser = ArgumentParser(description=description)
     parser.add_argument(
+        "--log-level", dest="log_level", type=str, default='warning',
+        help="Set what is logged: debug, info, warning, error or off [default=%(default)r]")
+    parser.add_argument(
         "--frames", dest="frames", type=intx, default=100,
         help="Set Frames to send [default=%(default)r]")
     parser.add_argument(
@@ -187,7 +206,7 @@ def argument_parser():
 def main(top_block_cls=bsid_concatenated_ber, options=None):
     if options is None:
         options = argument_parser().parse_args()
-    tb = top_block_cls(frames=options.frames, Pi=options.Pi, Pd=options.Pd, Ps=options.Ps, outer=options.outer, seed=options.seed)
+    tb = top_block_cls(log_level=options.log_level, frames=options.frames, Pi=options.Pi, Pd=options.Pd, Ps=options.Ps, outer=options.outer, seed=options.seed)
 
     def sig_handler(sig=None, frame=None):
         tb.stop()

@@ -43,6 +43,12 @@ import bsid_live_drift as drift  # embedded python block
 import bsid_live_ser as ser  # embedded python block
 
 
+def snipfcn_logging(self):
+    # --log-level: what GNU Radio and the core log from the blocks on (their
+    # messages go where GNU Radio's configuration says: on Debian, stdout)
+    from bsid_sim.log_setup import configure_logging
+    configure_logging(self.log_level)
+
 def snipfcn_ser_axis(self):
     # SER axis from 0 to a little above the largest SER shown, at least 0.01
     # (autoscaling leaves a window of error-free frames without a scale)
@@ -67,11 +73,14 @@ def snippets_main_after_init(tb):
     snipfcn_ser_axis(tb)
     snipfcn_window_size(tb)
 
+def snippets_init_before_blocks(tb):
+    snipfcn_logging(tb)
+
 from gnuradio import qtgui
 
 class bsid_live(gr.top_block, Qt.QWidget):
 
-    def __init__(self, seed=1):
+    def __init__(self, log_level='warning', seed=1):
         gr.top_block.__init__(self, "gr-bsid live", catch_exceptions=True)
         Qt.QWidget.__init__(self)
         self.setWindowTitle("gr-bsid live")
@@ -105,6 +114,7 @@ class bsid_live(gr.top_block, Qt.QWidget):
         ##################################################
         # Parameters
         ##################################################
+        self.log_level = log_level
         self.seed = seed
 
         ##################################################
@@ -122,7 +132,7 @@ class bsid_live(gr.top_block, Qt.QWidget):
         ##################################################
         # Blocks
         ##################################################
-
+        snippets_init_before_blocks(self)
         self._Ps_range = Range(0, 0.1, 0.001, 0.0, 200)
         self._Ps_win = RangeWidget(self._Ps_range, self.set_Ps, "Ps (substitution)", "counter_slider", float, QtCore.Qt.Horizontal)
         self.top_grid_layout.addWidget(self._Ps_win, 0, 2, 1, 1)
@@ -285,6 +295,12 @@ class bsid_live(gr.top_block, Qt.QWidget):
 
         event.accept()
 
+    def get_log_level(self):
+        return self.log_level
+
+    def set_log_level(self, log_level):
+        self.log_level = log_level
+
     def get_seed(self):
         return self.seed
 
@@ -362,6 +378,9 @@ def argument_parser():
     description = 'Live BSID channel and MAP decoder: sliders for Pi, Pd, Ps; SER and drift per frame'
     parser = ArgumentParser(description=description)
     parser.add_argument(
+        "--log-level", dest="log_level", type=str, default='warning',
+        help="Set what is logged: debug, info, warning, error or off [default=%(default)r]")
+    parser.add_argument(
         "--seed", dest="seed", type=intx, default=1,
         help="Set seed of the symbols and the channel [default=%(default)r]")
     return parser
@@ -376,7 +395,7 @@ def main(top_block_cls=bsid_live, options=None):
         Qt.QApplication.setGraphicsSystem(style)
     qapp = Qt.QApplication(sys.argv)
 
-    tb = top_block_cls(seed=options.seed)
+    tb = top_block_cls(log_level=options.log_level, seed=options.seed)
     snippets_main_after_init(tb)
     tb.start()
 

@@ -26,16 +26,26 @@ import bsid_loopback_ser as ser  # embedded python block
 import numpy
 
 
+def snipfcn_logging(self):
+    # --log-level: what GNU Radio and the core log from the blocks on (their
+    # messages go where GNU Radio's configuration says: on Debian, stdout)
+    from bsid_sim.log_setup import configure_logging
+    configure_logging(self.log_level)
+
+
+def snippets_init_before_blocks(tb):
+    snipfcn_logging(tb)
 
 
 class bsid_loopback(gr.top_block):
 
-    def __init__(self, frames=200, Pi='0.01', Pd='0.01', Ps='0.0', seed=1):
+    def __init__(self, log_level='warning', frames=200, Pi='0.01', Pd='0.01', Ps='0.0', seed=1):
         gr.top_block.__init__(self, "gr-bsid loopback", catch_exceptions=True)
 
         ##################################################
         # Parameters
         ##################################################
+        self.log_level = log_level
         self.frames = frames
         self.Pi = Pi
         self.Pd = Pd
@@ -52,9 +62,9 @@ class bsid_loopback(gr.top_block):
         ##################################################
         # Blocks
         ##################################################
-
+        snippets_init_before_blocks(self)
         self.ser = ser.ser_counter(N=N, bits_per_symbol=numpy.log2(q))
-        self.bsid_map_decoder_0 = bsid.map_decoder(bsid.codebook.from_spec(codebook), N, float(Pi), float(Pd), float(Ps), 'hard', 'auto', 'float', 'auto', (1e-10), 64, 1.0, 0.0, "packet_len", True, "", 'tagged', (-1), "bsid_start", 4, True, 0.0, True, True, 'bits', 0)
+        self.bsid_map_decoder_0 = bsid.map_decoder(bsid.codebook.from_spec(codebook), N, float(Pi), float(Pd), float(Ps), 'hard', 'auto', 'float', 'auto', (1e-10), 64, 1.0, 0.0, "packet_len", True, "", 'tagged', (-1), "bsid_start", 4, True, 0.0, True, True, 'bits', 0, False, 10.0, "")
         self.bsid_codebook_encoder_0 = bsid.codebook_encoder(bsid.codebook.from_spec(codebook), N, "packet_len", "")
         self.bsid_channel_0 = bsid.channel(float(Pi), float(Pd), float(Ps), seed, "packet_len", False)
         self.blocks_head_0 = blocks.head(gr.sizeof_int*1, (frames * N))
@@ -71,6 +81,12 @@ class bsid_loopback(gr.top_block):
         self.connect((self.bsid_codebook_encoder_0, 0), (self.bsid_channel_0, 0))
         self.connect((self.bsid_map_decoder_0, 0), (self.ser, 1))
 
+
+    def get_log_level(self):
+        return self.log_level
+
+    def set_log_level(self, log_level):
+        self.log_level = log_level
 
     def get_frames(self):
         return self.frames
@@ -136,6 +152,9 @@ def argument_parser():
     description = 'Random symbols -> codebook encoder -> BSID channel -> MAP decoder (hard) -> SER'
     parser = ArgumentParser(description=description)
     parser.add_argument(
+        "--log-level", dest="log_level", type=str, default='warning',
+        help="Set what is logged: debug, info, warning, error or off [default=%(default)r]")
+    parser.add_argument(
         "--frames", dest="frames", type=intx, default=200,
         help="Set Frames to send [default=%(default)r]")
     parser.add_argument(
@@ -156,7 +175,7 @@ def argument_parser():
 def main(top_block_cls=bsid_loopback, options=None):
     if options is None:
         options = argument_parser().parse_args()
-    tb = top_block_cls(frames=options.frames, Pi=options.Pi, Pd=options.Pd, Ps=options.Ps, seed=options.seed)
+    tb = top_block_cls(log_level=options.log_level, frames=options.frames, Pi=options.Pi, Pd=options.Pd, Ps=options.Ps, seed=options.seed)
 
     def sig_handler(sig=None, frame=None):
         tb.stop()
