@@ -6,9 +6,11 @@
  */
 
 #include <gnuradio/bsid/core/log.h>
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <mutex>
 #include <stdexcept>
 
@@ -62,6 +64,9 @@ const char* level_name(log_level l)
     }
 }
 
+//! Warnings remembered to say each once (log()).
+constexpr size_t repeat_memory = 256;
+
 } // namespace
 
 log_level parse_log_level(const std::string& s)
@@ -94,6 +99,17 @@ void log(log_level level, const std::string& message)
     if (int(level) < level_ref().load() || level == log_level::off)
         return;
     std::lock_guard<std::mutex> lock(handler_mutex());
+    if (level == log_level::warning && level_ref().load() > int(log_level::debug)) {
+        // a warning repeated word for word (one per stream decoder of a
+        // sweep, ...) is said once; at debug level, every time. At most
+        // repeat_memory texts are remembered, the latest.
+        static std::deque<std::string> said;
+        if (std::find(said.begin(), said.end(), message) != said.end())
+            return;
+        said.push_back(message);
+        if (said.size() > repeat_memory)
+            said.pop_front();
+    }
     if (handler_ref()) {
         handler_ref()(level, message);
     } else {

@@ -16,6 +16,9 @@ namespace bsid {
 /*!
  * \brief The core library's log: backend and storage choices, fallbacks.
  *
+ * A warning repeated word for word is said once (the last 256 are
+ * remembered), unless the level is debug.
+ *
  * By default messages at `warning` and above go to stderr; the environment
  * variable BSID_LOG_LEVEL (debug, info, warning, error, off) changes the
  * threshold, as does set_log_level(). The GNU Radio blocks install a handler
