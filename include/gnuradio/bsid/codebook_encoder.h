@@ -62,7 +62,7 @@ public:
     virtual uint64_t frames() const = 0;
     //! Frames dropped for bad input (a symbol outside [0, q), a wrong length tag).
     virtual uint64_t frames_dropped() const = 0;
-    //! Why the last frame was dropped ("" while none was).
+    //! Why the last frame was dropped for bad input ("" while none was).
     virtual std::string error() const = 0;
 };
 

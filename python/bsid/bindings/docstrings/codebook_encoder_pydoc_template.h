@@ -80,4 +80,4 @@ static const char* __doc_gr_bsid_codebook_encoder_frames_dropped =
 
 
 static const char* __doc_gr_bsid_codebook_encoder_error =
-    R"doc(Why the last frame was dropped ("" while none was).)doc";
+    R"doc(Why the last frame was dropped for bad input ("" while none was).)doc";
