@@ -644,6 +644,7 @@ void map_decoder_impl::admit()
                 b.log_priors = std::move(pri.logs);
             b.extrinsic = d_mode == mode::extrinsic;
             e.decoded = true;
+            e.ch = f.dec->config().ch;
             e.sequence = d_batcher->push(std::move(b), f.dec); // W weighed, if any
         }
         d_flight.push_back(std::move(e));
@@ -675,10 +676,12 @@ void map_decoder_impl::drain(uint64_t cap, double wait_ms)
         }
         std::string erasure;
         if (r.result.ok()) {
-            // does N fit the frames? (their received lengths)
+            // does N fit the frames? (their received lengths, against the
+            // channel each went through: bsid_channel tags may change it)
             d_watch->add_length_drift(
                 double(d_soft ? r.frame.llr.size() : r.frame.bits.size()) -
-                double(d_sync.size() + size_t(d_cfg.N) * size_t(d_cfg.cb.n())));
+                    double(d_sync.size() + size_t(d_cfg.N) * size_t(d_cfg.cb.n())),
+                e.ch);
             track(std::move(r.frame.bits),
                   e.llr.empty() ? std::move(r.frame.llr) : std::move(e.llr));
         } else {

@@ -130,6 +130,7 @@ private:
         bool decoded = false;        // the batcher's result of `sequence`
         uint64_t sequence = 0;
         std::vector<double> llr; // soft input with an LLR gain: the LLRs as they came
+        ::bsid::channel_params ch{ 0, 0, 0 }; // the channel it is decoded with
     };
     //! Frames the flight holds at most (decoding, waiting, results not put out).
     size_t flight_room() const { return 4 * size_t(d_max_batch); }

@@ -172,6 +172,27 @@ TEST_F(setup_watch_test, each_warning_is_given_once_and_copies_keep_theirs)
     EXPECT_TRUE(fine.add_length_drift(8));
 }
 
+TEST_F(setup_watch_test, each_frame_against_the_channel_it_went_through)
+{
+    // a block told of each frame's channel by bsid_channel tags: frames of the
+    // right N through Pi = 0.05, Pd = 0.01 (34 bits of drift a frame at
+    // F = 816, about 4 codewords) are no wrong N; a frame a codeword long is
+    const channel_params set(0.01, 0.01, 0.0), tagged(0.05, 0.01, 0.0);
+    const long long F = 816;
+    setup_watch right("t", F, 100, 8, set), wrong("t", F, 100, 8, set);
+    const auto lengths = received_lengths(tagged, F, 400, 0.0, 3);
+    const auto longer = received_lengths(tagged, F + 8, 400, 0.0, 4);
+    for (size_t k = 0; k < lengths.size(); ++k) {
+        right.add_length_drift(double(lengths[k] - F), tagged);
+        wrong.add_length_drift(double(longer[k] - F), tagged);
+    }
+    EXPECT_EQ(right.count(), 0u);
+    ASSERT_EQ(wrong.count(), 1u);
+    EXPECT_NE(wrong.warnings()[0].find("N + 1 = 101 symbols?"), std::string::npos)
+        << wrong.warnings()[0];
+    EXPECT_NEAR(setup_watch::predicted_drift(F, tagged), 816 * 0.04 / 0.95, 1e-9);
+}
+
 // the stream decoder: frames of N_true symbols decoded by a decoder of N
 struct wrong_n_case {
     int N_true, N;

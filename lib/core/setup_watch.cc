@@ -68,10 +68,25 @@ void setup_watch::set_channel(const channel_params& ch)
     // t = (1 - Pi - Pd) / (1 - Pi)
     const double Pi = ch.Pi(), Pd = ch.Pd();
     const double t = (1.0 - Pi - Pd) / (1.0 - Pi);
-    d_mean = double(d_F) * (Pi - Pd) / (1.0 - Pi);
+    d_mean = predicted_drift(d_F, ch);
     d_sd = std::sqrt(double(d_F) * (Pi / ((1.0 - Pi) * (1.0 - Pi)) + t * (1.0 - t)));
     d_drifts.clear();
     d_llrs.clear();
+}
+
+double setup_watch::predicted_drift(long long F, const channel_params& ch)
+{
+    return double(F) * (ch.Pi() - ch.Pd()) / (1.0 - ch.Pi());
+}
+
+bool setup_watch::add_length_drift(double drift, const channel_params& ch)
+{
+    double mean;
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        mean = d_mean;
+    }
+    return add_length_drift(drift - predicted_drift(d_F, ch) + mean);
 }
 
 bool setup_watch::add_length_drift(double drift)

@@ -67,6 +67,14 @@ public:
      */
     bool add_length_drift(double drift);
     /*!
+     * The same for a frame sent through another channel than the watch's
+     * (a bsid_channel tag's): its drift is taken relative to that channel's
+     * prediction.
+     */
+    bool add_length_drift(double drift, const channel_params& ch);
+    //! The drift of a frame of F bits the channel predicts: F (Pi - Pd) / (1 - Pi).
+    static double predicted_drift(long long F, const channel_params& ch);
+    /*!
      * One decoded frame's log-likelihood ratio against random bits, and what
      * the channel predicts for it (mean and standard deviation).
      */
