@@ -1016,8 +1016,7 @@ int run(int argc, char** argv)
             results[decoded[j]] = got[j];
             post_of[decoded[j]] = j;
             if (got[j].ok())
-                watch.add_length_drift(double(views[j].rho) -
-                                       double(fdec->sync_word().size() + fdec->tau()));
+                watch.add_received_length(views[j].rho);
         }
         std::string out;
         for (size_t k = 0; k < lines.size(); ++k) {

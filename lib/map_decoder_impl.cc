@@ -678,10 +678,8 @@ void map_decoder_impl::drain(uint64_t cap, double wait_ms)
         if (r.result.ok()) {
             // does N fit the frames? (their received lengths, against the
             // channel each went through: bsid_channel tags may change it)
-            d_watch->add_length_drift(
-                double(d_soft ? r.frame.llr.size() : r.frame.bits.size()) -
-                    double(d_sync.size() + size_t(d_cfg.N) * size_t(d_cfg.cb.n())),
-                e.ch);
+            d_watch->add_received_length(
+                d_soft ? r.frame.llr.size() : r.frame.bits.size(), e.ch);
             track(std::move(r.frame.bits),
                   e.llr.empty() ? std::move(r.frame.llr) : std::move(e.llr));
         } else {

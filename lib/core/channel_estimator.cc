@@ -367,7 +367,7 @@ channel_estimate estimate_channel(const decoder_config& cfg_in,
         // frames whose lengths say N does not fit them (setup_watch; it logs)
         setup_watch watch("estimate_channel", sent, cfg.N, cfg.cb.n(), cfg_in.ch);
         for (const auto& f : frames)
-            if (f.rho > 0 && watch.add_length_drift(double((long long)f.rho - sent)))
+            if (f.rho > 0 && watch.add_received_length(f.rho))
                 est.notes.push_back(watch.warnings().back());
     }
     std::vector<bool> used(frames.size(), true);

@@ -89,6 +89,16 @@ bool setup_watch::add_length_drift(double drift, const channel_params& ch)
     return add_length_drift(drift - predicted_drift(d_F, ch) + mean);
 }
 
+bool setup_watch::add_received_length(size_t received)
+{
+    return add_length_drift(double(received) - double(d_F));
+}
+
+bool setup_watch::add_received_length(size_t received, const channel_params& ch)
+{
+    return add_length_drift(double(received) - double(d_F), ch);
+}
+
 bool setup_watch::add_length_drift(double drift)
 {
     std::lock_guard<std::mutex> lock(d_mutex);

@@ -480,10 +480,9 @@ public:
     void watch_lengths(const std::vector<bsid::frame_view>& views,
                        const std::vector<bsid::frame_result>& results)
     {
-        const long long F = (long long)d_frames->sync_word().size() + d_frames->tau();
         for (size_t k = 0; k < views.size(); ++k)
             if (results[k].ok())
-                d_watch->add_length_drift((long long)views[k].rho - F);
+                d_watch->add_received_length(views[k].rho);
     }
 
     const std::string& sync_word() const { return d_sync; }

@@ -72,6 +72,12 @@ public:
      * prediction.
      */
     bool add_length_drift(double drift, const channel_params& ch);
+    /*!
+     * A decoded frame of known boundaries, `received` items long (its drift
+     * is received - F); ch: the channel it went through, if not the watch's.
+     */
+    bool add_received_length(size_t received);
+    bool add_received_length(size_t received, const channel_params& ch);
     //! The drift of a frame of F bits the channel predicts: F (Pi - Pd) / (1 - Pi).
     static double predicted_drift(long long F, const channel_params& ch);
     /*!
