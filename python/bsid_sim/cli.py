@@ -93,6 +93,27 @@ def _nonneg(text):
     return v
 
 
+def _probability(text):
+    v = _finite(text)
+    if not 0 <= v <= 1:
+        raise argparse.ArgumentTypeError(f"{v:g} is not a probability in [0, 1]")
+    return v
+
+
+def _bit_range(text):
+    """L or LO:HI (bits, 1 <= LO <= HI) as (LO, HI)."""
+    parts = text.split(":")
+    try:
+        if len(parts) not in (1, 2):
+            raise ValueError
+        lo, hi = int(parts[0]), int(parts[-1])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not L or LO:HI (whole bits)") from None
+    if not 1 <= lo <= hi:
+        raise argparse.ArgumentTypeError(f"'{text}': a burst is 1 bit or more, LO <= HI")
+    return lo, hi
+
+
 def build_parser():
     p = argparse.ArgumentParser(
         prog="bsid-sim",
@@ -132,6 +153,18 @@ def build_parser():
                         "4; the frames simulated depend on it, not on --threads)")
     g.add_argument("--stream-frames", type=_positive_int, default=None,
                    help="stream framing: frames sent per chunk of a stream (default 8)")
+    g.add_argument("--unsynchronized", action="store_true", default=None,
+                   help="stream framing: the decoder is not told where the first frame "
+                        "starts; it acquires it (docs/receiving.md, \"Acquisition\")")
+    g.add_argument("--lead", type=_count, default=None, metavar="BITS",
+                   help="stream framing: random bits before the first frame (implies "
+                        "--unsynchronized)")
+    g.add_argument("--burst-rate", type=_probability, default=None, metavar="P",
+                   help="stream framing: the probability that a burst of random bits "
+                        "follows a frame (default 0)")
+    g.add_argument("--burst-bits", type=_bit_range, default=None, metavar="L|LO:HI",
+                   help="stream framing: a burst's length in bits, or a range it is drawn "
+                        "from uniformly (default 32)")
     g = p.add_argument_group("decoder")
     g.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="auto",
                    help="auto takes the GPU when there is one (default auto)")
@@ -299,6 +332,13 @@ def _summary(res):
         lines.append(f"    genie framing of the same frames: FER {gfer[0]:.4e}, SER "
                      f"{gser[0]:.4e}; wrong MAP ends {res.wrong_ends}, sync lost "
                      f"{res.sync_lost}")
+        ok_symbols = max(1, res.ok_frames * c.N)
+        lines.append(f"    frames ok {res.ok_frames} with SER "
+                     f"{res.ok_symbol_errors / ok_symbols:.4e} (genie framing of them "
+                     f"{res.ok_symbol_errors_genie / ok_symbols:.4e}); "
+                     f"bursts {res.bursts}, frames out over garbage {res.extra_frames} "
+                     f"(expected {res.extra_frames_expected}), of them ok {res.false_ok}; "
+                     f"duplicates {res.duplicates}, missed {res.missed}")
     if c.outer is not None and res.frames:
         by_pass = " ".join(f"{f:.3g}" for f in res.fer_by_pass())
         lines.append(f"    after the outer code: FER by pass {by_pass}; mean passes "
@@ -389,9 +429,12 @@ def _main(argv):
     else:
         values = None
     if a.framing != "stream":
-        for name in ("lookahead", "streams", "stream_frames"):
+        for name in ("lookahead", "streams", "stream_frames", "unsynchronized", "lead",
+                     "burst_rate", "burst_bits"):
             if getattr(a, name) is not None:
                 p.error(f"--{name.replace('_', '-')} needs --framing stream")
+    if a.burst_bits is not None and not a.burst_rate:
+        p.error("--burst-bits needs --burst-rate P (the probability of a burst after a frame)")
     if set(a.sync_word) - {"0", "1"}:
         p.error(f"--sync-word {a.sync_word!r}: only the characters 0 and 1")
     try:
@@ -421,6 +464,8 @@ def _main(argv):
                               f"{a.codebook} N={a.N}"), sync_word=a.sync_word,
             framing=a.framing, lookahead=a.lookahead,
             streams=a.streams or 4, stream_frames=a.stream_frames or 8,
+            unsynchronized=bool(a.unsynchronized), lead=a.lead or 0,
+            burst_rate=a.burst_rate or 0.0, burst_bits=a.burst_bits or (32, 32),
             outer=outer, iterations=a.iterations or 10, bp_iterations=a.bp_iterations)
     except ValueError as e:
         p.error(str(e))

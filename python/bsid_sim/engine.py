@@ -83,6 +83,10 @@ class PointConfig:
     lookahead: object = None         # stream framing: the stream decoder's K (None: auto)
     streams: int = 4                 # stream framing: independent streams side by side
     stream_frames: int = 8           # stream framing: frames per chunk of a stream
+    unsynchronized: bool = False     # stream framing: the decoder acquires the first frame
+    lead: int = 0                    # stream framing: random bits before the first frame
+    burst_rate: float = 0.0          # stream framing: P(a burst of random bits after a frame)
+    burst_bits: tuple = (32, 32)     # stream framing: a burst's length, uniform in [lo, hi]
     outer: object = None             # bsid_core.ldpc_code: a concatenated scheme (N is its inner length)
     iterations: int = 10             # outer: passes of inner MAP then outer BP
     bp_iterations: int = 50          # outer: belief-propagation iterations per pass
@@ -145,6 +149,20 @@ class PointResult:
     lookahead: int = 0               # stream framing: K as resolved
     wrong_ends: int = 0              # MAP end not the frame's true end (erasures included)
     sync_lost: int = 0
+    # stream framing: the frames marked ok and their errors, and the frame
+    # accounting (stream.py): bursts, frames out over garbage (how many the
+    # garbage calls for, and the runs of it near half a frame length, which
+    # the drift may round either way), those marked ok, duplicates, missed frames
+    ok_frames: int = 0
+    ok_symbol_errors: int = 0
+    ok_symbol_errors_genie: int = 0
+    bursts: int = 0
+    extra_frames: int = 0
+    extra_frames_expected: int = 0
+    garbage_near_half: int = 0
+    false_ok: int = 0
+    duplicates: int = 0
+    missed: int = 0
     # outer code: frame errors after each pass, passes and BP iterations summed,
     # frames whose decisions formed another codeword
     frame_errors_by_pass: list = field(default_factory=list)
@@ -230,6 +248,16 @@ class PointResult:
             "wrong_ends": self.wrong_ends, "sync_lost": self.sync_lost,
             "wrong_end_rate": self.wrong_ends / self.frames if self.frames else 0.0,
             "sync_lost_rate": self.sync_lost / self.frames if self.frames else 0.0,
+            "lead": c.lead if stream else 0,
+            "burst_rate": c.burst_rate if stream else 0.0,
+            "burst_bits": "%d:%d" % tuple(c.burst_bits) if stream and c.burst_rate else "none",
+            "ok_frames": self.ok_frames,
+            "ok_symbol_errors": self.ok_symbol_errors,
+            "ok_symbol_errors_genie": self.ok_symbol_errors_genie,
+            "bursts": self.bursts, "extra_frames": self.extra_frames,
+            "extra_frames_expected": self.extra_frames_expected,
+            "garbage_near_half": self.garbage_near_half,
+            "false_ok": self.false_ok, "duplicates": self.duplicates, "missed": self.missed,
             **self._outer_columns(),
         }
 

@@ -115,13 +115,80 @@ class qa_sim_stream(unittest.TestCase):
         self.assertEqual((g["framing"], g["ser_genie"], g["wrong_ends"]),
                          ("genie", g["ser"], 0))
 
-    def test_003_errors(self):
+    def check_bursts(self, cb, N, what, burst_bits, **kw):
+        """The rules of a receiver over bursts, through bsid-sim's own counts:
+        every sent frame gets one frame out, no frame over garbage is ok, the
+        frames over garbage are the garbage's length in frame lengths, rounded
+        (either way for a run near half a frame length), and the frames marked
+        ok read no worse than genie framing of them."""
+        (r,) = simulate(cb, N, Pi=0.01, Pd=0.01, backend="cpu", rel_error=0,
+                        max_frames=kw.pop("frames", 600), framing="stream", streams=2,
+                        burst_rate=kw.pop("burst_rate", 0.25), burst_bits=burst_bits,
+                        seed=kw.pop("seed", 3), **kw)
+        row = r.row()
+        what = f"{what}: {row}"
+        self.assertGreater(row["bursts"], 0.5 * row["burst_rate"] * row["frames"], what)
+        self.assertEqual((row["false_ok"], row["duplicates"], row["missed"]), (0, 0, 0), what)
+        self.assertLessEqual(abs(row["extra_frames"] - row["extra_frames_expected"]),
+                             row["garbage_near_half"], what)
+        # ok frames: the SER within the 95 % binomial interval of genie framing's
+        symbols = row["ok_frames"] * N
+        p = row["ok_symbol_errors_genie"] / symbols
+        hi = symbols * p + 1.96 * (symbols * p * (1 - p)) ** 0.5 + 1
+        self.assertLessEqual(row["ok_symbol_errors"], hi, what)
+        self.assertGreater(row["ok_frames"], 0.9 * row["frames"], what)
+        return row
+
+    def test_003_bursts_of_many_lengths(self):
+        # bursts from 1 bit to 2 frame lengths, early and late starts, with and
+        # without a sync word, float and double
+        F = len(SYNC) + 20 * 8
+        short, long_ = (1, F // 2 - 30), (2 * F - F // 2 + 30, 2 * F + F // 2 - 30)
+        for bits in (short, long_):
+            self.check_bursts(self.cb, 20, "W", bits, sync_word=SYNC)
+            self.check_bursts(self.cb, 20, "W, acquired after 300 bits", bits,
+                              sync_word=SYNC, lead=300, precision="double")
+        # no sync word: ld3-modvec6 (period 6 does not divide N = 20) and
+        # books that do not repeat, blind from the first bit. Nothing but the
+        # codewords marks where a burst begins or ends, so the frames next to
+        # one read worse than between their true boundaries (docs/receiving.md,
+        # "Loss of sync"): bursts after one frame in ten
+        self.check_bursts(self.cb, 20, "no W", short, unsynchronized=True, burst_rate=0.1)
+        rnd = bsid.codebook.from_spec("random:8:16:20:5")
+        self.check_bursts(rnd, 20, "no W, random books", long_, lead=77, precision="double",
+                          burst_rate=0.1)
+        # any length, a frame shorter than the sync word's fit can anchor
+        self.check_bursts(self.cb, 20, "W, any length", (1, 3 * F), sync_word=SYNC)
+        self.check_bursts(self.cb, 6, "W, N = 6", (1, 3 * F), sync_word=SYNC, lead=5)
+
+    def test_004_bursts_through_the_cli(self):
+        path = os.path.join(self.tmp, "b.csv")
+        out = run(TINY + ["--Pi", "0.01", "--Pd", "0.01", "--framing", "stream",
+                          "--max-frames", "40", "--burst-rate", "0.5", "--burst-bits", "5:40",
+                          "--lead", "9", "--sync-word", SYNC, "--csv", path,
+                          "--progress", "none"])
+        self.assertEqual(out.returncode, 0, out.stderr)
+        with open(path) as fh:
+            row = next(csv.DictReader(fh))
+        self.assertEqual((row["lead"], row["burst_rate"], row["burst_bits"]), ("9", "0.5", "5:40"))
+        self.assertGreater(int(row["bursts"]), 0)
+        self.assertEqual(row["false_ok"], "0")
+        self.assertIn("frames out over garbage", out.stdout)
+
+    def test_005_errors(self):
         for extra, msg in ((["--lookahead", "2"], "needs --framing stream"),
                            (["--streams", "2"], "needs --framing stream"),
                            (["--framing", "stream", "--lookahead", "13"], "lookahead"),
                            (["--framing", "stream", "--dump-failures",
                              os.path.join(self.tmp, "d")], "stream framing"),
-                           (["--framing", "packets"], "invalid choice")):
+                           (["--framing", "packets"], "invalid choice"),
+                           (["--burst-rate", "0.1"], "needs --framing stream"),
+                           (["--lead", "5"], "needs --framing stream"),
+                           (["--framing", "stream", "--burst-bits", "8"], "needs --burst-rate"),
+                           (["--framing", "stream", "--burst-rate", "1.5"], "probability"),
+                           (["--framing", "stream", "--burst-rate", "0.1", "--burst-bits",
+                             "9:3"], "LO <= HI"),
+                           (["--framing", "stream", "--lead", "-3"], "--lead")):
             out = run(TINY + ["--Pi", "0.01", "--Pd", "0.01"] + extra)
             self.assertEqual(out.returncode, 2, extra)
             self.assertIn(msg, out.stderr, extra)

@@ -24,12 +24,15 @@ COLUMNS = [
     "seconds", "frames_per_s", "mbit_per_s", "version", "sync_word",
     "framing", "lookahead", "streams", "fer_genie", "ser_genie", "frame_errors_genie",
     "symbol_errors_genie", "wrong_ends", "sync_lost", "wrong_end_rate", "sync_lost_rate",
+    "lead", "burst_rate", "burst_bits", "ok_frames", "ok_symbol_errors",
+    "ok_symbol_errors_genie", "bursts", "extra_frames", "extra_frames_expected",
+    "garbage_near_half", "false_ok", "duplicates", "missed",
     "outer", "outer_n", "outer_k", "outer_q", "rate", "iterations", "bp_iterations",
     "mean_iterations", "mean_bp_iterations", "undetected", "fer_by_iteration",
 ]
 
 _TEXT = {"label", "codebook", "sweep", "backend", "precision", "storage", "stopped_by",
-         "version", "sync_word", "framing", "outer"}
+         "version", "sync_word", "framing", "outer", "burst_bits"}
 # lists: ';'-separated in CSV, read back as lists of numbers
 _LISTS = {"fer_by_iteration"}
 

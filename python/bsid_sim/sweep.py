@@ -72,6 +72,16 @@ def point_configs(codebook, N, sweep=None, values=None, Pi=0.0, Pd=0.0, Ps=0.0, 
         if c.dump_dir:
             raise ValueError("failure dumps replay single frames: they are not made with "
                              "stream framing")
+        if c.lead < 0:
+            raise ValueError(f"lead = {c.lead}: the random bits before the first frame "
+                             "cannot be negative")
+        if not 0 <= c.burst_rate <= 1:
+            raise ValueError(f"burst_rate = {c.burst_rate} is a probability: it lies in [0, 1]")
+        lo, hi = c.burst_bits
+        if not 1 <= lo <= hi:
+            raise ValueError(f"burst_bits = {lo}:{hi}: a burst is 1 to hi bits, lo <= hi")
+    elif c.lead or c.burst_rate or c.unsynchronized:
+        raise ValueError("lead, bursts and unsynchronized starts are stream framing's")
     return configs
 
 
