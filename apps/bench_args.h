@@ -13,9 +13,9 @@
 #ifndef INCLUDED_BSID_APPS_BENCH_ARGS_H
 #define INCLUDED_BSID_APPS_BENCH_ARGS_H
 
-#include <gnuradio/bsid/core/channel_params.h>
-#include <gnuradio/bsid/core/codebook.h>
-#include <gnuradio/bsid/core/map_decoder.h>
+#include <gnuradio/bsid/core/channel/channel_params.h>
+#include <gnuradio/bsid/core/inner/codebook.h>
+#include <gnuradio/bsid/core/inner/map_decoder.h>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>

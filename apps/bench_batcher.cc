@@ -8,7 +8,7 @@
 #include "bench_args.h"
 #include "bench_batcher.h"
 #include "bench_frames.h"
-#include <gnuradio/bsid/core/frame_batcher.h>
+#include <gnuradio/bsid/core/runtime/frame_batcher.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -7,9 +7,9 @@
 
 #include "bench_args.h"
 #include "bench_concatenated.h"
-#include <gnuradio/bsid/core/concatenated_counter.h>
-#include <gnuradio/bsid/core/concatenated_decoder.h>
-#include <gnuradio/bsid/core/frame_source.h>
+#include <gnuradio/bsid/core/outer/concatenated_decoder.h>
+#include <gnuradio/bsid/core/sim/concatenated_counter.h>
+#include <gnuradio/bsid/core/sim/frame_source.h>
 #include <chrono>
 #include <cmath>
 #include <cstdio>

@@ -8,7 +8,7 @@
 #include "bench_args.h"
 #include "bench_estimate.h"
 #include "bench_frames.h"
-#include <gnuradio/bsid/core/channel_estimator.h>
+#include <gnuradio/bsid/core/estimation/channel_estimator.h>
 #include <chrono>
 #include <cmath>
 #include <cstdio>

@@ -11,9 +11,9 @@
 #ifndef INCLUDED_BSID_APPS_BENCH_FRAMES_H
 #define INCLUDED_BSID_APPS_BENCH_FRAMES_H
 
-#include <gnuradio/bsid/core/channel.h>
-#include <gnuradio/bsid/core/codebook.h>
-#include <gnuradio/bsid/core/philox.h>
+#include <gnuradio/bsid/core/channel/channel.h>
+#include <gnuradio/bsid/core/inner/codebook.h>
+#include <gnuradio/bsid/core/sim/philox.h>
 #include <cstdint>
 #include <random>
 #include <vector>

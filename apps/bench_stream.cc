@@ -11,9 +11,9 @@
 #include "bench_args.h"
 #include "bench_stream.h"
 
-#include <gnuradio/bsid/core/channel.h>
-#include <gnuradio/bsid/core/philox.h>
-#include <gnuradio/bsid/core/stream_batch.h>
+#include <gnuradio/bsid/core/channel/channel.h>
+#include <gnuradio/bsid/core/framing/stream_batch.h>
+#include <gnuradio/bsid/core/sim/philox.h>
 
 #include <algorithm>
 #include <chrono>

@@ -18,11 +18,11 @@
 //
 // L is a value or a comma list; the benchmark runs every combination.
 
-#include <gnuradio/bsid/core/channel.h>
-#include <gnuradio/bsid/core/channel_params.h>
-#include <gnuradio/bsid/core/codebook.h>
-#include <gnuradio/bsid/core/map_decoder.h>
-#include <gnuradio/bsid/core/philox.h>
+#include <gnuradio/bsid/core/channel/channel.h>
+#include <gnuradio/bsid/core/channel/channel_params.h>
+#include <gnuradio/bsid/core/inner/codebook.h>
+#include <gnuradio/bsid/core/inner/map_decoder.h>
+#include <gnuradio/bsid/core/sim/philox.h>
 
 #include "bench_args.h"
 #include "bench_batcher.h"

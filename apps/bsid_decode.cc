@@ -21,14 +21,14 @@
 // numbers in %.17g separated by spaces, symbol-major; a refused frame prints "erasure
 // <reason>". Exit status 0 unless the arguments or files are invalid.
 
-#include <gnuradio/bsid/core/channel_estimator.h>
-#include <gnuradio/bsid/core/codebook.h>
-#include <gnuradio/bsid/core/errors.h>
-#include <gnuradio/bsid/core/frame_decoder.h>
-#include <gnuradio/bsid/core/log.h>
-#include <gnuradio/bsid/core/map_decoder.h>
-#include <gnuradio/bsid/core/setup_watch.h>
-#include <gnuradio/bsid/core/stream_decoder.h>
+#include <gnuradio/bsid/core/estimation/channel_estimator.h>
+#include <gnuradio/bsid/core/framing/setup_watch.h>
+#include <gnuradio/bsid/core/framing/stream_decoder.h>
+#include <gnuradio/bsid/core/inner/codebook.h>
+#include <gnuradio/bsid/core/inner/frame_decoder.h>
+#include <gnuradio/bsid/core/inner/map_decoder.h>
+#include <gnuradio/bsid/core/runtime/errors.h>
+#include <gnuradio/bsid/core/runtime/log.h>
 
 #include <algorithm>
 #include <cerrno>

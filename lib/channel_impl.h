@@ -11,7 +11,7 @@
 #include "frame_assembler.h"
 #include "output_queue.h"
 #include <gnuradio/bsid/channel.h>
-#include <gnuradio/bsid/core/channel.h>
+#include <gnuradio/bsid/core/channel/channel.h>
 #include <atomic>
 #include <memory>
 #include <mutex>

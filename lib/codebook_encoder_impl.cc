@@ -6,7 +6,7 @@
  */
 
 #include "codebook_encoder_impl.h"
-#include <gnuradio/bsid/core/frame_decoder.h>
+#include <gnuradio/bsid/core/inner/frame_decoder.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <stdexcept>

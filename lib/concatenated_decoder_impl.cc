@@ -7,9 +7,9 @@
 
 #include "concatenated_decoder_impl.h"
 #include "core_log_handler.h"
-#include <gnuradio/bsid/core/error_counter.h>
-#include <gnuradio/bsid/core/soft_input.h>
-#include <gnuradio/bsid/core/symbol_mapping.h>
+#include <gnuradio/bsid/core/channel/soft_input.h>
+#include <gnuradio/bsid/core/outer/symbol_mapping.h>
+#include <gnuradio/bsid/core/sim/error_counter.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <stdexcept>

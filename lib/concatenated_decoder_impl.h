@@ -11,9 +11,9 @@
 #include "frame_collector.h"
 #include "output_queue.h"
 #include <gnuradio/bsid/concatenated_decoder.h>
-#include <gnuradio/bsid/core/concatenated_decoder.h>
-#include <gnuradio/bsid/core/frame_decoder.h>
-#include <gnuradio/bsid/core/stream_decoder.h>
+#include <gnuradio/bsid/core/framing/stream_decoder.h>
+#include <gnuradio/bsid/core/inner/frame_decoder.h>
+#include <gnuradio/bsid/core/outer/concatenated_decoder.h>
 #include <atomic>
 #include <deque>
 #include <memory>

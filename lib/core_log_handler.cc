@@ -6,7 +6,7 @@
  */
 
 #include "core_log_handler.h"
-#include <gnuradio/bsid/core/log.h>
+#include <gnuradio/bsid/core/runtime/log.h>
 #include <gnuradio/logger.h>
 #include <cstdlib>
 #include <memory>

@@ -17,10 +17,10 @@
 #define INCLUDED_BSID_FRAME_COLLECTOR_H
 
 #include "frame_assembler.h"
-#include <gnuradio/bsid/core/channel_params.h>
-#include <gnuradio/bsid/core/frame_decoder.h>
-#include <gnuradio/bsid/core/frame_status.h>
-#include <gnuradio/bsid/core/stream_decoder.h>
+#include <gnuradio/bsid/core/channel/channel_params.h>
+#include <gnuradio/bsid/core/framing/stream_decoder.h>
+#include <gnuradio/bsid/core/inner/frame_decoder.h>
+#include <gnuradio/bsid/core/inner/frame_status.h>
 #include <gnuradio/logger.h>
 #include <gnuradio/tags.h>
 #include <pmt/pmt.h>

@@ -7,7 +7,7 @@
 
 #include "frame_assembler.h"
 #include "ldpc_encoder_impl.h"
-#include <gnuradio/bsid/core/error_counter.h>
+#include <gnuradio/bsid/core/sim/error_counter.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <stdexcept>

@@ -8,7 +8,7 @@
 #ifndef INCLUDED_BSID_LDPC_ENCODER_IMPL_H
 #define INCLUDED_BSID_LDPC_ENCODER_IMPL_H
 
-#include <gnuradio/bsid/core/symbol_mapping.h>
+#include <gnuradio/bsid/core/outer/symbol_mapping.h>
 #include <gnuradio/bsid/ldpc_encoder.h>
 #include <pmt/pmt.h>
 #include <vector>

@@ -10,12 +10,12 @@
 
 #include "frame_collector.h"
 #include "output_queue.h"
-#include <gnuradio/bsid/core/channel_tracker.h>
-#include <gnuradio/bsid/core/frame_batcher.h>
-#include <gnuradio/bsid/core/frame_decoder.h>
-#include <gnuradio/bsid/core/map_decoder.h>
-#include <gnuradio/bsid/core/setup_watch.h>
-#include <gnuradio/bsid/core/stream_decoder.h>
+#include <gnuradio/bsid/core/estimation/channel_tracker.h>
+#include <gnuradio/bsid/core/framing/setup_watch.h>
+#include <gnuradio/bsid/core/framing/stream_decoder.h>
+#include <gnuradio/bsid/core/inner/frame_decoder.h>
+#include <gnuradio/bsid/core/inner/map_decoder.h>
+#include <gnuradio/bsid/core/runtime/frame_batcher.h>
 #include <gnuradio/bsid/map_decoder.h>
 #include <atomic>
 #include <deque>

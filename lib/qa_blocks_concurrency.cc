@@ -17,7 +17,7 @@
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/bsid/channel.h>
 #include <gnuradio/bsid/codebook_encoder.h>
-#include <gnuradio/bsid/core/codebook.h>
+#include <gnuradio/bsid/core/inner/codebook.h>
 #include <gnuradio/bsid/map_decoder.h>
 #include <gnuradio/logger.h>
 #include <gnuradio/top_block.h>

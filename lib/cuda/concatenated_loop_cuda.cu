@@ -15,7 +15,7 @@
 #include "device_buffer.h"
 #include "device_concatenated_loop.h"
 #include "device_loop.h"
-#include <gnuradio/bsid/core/symbol_mapping_math.h>
+#include <gnuradio/bsid/core/outer/symbol_mapping_math.h>
 #include <algorithm>
 #include <cmath>
 #include <tuple>

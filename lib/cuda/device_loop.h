@@ -17,8 +17,8 @@
  * back to the CPU: the loop then decodes the whole batch again on the host.
  */
 
-#include <gnuradio/bsid/core/ldpc_decoder.h>
-#include <gnuradio/bsid/core/map_decoder.h>
+#include <gnuradio/bsid/core/inner/map_decoder.h>
+#include <gnuradio/bsid/core/outer/ldpc_decoder.h>
 #include <cstdint>
 #include <vector>
 

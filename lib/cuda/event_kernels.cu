@@ -38,8 +38,8 @@
 #include "cuda_check.h"
 #include "event_kernels.h"
 #include "lattice_kernels.cuh"
-#include <gnuradio/bsid/core/event_counts.h>
-#include <gnuradio/bsid/core/model.h>
+#include <gnuradio/bsid/core/estimation/event_counts.h>
+#include <gnuradio/bsid/core/inner/model.h>
 #include <algorithm>
 
 namespace bsid {

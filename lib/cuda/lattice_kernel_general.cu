@@ -13,7 +13,7 @@
 #include "kernel_launchers.h"
 #include "lattice_kernels.cuh"
 #include "launch_plan.h"
-#include <gnuradio/bsid/core/model.h>
+#include <gnuradio/bsid/core/inner/model.h>
 #include <algorithm>
 
 namespace bsid {

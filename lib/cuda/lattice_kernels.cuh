@@ -14,7 +14,7 @@
 #define INCLUDED_BSID_CUDA_LATTICE_KERNELS_CUH
 
 #include "launch_plan.h"
-#include <gnuradio/bsid/core/model.h>
+#include <gnuradio/bsid/core/inner/model.h>
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdint>

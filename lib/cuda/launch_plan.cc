@@ -5,9 +5,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#include "format.h"
 #include "launch_plan.h"
-#include <gnuradio/bsid/core/model.h>
+#include "runtime/format.h"
+#include <gnuradio/bsid/core/inner/model.h>
 #include <algorithm>
 #include <cerrno>
 #include <climits>

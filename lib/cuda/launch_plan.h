@@ -16,8 +16,8 @@
  * and the settings that environment variables may override.
  */
 
-#include <gnuradio/bsid/core/channel_params.h>
-#include <gnuradio/bsid/core/map_decoder.h>
+#include <gnuradio/bsid/core/channel/channel_params.h>
+#include <gnuradio/bsid/core/inner/map_decoder.h>
 #include <cstddef>
 #include <string>
 #include <vector>

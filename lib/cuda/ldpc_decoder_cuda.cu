@@ -26,11 +26,11 @@
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "device_loop.h"
-#include "format.h"
 #include "ldpc_decoder_cuda.h"
 #include "map_decoder_cuda.h" // cuda_device_available
-#include <gnuradio/bsid/core/bp_math.h>
-#include <gnuradio/bsid/core/log.h>
+#include "runtime/format.h"
+#include <gnuradio/bsid/core/outer/bp_math.h>
+#include <gnuradio/bsid/core/runtime/log.h>
 #include <algorithm>
 #include <stdexcept>
 

@@ -8,7 +8,7 @@
 #ifndef INCLUDED_BSID_CUDA_LDPC_DECODER_CUDA_H
 #define INCLUDED_BSID_CUDA_LDPC_DECODER_CUDA_H
 
-#include <gnuradio/bsid/core/ldpc_decoder.h>
+#include <gnuradio/bsid/core/outer/ldpc_decoder.h>
 #include <memory>
 
 namespace bsid {

@@ -8,7 +8,7 @@
 #ifndef INCLUDED_BSID_CUDA_MAP_DECODER_CUDA_H
 #define INCLUDED_BSID_CUDA_MAP_DECODER_CUDA_H
 
-#include <gnuradio/bsid/core/map_decoder.h>
+#include <gnuradio/bsid/core/inner/map_decoder.h>
 #include <memory>
 #include <string>
 

@@ -6,13 +6,13 @@
  */
 
 // The bad-input matrix for the CUDA backend (the CPU side is
-// lib/core/qa_bad_input.cc): refused frames, hard channels and a state space
+// lib/core/tests/qa_bad_input.cc): refused frames, hard channels and a state space
 // larger than the device memory. The tests that need a GPU skip cleanly
 // where none is usable; no_device_is_a_clear_error runs exactly there.
 
 #include "map_decoder_cuda.h"
-#include <gnuradio/bsid/core/channel.h>
-#include <gnuradio/bsid/core/map_decoder.h>
+#include <gnuradio/bsid/core/channel/channel.h>
+#include <gnuradio/bsid/core/inner/map_decoder.h>
 #include <gtest/gtest.h>
 #include <cmath>
 #include <string>

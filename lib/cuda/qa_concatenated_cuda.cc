@@ -13,9 +13,9 @@
 // batch. Out of device memory, the batch falls back and no frame is lost.
 
 #include "map_decoder_cuda.h" // cuda_device_available
-#include <gnuradio/bsid/core/concatenated_decoder.h>
-#include <gnuradio/bsid/core/frame_source.h>
-#include <gnuradio/bsid/core/log.h>
+#include <gnuradio/bsid/core/outer/concatenated_decoder.h>
+#include <gnuradio/bsid/core/runtime/log.h>
+#include <gnuradio/bsid/core/sim/frame_source.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <cmath>

@@ -17,8 +17,8 @@
 #include "qa_event_reference.h"
 #include "qa_reference.h"
 #include "qa_soft_reference.h"
-#include <gnuradio/bsid/core/channel.h>
-#include <gnuradio/bsid/core/map_decoder.h>
+#include <gnuradio/bsid/core/channel/channel.h>
+#include <gnuradio/bsid/core/inner/map_decoder.h>
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>

@@ -12,8 +12,8 @@
 
 #include "map_decoder_cuda.h"
 #include "qa_frame_reference.h"
-#include <gnuradio/bsid/core/channel.h>
-#include <gnuradio/bsid/core/frame_decoder.h>
+#include <gnuradio/bsid/core/channel/channel.h>
+#include <gnuradio/bsid/core/inner/frame_decoder.h>
 #include <gtest/gtest.h>
 #include <random>
 #include <string>

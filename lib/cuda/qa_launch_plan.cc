@@ -10,7 +10,7 @@
 
 #include "launch_plan.h"
 #include "qa_env_guard.h"
-#include <gnuradio/bsid/core/model.h>
+#include <gnuradio/bsid/core/inner/model.h>
 #include <gtest/gtest.h>
 #include <cmath>
 #include <cstdlib>

@@ -11,7 +11,7 @@
 // probabilities. Skips cleanly without a GPU.
 
 #include "map_decoder_cuda.h" // cuda_device_available
-#include <gnuradio/bsid/core/ldpc_decoder.h>
+#include <gnuradio/bsid/core/outer/ldpc_decoder.h>
 #include <gtest/gtest.h>
 #include <cmath>
 #include <limits>

@@ -14,10 +14,10 @@
 #include "launch_plan.h"
 #include "map_decoder_cuda.h"
 #include "qa_reference.h"
-#include <gnuradio/bsid/core/channel.h>
-#include <gnuradio/bsid/core/codebook.h>
-#include <gnuradio/bsid/core/log.h>
-#include <gnuradio/bsid/core/map_decoder.h>
+#include <gnuradio/bsid/core/channel/channel.h>
+#include <gnuradio/bsid/core/inner/codebook.h>
+#include <gnuradio/bsid/core/inner/map_decoder.h>
+#include <gnuradio/bsid/core/runtime/log.h>
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>

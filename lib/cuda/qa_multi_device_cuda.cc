@@ -9,16 +9,16 @@
 // two devices gives the posteriors, statuses, boundary metrics, evidence and
 // events of one device, bit for bit, in float and double; "all" takes every
 // device; a device that does not exist is refused. Every test skips cleanly
-// on a machine with fewer than two GPUs (lib/core/qa_device_split.cc checks
+// on a machine with fewer than two GPUs (lib/core/tests/qa_device_split.cc checks
 // the same splitting over CPU decoders everywhere).
 
-#include "device_split_decoder.h"
 #include "map_decoder_cuda.h"
 #include "qa_env_guard.h"
 #include "qa_split_batch.h"
-#include <gnuradio/bsid/core/channel.h>
-#include <gnuradio/bsid/core/frame_decoder.h>
-#include <gnuradio/bsid/core/map_decoder.h>
+#include "runtime/device_split_decoder.h"
+#include <gnuradio/bsid/core/channel/channel.h>
+#include <gnuradio/bsid/core/inner/frame_decoder.h>
+#include <gnuradio/bsid/core/inner/map_decoder.h>
 #include <gtest/gtest.h>
 #include <cstring>
 #include <random>

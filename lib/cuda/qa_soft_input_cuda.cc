@@ -14,8 +14,8 @@
 
 #include "map_decoder_cuda.h"
 #include "qa_soft_reference.h"
-#include <gnuradio/bsid/core/channel.h>
-#include <gnuradio/bsid/core/map_decoder.h>
+#include <gnuradio/bsid/core/channel/channel.h>
+#include <gnuradio/bsid/core/inner/map_decoder.h>
 #include <gtest/gtest.h>
 #include <random>
 #include <string>

@@ -11,9 +11,9 @@
 
 #include "map_decoder_cuda.h"
 #include "qa_stream_reference.h"
-#include <gnuradio/bsid/core/channel.h>
-#include <gnuradio/bsid/core/stream_batch.h>
-#include <gnuradio/bsid/core/stream_decoder.h>
+#include <gnuradio/bsid/core/channel/channel.h>
+#include <gnuradio/bsid/core/framing/stream_batch.h>
+#include <gnuradio/bsid/core/framing/stream_decoder.h>
 #include <gtest/gtest.h>
 #include <cmath>
 #include <random>

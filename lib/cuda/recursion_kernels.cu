@@ -18,7 +18,7 @@
 #include "lattice_kernels.cuh"
 #include "launch_plan.h"
 #include "warp_recursion.cuh"
-#include <gnuradio/bsid/core/model.h>
+#include <gnuradio/bsid/core/inner/model.h>
 #include <algorithm>
 #include <stdexcept>
 

@@ -16,7 +16,7 @@
 #define INCLUDED_BSID_CUDA_WARP_RECURSION_CUH
 
 #include "lattice_kernels.cuh"
-#include <gnuradio/bsid/core/model.h>
+#include <gnuradio/bsid/core/inner/model.h>
 
 namespace bsid {
 namespace cuda {

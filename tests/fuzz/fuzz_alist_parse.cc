@@ -16,7 +16,7 @@
 // alist() -> parse_alist unchanged, and encodes every information word it is
 // given into a codeword from which extract() gives the word back.
 
-#include <gnuradio/bsid/core/ldpc_code.h>
+#include <gnuradio/bsid/core/outer/ldpc_code.h>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>

@@ -14,7 +14,7 @@
 // documented limits and survives to_text -> parse unchanged, and encode()
 // gives n bits of 0/1 per symbol.
 
-#include <gnuradio/bsid/core/codebook.h>
+#include <gnuradio/bsid/core/inner/codebook.h>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>

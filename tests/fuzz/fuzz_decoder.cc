@@ -24,10 +24,10 @@
 // and local storage give identical posteriors, and decode_batch the same as
 // decode.
 
-#include <gnuradio/bsid/core/channel_params.h>
-#include <gnuradio/bsid/core/codebook.h>
-#include <gnuradio/bsid/core/log.h>
-#include <gnuradio/bsid/core/map_decoder.h>
+#include <gnuradio/bsid/core/channel/channel_params.h>
+#include <gnuradio/bsid/core/inner/codebook.h>
+#include <gnuradio/bsid/core/inner/map_decoder.h>
+#include <gnuradio/bsid/core/runtime/log.h>
 #include <fuzzer/FuzzedDataProvider.h>
 #include <algorithm>
 #include <cmath>

@@ -10,7 +10,7 @@
 
 #include <gnuradio/block.h>
 #include <gnuradio/bsid/api.h>
-#include <gnuradio/bsid/core/codebook.h>
+#include <gnuradio/bsid/core/inner/codebook.h>
 #include <string>
 
 namespace gr {

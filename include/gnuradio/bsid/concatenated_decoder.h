@@ -10,8 +10,8 @@
 
 #include <gnuradio/block.h>
 #include <gnuradio/bsid/api.h>
-#include <gnuradio/bsid/core/codebook.h>
-#include <gnuradio/bsid/core/ldpc_code.h>
+#include <gnuradio/bsid/core/inner/codebook.h>
+#include <gnuradio/bsid/core/outer/ldpc_code.h>
 #include <cstdint>
 #include <string>
 

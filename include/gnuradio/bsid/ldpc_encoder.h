@@ -10,7 +10,7 @@
 
 #include <gnuradio/block.h>
 #include <gnuradio/bsid/api.h>
-#include <gnuradio/bsid/core/ldpc_code.h>
+#include <gnuradio/bsid/core/outer/ldpc_code.h>
 #include <cstdint>
 #include <string>
 

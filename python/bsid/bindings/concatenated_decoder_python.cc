@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(concatenated_decoder.h)                                    */
-/* BINDTOOL_HEADER_FILE_HASH(e70e081110b450436078098ce1a562b9)                     */
+/* BINDTOOL_HEADER_FILE_HASH(7fff144780e56c9a64566ca00a247962)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(ldpc_encoder.h)                                            */
-/* BINDTOOL_HEADER_FILE_HASH(60f91c5e4398d349e35afb71158ba736)                     */
+/* BINDTOOL_HEADER_FILE_HASH(ccbd90961b19e27b069df6c2266c9efd)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

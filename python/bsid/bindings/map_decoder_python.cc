@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(map_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(1d1aa373004741c906252acd39141cbb)                     */
+/* BINDTOOL_HEADER_FILE_HASH(95b987a9b96a8dd1cf1eed3c05a8b1c6)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

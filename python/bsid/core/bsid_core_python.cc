@@ -8,20 +8,20 @@
 // bsid_core: Python bindings of lib/core (docs/design.md section 2). numpy in and
 // out; std::invalid_argument becomes ValueError and bsid::io_error OSError.
 
-#include <gnuradio/bsid/core/channel.h>
-#include <gnuradio/bsid/core/channel_estimator.h>
-#include <gnuradio/bsid/core/channel_params.h>
-#include <gnuradio/bsid/core/codebook.h>
-#include <gnuradio/bsid/core/concatenated_counter.h>
-#include <gnuradio/bsid/core/drift_limits.h>
-#include <gnuradio/bsid/core/error_counter.h>
-#include <gnuradio/bsid/core/errors.h>
-#include <gnuradio/bsid/core/frame_decoder.h>
-#include <gnuradio/bsid/core/frame_source.h>
-#include <gnuradio/bsid/core/log.h>
-#include <gnuradio/bsid/core/map_decoder.h>
-#include <gnuradio/bsid/core/setup_watch.h>
-#include <gnuradio/bsid/core/stream_decoder.h>
+#include <gnuradio/bsid/core/channel/channel.h>
+#include <gnuradio/bsid/core/channel/channel_params.h>
+#include <gnuradio/bsid/core/estimation/channel_estimator.h>
+#include <gnuradio/bsid/core/framing/setup_watch.h>
+#include <gnuradio/bsid/core/framing/stream_decoder.h>
+#include <gnuradio/bsid/core/inner/codebook.h>
+#include <gnuradio/bsid/core/inner/drift_limits.h>
+#include <gnuradio/bsid/core/inner/frame_decoder.h>
+#include <gnuradio/bsid/core/inner/map_decoder.h>
+#include <gnuradio/bsid/core/runtime/errors.h>
+#include <gnuradio/bsid/core/runtime/log.h>
+#include <gnuradio/bsid/core/sim/concatenated_counter.h>
+#include <gnuradio/bsid/core/sim/error_counter.h>
+#include <gnuradio/bsid/core/sim/frame_source.h>
 
 #include "ldpc_python.h"
 #include <pybind11/functional.h>

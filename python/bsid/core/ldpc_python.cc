@@ -6,9 +6,9 @@
  */
 
 #include "ldpc_python.h"
-#include <gnuradio/bsid/core/ldpc_code.h>
-#include <gnuradio/bsid/core/ldpc_decoder.h>
-#include <gnuradio/bsid/core/symbol_mapping.h>
+#include <gnuradio/bsid/core/outer/ldpc_code.h>
+#include <gnuradio/bsid/core/outer/ldpc_decoder.h>
+#include <gnuradio/bsid/core/outer/symbol_mapping.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 #include <sstream>

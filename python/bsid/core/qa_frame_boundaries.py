@@ -8,7 +8,7 @@
 the names, the default request against decode, start priors as a dict or a
 pair, free ends and look-ahead on a real code, the sync word, and bad input.
 The exact references (brute force over every message, start and end) are the
-C++ tests lib/core/qa_frame_decoder.cc and lib/cuda/qa_frame_decoder_cuda.cc.
+C++ tests lib/core/tests/qa_frame_decoder.cc and lib/cuda/qa_frame_decoder_cuda.cc.
 Runs on the CPU, and on CUDA too where a GPU is usable (BSID_TEST_BACKEND
 picks one)."""
 

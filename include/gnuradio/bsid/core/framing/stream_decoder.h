@@ -1,0 +1,374 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_BSID_CORE_STREAM_DECODER_H
+#define INCLUDED_BSID_CORE_STREAM_DECODER_H
+
+#include <gnuradio/bsid/core/framing/setup_watch.h>
+#include <gnuradio/bsid/core/inner/frame_decoder.h>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bsid {
+
+class alignment_judge; // lib/core/framing/stream_alignment.h
+
+/*!
+ * \brief How a stream_decoder follows a stream (docs/design.md section 3,
+ * "Stream decoding"; docs/receiving.md for a receiver's view).
+ */
+struct stream_options {
+    /*!
+     * K: the next frame's symbols weighed after each frame's end (0 <= K <=
+     * N), or auto_lookahead: 0 with a sync word (it places the end alone), 2
+     * without (docs/benchmarks.md, "Stream decoding": the choice measured).
+     */
+    int lookahead = auto_lookahead;
+    static constexpr int auto_lookahead = -1;
+    /*!
+     * The first frame's start: a prior over absolute stream positions (the
+     * position of the frame's first transmitted bit, its sync word's first
+     * bit if it has one). Unset: the decoder starts unsynchronized and
+     * acquires at the first start tag or sync word it finds.
+     */
+    std::optional<position_weights> first_start = position_weights{ { 0 }, { 1.0 } };
+    /*!
+     * Half width, in bits, of the start prior put around a start tag or a
+     * sync word found by search: uniform over [t - w, t + w].
+     */
+    int acquire_window = 4;
+    /*!
+     * Where a frame starts relative to its start tag: start = tag + offset.
+     * Unset: -G, for a tag on the bit after the sync word (as
+     * digital.correlate_access_code_tag_bb puts it when its access code is
+     * the frame's sync word).
+     */
+    std::optional<long long> tag_offset;
+    /*!
+     * The test of synchronization: a decoded frame whose log-likelihood
+     * ratio against random bits (frame_decode_result::log_likelihood_ratio,
+     * natural log) is below this loses sync. 0: the frame must be more
+     * likely than random bits.
+     */
+    double sync_threshold = 0.0;
+    /*!
+     * A frame is in sync only if its log-likelihood ratio is at least
+     * sync_threshold + sync_margin: 1 nat, far above the rounding of either
+     * precision (a frame of random bits at Ps = 1/2 has a ratio of exactly
+     * 0, which float computes as +1e-6).
+     */
+    static constexpr double sync_margin = 1.0;
+    /*!
+     * With a sync word: ln of the least likelihood ratio against random bits
+     * that the sync word must have at a frame's most probable start (over
+     * W's own lattice, so an insertion or deletion in W is no miss). NaN:
+     * automatic, the 1e-4 quantile of a correct sync word's through the
+     * decoder's channel (docs/receiving.md, "Loss of sync"), G ln 2 / 2
+     * lower for LLR input (the soft items' noise is the demodulator's).
+     */
+    double sync_word_threshold = std::numeric_limits<double>::quiet_NaN();
+    /*!
+     * The probability that a frame is followed by something other than the
+     * next frame (a burst, garbage): each frame's end is weighed as
+     * (1 - gap) the next frame's sync word and K symbols + gap random bits
+     * (frame_request::gap), so that the frame before a burst decodes as
+     * between its true boundaries. 0: the next frame always follows.
+     */
+    double gap_probability = 1e-3;
+    /*!
+     * While unsynchronized without a start tag, look for the next frame:
+     * with a sync word, by its likelihood at every position of a frame
+     * length of bits, then a decode around the best one; without, by a
+     * decode whose start prior spans a whole frame length. false: wait for
+     * a start tag.
+     */
+    bool search = true;
+    /*!
+     * What the stream's items are: bits (push(const uint8_t*, ...)) or LLRs
+     * (push(const float*, ...), soft input); the other kind is refused.
+     */
+    input_kind input = input_kind::bits;
+    /*!
+     * Also each decoded frame's expected channel events (stream_frame::events
+     * and item_posteriors; docs/design.md section 3, "Channel estimation").
+     */
+    bool events = false;
+};
+
+/*!
+ * \brief One frame put out by a stream_decoder: decoded, or an erasure
+ * (uniform posteriors) with the reason. Positions are absolute: bit k of the
+ * stream is the k-th bit ever pushed, from 0.
+ */
+struct stream_frame {
+    uint64_t index = 0;             //!< k: frames put out before this one
+    frame_result result;            //!< ok, or why it is an erasure
+    std::vector<double> posteriors; //!< N x q, rows summing to 1
+    //! where frame k should start: the last anchor (a start tag, an
+    //! acquisition or the first frame's start) plus whole frame lengths
+    long long nominal_start = 0, nominal_end = 0; //!< nominal_end = nominal_start + F
+    //! the most probable start (the first bit of its sync word, if any) and
+    //! end (one past its last bit); -1 for an erasure
+    long long start = -1, end = -1;
+    double start_probability = 0, end_probability = 0; //!< their posteriors
+    //! the frame's log-likelihood ratio against random bits (-inf if not decoded)
+    double log_likelihood_ratio = -std::numeric_limits<double>::infinity();
+    bool acquired = false; //!< decoded from an acquisition (tag or search)
+    //! the received bits [segment_begin, segment_end) its decode read (-1: none)
+    long long segment_begin = -1, segment_end = -1;
+    /*!
+     * With stream_options::events, for a decoded frame: its expected events
+     * and, for each item of [segment_begin, segment_end), the posterior that
+     * it is one of the frame's transmitted bits received as 0 (entry 2 j) or
+     * 1 (2 j + 1); zeros and empty otherwise.
+     */
+    event_counts events;
+    std::vector<double> item_posteriors;
+    //! start - nominal_start and end - nominal_end (0 for an erasure)
+    long long start_drift() const { return start < 0 ? 0 : start - nominal_start; }
+    long long end_drift() const { return end < 0 ? 0 : end - nominal_end; }
+};
+
+/*!
+ * \brief Decodes an unbounded received bitstream, frame after frame
+ * (docs/design.md section 3, "Stream decoding").
+ *
+ * Bits come in chunks of any size (push); frames come out in order, decoded
+ * or as erasures, and every frame length of received bits gives one frame
+ * out (equal frames in and out). Frame k + 1's start prior is frame k's
+ * forward end metric, trimmed from both tails while the mass dropped stays
+ * <= Pr (the decoder's), so that drift is followed indefinitely; only the
+ * bits still needed are kept.
+ *
+ * A frame is decoded once the stream holds its segment: from its earliest
+ * start to its latest end, s_max + F + m^+ (F = G + N n transmitted bits,
+ * m^+ the frame's upper drift limit), then G + K n more bits (the next
+ * frame's sync word and K symbols) and the upper drift limit over those.
+ *
+ * A frame whose log-likelihood ratio against random bits is below the
+ * threshold, or that the decoder refuses, loses sync: it is put out as a
+ * `sync_lost` erasure, as is each further frame length of bits until the
+ * decoder re-acquires, at a start tag or by a search. A stream that ends
+ * inside a frame puts it out as a `truncated` erasure (flush).
+ *
+ * Not thread-safe (one stream); the frame_decoder may be shared.
+ */
+class stream_decoder
+{
+public:
+    //! Throws std::invalid_argument for bad options.
+    stream_decoder(std::shared_ptr<frame_decoder> dec, stream_options opt = {});
+
+    /*!
+     * Appends received bits (one per byte; a byte other than 0 or 1 makes
+     * the frame it falls in an `invalid_input` erasure) and decodes every
+     * frame that is complete. start_tags: positions of start tags within
+     * this chunk (0 .. count - 1, any order).
+     */
+    std::vector<stream_frame>
+    push(const uint8_t* bits, size_t count, const std::vector<size_t>& start_tags = {});
+    /*!
+     * The same for a stream of LLRs (stream_options::input = llr): a NaN
+     * makes the frame it falls in an `invalid_input` erasure.
+     */
+    std::vector<stream_frame>
+    push(const double* llr, size_t count, const std::vector<size_t>& start_tags = {});
+
+    //! The end of the stream: the frames that can still be decoded, then a
+    //! frame the stream ends inside as a `truncated` erasure. Push nothing after.
+    std::vector<stream_frame> flush();
+
+    /*
+     * The same in steps, for decoding frames of many streams in one batch
+     * (stream_batch): feed() appends without decoding; next() advances
+     * without decoding, puts erasures into out, and returns the request of
+     * the next frame to decode (its bits stay valid until the next feed()
+     * or complete()), or nothing if more bits are needed; complete() takes
+     * that request's result.
+     */
+    void
+    feed(const uint8_t* bits, size_t count, const std::vector<size_t>& start_tags = {});
+    void
+    feed(const double* llr, size_t count, const std::vector<size_t>& start_tags = {});
+    std::optional<frame_request> next(std::vector<stream_frame>& out);
+    void complete(frame_decode_result result, std::vector<stream_frame>& out);
+    //! From now on the stream has ended (next() then finishes it).
+    void end_of_stream() { d_ended = true; }
+
+    /*!
+     * Decodes the frames decoded from now on with `dec`: another channel (a
+     * receiver's estimate, or a block's set_channel). It must have the same
+     * code, N and sync word; throws std::invalid_argument otherwise, and
+     * std::logic_error while a request is pending.
+     */
+    void set_decoder(std::shared_ptr<frame_decoder> dec);
+
+    long long received() const { return d_base + (long long)buffered(); }
+    //! Items held (the flat memory: about two segments at most)
+    size_t buffered() const
+    {
+        return d_opt.input == input_kind::llr ? d_llr.size() : d_buf.size();
+    }
+    bool synchronized() const { return d_mode == mode::synced; }
+    uint64_t frames_out() const { return d_k; }
+    //! F = G + N n, the transmitted bits of a frame
+    long long frame_bits() const { return d_F; }
+    //! The options, with the look-ahead resolved (never auto_lookahead).
+    const stream_options& options() const { return d_opt; }
+    frame_decoder& decoder() { return *d_dec; }
+    //! The sync word threshold in use (the automatic one resolved).
+    double sync_word_threshold() const;
+    /*!
+     * What the decoder warns of, latest last, each logged once: a setup
+     * whose alignments cannot be told apart, and frames that do not fit the
+     * setup (setup_watch: a wrong N, a channel far worse than the one set).
+     */
+    std::vector<std::string> warnings() const { return d_watch->warnings(); }
+    //! How many warnings were given.
+    size_t warning_count() const { return d_watch->count(); }
+
+private:
+    enum class mode { synced, hunting };
+    enum class pending_kind { none, synced, search };
+
+    long long nominal(uint64_t k) const
+    {
+        return d_anchor + (long long)(k - d_anchor_k) * d_F;
+    }
+    //! Where the segment of a frame whose latest start is s_max ends (a
+    //! search's look-ahead is the whole next frame).
+    long long segment_end(long long s_max, bool search = false) const;
+    void derive(); // the limits' constants from d_dec
+    void acquire(long long at, std::vector<stream_frame>& out);
+    void lose_sync(const frame_result& why, std::vector<stream_frame>& out);
+    void
+    erase(frame_status status, const std::string& reason, std::vector<stream_frame>& out);
+    void erase_until(long long at, std::vector<stream_frame>& out);
+    void lose_block(const std::string& why,
+                    std::vector<stream_frame>& out,
+                    frame_status status = frame_status::sync_lost);
+    //! Whether a decoded frame is in sync at its true alignment; why: if not.
+    bool judge(const frame_decode_result& r, pending_kind kind, frame_result& why);
+    //! With a sync word: the best fit of W within half a frame length of s
+    //! (outside s's own window), if any fits better than `than`.
+    bool other_sync_word(long long s, double than, long long* at, double* fit) const;
+    //! The log-likelihood ratio of the frame decoded with a start prior of
+    //! +-acquire_window around `at`, with the stream's look-ahead or the whole
+    //! next frame after it (-inf if it cannot be decoded yet).
+    double llr_at(long long at, bool whole_next_frame = false);
+    //! Without a sync word, p < N: of a search's start s and its shifts by
+    //! whole periods, the one that reads clearly best, or -1 and why none does.
+    long long best_of_period_shifts(long long s, frame_result& why);
+    void warn(const std::string& what);
+    void take(frame_decode_result& r, bool acquired, std::vector<stream_frame>& out);
+    bool invalid_in(long long from, long long to, long long* where) const;
+    //! The starts in [from, to) where W fits best, one per cluster, best
+    //! first, at most `count`, each fitting at least the threshold.
+    std::vector<long long>
+    search_sync_word(long long from, long long to, size_t count) const;
+    //! ln of the sync word's likelihood ratio against random bits at start s
+    //! (-inf: no bits there); prob: the soft items' probabilities from s on
+    double sync_word_fit(long long s, const double* prob = nullptr) const;
+    //! A start tag inside the frame about to be decoded, where the sync word
+    //! fits far better than at the frame's carried start: acquire there.
+    bool override_by_tag(std::vector<stream_frame>& out);
+    void trim();
+    template <typename Item> // uint8_t bits or double LLRs: feed, then decode
+    std::vector<stream_frame>
+    push_items(const Item* items, size_t count, const std::vector<size_t>& start_tags);
+    void check_chunk(input_kind kind,
+                     bool present,
+                     size_t count,
+                     const std::vector<size_t>& start_tags) const;
+    void add_tags(long long pos0, const std::vector<size_t>& start_tags);
+    received_items items_at(long long pos) const; // the buffer from position pos
+    void advance_hunt();
+    void process_tags_synced();
+
+    std::shared_ptr<frame_decoder> d_dec;
+    std::shared_ptr<const alignment_judge> d_judge;
+    stream_options d_opt;
+    std::optional<setup_watch> d_watch; // (set in the constructor)
+    // the last frame in sync (its index and most probable start), for the
+    // watch's length drifts between consecutive frames in sync
+    uint64_t d_last_ok_k = 0;
+    long long d_last_ok_start = -1;
+    static constexpr uint64_t watch_gap = 4;
+    long long d_F = 0, d_G = 0, d_offset = 0;
+    long long d_tail = 0;        // G + K n + the upper drift limit over those bits
+    long long d_search_tail = 0; // a search's: the whole next frame (K = N)
+    int d_hi = 0;                // the frame's upper end drift limit m^+
+    bool d_ended = false;
+    bool d_finished = false; // ended, and everything put out
+    int d_sync_hi = 0;       // the upper drift limit over the sync word's G bits
+
+    std::vector<uint8_t> d_buf; // bits from position d_base on (input bits)
+    std::vector<double> d_llr;  // or LLRs from position d_base on (input llr)
+    long long d_base = 0;
+    std::deque<long long> d_tags;    // frame starts from start tags, ascending
+    std::deque<long long> d_invalid; // positions of bytes that were not bits
+
+    mode d_mode = mode::hunting;
+    position_weights d_prior;      // synced: the next frame's start prior (absolute)
+    long long d_hunt = 0;          // hunting: where the next frame length of bits begins
+    long long d_acquire_block = 0; // the frame length of bits the last acquisition is for
+    long long d_floor = 0;         // hunting: tags before this are stale
+    long long d_search_floor =
+        0; // hunting: no frame starts before this (the last frame's end)
+    std::vector<long long>
+        d_cands;        // hunting: the search's sync word positions left to try
+    struct search_try { // hunting: a candidate of the frame length, decoded
+        bool in_sync;
+        frame_result why;
+        bool decoded;    // the decoder accepted it
+        double llr;      // its log-likelihood ratio (the whole next frame weighed)
+        long long start; // its most probable start
+    };
+    std::vector<search_try> d_tries;
+    //! Of the candidates tried (d_tries), the start of the one kept, or -1
+    //! and why none is.
+    long long pick_candidate(frame_result& why) const;
+    // the log-likelihood ratios of the latest frames in sync: a carried frame
+    // far below them (drop_sigmas standard deviations) is searched for again
+    std::deque<double> d_recent;
+    static constexpr size_t recent_min = 4, recent_max = 32;
+    static constexpr double drop_sigmas = 4.0;
+    // a frame length outside d_odd (drift over F bits beyond these limits
+    // has probability below odd_length_probability) makes a frame suspect
+    static constexpr double odd_length_probability = 1e-6;
+    drift_range d_odd;
+    // what the channel predicts for a frame's log-likelihood ratio (calibrate());
+    // a frame below min(mean - implausible_sigmas sd, mean / 2) is not in sync
+    void calibrate();
+    static constexpr size_t calibration_frames = 24;
+    static constexpr double implausible_sigmas = 6.0, acquired_sigmas = 3.0;
+    bool d_calibrated = false;
+    double d_expected_mean = 0, d_expected_sd = 0;
+    std::string d_lost_why;   // why the frame being searched for lost sync
+    bool d_acquired = false;  // the next frame is decoded from an acquisition
+    bool d_by_search = false; // that acquisition is a search's (its block searched)
+    long long d_anchor = 0;   // nominal start of frame d_anchor_k
+    uint64_t d_anchor_k = 0;
+    uint64_t d_k = 0; // the next frame's index
+
+    pending_kind d_pending = pending_kind::none;
+    long long d_seg = 0;     // the pending request's segment starts here
+    long long d_seg_end = 0; // and ends here
+    bool d_req_cut = false;  // the stream ends where the pending frame may not be whole
+    bool d_req_tail =
+        false; // the pending frame is followed by the next one's W and K symbols
+    position_weights d_req_start; // the pending request's start prior (segment positions)
+};
+
+} // namespace bsid
+
+#endif /* INCLUDED_BSID_CORE_STREAM_DECODER_H */

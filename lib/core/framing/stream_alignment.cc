@@ -1,0 +1,284 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "framing/stream_alignment.h"
+#include <gnuradio/bsid/core/channel/channel.h>
+#include <gnuradio/bsid/core/inner/drift_limits.h>
+#include <gnuradio/bsid/core/inner/lattice.h>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+namespace bsid {
+
+namespace {
+
+constexpr int max_edge_codewords = 8;
+
+std::vector<codebook::word_type> sorted_book(const codebook& cb, int b)
+{
+    std::vector<codebook::word_type> v = cb.books()[size_t(b)];
+    std::sort(v.begin(), v.end());
+    return v;
+}
+
+// a codebook of the books idx[0], idx[1], ... of cb (indices mod P)
+codebook books_of(const codebook& cb, const std::vector<long long>& idx)
+{
+    const long long P = cb.P();
+    std::vector<std::vector<codebook::word_type>> books;
+    for (long long i : idx)
+        books.push_back(cb.books()[size_t(((i % P) + P) % P)]);
+    return codebook(cb.n(), std::move(books));
+}
+
+std::unique_ptr<frame_decoder> edge_decoder(const decoder_config& main, codebook cb)
+{
+    const int J = cb.P();
+    decoder_config cfg(std::move(cb), main.ch, J);
+    cfg.backend = backend_kind::cpu;
+    cfg.precision = precision_kind::dual;
+    cfg.Pr = main.Pr;
+    cfg.threads = 1;
+    return std::make_unique<frame_decoder>(cfg);
+}
+
+} // namespace
+
+std::shared_ptr<const alignment_judge>
+shared_alignment_judge(const std::shared_ptr<frame_decoder>& dec,
+                       double sync_word_threshold,
+                       input_kind input)
+{
+    struct entry {
+        std::weak_ptr<frame_decoder> dec;
+        std::shared_ptr<const alignment_judge> judge;
+    };
+    static std::mutex m;
+    static std::map<std::tuple<const frame_decoder*, double, int>, entry> cache;
+    // (NaN, the automatic threshold, as a key that compares equal to itself)
+    const double t = std::isnan(sync_word_threshold) ? -std::numeric_limits<double>::max()
+                                                     : sync_word_threshold;
+    const auto key = std::make_tuple(dec.get(), t, int(input));
+    {
+        std::lock_guard<std::mutex> lock(m);
+        const auto it = cache.find(key);
+        if (it != cache.end() && it->second.dec.lock() == dec)
+            return it->second.judge;
+    }
+    auto judge =
+        std::make_shared<const alignment_judge>(*dec, sync_word_threshold, input);
+    std::lock_guard<std::mutex> lock(m);
+    for (auto it = cache.begin(); it != cache.end();)
+        it = it->second.dec.expired() ? cache.erase(it) : std::next(it);
+    cache[key] = { dec, judge };
+    return judge;
+}
+
+int book_period(const codebook& cb)
+{
+    const int P = cb.P();
+    std::vector<std::vector<codebook::word_type>> sets;
+    for (int b = 0; b < P; ++b)
+        sets.push_back(sorted_book(cb, b));
+    for (int p = 1; p < P; ++p) {
+        if (P % p != 0)
+            continue;
+        bool same = true;
+        for (int b = 0; b + p < P && same; ++b)
+            same = sets[size_t(b)] == sets[size_t(b + p)];
+        if (same)
+            return p;
+    }
+    return P;
+}
+
+alignment_judge::alignment_judge(const frame_decoder& dec,
+                                 double sync_word_threshold,
+                                 input_kind input)
+    : d_N(dec.N()),
+      d_G(int(dec.sync_word().size())),
+      d_n(dec.config().cb.n()),
+      d_p(book_period(dec.config().cb)),
+      d_W(dec.sync_word()),
+      d_ch(dec.config().ch)
+{
+    const decoder_config& cfg = dec.config();
+    d_sync_hi = d_G > 0 ? drift_limits(d_G, cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr).hi : 0;
+    d_sync_threshold =
+        std::isnan(sync_word_threshold)
+            ? default_sync_word_threshold(cfg, d_W) -
+                  (input == input_kind::llr ? d_G * std::log(2.0) / 2 : 0.0)
+            : sync_word_threshold;
+    if (d_G == 0 && d_p < d_N) {
+        d_J = std::min(d_p, max_edge_codewords);
+        const long long N = d_N, p = d_p, J = d_J;
+        std::vector<long long> own_front, alt_front, own_back, alt_back;
+        for (long long i = 0; i < J; ++i) {
+            own_front.push_back(i);
+            alt_front.push_back(N - p + i); // the previous frame's codewords
+            own_back.push_back(N - J + i);
+            alt_back.push_back(p - J + i); // the next frame's codewords
+        }
+        // (with p dividing N the neighbour's books are the frame's own: only
+        // the edges against random bits tell anything)
+        d_front_own = edge_decoder(cfg, books_of(cfg.cb, own_front));
+        d_back_own = edge_decoder(cfg, books_of(cfg.cb, own_back));
+        if (d_N % d_p != 0) {
+            d_front_alt = edge_decoder(cfg, books_of(cfg.cb, alt_front));
+            d_back_alt = edge_decoder(cfg, books_of(cfg.cb, alt_back));
+        }
+        d_edge_hi = drift_limits(J * d_n, cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr).hi;
+    }
+}
+
+double alignment_judge::sync_word_fit(const received_items& y,
+                                      size_t avail,
+                                      const double* prob) const
+{
+    const size_t ny = std::min(avail, size_t(d_G + d_sync_hi));
+    if (d_G == 0 || ny == 0)
+        return -std::numeric_limits<double>::infinity();
+    const auto row =
+        prob ? full_lattice_last_row_probs(d_ch, d_W.data(), d_W.size(), prob, ny)
+             : full_lattice_last_row(d_ch, d_W.data(), d_W.size(), y, ny);
+    double v = 0;
+    for (size_t c = 0; c < row.size(); ++c)
+        v += std::ldexp(row[c], int(c));
+    return std::log(v);
+}
+
+double alignment_judge::edge_llr(frame_decoder& d,
+                                 const received_items& y,
+                                 size_t L,
+                                 const position_weights& start) const
+{
+    frame_request r;
+    r.bits = y.bits;
+    r.llr = y.llr;
+    r.L = L;
+    r.start = start;
+    r.end = end_mode::free;
+    r.lookahead = 0;
+    r.next_frame_follows = false;
+    const frame_decode_result res = d.decode(r);
+    return res.result.ok() ? res.log_likelihood_ratio
+                           : -std::numeric_limits<double>::infinity();
+}
+
+double alignment_judge::front_margin(const received_items& y,
+                                     size_t avail,
+                                     const position_weights& start,
+                                     double* own_llr) const
+{
+    if (!d_front_own)
+        return std::numeric_limits<double>::quiet_NaN();
+    // the start prior's likely positions (the tails carry no weight worth a state)
+    position_weights s;
+    double top = 0;
+    for (double w : start.weights)
+        top = std::max(top, w);
+    for (size_t k = 0; k < start.positions.size(); ++k) {
+        if (start.weights[k] >= 1e-9 * top && start.positions[k] < (long long)avail)
+            s.positions.push_back(start.positions[k]),
+                s.weights.push_back(start.weights[k]);
+    }
+    if (s.positions.empty())
+        return -std::numeric_limits<double>::infinity();
+    const size_t L =
+        std::min(avail, size_t(s.positions.back() + d_J * d_n + d_edge_hi + 1));
+    const double own = edge_llr(*d_front_own, y, L, s);
+    if (own_llr)
+        *own_llr = own;
+    if (!d_front_alt)
+        return std::numeric_limits<double>::quiet_NaN();
+    const double alt = edge_llr(*d_front_alt, y, L, s);
+    if (std::isinf(own) && own < 0)
+        return -std::numeric_limits<double>::infinity();
+    return std::isinf(alt) ? std::numeric_limits<double>::infinity() : own - alt;
+}
+
+double
+alignment_judge::back_margin(const received_items& y, long long e, double* own_llr) const
+{
+    if (!d_back_own)
+        return std::numeric_limits<double>::quiet_NaN();
+    // the J codewords end at y[e]; they begin within +-d of e - J n
+    const long long span = (long long)d_J * d_n;
+    const long long first = std::max(0LL, e - span - d_edge_hi);
+    const long long last = std::min(e, e - span + d_edge_hi);
+    if (last < first)
+        return -std::numeric_limits<double>::infinity();
+    position_weights s;
+    for (long long x = first; x <= last; ++x)
+        s.positions.push_back(x - first), s.weights.push_back(1.0);
+    frame_request r;
+    r.bits = y.bits ? y.bits + first : nullptr;
+    r.llr = y.llr ? y.llr + first : nullptr;
+    r.L = size_t(e - first);
+    r.start = s;
+    r.end = end_mode::known;
+    auto llr = [&](frame_decoder& d) {
+        const frame_decode_result res = d.decode(r);
+        return res.result.ok() ? res.log_likelihood_ratio
+                               : -std::numeric_limits<double>::infinity();
+    };
+    const double own = llr(*d_back_own);
+    if (own_llr)
+        *own_llr = own;
+    if (!d_back_alt)
+        return std::numeric_limits<double>::quiet_NaN();
+    const double alt = llr(*d_back_alt);
+    if (std::isinf(own) && own < 0)
+        return -std::numeric_limits<double>::infinity();
+    return std::isinf(alt) ? std::numeric_limits<double>::infinity() : own - alt;
+}
+
+double alignment_judge::default_sync_word_threshold(const decoder_config& cfg,
+                                                    const std::vector<uint8_t>& W)
+{
+    const int G = int(W.size());
+    if (G == 0)
+        return 0.0;
+    const int hi = drift_limits(G, cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr).hi;
+    constexpr int draws = 20000;
+    constexpr int tail = 64; // the codewords after W: random bits here
+    std::vector<uint8_t> sent(W);
+    sent.resize(size_t(G + tail));
+    std::vector<double> fit;
+    fit.reserve(draws);
+    for (int t = 0; t < draws; ++t) {
+        // the tail's bits: the low bits of t's hash, a fixed sequence
+        uint64_t h = 0x9E3779B97F4A7C15ULL * uint64_t(t + 1);
+        for (int j = 0; j < tail; ++j) {
+            h ^= h >> 29;
+            h *= 0xBF58476D1CE4E5B9ULL;
+            sent[size_t(G + j)] = uint8_t((h >> 31) & 1);
+        }
+        const transmission tx =
+            transmit(cfg.ch, sent.data(), sent.size(), 0x5A11C0DEULL, uint64_t(t));
+        const size_t ny = std::min(tx.rx.size(), size_t(G + hi));
+        if (ny == 0) {
+            fit.push_back(-std::numeric_limits<double>::infinity());
+            continue;
+        }
+        const auto row =
+            full_lattice_last_row(cfg.ch, W.data(), W.size(), tx.rx.data(), ny);
+        double v = 0;
+        for (size_t c = 0; c < row.size(); ++c)
+            v += std::ldexp(row[c], int(c));
+        fit.push_back(std::log(v));
+    }
+    std::sort(fit.begin(), fit.end());
+    const double q = fit[size_t(draws / 10000)]; // the 1e-4 quantile
+    return std::min(q, G * std::log(2.0) / 2);
+}
+
+} // namespace bsid

@@ -1,0 +1,649 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The stream decoder's tests of a frame (docs/receiving.md, "Loss of sync";
+// docs/design.md section 3, "Stream decoding"): whether a decoded frame is
+// in sync at its true alignment, what the channel predicts for a frame, and
+// where the sync word fits. The state machine that follows the stream is in
+// stream_decoder.cc.
+
+#include "framing/stream_alignment.h"
+#include "framing/stream_positions.h"
+#include "runtime/format.h"
+#include <gnuradio/bsid/core/channel/channel.h>
+#include <gnuradio/bsid/core/channel/soft_input.h>
+#include <gnuradio/bsid/core/framing/stream_decoder.h>
+#include <gnuradio/bsid/core/runtime/log.h>
+#include <gnuradio/bsid/core/sim/philox.h>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+namespace bsid {
+
+using detail::argmax;
+using detail::padded_top;
+using detail::relative_prior;
+
+/*
+ * What the channel predicts for a correct frame's log-likelihood ratio: its
+ * mean and standard deviation over calibration_frames frames of random
+ * symbols sent through the decoder's channel (seeded, so the same for every
+ * run), each decoded as the stream decodes a frame in sync (its start known,
+ * a free end, the next frame's sync word and K symbols after it).
+ */
+namespace {
+
+// calibrate()'s results, shared by the stream decoders of one frame decoder
+// (stream_batch makes hundreds): keyed by the decoder, K and the gap
+struct prediction {
+    std::weak_ptr<frame_decoder> dec;
+    double mean, sd;
+};
+std::mutex predictions_mutex;
+std::map<std::tuple<const frame_decoder*, int, double>, prediction> predictions;
+
+} // namespace
+
+void stream_decoder::calibrate()
+{
+    d_calibrated = true;
+    d_expected_mean = d_expected_sd = std::numeric_limits<double>::quiet_NaN();
+    if (d_opt.input != input_kind::bits)
+        return; // soft items' noise is the demodulator's: nothing to predict from
+    const auto key = std::make_tuple(d_dec.get(), d_opt.lookahead, d_opt.gap_probability);
+    {
+        std::lock_guard<std::mutex> lock(predictions_mutex);
+        const auto it = predictions.find(key);
+        if (it != predictions.end() && it->second.dec.lock() == d_dec) {
+            d_expected_mean = it->second.mean;
+            d_expected_sd = it->second.sd;
+            return;
+        }
+    }
+    const decoder_config& cfg = d_dec->config();
+    const codebook& cb = cfg.cb;
+    const std::vector<uint8_t>& W = d_dec->sync_word();
+    const long long L = segment_end(0);
+    std::vector<std::vector<uint8_t>> rx(calibration_frames);
+    std::vector<frame_request> req(calibration_frames);
+    philox_stream rng(0x5eedULL, (1ULL << 63) + 0x57AE);
+    for (size_t t = 0; t < calibration_frames; ++t) {
+        std::vector<uint8_t> sent;
+        for (int f = 0; f < 2; ++f) { // the frame, then the next one
+            sent.insert(sent.end(), W.begin(), W.end());
+            std::vector<int64_t> msg(size_t(cfg.N));
+            for (int64_t& d : msg)
+                d = int64_t(rng.next_u32() % uint32_t(cb.q()));
+            const std::vector<uint8_t> bits = cb.encode(msg.data(), msg.size());
+            sent.insert(sent.end(), bits.begin(), bits.end());
+        }
+        for (int j = 0; j < 64; ++j)
+            sent.push_back(uint8_t(rng.next_u32() & 1));
+        rx[t] = transmit(cfg.ch, sent.data(), sent.size(), 0x5eedULL, t).rx;
+        rx[t].resize(size_t(std::min<long long>(L, (long long)rx[t].size())));
+        req[t].bits = rx[t].data();
+        req[t].L = rx[t].size();
+        req[t].start = position_weights{ { 0 }, { 1.0 } };
+        req[t].end = end_mode::free;
+        req[t].lookahead = (long long)rx[t].size() == L ? d_opt.lookahead : 0;
+        req[t].next_frame_follows = (long long)rx[t].size() == L;
+        req[t].gap = req[t].next_frame_follows ? d_opt.gap_probability : 0.0;
+    }
+    std::vector<double> v;
+    try {
+        for (const frame_decode_result& r : d_dec->decode_batch(req)) {
+            if (r.result.ok() && std::isfinite(r.log_likelihood_ratio))
+                v.push_back(r.log_likelihood_ratio);
+        }
+    } catch (const std::exception& e) {
+        log(log_level::warning,
+            std::string("stream_decoder: no prediction of a frame's likelihood: ") +
+                e.what());
+        return;
+    }
+    if (v.size() < calibration_frames / 2)
+        return;
+    double mean = 0, var = 0;
+    for (double x : v)
+        mean += x;
+    mean /= double(v.size());
+    for (double x : v)
+        var += (x - mean) * (x - mean);
+    d_expected_mean = mean;
+    d_expected_sd = std::sqrt(var / double(v.size() - 1));
+    std::lock_guard<std::mutex> lock(predictions_mutex);
+    for (auto it = predictions.begin(); it != predictions.end();)
+        it = it->second.dec.expired() ? predictions.erase(it) : std::next(it);
+    predictions[key] = { d_dec, d_expected_mean, d_expected_sd };
+}
+
+double stream_decoder::sync_word_fit(long long s, const double* prob) const
+{
+    if (s < d_base)
+        return -std::numeric_limits<double>::infinity();
+    return d_judge->sync_word_fit(
+        items_at(s), size_t(std::max(0LL, received() - s)), prob);
+}
+
+std::vector<long long>
+stream_decoder::search_sync_word(long long from, long long to, size_t count) const
+{
+    // the sync word's likelihood ratio against random bits at each start s;
+    // soft items' probabilities computed once for all the starts' lattices
+    std::vector<double> prob;
+    const long long end = std::min(received(), to + d_G + d_sync_hi);
+    if (d_opt.input == input_kind::llr && end > from) {
+        prob.resize(2 * size_t(end - from));
+        item_probabilities(items_at(from), size_t(end - from), prob.data());
+    }
+    std::vector<std::pair<double, long long>> fits;
+    for (long long s = from; s < to && s < received(); ++s) {
+        const double v =
+            sync_word_fit(s, prob.empty() ? nullptr : prob.data() + 2 * (s - from));
+        if (v >= d_judge->sync_word_threshold())
+            fits.emplace_back(v, s);
+    }
+    // best first (the earlier on a tie); one position per cluster of 2w + 1
+    std::sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) {
+        return a.first > b.first || (a.first == b.first && a.second < b.second);
+    });
+    std::vector<long long> best;
+    for (const auto& f : fits) {
+        if (best.size() >= count)
+            break;
+        const bool near = std::any_of(best.begin(), best.end(), [&](long long b) {
+            return std::llabs(b - f.second) <= 2LL * d_opt.acquire_window;
+        });
+        if (!near)
+            best.push_back(f.second);
+    }
+    return best;
+}
+
+bool stream_decoder::other_sync_word(long long s,
+                                     double than,
+                                     long long* at,
+                                     double* fit) const
+{
+    // every start within half a frame length of s, but s's own window
+    const long long w = d_opt.acquire_window;
+    const long long from = std::max(d_base, s - d_F / 2);
+    const long long to = std::min(s + (d_F + 1) / 2, received() - d_G - d_sync_hi);
+    std::vector<double> prob;
+    if (d_opt.input == input_kind::llr && to > from) {
+        prob.resize(2 * size_t(to + d_G + d_sync_hi - from));
+        item_probabilities(items_at(from), prob.size() / 2, prob.data());
+    }
+    bool found = false;
+    for (long long x = from; x < to; ++x) {
+        if (std::llabs(x - s) <= 2 * w)
+            continue;
+        const double v =
+            sync_word_fit(x, prob.empty() ? nullptr : prob.data() + 2 * (x - from));
+        if (v > than) {
+            than = v;
+            *at = x;
+            *fit = v;
+            found = true;
+        }
+    }
+    return found;
+}
+
+double stream_decoder::llr_at(long long at, bool whole_next_frame)
+{
+    const long long w = d_opt.acquire_window;
+    position_weights p;
+    for (long long x = std::max({ at - w, d_base, d_search_floor, 0LL }); x <= at + w;
+         ++x)
+        p.positions.push_back(x), p.weights.push_back(1.0);
+    if (p.positions.empty())
+        return -std::numeric_limits<double>::infinity();
+    const long long s_min = p.positions.front();
+    const long long top = padded_top(s_min, p.positions.back());
+    const long long full_end = segment_end(top, whole_next_frame);
+    if (received() < full_end)
+        return -std::numeric_limits<double>::infinity();
+    long long bad = 0;
+    if (invalid_in(s_min, full_end, &bad))
+        return -std::numeric_limits<double>::infinity();
+    frame_request r;
+    const received_items y = items_at(s_min);
+    r.bits = y.bits;
+    r.llr = y.llr;
+    r.L = size_t(full_end - s_min);
+    r.start = relative_prior(p, s_min, top);
+    r.end = end_mode::free;
+    r.lookahead = whole_next_frame ? d_dec->N() : d_opt.lookahead;
+    r.next_frame_follows = true;
+    r.random_before = true;
+    r.gap = d_opt.gap_probability;
+    const frame_decode_result res = d_dec->decode(r);
+    return res.result.ok() ? res.log_likelihood_ratio
+                           : -std::numeric_limits<double>::infinity();
+}
+
+bool stream_decoder::override_by_tag(std::vector<stream_frame>& out)
+{
+    if (d_G == 0 || d_tags.empty())
+        return false;
+    const long long w = d_opt.acquire_window;
+    const long long s_min = d_prior.positions.front(), s_max = d_prior.positions.back();
+    // the tags that put this frame elsewhere than its carried start: up to half
+    // a frame before it (the decoder runs late), or inside it (early)
+    auto elsewhere = [&](long long t) {
+        return (t >= s_min - d_F / 2 && t < s_min - w && t >= d_base) ||
+               (t > s_max + w && t < s_min + d_F - w);
+    };
+    auto it = std::find_if(d_tags.begin(), d_tags.end(), [&](long long t) {
+        return elsewhere(t) && t + d_G + d_sync_hi <= received();
+    });
+    if (it == d_tags.end())
+        return false; // none, or its sync word not all here yet
+    const long long t = *it;
+    // the sync word's best fit over the carried start prior (an acquisition's
+    // prior is flat over its window: its argmax says nothing)
+    const double top = d_prior.weights[argmax(d_prior.weights)];
+    long long cur = d_prior.positions[argmax(d_prior.weights)];
+    double at_cur = -std::numeric_limits<double>::infinity();
+    for (size_t j = 0; j < d_prior.positions.size(); ++j) {
+        if (d_prior.weights[j] < 1e-3 * top)
+            continue;
+        const double v = sync_word_fit(d_prior.positions[j]);
+        if (v > at_cur)
+            at_cur = v, cur = d_prior.positions[j];
+    }
+    const double at_tag = sync_word_fit(t);
+    // the sync word fits at the tag nearly as well as it can (a ratio of at
+    // least 2^(3G/4) of the 2^G of a perfect fit: a correlator's false alarm
+    // with a wrong bit does not), and by half its own evidence (2^(G/2))
+    // better than anywhere the frame is carried (where a correct frame's
+    // sync word fits, unless the channel damaged it)
+    const double ln2 = std::log(2.0);
+    if (!(at_tag >= int(3 * d_G / 4) * ln2 && at_tag > at_cur + int(d_G / 2) * ln2))
+        return false;
+    log(log_level::info,
+        detail::concat("stream_decoder: frame ",
+                       d_k,
+                       ": the sync word fits at the start tag for position ",
+                       t,
+                       " far better than at the carried start ",
+                       cur,
+                       " (likelihood ratios ",
+                       detail::fmt_double(at_tag),
+                       " and ",
+                       detail::fmt_double(at_cur),
+                       "); re-acquiring there"));
+    d_tags.erase(d_tags.begin(), it + 1);
+    d_hunt = cur; // frame d_k's start: the tag's frame is this one, or the next one
+    acquire(t, out);
+    return true;
+}
+
+bool stream_decoder::judge(const frame_decode_result& r,
+                           pending_kind kind,
+                           frame_result& why)
+{
+    if (!r.result.ok()) {
+        why = { frame_status::sync_lost,
+                "the decoder refused the frame (" +
+                    std::string(to_string(r.result.status)) + "): " + r.result.reason };
+        return false;
+    }
+    const double need = d_opt.sync_threshold + stream_options::sync_margin;
+    if (!(r.log_likelihood_ratio >= need)) {
+        why = { frame_status::sync_lost,
+                detail::concat("the frame's log-likelihood ratio against random bits, ",
+                               detail::fmt_double(r.log_likelihood_ratio),
+                               ", is below the sync threshold ",
+                               detail::fmt_double(d_opt.sync_threshold),
+                               " + ",
+                               detail::fmt_double(stream_options::sync_margin)) };
+        return false;
+    }
+    if (!d_calibrated)
+        calibrate();
+    if (std::isfinite(d_expected_mean) && d_req_tail) {
+        // far below what the channel predicts for a frame: not this frame
+        // (a frame found by an acquisition, which no carried prior vouches
+        // for, within acquired_sigmas)
+        const bool found = kind == pending_kind::search || d_acquired;
+        const double least =
+            std::min(d_expected_mean -
+                         (found ? acquired_sigmas : implausible_sigmas) * d_expected_sd,
+                     d_expected_mean / 2);
+        if (r.log_likelihood_ratio < least) {
+            why = { frame_status::sync_lost,
+                    detail::concat(
+                        "the frame's log-likelihood ratio ",
+                        detail::fmt_double(r.log_likelihood_ratio),
+                        " lies far below what the channel predicts for a frame (",
+                        detail::fmt_double(d_expected_mean),
+                        " +- ",
+                        detail::fmt_double(d_expected_sd),
+                        "; at least ",
+                        detail::fmt_double(least),
+                        " needed)") };
+            return false;
+        }
+    }
+    const long long s = d_seg + r.start.positions[argmax(r.start.weights)];
+    bool low = false; // below the recent frames' (2 standard deviations)
+    if (kind == pending_kind::synced && !d_acquired && d_req_tail &&
+        d_recent.size() >= recent_min) {
+        // a frame carried in sync whose likelihood falls far below the
+        // recent frames' (it absorbed a burst, or reads shifted codewords):
+        // its neighbourhood is searched instead (which finds it again if it
+        // was right)
+        double mean = 0, var = 0;
+        for (double v : d_recent)
+            mean += v;
+        mean /= double(d_recent.size());
+        for (double v : d_recent)
+            var += (v - mean) * (v - mean);
+        const double sd = std::max(std::sqrt(var / double(d_recent.size() - 1)),
+                                   1.0 + 0.05 * std::fabs(mean));
+        if (r.log_likelihood_ratio < mean - drop_sigmas * sd) {
+            why = { frame_status::sync_lost,
+                    detail::concat("the frame's log-likelihood ratio ",
+                                   detail::fmt_double(r.log_likelihood_ratio),
+                                   " lies far below the recent frames' (mean ",
+                                   detail::fmt_double(mean),
+                                   ", standard deviation ",
+                                   detail::fmt_double(sd),
+                                   ")") };
+            return false;
+        }
+        low = r.log_likelihood_ratio < mean - 2 * sd;
+    }
+    // below what the channel predicts by 2 standard deviations
+    if (std::isfinite(d_expected_mean) && d_req_tail &&
+        r.log_likelihood_ratio < d_expected_mean - 2 * d_expected_sd)
+        low = true;
+    // a frame whose length is one the channel makes very unlikely (it
+    // absorbed a burst by insertions or deletions)
+    const long long e = d_seg + r.end_positions[argmax(r.end_posterior)];
+    bool odd_length = kind == pending_kind::synced && !d_acquired &&
+                      (e - s - d_F < d_odd.lo || e - s - d_F > d_odd.hi);
+    double own_front = 0, own_back = 0;
+    if (d_G == 0 && d_judge->shifts_indistinguishable() && kind == pending_kind::synced &&
+        !d_acquired) {
+        // the frame's first and last codewords must read about as well as
+        // random bits or better, within edge_margin (a frame that read a
+        // burst's bits as its first codewords, and is then whole periods
+        // off, reads far worse)
+        d_judge->front_margin(
+            items_at(d_seg), size_t(d_seg_end - d_seg), r.start, &own_front);
+        d_judge->back_margin(items_at(d_seg), e - d_seg, &own_back);
+        if (!(own_front >= -alignment_judge::edge_margin &&
+              own_back >= -alignment_judge::edge_margin))
+            odd_length = true;
+    }
+    if (d_G == 0 && d_judge->shifts_indistinguishable() && odd_length &&
+        kind == pending_kind::synced && !d_acquired) {
+        // nothing else tells a carried frame shifted by whole periods apart
+        why = { frame_status::sync_lost,
+                detail::concat(
+                    "the frame ",
+                    "has a length the channel makes unlikely, or edges that read no "
+                    "better than random bits (",
+                    e - s,
+                    " bits, log-likelihood ratio ",
+                    detail::fmt_double(r.log_likelihood_ratio),
+                    "), and without a sync word a code that repeats within the "
+                    "frame may then be read shifted by whole periods") };
+        return false;
+    }
+    if (d_G == 0 && d_judge->edges_checked() && (low || odd_length) &&
+        kind == pending_kind::synced && !d_acquired) {
+        // without a sync word nothing local says where a burst the frame may
+        // have absorbed ended: its frame length is searched (which finds it
+        // again if it was right)
+        why = { frame_status::sync_lost,
+                detail::concat("the frame reads worse than the recent frames or what the "
+                               "channel predicts, or has a length the channel makes "
+                               "unlikely (",
+                               e - s,
+                               " bits, log-likelihood ratio ",
+                               detail::fmt_double(r.log_likelihood_ratio),
+                               "): its frame length is searched") };
+        return false;
+    }
+    if (d_G > 0) {
+        // the sync word must fit where the frame most probably starts
+        const double fit = sync_word_fit(s);
+        if (!(fit >= d_judge->sync_word_threshold())) {
+            why = { frame_status::sync_lost,
+                    detail::concat(
+                        "the sync word does not fit at the frame's most probable "
+                        "start ",
+                        s,
+                        " (ln likelihood ratio ",
+                        detail::fmt_double(fit),
+                        ", below the threshold ",
+                        detail::fmt_double(d_judge->sync_word_threshold()),
+                        ")") };
+            return false;
+        }
+        // a weak fit of a frame carried in sync: a frame read off its true
+        // start (after a burst) may pass by chance; the frame read from where
+        // W fits better nearby must not read nearly as well (a search's
+        // candidates compete with each other in complete())
+        long long at = 0;
+        double at_fit = 0;
+        const bool weak = fit < d_G * std::log(2.0) / 2;
+        if (kind == pending_kind::synced && (weak || low || odd_length) &&
+            other_sync_word(
+                s, weak ? fit : d_judge->sync_word_threshold(), &at, &at_fit)) {
+            const double other = llr_at(at);
+            if (other >= r.log_likelihood_ratio - alignment_judge::edge_margin) {
+                why = { frame_status::sync_ambiguous,
+                        detail::concat("the sync word fits at ",
+                                       at,
+                                       " (ln likelihood ratio ",
+                                       detail::fmt_double(at_fit),
+                                       " against ",
+                                       detail::fmt_double(fit),
+                                       "), and the frame read from there is nearly as "
+                                       "likely (",
+                                       detail::fmt_double(other),
+                                       " against ",
+                                       detail::fmt_double(r.log_likelihood_ratio),
+                                       ")") };
+                return false;
+            }
+        }
+        return true;
+    }
+    const bool searched = kind == pending_kind::search;
+    // (with p dividing N, a frame found where the frame that lost sync was
+    // expected continues the stream: only its neighbours' alignment vouches
+    // for it, and a shift by whole periods would lie a period away)
+    const bool where_expected =
+        !d_lost_why.empty() && std::llabs(s - d_hunt) <= d_opt.acquire_window;
+    if (searched && d_judge->shifts_indistinguishable() && !where_expected) {
+        why = { frame_status::sync_ambiguous,
+                detail::concat(
+                    "found by search, but without a sync word a code whose "
+                    "books repeat every ",
+                    d_judge->period(),
+                    " codewords, a divisor of N, reads as well shifted by whole "
+                    "periods") };
+        return false;
+    }
+    if (searched) {
+        // other starts of the search, away from the frame's own, must be far
+        // less likely (their edges read other codewords: the edge tests below
+        // judge shifts by whole periods on the same bits)
+        const size_t m = argmax(r.start.weights);
+        const long long unit = (long long)d_judge->period() * d_dec->config().cb.n();
+        const long long c = std::max<long long>(d_opt.acquire_window, 1);
+        double own = 0, other = 0;
+        for (size_t j = 0; j < r.start.positions.size(); ++j) {
+            const long long d = std::llabs(r.start.positions[j] - r.start.positions[m]);
+            const bool periods = d_judge->edges_checked() || where_expected;
+            if (d <= c)
+                own += r.start.weights[j];
+            else if (!periods || (d % unit > c && unit - d % unit > c))
+                other = std::max(other, r.start.weights[j]);
+        }
+        if (other > 0 && std::log(own / other) < alignment_judge::edge_margin) {
+            why = { frame_status::sync_ambiguous,
+                    detail::concat(
+                        "the search's best start ",
+                        s,
+                        " is not clearly more likely than another (posteriors ",
+                        detail::fmt_double(own),
+                        " and ",
+                        detail::fmt_double(other),
+                        ")") };
+            return false;
+        }
+    }
+    if (d_judge->edges_checked()) {
+        double front_own = 0, back_own = 0;
+        const double front = d_judge->front_margin(
+            items_at(d_seg), size_t(d_seg_end - d_seg), r.start, &front_own);
+        const double back = d_judge->back_margin(items_at(d_seg), e - d_seg, &back_own);
+        log(log_level::debug,
+            detail::concat("stream_decoder: frame ",
+                           d_k,
+                           " at ",
+                           s,
+                           ": edge margins ",
+                           detail::fmt_double(front),
+                           " and ",
+                           detail::fmt_double(back),
+                           ", against random bits ",
+                           detail::fmt_double(front_own),
+                           " and ",
+                           detail::fmt_double(back_own)));
+        // the edges must favour the frame's own books (a correct frame's
+        // margins and a shifted one's lie about as far either side of 0); a
+        // frame found by an acquisition, or carried but reading worse than
+        // the recent frames or with an unlikely length (it may have absorbed
+        // a burst), by edge_margin, and its edges must read as codewords
+        // (within edge_margin of random bits or better: a burst's bits read
+        // as codewords read far worse). A search's frame competes with its
+        // shifts by whole periods in full decodes instead
+        // (best_of_period_shifts), so only its edges against random bits
+        // count.
+        const bool found = kind == pending_kind::search || d_acquired;
+        const bool strict = found || low || odd_length;
+        const bool shifts_beaten =
+            kind == pending_kind::search || (kind == pending_kind::synced && d_by_search);
+        const double need = shifts_beaten ? -std::numeric_limits<double>::infinity()
+                            : strict      ? alignment_judge::edge_margin
+                                          : 0.0;
+        const double need_own = strict ? -alignment_judge::edge_margin
+                                       : -std::numeric_limits<double>::infinity();
+        if (!(front >= need && back >= need && front_own >= need_own &&
+              back_own >= need_own)) {
+            why = { frame_status::sync_ambiguous,
+                    detail::concat(
+                        "the frame's edges do not clearly read as its own books "
+                        "rather than a neighbour's, as a frame shifted by whole "
+                        "code periods would (ln margins ",
+                        detail::fmt_double(front),
+                        " at the start and ",
+                        detail::fmt_double(back),
+                        " at the end, at least ",
+                        detail::fmt_double(need),
+                        " needed; against random bits ",
+                        detail::fmt_double(front_own),
+                        " and ",
+                        detail::fmt_double(back_own),
+                        ")") };
+            return false;
+        }
+    }
+    return true;
+}
+
+long long stream_decoder::pick_candidate(frame_result& why) const
+{
+    // the best candidate in sync, if every other decoded one (elsewhere than
+    // its window) reads at least edge_margin worse
+    const std::vector<search_try>& t = d_tries;
+    size_t best = t.size();
+    for (size_t j = 0; j < t.size(); ++j) {
+        if (t[j].in_sync && (best == t.size() || t[j].llr > t[best].llr))
+            best = j;
+    }
+    if (best == t.size()) {
+        bool ambiguous = false;
+        for (const search_try& x : t)
+            ambiguous = ambiguous || x.why.status == frame_status::sync_ambiguous;
+        why = { ambiguous ? frame_status::sync_ambiguous : frame_status::sync_lost,
+                t.front().why.reason };
+        return -1;
+    }
+    for (size_t j = 0; j < t.size(); ++j) {
+        if (j == best || !t[j].decoded ||
+            std::llabs(t[j].start - t[best].start) <= 2 * d_opt.acquire_window)
+            continue;
+        if (t[j].llr >= t[best].llr - alignment_judge::edge_margin) {
+            why = { frame_status::sync_ambiguous,
+                    detail::concat("the frames read from the sync word at ",
+                                   t[best].start,
+                                   " and at ",
+                                   t[j].start,
+                                   " are nearly as likely (log-likelihood ratios ",
+                                   detail::fmt_double(t[best].llr),
+                                   " and ",
+                                   detail::fmt_double(t[j].llr),
+                                   ")") };
+            return -1;
+        }
+    }
+    return t[best].start;
+}
+
+long long stream_decoder::best_of_period_shifts(long long s, frame_result& why)
+{
+    // the start found and its shifts by one and two whole periods (which the
+    // search's window may not have held), each decoded from a window around
+    // it with the whole next frame after it: the best must beat every other
+    // by edge_margin
+    const long long unit = (long long)d_judge->period() * d_dec->config().cb.n();
+    std::vector<std::pair<long long, double>> c;
+    for (long long j = -2; j <= 2; ++j) {
+        const long long x = s + j * unit;
+        if (x + d_opt.acquire_window < std::max(d_search_floor, d_base))
+            continue; // (its window lies before the bits a frame may start in)
+        c.emplace_back(x, llr_at(x, true));
+    }
+    size_t best = 0;
+    for (size_t k = 1; k < c.size(); ++k)
+        if (c[k].second > c[best].second)
+            best = k;
+    if (c.empty() || !std::isfinite(c[best].second))
+        return s; // (nothing to compare with: the stream ends)
+    for (size_t k = 0; k < c.size(); ++k) {
+        if (k != best && c[k].second >= c[best].second - alignment_judge::edge_margin) {
+            why = { frame_status::sync_ambiguous,
+                    detail::concat("the frames read from ",
+                                   c[best].first,
+                                   " and from ",
+                                   c[k].first,
+                                   ", whole code periods apart, are nearly as likely "
+                                   "(log-likelihood ratios ",
+                                   detail::fmt_double(c[best].second),
+                                   " and ",
+                                   detail::fmt_double(c[k].second),
+                                   ")") };
+            return -1;
+        }
+    }
+    return c[best].first;
+}
+
+} // namespace bsid

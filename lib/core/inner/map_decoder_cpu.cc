@@ -1,0 +1,723 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The CPU backend of the MAP decoder (paper, "The MAP Decoder"), exact within
+// the drift limits, in float or double, with global or local storage.
+//
+// Indices: symbol i = 0..N-1; state a = m - m_tau^- (a drift at a codeword
+// boundary, Mt states); corridor offset e = d - m_n^- for the drift change
+// d = m - m' within a codeword (Mn values); symbol D = 0..q-1, innermost and
+// vectorized. A gamma block is the Mn x q array of receiver metrics
+// R(y | C_i(D)) for the segments from m' to every m' + d, for one (i, m'): one
+// lattice pass gives all of it. The lattice runs in the decoder's precision
+// (float or double); alpha, beta, the sums G over D, the priors and L are
+// kept in double in both, so that float differs from double by the
+// lattice's rounding alone (the recursions cost a small part of the time).
+// The lattice is cpu::corridor_lattice_lanes (cpu_lattice.h): codewords in
+// vectors of the machine's width, a row's horizontal steps in registers.
+//
+// Both storage modes run the same per-block arithmetic in the same order, so
+// they give identical posteriors: global keeps every block from the forward
+// pass for the backward pass; local recomputes each block there and keeps only
+// one at a time (the paper's "local storage", with L fused into beta).
+
+#include "inner/cpu_lattice.h"
+#include "inner/map_decoder_cpu.h"
+#include "runtime/format.h"
+#include "runtime/parallel_loop.h"
+#include <gnuradio/bsid/core/estimation/event_counts.h>
+#include <gnuradio/bsid/core/inner/lattice.h>
+#include <gnuradio/bsid/core/inner/model.h>
+#include <gnuradio/bsid/core/runtime/log.h>
+#include <unistd.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+
+namespace bsid {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+/*
+ * Flush-to-zero and denormals-are-zero while a frame is decoded. Values below
+ * the smallest normal float (1e-38, relative to a normalized alpha of order
+ * 1) change no posterior at float precision, but subnormal arithmetic is
+ * about a hundred times slower on x86. The caller's mode is restored.
+ */
+class flush_denormals
+{
+public:
+#if defined(__SSE__)
+    flush_denormals() : d_saved(_mm_getcsr()) { _mm_setcsr(d_saved | 0x8040); }
+    ~flush_denormals() { _mm_setcsr(d_saved); }
+
+private:
+    unsigned d_saved;
+#endif
+};
+
+double seconds_since(clock_type::time_point t0)
+{
+    return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+// Memory one thread may spend on stored gamma blocks before auto picks local.
+size_t global_storage_budget(int threads)
+{
+    const long pages = sysconf(_SC_AVPHYS_PAGES);
+    const long page = sysconf(_SC_PAGESIZE);
+    size_t avail =
+        (pages > 0 && page > 0) ? size_t(pages) * size_t(page) : (size_t(4) << 30);
+    return std::min<size_t>(size_t(2) << 30, avail / size_t(4 * std::max(threads, 1)));
+}
+
+template <typename real>
+class cpu_decoder final : public map_decoder
+{
+public:
+    explicit cpu_decoder(const decoder_config& cfg)
+        : map_decoder(cfg),
+          d_lattice{ lattice_weights<real>::ratio(cfg.ch),
+                     n(),
+                     q(),
+                     d_limits.mn.lo,
+                     d_limits.mn.hi }
+    {
+        const int n = this->n(), Q = q();
+        // Diagonal weights per book, bit row and received bit: qsel[p][2r+b][D].
+        d_qtab.resize(size_t(cfg.cb.P()));
+        d_qsel.resize(size_t(cfg.cb.P()));
+        for (int p = 0; p < cfg.cb.P(); ++p) {
+            auto& tab = d_qtab[size_t(p)];
+            tab.assign(size_t(2 * n) * size_t(Q), real(0));
+            for (int r = 0; r < n; ++r) {
+                for (int D = 0; D < Q; ++D) {
+                    const int x =
+                        int((cfg.cb.books()[size_t(p)][size_t(D)] >> (n - 1 - r)) & 1u);
+                    for (int b = 0; b < 2; ++b) {
+                        tab[size_t(2 * r + b) * Q + D] =
+                            b == x ? d_lattice.w.match : d_lattice.w.mismatch;
+                    }
+                }
+            }
+            for (int k = 0; k < 2 * n; ++k)
+                d_qsel[size_t(p)].push_back(tab.data() + size_t(k) * Q);
+        }
+        // the same weights in double, and the codewords' bits, for the
+        // expected events (frame_view::events)
+        const auto wd = lattice_weights<double>::ratio(cfg.ch);
+        d_ev_w = wd;
+        d_ev_qw.resize(size_t(cfg.cb.P()));
+        d_ev_x.resize(size_t(cfg.cb.P()));
+        for (int p = 0; p < cfg.cb.P(); ++p) {
+            auto& qw = d_ev_qw[size_t(p)];
+            auto& xb = d_ev_x[size_t(p)];
+            qw.assign(size_t(2 * n) * size_t(Q), 0.0);
+            xb.assign(size_t(n) * size_t(Q), 0);
+            for (int r = 0; r < n; ++r) {
+                for (int D = 0; D < Q; ++D) {
+                    const int x =
+                        int((cfg.cb.books()[size_t(p)][size_t(D)] >> (n - 1 - r)) & 1u);
+                    xb[size_t(r) * Q + D] = uint8_t(x);
+                    for (int b = 0; b < 2; ++b)
+                        qw[size_t(2 * r + b) * Q + D] = wd.diag(unsigned(x), unsigned(b));
+                }
+            }
+        }
+
+        const size_t block = size_t(d_limits.mn.size()) * size_t(Q);
+        const size_t global_bytes =
+            (sizeof(real) * block + sizeof(double) * size_t(d_limits.mn.size())) *
+            size_t(d_limits.mtau.size()) * size_t(N());
+        const int threads = resolve_threads(cfg.threads);
+        if (cfg.storage == storage_kind::automatic) {
+            const size_t budget = global_storage_budget(threads);
+            d_storage =
+                global_bytes <= budget ? storage_kind::global : storage_kind::local;
+            log(log_level::info,
+                detail::concat("map_decoder(cpu): storage auto -> ",
+                               to_string(d_storage),
+                               " (gamma needs ",
+                               global_bytes >> 20,
+                               " MiB per frame, budget ",
+                               budget >> 20,
+                               " MiB per thread)"));
+        } else {
+            d_storage = cfg.storage;
+        }
+    }
+
+    backend_kind backend() const override { return backend_kind::cpu; }
+    storage_kind storage() const override { return d_storage; }
+
+    frame_result decode(const frame_view& frame, double* post) override
+    {
+        if (frame.priors)
+            validate_priors(frame.priors, frame.log_priors); // raises before any work
+        const auto ws = try_acquire();
+        stage_times t;
+        const frame_result r = decode_guarded(frame, post, ws.get(), t);
+        add_times(t);
+        if (ws)
+            release(ws);
+        return r;
+    }
+
+    std::vector<frame_result> decode_batch(const std::vector<frame_view>& frames,
+                                           const std::vector<double*>& post) override
+    {
+        if (post.size() != frames.size()) {
+            throw std::invalid_argument(
+                "decode_batch: one output buffer per frame is needed");
+        }
+        for (const auto& f : frames) {
+            if (f.priors)
+                validate_priors(f.priors, f.log_priors); // raises before any work
+        }
+        std::vector<frame_result> results(frames.size());
+        const int threads = std::min<int>(resolve_threads(d_cfg.threads),
+                                          std::max<int>(1, int(frames.size())));
+        // Each worker takes a workspace at its first frame (again at the next
+        // frame if that failed) and gives it back after the loop. Nothing
+        // inside the loop throws: a frame that fails gets a decoder_error
+        // status.
+        const size_t T = size_t(threads);
+        std::vector<std::shared_ptr<workspace>> ws(T);
+        std::vector<stage_times> times(T);
+        detail::parallel_loop::shared().run(
+            threads, frames.size(), [&](size_t k, int worker) {
+                const size_t w = size_t(worker);
+                if (!ws[w])
+                    ws[w] = try_acquire();
+                results[k] = decode_guarded(frames[k], post[k], ws[w].get(), times[w]);
+            });
+        for (size_t w = 0; w < T; ++w) {
+            add_times(times[w]);
+            if (ws[w])
+                release(ws[w]);
+        }
+        return results;
+    }
+
+private:
+    struct workspace {
+        std::vector<real> gamma; // global: N Mt blocks; local: one block
+        std::vector<double>
+            G; // sums over D of each block: N Mt Mn (global) or Mt Mn (local)
+        std::vector<double> alpha; // (N + 1) Mt
+        std::vector<double> beta_next, beta_cur, L;
+        std::vector<double> wgt;   // one state's L weights, per drift change
+        std::vector<uint8_t> used; // the states whose block goes into L
+        std::vector<real> scratch; // lattice rows
+        std::vector<real> soft;    // soft input: w(0), w(1) per received item
+        std::vector<double> prior; // N q, normalized, or empty for uniform
+        // expected events: the items' probabilities in double, the lattice's
+        // forward and backward rows, the end weights and the lanes' scales
+        std::vector<double> ev_prob, ev_F, ev_B, ev_end, ev_scale;
+        std::vector<double> ev_items; // one index's item posteriors, before normalizing
+        std::vector<double> ev_mass;  // alpha_i(m') beta_i(m') (unnormalized beta)
+        frame_boundaries bounds;
+        // ln of the products of alpha's normalizers and of sum alpha_N beta_N
+        double log_evidence = 0;
+    };
+
+    // Workspaces are kept between calls: a global-storage gamma array is tens
+    // of MB, and allocating and zeroing it for every frame would cost a good
+    // part of a decode. A pool, so that concurrent callers each get their own.
+    // A workspace, or null when there is no memory even for that (or the lock failed).
+    std::shared_ptr<workspace> try_acquire() noexcept
+    {
+        try {
+            std::lock_guard<std::mutex> lock(d_pool_mutex);
+            if (d_pool.empty())
+                return std::make_shared<workspace>();
+            auto ws = d_pool.back();
+            d_pool.pop_back();
+            return ws;
+        } catch (...) {
+            return nullptr;
+        }
+    }
+    void release(const std::shared_ptr<workspace>& ws) noexcept
+    {
+        try {
+            std::lock_guard<std::mutex> lock(d_pool_mutex);
+            d_pool.push_back(ws);
+        } catch (...) {
+            // the workspace is freed instead of kept
+        }
+    }
+
+    void add_times(const stage_times& t) noexcept
+    {
+        if (!d_profiling)
+            return;
+        std::lock_guard<std::mutex> lock(
+            d_times_mutex); // (std::terminate if locking fails)
+        d_times.gamma += t.gamma;
+        d_times.alpha += t.alpha;
+        d_times.beta += t.beta;
+        d_times.L += t.L;
+    }
+
+    /*
+     * R_i(m', m' + d | D) for all d and D: one corridor lattice pass (the
+     * receiver metric of eqn:gamma, in the decoder's precision, without the
+     * prior). Writes the block and G[e] = sum_D P(D) R, the sum over D of
+     * gamma_i(m', m' + d, D), in double; end drifts outside m_tau get 0.
+     * The prior is applied in double (here and in L), so that a prior far
+     * below the float range is not a hard zero.
+     */
+    void gamma_block(
+        const frame_view& f, int i, int a, real* block, double* G, workspace& ws) const
+    {
+        const int n = this->n(), Q = q();
+        const int Mn = d_limits.mn.size();
+        const long long mprime = d_limits.mtau.lo + a;
+        const long long start = (long long)n * i + mprime;
+        const int p = int(size_t(i) % d_qsel.size());
+        cpu::lattice_call<real> call;
+        call.qsel = d_qsel[size_t(p)].data();
+        call.y = f.bits ? f.bits + start : nullptr;
+        call.yprob = f.llr ? ws.soft.data() + 2 * start : nullptr;
+        call.avail = (long long)f.rho - start;
+        call.scratch = ws.scratch.data();
+        call.out = block;
+        cpu::corridor_lattice_lanes(d_lattice, call);
+        const double* prior =
+            ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
+        // the end drifts inside m_tau: e in [e0, e1)
+        const long long m0 = mprime + d_limits.mn.lo;
+        const int e0 = int(std::clamp<long long>(d_limits.mtau.lo - m0, 0, Mn));
+        const int e1 = int(std::clamp<long long>(d_limits.mtau.hi - m0 + 1, e0, Mn));
+        cpu::block_sums(block, Q, prior, e0, e1, Mn, G);
+    }
+
+    // Whether a state's block is needed: a state no path reaches (alpha 0),
+    // or whose received position lies outside the frame, contributes nothing.
+    bool live(const frame_view& f, int i, int a, const double* alpha_i) const
+    {
+        const long long start = (long long)n() * i + d_limits.mtau.lo + a;
+        return alpha_i[a] != 0.0 && start >= 0 && start <= (long long)f.rho;
+    }
+
+    /*
+     * decode_one, with every failure made a status: out of memory for global
+     * storage falls back to local storage when storage is "auto" (local
+     * needs one block per frame instead of N Mt), and any other failure
+     * gives the frame a decoder_error status with uniform posteriors.
+     */
+    // decode_contained, then the boundary metrics (alpha_N, beta_0) if the caller asked
+    frame_result decode_guarded(const frame_view& f,
+                                double* post,
+                                workspace* ws,
+                                stage_times& t) noexcept
+    {
+        if (f.events)
+            *f.events = event_counts{};
+        if (f.events && f.item_posteriors)
+            std::fill(f.item_posteriors, f.item_posteriors + 2 * f.rho, 0.0);
+        const frame_result r = decode_contained(f, post, ws, t);
+        if (!r.ok() && f.events) {
+            *f.events = event_counts{};
+            if (f.item_posteriors)
+                std::fill(f.item_posteriors, f.item_posteriors + 2 * f.rho, 0.0);
+        }
+        if (r.ok()) {
+            const size_t Mt = size_t(d_limits.mtau.size());
+            write_boundary_metrics(f,
+                                   ws->alpha.data() + size_t(N()) * Mt,
+                                   ws->beta_next.data(),
+                                   ws->alpha.data());
+        } else {
+            write_boundary_metrics(f, nullptr, nullptr, nullptr);
+        }
+        if (f.log_evidence) {
+            *f.log_evidence =
+                r.ok() ? ws->log_evidence + double(tau()) * std::log(d_cfg.ch.Pt())
+                       : -std::numeric_limits<double>::infinity();
+        }
+        return r;
+    }
+
+    frame_result decode_contained(const frame_view& f,
+                                  double* post,
+                                  workspace* ws,
+                                  stage_times& t) noexcept
+    {
+        const bool global = d_storage == storage_kind::global;
+        if (!ws) {
+            fill_uniform(post);
+            return { frame_status::decoder_error,
+                     "out of host memory for the decoder's workspace" };
+        }
+        try {
+            try {
+                return decode_one(f, post, *ws, t, global);
+            } catch (const std::bad_alloc&) {
+                *ws = workspace{}; // give back what the attempt holds
+                if (!(global && d_cfg.storage == storage_kind::automatic))
+                    throw;
+                log(log_level::warning,
+                    "map_decoder(cpu): out of host memory for global storage; "
+                    "the frame is decoded with local storage");
+                return decode_one(f, post, *ws, t, false);
+            }
+        } catch (const std::bad_alloc&) {
+            *ws = workspace{};
+            fill_uniform(post);
+            return { frame_status::decoder_error,
+                     detail::concat(
+                         "out of host memory while decoding the frame (",
+                         to_string(global ? storage_kind::global : storage_kind::local),
+                         " storage",
+                         global ? "; storage 'local' needs N M_tau times less" : "",
+                         ")") };
+        } catch (const std::exception& e) {
+            fill_uniform(post);
+            return { frame_status::decoder_error,
+                     std::string("the decoder failed on the frame: ") + e.what() };
+        } catch (...) {
+            fill_uniform(post);
+            return { frame_status::decoder_error, "the decoder failed on the frame" };
+        }
+    }
+
+    frame_result decode_one(
+        const frame_view& f, double* post, workspace& ws, stage_times& t, bool global)
+    {
+        frame_result res;
+        if (!precheck(f, res)) {
+            fill_uniform(post);
+            return res;
+        }
+        const int Nn = N(), Q = q();
+        const int Mt = d_limits.mtau.size(), Mn = d_limits.mn.size();
+        const int dlo = d_limits.mn.lo;
+        const size_t block = size_t(Mn) * size_t(Q);
+
+        // priors normalized before flushing denormals (a subnormal prior is
+        // a valid one), in double
+        ws.prior.clear();
+        if (f.priors) {
+            ws.prior.resize(size_t(Nn) * Q);
+            normalized_priors(f.priors, f.log_priors, ws.prior.data());
+        }
+        ws.bounds = boundaries(f);
+        ws.soft.clear();
+        if (f.llr) {
+            ws.soft.resize(2 * f.rho);
+            item_probabilities(f.items(), f.rho, ws.soft.data());
+        }
+        if (f.events) {
+            ws.ev_prob.resize(2 * f.rho);
+            item_probabilities(f.items(), f.rho, ws.ev_prob.data());
+            ws.ev_F.resize(size_t(n() + 1) * size_t(Mn) * size_t(Q));
+            ws.ev_B.resize(2 * size_t(Mn) * size_t(Q));
+            ws.ev_end.resize(size_t(Mn));
+            ws.ev_scale.resize(size_t(Q));
+            ws.ev_items.resize(2 * size_t(n() + Mt + Mn));
+            ws.ev_mass.resize(size_t(Mt));
+        }
+        const flush_denormals ftz;
+        ws.gamma.resize(global ? block * size_t(Mt) * size_t(Nn) : block);
+        ws.G.resize(global ? size_t(Mn) * size_t(Mt) * size_t(Nn)
+                           : size_t(Mn) * size_t(Mt));
+        ws.alpha.assign(size_t(Nn + 1) * size_t(Mt), 0.0);
+        ws.beta_next.resize(size_t(Mt));
+        ws.beta_cur.resize(size_t(Mt));
+        ws.L.resize(size_t(Q));
+        ws.wgt.resize(size_t(Mn));
+        ws.used.resize(size_t(Mt));
+        ws.scratch.resize(cpu::lattice_lanes_scratch(d_lattice));
+
+        auto block_at = [&](int i, int a) {
+            return global ? ws.gamma.data() + (size_t(i) * Mt + size_t(a)) * block
+                          : ws.gamma.data();
+        };
+        // G_i(e, a): global keeps every index, local the current one
+        auto G_at = [&](int i, int a) {
+            return (global ? ws.G.data() + size_t(i) * Mt * size_t(Mn) : ws.G.data()) +
+                   size_t(a) * size_t(Mn);
+        };
+        auto impossible = [&](const std::string& where) {
+            fill_uniform(post);
+            return frame_result{
+                frame_status::impossible,
+                "the frame has probability 0 under the channel model within the "
+                "drift limits (" +
+                    where + ")"
+            };
+        };
+        double inv = 0;
+
+        // Forward pass (eqn:alpha, eqn:alpha_norm) from the start weights
+        // (normalized; all 0 leaves no path to boundary 1). The normalizers'
+        // logs add up to the frame's evidence.
+        std::copy(ws.bounds.start.begin(), ws.bounds.start.end(), ws.alpha.begin());
+        ws.log_evidence = 0;
+        for (int i = 0; i < Nn; ++i) {
+            const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
+            double* alpha_next = ws.alpha.data() + size_t(i + 1) * Mt;
+            auto t0 = clock_type::now();
+            for (int a = 0; a < Mt; ++a) {
+                double* G = G_at(i, a);
+                if (live(f, i, a, alpha_i)) {
+                    gamma_block(f, i, a, block_at(i, a), G, ws);
+                } else {
+                    std::fill(G, G + Mn, 0.0);
+                }
+            }
+            if (d_profiling)
+                t.gamma += seconds_since(t0), t0 = clock_type::now();
+            double sum = 0;
+            for (int b = 0; b < Mt; ++b) {
+                alpha_next[b] = model::forward_sum<double>(
+                    b,
+                    dlo,
+                    Mn,
+                    Mt,
+                    [&](int a) { return alpha_i[a]; },
+                    [&](int e, int a) { return G_at(i, a)[e]; });
+                sum += alpha_next[b];
+            }
+            if (!model::normalizer(sum, inv)) {
+                return impossible(
+                    detail::concat("no path reaches symbol boundary ", i + 1));
+            }
+            ws.log_evidence += std::log(sum);
+            for (int b = 0; b < Mt; ++b)
+                alpha_next[b] *= inv;
+            if (d_profiling)
+                t.alpha += seconds_since(t0);
+        }
+        {
+            double s = 0;
+            const double* alpha_N = ws.alpha.data() + size_t(Nn) * Mt;
+            for (int b = 0; b < Mt; ++b)
+                s += alpha_N[b] * ws.bounds.end[size_t(b)];
+            if (!(s > 0)) {
+                return impossible(detail::concat("no path ends at drift rho - tau = ",
+                                                 (long long)f.rho - tau()));
+            }
+            ws.log_evidence += std::log(s);
+        }
+
+        // Backward pass (eqn:beta) from the end weights, fused with the
+        // posteriors (eqn:L, eqn:sigma).
+        std::copy(ws.bounds.end.begin(), ws.bounds.end.end(), ws.beta_next.begin());
+        for (int i = Nn - 1; i >= 0; --i) {
+            const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
+            const double* prior =
+                ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
+            std::fill(ws.L.begin(), ws.L.end(), 0.0);
+            double bs = 0;
+            if (f.events)
+                std::fill(ws.ev_mass.begin(), ws.ev_mass.end(), 0.0);
+            // L_i(D) += alpha_i(m') R_i(m', m | D) beta_{i+1}(m) over the
+            // drift changes of state a (eqn:sigma without the prior, which
+            // multiplies L below)
+            auto add_L = [&](int a, const real* blk) {
+                const int b0 = a + dlo;
+                const int e0 = std::max(0, -b0), e1 = std::min(Mn, Mt - b0);
+                for (int e = e0; e < e1; ++e)
+                    ws.wgt[size_t(e)] = alpha_i[a] * ws.beta_next[size_t(b0 + e)];
+                cpu::add_weighted_rows(ws.L.data(), blk, Q, ws.wgt.data(), e0, e1);
+            };
+            // Global storage times the whole index's beta, then its L, in
+            // two loops over the states (the same sums in the same order);
+            // local storage recomputes each block and uses it at once.
+            auto t0 = clock_type::now();
+            for (int a = 0; a < Mt; ++a) {
+                double* G = G_at(i, a);
+                const int b0 = a + dlo;
+                const int e0 = std::max(0, -b0), e1 = std::min(Mn, Mt - b0);
+                bool any = false;
+                for (int e = e0; e < e1 && !any; ++e)
+                    any = ws.beta_next[size_t(b0 + e)] != 0.0;
+                ws.used[size_t(a)] = 0;
+                if (!live(f, i, a, alpha_i) ||
+                    !any) { // no way on from m' to the frame's end
+                    ws.beta_cur[size_t(a)] = 0;
+                    continue;
+                }
+                ws.used[size_t(a)] = 1;
+                real* blk = block_at(i, a);
+                if (!global) {
+                    if (d_profiling)
+                        t0 = clock_type::now();
+                    gamma_block(f, i, a, blk, G, ws);
+                    if (d_profiling)
+                        t.gamma += seconds_since(t0), t0 = clock_type::now();
+                }
+                const double bsum = model::backward_sum<double>(
+                    a,
+                    dlo,
+                    Mn,
+                    Mt,
+                    [&](int b) { return ws.beta_next[size_t(b)]; },
+                    [&](int e, int) { return G[e]; });
+                ws.beta_cur[size_t(a)] = bsum;
+                bs += bsum;
+                if (f.events)
+                    ws.ev_mass[size_t(a)] = alpha_i[a] * bsum;
+                if (!global) {
+                    if (d_profiling)
+                        t.beta += seconds_since(t0), t0 = clock_type::now();
+                    add_L(a, blk);
+                    if (d_profiling)
+                        t.L += seconds_since(t0);
+                }
+            }
+            if (global) {
+                if (d_profiling)
+                    t.beta += seconds_since(t0), t0 = clock_type::now();
+                for (int a = 0; a < Mt; ++a) {
+                    if (ws.used[size_t(a)])
+                        add_L(a, block_at(i, a));
+                }
+                if (d_profiling)
+                    t.L += seconds_since(t0);
+            }
+            double ls = 0; // in double, so that every row sums to 1 to double precision
+            if (prior && !f.extrinsic) {
+                for (int D = 0; D < Q; ++D)
+                    ls += (ws.L[size_t(D)] *= prior[D]);
+            } else {
+                for (int D = 0; D < Q; ++D)
+                    ls += ws.L[size_t(D)];
+            }
+            double linv = 0;
+            if (!model::normalizer(bs, inv) || !model::normalizer(ls, linv)) {
+                return impossible(
+                    detail::concat("the backward pass vanished at symbol ", i));
+            }
+            if (f.events)
+                index_events(f, i, ws);
+            for (int a = 0; a < Mt; ++a)
+                ws.beta_cur[size_t(a)] *= inv;
+            double* out = post + size_t(i) * Q;
+            for (int D = 0; D < Q; ++D)
+                out[D] = ws.L[size_t(D)] / ls; // a certain symbol gets exactly 1
+            std::swap(ws.beta_next, ws.beta_cur);
+        }
+        return res;
+    }
+
+    /*
+     * The expected events of codeword i (model::codeword_events) over every
+     * start state m' and codeword D, each path weighted by alpha_i(m') P(D)
+     * and beta_{i+1} at its end, divided by the total weight of all of them
+     * (lambda_i, summed in double here, so that the E-step is double in both
+     * precisions). The items index i can read start at n i + m_tau^- and
+     * number fewer than n + Mt + Mn.
+     *
+     * A start state whose share of the index's weight (alpha_i(m')
+     * beta_i(m') over their sum, from the backward pass) is below 1e-17 is
+     * skipped: its edges' posteriors are at most that share each, so all
+     * the skipped states of a frame move a count by less than
+     * 1e-17 Mt (n + Mn) N, far below the double rounding of the sums (1e-11
+     * for S500); most of m_tau is such states.
+     */
+    void index_events(const frame_view& f, int i, workspace& ws) const
+    {
+        const int n = this->n(), Q = q();
+        const int Mt = d_limits.mtau.size(), Mn = d_limits.mn.size();
+        const int dlo = d_limits.mn.lo;
+        const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
+        const double* prior =
+            ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
+        const int p = int(size_t(i) % d_ev_qw.size());
+        const long long first = (long long)n * i + d_limits.mtau.lo;
+        std::fill(ws.ev_items.begin(), ws.ev_items.end(), 0.0);
+        event_counts ev;
+        double lambda = 0, mass = 0;
+        for (int a = 0; a < Mt; ++a)
+            mass += ws.ev_mass[size_t(a)];
+        const double negligible = 1e-17 * mass;
+        for (int a = 0; a < Mt; ++a) {
+            if (!live(f, i, a, alpha_i) || !(ws.ev_mass[size_t(a)] >= negligible))
+                continue;
+            bool any = false;
+            for (int e = 0; e < Mn; ++e) {
+                const int b = a + dlo + e;
+                ws.ev_end[size_t(e)] = b >= 0 && b < Mt ? ws.beta_next[size_t(b)] : 0.0;
+                any = any || ws.ev_end[size_t(e)] != 0.0;
+            }
+            if (!any)
+                continue;
+            for (int D = 0; D < Q; ++D)
+                ws.ev_scale[size_t(D)] = alpha_i[a] * (prior ? prior[D] : 1.0 / Q);
+            const long long start = first + a;
+            double* items = ws.ev_items.data() + 2 * size_t(a);
+            lambda += model::codeword_events(
+                n,
+                dlo,
+                Mn,
+                (long long)f.rho - start,
+                d_ev_w.ins,
+                d_ev_w.del,
+                Q,
+                d_ev_qw[size_t(p)].data(),
+                d_ev_x[size_t(p)].data(),
+                ws.ev_prob.data() + 2 * start,
+                ws.ev_end.data(),
+                ws.ev_scale.data(),
+                ws.ev_F.data(),
+                ws.ev_B.data(),
+                ev,
+                [&](long long c, int b, double v) { items[2 * c + b] += v; });
+        }
+        double inv = 0;
+        if (!model::normalizer(lambda, inv))
+            return; // not reached: the backward pass checked this index
+        f.events->ins += ev.ins * inv;
+        f.events->del += ev.del * inv;
+        f.events->trans += ev.trans * inv;
+        f.events->subst += ev.subst * inv;
+        if (f.item_posteriors) {
+            for (size_t j = 0; j < ws.ev_items.size(); ++j) {
+                const long long item = first + (long long)(j / 2);
+                if (ws.ev_items[j] != 0.0)
+                    f.item_posteriors[2 * item + (long long)(j % 2)] +=
+                        ws.ev_items[j] * inv;
+            }
+        }
+    }
+
+    cpu::lattice_shape<real> d_lattice; // the weights, n, q and the corridor m_n
+    lattice_weights<double> d_ev_w;
+    std::vector<std::vector<double>> d_ev_qw;
+    std::vector<std::vector<uint8_t>> d_ev_x;
+    std::vector<std::vector<real>> d_qtab;
+    std::vector<std::vector<const real*>> d_qsel;
+    storage_kind d_storage;
+    std::mutex d_times_mutex;
+    std::mutex d_pool_mutex;
+    std::vector<std::shared_ptr<workspace>> d_pool;
+};
+
+} // namespace
+
+std::unique_ptr<map_decoder> make_cpu_decoder(const decoder_config& cfg)
+{
+    if (cfg.precision == precision_kind::dual) {
+        return std::make_unique<cpu_decoder<double>>(cfg);
+    }
+    return std::make_unique<cpu_decoder<float>>(cfg);
+}
+
+} // namespace bsid

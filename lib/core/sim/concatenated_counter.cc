@@ -1,0 +1,104 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "runtime/format.h"
+#include "runtime/parallel_loop.h"
+#include <gnuradio/bsid/core/sim/concatenated_counter.h>
+#include <bitset>
+#include <stdexcept>
+
+namespace bsid {
+
+concatenated_counter::concatenated_counter(concatenated_decoder& dec,
+                                           const concatenated_options& opt,
+                                           int threads)
+    : d_dec(dec), d_opt(opt), d_threads(resolve_threads(threads))
+{
+    if (opt.iterations < 1 || opt.bp_iterations < 1) {
+        throw std::invalid_argument(detail::concat("concatenated_counter: iterations = ",
+                                                   opt.iterations,
+                                                   " and bp_iterations = ",
+                                                   opt.bp_iterations,
+                                                   " must each be at least 1"));
+    }
+}
+
+const std::vector<concatenated_errors>&
+concatenated_counter::run(const frame_batch& batch)
+{
+    const ldpc_code& code = d_dec.outer();
+    const int kk = code.k(), n = code.n(), I = d_opt.iterations;
+    if (batch.k != kk || batch.N != d_dec.inner().N()) {
+        throw std::invalid_argument(
+            detail::concat("concatenated_counter: the batch has k = ",
+                           batch.k,
+                           " information and N = ",
+                           batch.N,
+                           " inner symbols per frame; the decoder k = ",
+                           kk,
+                           " and N = ",
+                           d_dec.inner().N(),
+                           " (frames of a frame_source with this outer code)"));
+    }
+    const size_t K = batch.size();
+    d_errors.assign(K, concatenated_errors{});
+    d_wrong.assign(K * size_t(I), 1);
+    d_decisions.resize(K * size_t(n));
+    std::vector<frame_view> views(K);
+    std::vector<int32_t*> dec(K);
+    for (size_t j = 0; j < K; ++j) {
+        views[j] = batch.view(j);
+        dec[j] = d_decisions.data() + j * size_t(n);
+    }
+    // after each pass: are the information symbols right? (later passes
+    // inherit the answer until the frame runs again)
+    auto wrong = [&](size_t j, const int32_t* w) {
+        const int32_t* sent = batch.sent_info(j);
+        const auto& pos = code.info_positions();
+        for (int t = 0; t < kk; ++t) {
+            if (w[pos[size_t(t)]] != sent[t])
+                return true;
+        }
+        return false;
+    };
+    const auto res = d_dec.decode_batch(
+        views, d_opt, dec, {}, [&](int pass, size_t j, const int32_t* w) {
+            const uint8_t bad = wrong(j, w) ? 1 : 0;
+            std::fill(d_wrong.begin() + long(j * size_t(I)) + (pass - 1),
+                      d_wrong.begin() + long((j + 1) * size_t(I)),
+                      bad);
+        });
+
+    int m = 0;
+    while ((1 << m) < code.q())
+        ++m;
+    detail::parallel_loop::shared().run(d_threads, K, [&](size_t j, int) {
+        concatenated_errors& e = d_errors[j];
+        e.status = res[j].status;
+        e.iterations = res[j].iterations;
+        e.bp_iterations = res[j].bp_iterations;
+        e.syndrome_ok = res[j].syndrome_ok;
+        if (!res[j].ok()) {
+            e.symbol_errors = kk;
+            e.bit_errors = kk * m;
+            return;
+        }
+        const int32_t* w = dec[j];
+        const int32_t* sent = batch.sent_info(j);
+        const auto& pos = code.info_positions();
+        for (int t = 0; t < kk; ++t) {
+            const int32_t d = w[pos[size_t(t)]];
+            if (d != sent[t]) {
+                ++e.symbol_errors;
+                e.bit_errors += int32_t(std::bitset<32>(uint32_t(d ^ sent[t])).count());
+            }
+        }
+    });
+    return d_errors;
+}
+
+} // namespace bsid

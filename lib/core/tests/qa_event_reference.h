@@ -1,0 +1,234 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Test-only: the expected channel events of a frame by brute force, written
+// from the channel model independently of the decoders: every message, and
+// for each every path of events (insertion, deletion, transmission received
+// as 0 or 1) that turns its bits into the received items, enumerated one by
+// one. Tiny frames only (tau + rho up to about 16).
+
+#ifndef INCLUDED_BSID_QA_EVENT_REFERENCE_H
+#define INCLUDED_BSID_QA_EVENT_REFERENCE_H
+
+#include <gnuradio/bsid/core/channel/channel.h>
+#include <gnuradio/bsid/core/channel/channel_params.h>
+#include <gnuradio/bsid/core/estimation/event_counts.h>
+#include <gnuradio/bsid/core/inner/codebook.h>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace bsid {
+namespace qa {
+
+struct reference_events {
+    event_counts ev;
+    std::vector<double> items; // 2 rho: P(item j sent and received as 0), (as 1)
+};
+
+/*
+ * llr, if not null, replaces the bits (soft input: item j received as b
+ * weighs p_j(b) = 1 / (1 + e^(-+l_j)), an inserted item 1/2, as a random
+ * bit); prior (N q, normalized) or null for uniform. With a sync word W
+ * (sync) every frame sends W || X(D); with starts, the frame's first bit is
+ * rx[s] with weight pi(s) (normalized here), and it ends with rx[rho - 1].
+ */
+inline reference_events brute_force_events(const codebook& cb,
+                                           int N,
+                                           const channel_params& ch,
+                                           const uint8_t* rx,
+                                           const double* llr,
+                                           int rho,
+                                           const double* prior = nullptr,
+                                           const std::vector<uint8_t>& sync = {},
+                                           std::vector<std::pair<int, double>> starts = {
+                                               { 0, 1.0 } })
+{
+    const int n = cb.n(), q = cb.q(), G = int(sync.size()), tau = G + N * n;
+    double pi_sum = 0;
+    for (const auto& st : starts)
+        pi_sum += st.second;
+    auto p_item = [&](int c, int b) {
+        if (!llr)
+            return rx[c] == b ? 1.0 : 0.0;
+        return b ? 1 / (1 + std::exp(-llr[c])) : 1 / (1 + std::exp(llr[c]));
+    };
+    // long double sums: a frame has millions of paths, and a double sum of
+    // that many terms would carry an error near 1e-9 itself
+    long double Z = 0, ins = 0, del = 0, trans = 0, subst = 0;
+    std::vector<long double> items(2 * size_t(rho), 0.0L);
+    std::vector<uint8_t> x(static_cast<size_t>(tau));
+    std::copy(sync.begin(), sync.end(), x.begin());
+    std::vector<int> got(static_cast<size_t>(rho), -1); // -1 inserted, else b
+    long long msgs = 1;
+    for (int i = 0; i < N; ++i)
+        msgs *= q;
+    for (long long m = 0; m < msgs; ++m) {
+        long long v = m;
+        double pD = 1;
+        for (int i = 0; i < N; ++i) {
+            const int D = int(v % q);
+            v /= q;
+            pD *= prior ? prior[size_t(i) * q + D] : 1.0 / q;
+            const uint32_t w = cb.word(i, D);
+            for (int r = 0; r < n; ++r)
+                x[size_t(G + i * n + r)] = uint8_t((w >> (n - 1 - r)) & 1u);
+        }
+        if (pD == 0)
+            continue;
+        // depth-first over the paths; counts of this path so far
+        struct counts {
+            int ins = 0, del = 0, trans = 0, subst = 0;
+        };
+        int first = 0; // the frame's first item: items before it are not the frame's
+        auto walk = [&](auto&& self, int r, int c, long double w, counts k) -> void {
+            if (w == 0)
+                return;
+            if (r == tau) { // no insertion after the last bit
+                if (c != rho)
+                    return;
+                const long double p = (long double)pD * w;
+                Z += p;
+                ins += p * k.ins;
+                del += p * k.del;
+                trans += p * k.trans;
+                subst += p * k.subst;
+                for (int j = 0; j < rho; ++j) {
+                    if (got[size_t(j)] >= 0 && j >= first)
+                        items[2 * size_t(j) + size_t(got[size_t(j)])] += p;
+                }
+                return;
+            }
+            if (c < rho) { // an insertion of a random item
+                got[size_t(c)] = -1;
+                counts k1 = k;
+                ++k1.ins;
+                self(self, r, c + 1, w * ch.Pi() * 0.5, k1);
+            }
+            { // a deletion
+                counts k1 = k;
+                ++k1.del;
+                self(self, r + 1, c, w * ch.Pd(), k1);
+            }
+            if (c < rho) { // a transmission, received as b
+                for (int b = 0; b < 2; ++b) {
+                    const bool flip = b != x[size_t(r)];
+                    counts k1 = k;
+                    ++k1.trans;
+                    k1.subst += flip ? 1 : 0;
+                    got[size_t(c)] = b;
+                    self(self,
+                         r + 1,
+                         c + 1,
+                         w * ch.Pt() * (flip ? ch.Ps() : 1 - ch.Ps()) * p_item(c, b),
+                         k1);
+                }
+            }
+        };
+        for (const auto& [s0, pi] : starts) {
+            std::fill(got.begin(), got.end(), -1);
+            first = s0;
+            if (pi > 0)
+                walk(walk, 0, s0, (long double)(pi / pi_sum), counts{});
+        }
+    }
+    reference_events acc;
+    acc.ev.ins = double(ins / Z);
+    acc.ev.del = double(del / Z);
+    acc.ev.trans = double(trans / Z);
+    acc.ev.subst = double(subst / Z);
+    for (const long double p : items)
+        acc.items.push_back(double(p / Z));
+    return acc;
+}
+
+struct events_case {
+    codebook cb;
+    channel_params ch;
+    int N;
+    std::vector<uint8_t> rx;
+    std::vector<double> llr;   // soft input, or empty
+    std::vector<double> prior; // normalized, or empty
+};
+
+// The paths brute_force_events walks for one message: each a sequence of t
+// transmissions, tau - t deletions and rho - t insertions, and with soft
+// input each transmission taken as either item (2^t); hard items prune one.
+inline double brute_force_paths(int tau, int rho, bool soft)
+{
+    double total = 0;
+    for (int t = 0; t <= std::min(tau, rho); ++t) {
+        // (tau + rho - t)! / (t! (tau - t)! (rho - t)!)
+        double m = 1;
+        for (int k = 1; k <= tau + rho - t; ++k)
+            m *= k;
+        for (int k = 2; k <= t; ++k)
+            m /= k;
+        for (int k = 2; k <= tau - t; ++k)
+            m /= k;
+        for (int k = 2; k <= rho - t; ++k)
+            m /= k;
+        total += soft ? m * std::ldexp(1.0, t) : m;
+    }
+    return total;
+}
+constexpr double brute_force_max_paths = 1e8; // about a second of one core
+
+// A frame small enough to enumerate every path: tau <= 9, rho <= max_rx, and
+// at most brute_force_max_paths paths over all messages (the received word
+// cut shorter where needed, so that no seed draws a case that takes the
+// oracle minutes) (the CPU and CUDA tests of the events).
+inline events_case
+tiny_events_case(std::mt19937_64& rng, bool soft, bool priors, size_t max_rx = 12)
+{
+    std::uniform_real_distribution<double> u(0, 1);
+    const int n = 2 + int(rng() % 2), N = 1 + int(rng() % 3);
+    const int q = 2 + int(rng() % 3);
+    codebook cb = codebook::random(n, q, 1 + int(rng() % 2), rng());
+    const channel_params ch(
+        0.05 + 0.2 * u(rng), 0.05 + 0.2 * u(rng), u(rng) < 0.2 ? 0.0 : 0.25 * u(rng));
+    std::vector<int64_t> msg(static_cast<size_t>(N));
+    for (auto& s : msg)
+        s = int64_t(rng() % uint64_t(q));
+    const auto bits = cb.encode(msg.data(), msg.size());
+    auto t = transmit(ch, bits.data(), bits.size(), rng(), 0);
+    double msgs = 1;
+    for (int i = 0; i < N; ++i)
+        msgs *= q;
+    while (t.rx.size() > max_rx ||
+           (t.rx.size() > 1 && msgs * brute_force_paths(N * n, int(t.rx.size()), soft) >
+                                   brute_force_max_paths))
+        t.rx.pop_back();
+    if (t.rx.empty())
+        t.rx.push_back(uint8_t(rng() & 1));
+    events_case c{ cb, ch, N, t.rx, {}, {} };
+    if (soft) {
+        for (uint8_t b : t.rx) // noisy LLRs, some of them wrong, some infinite
+            c.llr.push_back(u(rng) < 0.1 ? (b ? HUGE_VAL : -HUGE_VAL)
+                                         : (b ? 1.0 : -1.0) * (4 * u(rng) - 0.8));
+    }
+    if (priors) {
+        c.prior.resize(size_t(N * q));
+        for (int i = 0; i < N; ++i) {
+            double s = 0;
+            for (int D = 0; D < q; ++D)
+                s += (c.prior[size_t(i * q + D)] = u(rng) < 0.2 ? 0.0 : u(rng) + 0.01);
+            if (s == 0)
+                s = c.prior[size_t(i * q)] = 1;
+            for (int D = 0; D < q; ++D)
+                c.prior[size_t(i * q + D)] /= s;
+        }
+    }
+    return c;
+}
+
+} // namespace qa
+} // namespace bsid
+
+#endif /* INCLUDED_BSID_QA_EVENT_REFERENCE_H */
