@@ -266,7 +266,7 @@ int bench_stream(const std::map<std::string, std::string>& opt)
                                 cfg.precision = bsid::parse_precision(pr);
                                 cfg.threads = threads;
                                 cfg.Pr = Pr;
-                                cfg.devices = bsid::parse_devices(device_lists[0]);
+                                cfg.cuda.devices = bsid::parse_devices(device_lists[0]);
                                 configs.push_back({ spec,
                                                     cb,
                                                     ch,

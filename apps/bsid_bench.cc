@@ -94,7 +94,7 @@ frames_ok; erasures counts those the decoder refused):
                   time, host to host, is reported (call_ms: min, median, p90,
                   max; with --batch 1, the one-frame latency)
   --cuda-streams L  CUDA: lanes decoding a batch's chunks at once, overlapping
-                  host work with kernels (decoder_config::cuda_streams; 1: one
+                  host work with kernels (cuda_options::streams; 1: one
                   chunk at a time; default 0: the backend's default, 2)
   --share-g L     CUDA: 1 (default) the register kernels make G once per book
                   and received position where that saves threads, 0 once per
@@ -393,10 +393,10 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                 for (double sg : share_gs)
                                     for (const auto& dl : device_lists) {
                                         bsid::decoder_config cfg(cb, ch, int(N));
-                                        cfg.cuda_streams = int(cs);
-                                        cfg.share_g = sg != 0;
-                                        cfg.local_window = int(local_window);
-                                        cfg.devices = bsid::parse_devices(dl);
+                                        cfg.cuda.streams = int(cs);
+                                        cfg.cuda.share_g = sg != 0;
+                                        cfg.cuda.local_window = int(local_window);
+                                        cfg.cuda.devices = bsid::parse_devices(dl);
                                         cfg.backend = bsid::parse_backend(be);
                                         cfg.storage = bsid::parse_storage(st);
                                         cfg.precision = bsid::parse_precision(pr);
@@ -443,7 +443,7 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                             int(cs),
                                             int(local_window),
                                             dl.c_str(),
-                                            int(cfg.share_g),
+                                            int(cfg.cuda.share_g),
                                             batch,
                                             (unsigned long long)r.frames,
                                             (unsigned long long)(r.frames - r.erasures),

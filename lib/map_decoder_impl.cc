@@ -235,7 +235,7 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
     d_cfg.precision = ::bsid::parse_precision(precision);
     d_cfg.storage = ::bsid::parse_storage(storage);
     d_cfg.Pr = Pr;
-    d_cfg.devices = ::bsid::parse_devices(devices);
+    d_cfg.cuda.devices = ::bsid::parse_devices(devices);
     d_items_per_frame = d_mode == mode::llr
                             ? size_t(N) * size_t(llr_bits_per_symbol(codebook.q()))
                             : size_t(N);

@@ -13,8 +13,8 @@
 
 #include "cuda_check.h"
 #include "device_buffer.h"
-#include "device_concatenated_loop.h"
 #include "device_loop.h"
+#include "runtime/backends.h"
 #include <gnuradio/bsid/core/outer/symbol_mapping_math.h>
 #include <algorithm>
 #include <cmath>

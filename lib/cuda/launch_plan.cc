@@ -254,17 +254,18 @@ std::vector<size_t> plan_tail_parts(size_t frames)
 
 backend_settings settings_from(const decoder_config& cfg)
 {
-    if (cfg.device < 0) {
+    if (cfg.cuda.device < 0) {
         throw std::invalid_argument(
-            detail::concat("map_decoder: device = ", cfg.device, " must be >= 0"));
+            detail::concat("map_decoder: device = ", cfg.cuda.device, " must be >= 0"));
     }
-    if (cfg.local_window < 0) {
-        throw std::invalid_argument(detail::concat(
-            "map_decoder: local_window = ", cfg.local_window, " must be >= 0 (0: auto)"));
+    if (cfg.cuda.local_window < 0) {
+        throw std::invalid_argument(detail::concat("map_decoder: local_window = ",
+                                                   cfg.cuda.local_window,
+                                                   " must be >= 0 (0: auto)"));
     }
     backend_settings s;
-    s.device = env_int("BSID_CUDA_DEVICE", cfg.device, false);
-    s.recursion = cfg.recursion;
+    s.device = env_int("BSID_CUDA_DEVICE", cfg.cuda.device, false);
+    s.recursion = cfg.cuda.recursion;
     if (const char* ab = std::getenv("BSID_CUDA_AB")) {
         if (std::string(ab) == "block" || std::string(ab) == "segmented") {
             s.recursion = parse_recursion(ab);
@@ -275,11 +276,11 @@ backend_settings settings_from(const decoder_config& cfg)
                                "': only 'block' and 'segmented' are understood"));
         }
     }
-    s.local_window = env_int("BSID_CUDA_LOCAL_WINDOW", cfg.local_window, true);
+    s.local_window = env_int("BSID_CUDA_LOCAL_WINDOW", cfg.cuda.local_window, true);
     // (map_decoder's constructor has checked the range)
-    s.streams = cfg.cuda_streams == 0 ? default_cuda_streams
-                                      : std::min(cfg.cuda_streams, max_cuda_streams);
-    s.share_g = cfg.share_g;
+    s.streams = cfg.cuda.streams == 0 ? default_cuda_streams
+                                      : std::min(cfg.cuda.streams, max_cuda_streams);
+    s.share_g = cfg.cuda.share_g;
     return s;
 }
 

@@ -26,8 +26,7 @@
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "device_loop.h"
-#include "ldpc_decoder_cuda.h"
-#include "map_decoder_cuda.h" // cuda_device_available
+#include "runtime/backends.h"
 #include "runtime/format.h"
 #include <gnuradio/bsid/core/outer/bp_math.h>
 #include <gnuradio/bsid/core/runtime/log.h>
@@ -35,9 +34,6 @@
 #include <stdexcept>
 
 namespace bsid {
-
-std::unique_ptr<ldpc_decoder> make_ldpc_decoder_cpu(const ldpc_code& code,
-                                                    const bp_config& cfg);
 
 namespace cuda {
 namespace {
@@ -289,8 +285,10 @@ template <typename real>
 class ldpc_decoder_cuda : public ldpc_decoder, public device_bp
 {
 public:
-    ldpc_decoder_cuda(const ldpc_code& code, const bp_config& cfg)
-        : ldpc_decoder(code, cfg)
+    ldpc_decoder_cuda(const ldpc_code& code,
+                      const bp_config& cfg,
+                      ldpc_decoder_maker cpu_fallback)
+        : ldpc_decoder(code, cfg), d_make_cpu(std::move(cpu_fallback))
     {
         std::string why;
         if (!cuda_device_available(cfg.device, &why)) {
@@ -334,7 +332,7 @@ public:
                 std::string("ldpc_decoder(cuda): ") + e.what() +
                     "; decoding the batch on the CPU");
             if (!d_cpu)
-                d_cpu = make_ldpc_decoder_cpu(d_code, d_cfg);
+                d_cpu = d_make_cpu(d_code, d_cfg);
             return d_cpu->decode_batch(in, max_iterations, post, ext, decisions);
         }
     }
@@ -537,7 +535,8 @@ private:
         d_scratch.release();
     }
 
-    std::unique_ptr<ldpc_decoder> d_cpu; // the out-of-memory fallback
+    ldpc_decoder_maker d_make_cpu;       // the out-of-memory fallback's maker
+    std::unique_ptr<ldpc_decoder> d_cpu; // ... and the fallback, built on first use
     int d_dmax = 0;
     device_buffer<int32_t> d_row_start, d_col_start, d_col_entries, d_edge_col,
         d_perm_dev, d_coef_dev, d_dec;
@@ -550,11 +549,14 @@ private:
 } // namespace cuda
 
 std::unique_ptr<ldpc_decoder> make_ldpc_decoder_cuda(const ldpc_code& code,
-                                                     const bp_config& cfg)
+                                                     const bp_config& cfg,
+                                                     ldpc_decoder_maker cpu_fallback)
 {
     if (cfg.precision == precision_kind::single)
-        return std::make_unique<cuda::ldpc_decoder_cuda<float>>(code, cfg);
-    return std::make_unique<cuda::ldpc_decoder_cuda<double>>(code, cfg);
+        return std::make_unique<cuda::ldpc_decoder_cuda<float>>(
+            code, cfg, std::move(cpu_fallback));
+    return std::make_unique<cuda::ldpc_decoder_cuda<double>>(
+        code, cfg, std::move(cpu_fallback));
 }
 
 } // namespace bsid

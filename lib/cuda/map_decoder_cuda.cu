@@ -42,7 +42,7 @@
 #include "kernel_launchers.h"
 #include "lattice_kernels.cuh"
 #include "launch_plan.h"
-#include "map_decoder_cuda.h"
+#include "runtime/backends.h"
 #include "runtime/format.h"
 #include "stage_clock.h"
 #include "upload_pack.h"
@@ -71,7 +71,6 @@
 
 namespace bsid {
 
-std::unique_ptr<map_decoder> make_cpu_decoder(const decoder_config& cfg);
 
 namespace {
 
@@ -124,7 +123,8 @@ class cuda_decoder final : public map_decoder, public staged_inner
     };
 
 public:
-    explicit cuda_decoder(const decoder_config& cfg) : map_decoder(cfg)
+    cuda_decoder(const decoder_config& cfg, map_decoder_maker cpu_fallback)
+        : map_decoder(cfg), d_make_cpu(std::move(cpu_fallback))
     {
         const backend_settings set = settings_from(cfg);
         std::string why;
@@ -1398,7 +1398,7 @@ private:
             c.backend = backend_kind::cpu;
             c.mtau = d_limits.mtau;
             c.mn = d_limits.mn;
-            d_cpu = make_cpu_decoder(c);
+            d_cpu = d_make_cpu(c);
         }
         return *d_cpu;
     }
@@ -1644,6 +1644,7 @@ private:
     storage_kind d_storage = storage_kind::global;
     bool d_warned_global = false;
     std::mutex d_mutex;
+    map_decoder_maker d_make_cpu; // the CPU fallback's maker (runtime/backends.cc)
     std::unique_ptr<map_decoder> d_cpu;
 };
 
@@ -1715,12 +1716,13 @@ bool cuda_device_available(const decoder_config& cfg, std::string* why)
     }
 }
 
-std::unique_ptr<map_decoder> make_cuda_decoder(const decoder_config& cfg)
+std::unique_ptr<map_decoder> make_cuda_decoder(const decoder_config& cfg,
+                                               map_decoder_maker cpu_fallback)
 {
     if (cfg.precision == precision_kind::dual) {
-        return std::make_unique<cuda_decoder<double>>(cfg);
+        return std::make_unique<cuda_decoder<double>>(cfg, std::move(cpu_fallback));
     }
-    return std::make_unique<cuda_decoder<float>>(cfg);
+    return std::make_unique<cuda_decoder<float>>(cfg, std::move(cpu_fallback));
 }
 
 } // namespace bsid

@@ -10,7 +10,7 @@
 // larger than the device memory. The tests that need a GPU skip cleanly
 // where none is usable; no_device_is_a_clear_error runs exactly there.
 
-#include "map_decoder_cuda.h"
+#include "runtime/backends.h"
 #include <gnuradio/bsid/core/channel/channel.h>
 #include <gnuradio/bsid/core/inner/map_decoder.h>
 #include <gtest/gtest.h>

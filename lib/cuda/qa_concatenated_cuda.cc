@@ -12,7 +12,7 @@
 // symbols through bits (pad bits included), soft input and erasures in the
 // batch. Out of device memory, the batch falls back and no frame is lost.
 
-#include "map_decoder_cuda.h" // cuda_device_available
+#include "runtime/backends.h" // cuda_device_available
 #include <gnuradio/bsid/core/outer/concatenated_decoder.h>
 #include <gnuradio/bsid/core/runtime/log.h>
 #include <gnuradio/bsid/core/sim/frame_source.h>
@@ -219,7 +219,7 @@ TEST_F(cuda_loop, local_storage_in_the_device_loop)
     cfg.precision = precision_kind::dual;
     auto global = map_decoder::make(cfg);
     cfg.storage = storage_kind::local;
-    cfg.local_window = 5;
+    cfg.cuda.local_window = 5;
     auto local = map_decoder::make(cfg);
     ASSERT_EQ(local->storage(), storage_kind::local);
     concatenated_decoder gdec(*global, s.code), ldec(*local, s.code);

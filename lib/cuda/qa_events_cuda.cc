@@ -13,10 +13,10 @@
 // not, refused frames, priors and explicit frame boundaries; and a frame the
 // device finds impossible inside a batch. Skips cleanly where no GPU is usable.
 
-#include "map_decoder_cuda.h"
 #include "qa_event_reference.h"
 #include "qa_reference.h"
 #include "qa_soft_reference.h"
+#include "runtime/backends.h"
 #include <gnuradio/bsid/core/channel/channel.h>
 #include <gnuradio/bsid/core/inner/map_decoder.h>
 #include <gtest/gtest.h>
@@ -182,7 +182,7 @@ TEST_F(cuda_events, s500_frames_match_the_cpu_in_mixed_batches)
                 decoder_config cfg(cb, ch, N);
                 cfg.precision = prec;
                 cfg.storage = st;
-                cfg.local_window = 64; // local storage: eight windows
+                cfg.cuda.local_window = 64; // local storage: eight windows
                 cfg.backend = backend_kind::cuda;
                 auto gpu = map_decoder::make(cfg);
                 ASSERT_EQ(gpu->storage(), st);
@@ -328,7 +328,7 @@ TEST_F(cuda_events, item_posteriors_do_not_depend_on_the_batch)
             decoder_config cfg(cb, ch, N);
             cfg.precision = prec;
             cfg.storage = st;
-            cfg.local_window = 32;
+            cfg.cuda.local_window = 32;
             cfg.backend = backend_kind::cuda;
             const std::string what = to_string(prec) + " " + to_string(st);
             // decodes the frames of `order` in one batch; outputs by frame

@@ -10,8 +10,8 @@
 // free end, look-ahead, priors) against the CPU backend. Skips cleanly where
 // no GPU is usable.
 
-#include "map_decoder_cuda.h"
 #include "qa_frame_reference.h"
+#include "runtime/backends.h"
 #include <gnuradio/bsid/core/channel/channel.h>
 #include <gnuradio/bsid/core/inner/frame_decoder.h>
 #include <gtest/gtest.h>

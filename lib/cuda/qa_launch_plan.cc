@@ -320,9 +320,9 @@ TEST(launch_plan, settings_from_config_and_environment)
     qa::scoped_env device("BSID_CUDA_DEVICE", nullptr);
     qa::scoped_env ab("BSID_CUDA_AB", nullptr);
     qa::scoped_env window("BSID_CUDA_LOCAL_WINDOW", nullptr);
-    cfg.device = 1;
-    cfg.recursion = recursion_kind::automatic;
-    cfg.local_window = 7;
+    cfg.cuda.device = 1;
+    cfg.cuda.recursion = recursion_kind::automatic;
+    cfg.cuda.local_window = 7;
     auto s = settings_from(cfg);
     EXPECT_EQ(s.device, 1);
     EXPECT_EQ(s.recursion, recursion_kind::automatic);
@@ -351,20 +351,20 @@ TEST(launch_plan, settings_from_config_and_environment)
     window.set("0");
     EXPECT_THROW(settings_from(cfg), std::invalid_argument);
     window.unset();
-    cfg.device = -1;
+    cfg.cuda.device = -1;
     EXPECT_THROW(settings_from(cfg), std::invalid_argument);
-    cfg.device = 0;
-    cfg.local_window = -2;
+    cfg.cuda.device = 0;
+    cfg.cuda.local_window = -2;
     EXPECT_THROW(settings_from(cfg), std::invalid_argument);
-    cfg.local_window = 0;
+    cfg.cuda.local_window = 0;
     // the lanes: 0 is the default, others as given
-    cfg.cuda_streams = 0;
+    cfg.cuda.streams = 0;
     EXPECT_EQ(settings_from(cfg).streams, default_cuda_streams);
-    cfg.cuda_streams = 3;
+    cfg.cuda.streams = 3;
     EXPECT_EQ(settings_from(cfg).streams, 3);
     // G by position: on by default, off as asked
     EXPECT_TRUE(settings_from(cfg).share_g);
-    cfg.share_g = false;
+    cfg.cuda.share_g = false;
     EXPECT_FALSE(settings_from(cfg).share_g);
 }
 

@@ -10,7 +10,7 @@
 // posteriors and extrinsic outputs within 1e-9 (double) or 1e-4 (float) as
 // probabilities. Skips cleanly without a GPU.
 
-#include "map_decoder_cuda.h" // cuda_device_available
+#include "runtime/backends.h" // cuda_device_available
 #include <gnuradio/bsid/core/outer/ldpc_decoder.h>
 #include <gtest/gtest.h>
 #include <cmath>

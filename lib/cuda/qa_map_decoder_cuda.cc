@@ -12,8 +12,8 @@
 // decode are checked to be ok, so that backends refusing every frame fail.
 
 #include "launch_plan.h"
-#include "map_decoder_cuda.h"
 #include "qa_reference.h"
+#include "runtime/backends.h"
 #include <gnuradio/bsid/core/channel/channel.h>
 #include <gnuradio/bsid/core/inner/codebook.h>
 #include <gnuradio/bsid/core/inner/map_decoder.h>
@@ -263,7 +263,7 @@ TEST_F(cuda_decoder, local_storage_in_many_windows)
     for (auto p : precisions) {
         std::vector<std::vector<double>> first;
         for (int W : { 1, 3, 4, 7, 39 }) {
-            cfg.local_window = W;
+            cfg.cuda.local_window = W;
             auto gpu = make(cfg, backend_kind::cuda, p, storage_kind::local);
             ASSERT_EQ(gpu->backend(), backend_kind::cuda);
             const auto got = decode_all(*gpu, b, res);
@@ -296,7 +296,8 @@ TEST_F(cuda_decoder, long_frames_sum_their_normalizers_as_the_cpu)
     const int N = 1300;
     batch b = make_batch(cb, ch, N, true, rng);
     decoder_config cfg(cb, ch, N);
-    cfg.local_window = 1100; // windows of 200 and 1100 indices (backward: 1100 first)
+    cfg.cuda.local_window =
+        1100; // windows of 200 and 1100 indices (backward: 1100 first)
     const size_t F = b.rx.size(),
                  Mt = size_t(map_decoder::make(cfg)->limits().mtau.size());
     struct out {
@@ -506,8 +507,8 @@ TEST_F(cuda_decoder, warp_and_block_recursions_agree)
         const batch b = make_batch(cb, ch, N, N == 60, rng);
         decoder_config cfg(cb, ch, N);
         for (const char* path : { "warp", "block" }) {
-            cfg.recursion = std::string(path) == "block" ? recursion_kind::block
-                                                         : recursion_kind::automatic;
+            cfg.cuda.recursion = std::string(path) == "block" ? recursion_kind::block
+                                                              : recursion_kind::automatic;
             expect_batch_matches_cpu(cfg, b, "N=" + std::to_string(N) + " " + path);
         }
     }
@@ -585,7 +586,7 @@ TEST_F(cuda_decoder, segmented_recursion_matches_cpu)
         const channel_params ch(p, p, p);
         const batch b = make_batch(cb, ch, N, true, rng);
         decoder_config cfg(cb, ch, N);
-        cfg.recursion = recursion_kind::segmented;
+        cfg.cuda.recursion = recursion_kind::segmented;
         if (mt > 0)
             cfg.mtau = drift_range{ -mt, mt };
         ASSERT_LE(map_decoder::make(cfg)->limits().mtau.size(), 64) << N;
@@ -597,7 +598,7 @@ TEST_F(cuda_decoder, segmented_recursion_matches_cpu)
     const int N = 120;
     const channel_params del(0.0, 0.02, 0.0);
     decoder_config cfg(cb, del, N);
-    cfg.recursion = recursion_kind::segmented;
+    cfg.cuda.recursion = recursion_kind::segmented;
     cfg.mn = drift_range{ -1, 0 };
     std::vector<int64_t> msg(static_cast<size_t>(N));
     std::uniform_int_distribution<int> sym(0, cb.q() - 1);
@@ -742,11 +743,11 @@ TEST_F(cuda_decoder, settings_are_config_fields)
     const codebook cb = codebook::builtin("ld3-modvec6");
     decoder_config cfg(cb, channel_params(0.01, 0.01, 0.0), 10);
     cfg.backend = backend_kind::cuda;
-    cfg.device = 1000; // no such device: a clear error, and auto takes the CPU
+    cfg.cuda.device = 1000; // no such device: a clear error, and auto takes the CPU
     EXPECT_THROW(map_decoder::make(cfg), std::runtime_error);
     cfg.backend = backend_kind::automatic;
     EXPECT_EQ(map_decoder::make(cfg)->backend(), backend_kind::cpu);
-    cfg.device = 0;
+    cfg.cuda.device = 0;
     EXPECT_EQ(map_decoder::make(cfg)->backend(), backend_kind::cuda);
 }
 
@@ -823,7 +824,7 @@ TEST_F(cuda_decoder, mixed_extrinsic_batch_matches_cpu_frame_by_frame)
         EXPECT_GT(max_abs_diff(post, ref[2]), 1e-3);
     }
     for (int window : { 0, 3 }) {
-        cfg.local_window = window;
+        cfg.cuda.local_window = window;
         for (auto p : precisions)
             for (auto s : storages) {
                 if (window && s != storage_kind::local)
@@ -850,7 +851,7 @@ TEST_F(cuda_decoder, mixed_extrinsic_batch_matches_cpu_frame_by_frame)
     }
 }
 
-// decoder_config::cuda_streams: a batch split into chunks that several lanes
+// cuda_options::streams: a batch split into chunks that several lanes
 // decode at once (each on its own stream) gives every frame what one lane
 // gives it: statuses, posteriors, boundary metrics, evidence and expected
 // events, with refused frames and priors spread over the chunks; and the
@@ -914,7 +915,7 @@ TEST_F(cuda_decoder, lanes_decode_as_one_lane)
                 std::vector<std::vector<double>> ref_post;
                 extras ref_x;
                 for (int lanes : { 1, 2, 3, 8 }) {
-                    cfg.cuda_streams = lanes;
+                    cfg.cuda.streams = lanes;
                     auto dec = make(cfg, backend_kind::cuda, p, s);
                     extras x;
                     b.views = views_into(x);
@@ -988,8 +989,8 @@ TEST_F(cuda_decoder, the_last_frames_in_parts_decode_as_one_pass_L)
     const channel_params ch(0.0, 0.005, 0.0);
     const int N = 60;
     decoder_config cfg(cb, ch, N);
-    cfg.mn = drift_range{ -1, 0 };         // a codeword loses one bit at most
-    cfg.recursion = recursion_kind::block; // as for one frame alone
+    cfg.mn = drift_range{ -1, 0 };              // a codeword loses one bit at most
+    cfg.cuda.recursion = recursion_kind::block; // as for one frame alone
     std::uniform_int_distribution<int> sym(0, cb.q() - 1);
     for (const auto& [copies, lanes] : { std::pair<int, int>{ 25, 1 }, { 188, 2 } }) {
         std::vector<std::vector<uint8_t>> rx;
@@ -1012,7 +1013,7 @@ TEST_F(cuda_decoder, the_last_frames_in_parts_decode_as_one_pass_L)
             rx.back()[size_t(c) % sent.size()] = 2; // not a bit: refused on the host
         }
         const size_t F = rx.size();
-        cfg.cuda_streams = lanes;
+        cfg.cuda.streams = lanes;
         const size_t Mt = size_t(map_decoder::make(cfg)->limits().mtau.size());
         std::vector<std::vector<double>> metrics(F, std::vector<double>(2 * Mt, -1.0));
         std::vector<double> evidence(F, -1.0);
@@ -1140,7 +1141,7 @@ TEST_F(cuda_decoder, register_kernel_renormalized_rows_match_the_cpu)
             std::vector<frame_result> ref_res, res;
             const auto ref = decode_all(*cpu, b, ref_res);
             for (auto s : storages) {
-                cfg.local_window = s == storage_kind::local ? 7 : 0;
+                cfg.cuda.local_window = s == storage_kind::local ? 7 : 0;
                 auto dec = make(cfg, backend_kind::cuda, precision_kind::single, s);
                 const auto got = decode_all(*dec, b, res);
                 for (size_t k = 0; k < got.size(); ++k) {
@@ -1152,7 +1153,7 @@ TEST_F(cuda_decoder, register_kernel_renormalized_rows_match_the_cpu)
                     EXPECT_LT(max_abs_diff(got[k], ref[k]), 1e-4) << what;
                 }
             }
-            cfg.local_window = 0;
+            cfg.cuda.local_window = 0;
         }
     }
 }
@@ -1198,7 +1199,7 @@ size_t expect_form_matches_cpu(const decoder_config& cfg,
         for (auto p : precisions)
             for (auto s : storages) {
                 decoder_config c = cfg;
-                c.local_window = s == storage_kind::local ? 5 : 0;
+                c.cuda.local_window = s == storage_kind::local ? 5 : 0;
                 lines.clear();
                 auto dec = make(c, backend_kind::cuda, p, s);
                 const std::string want =
@@ -1417,11 +1418,11 @@ TEST_F(cuda_decoder, g_by_position_equals_g_by_index)
                                                  (soft ? "soft " : "hard ") +
                                                  to_string(p) + " " + to_string(s);
                         decoder_config by = cfg;
-                        by.local_window = s == storage_kind::local ? 5 : 0;
+                        by.cuda.local_window = s == storage_kind::local ? 5 : 0;
                         std::vector<frame_result> res[2];
                         std::vector<std::vector<double>> post[2];
                         for (bool share : { false, true }) {
-                            by.share_g = share;
+                            by.cuda.share_g = share;
                             auto dec = make(by, backend_kind::cuda, p, s);
                             post[share] = decode_all(*dec, b, res[share]);
                         }

@@ -12,9 +12,9 @@
 // on a machine with fewer than two GPUs (lib/core/tests/qa_device_split.cc checks
 // the same splitting over CPU decoders everywhere).
 
-#include "map_decoder_cuda.h"
 #include "qa_env_guard.h"
 #include "qa_split_batch.h"
+#include "runtime/backends.h"
 #include "runtime/device_split_decoder.h"
 #include <gnuradio/bsid/core/channel/channel.h>
 #include <gnuradio/bsid/core/inner/frame_decoder.h>
@@ -50,7 +50,7 @@ decoder_config cuda_config(const std::string& book,
     decoder_config cfg(codebook::builtin(book), ch, N);
     cfg.backend = backend_kind::cuda;
     cfg.precision = p;
-    cfg.devices = std::move(devices);
+    cfg.cuda.devices = std::move(devices);
     return cfg;
 }
 
@@ -172,7 +172,7 @@ TEST_F(multi_device, all_takes_every_device)
     ASSERT_NE(split, nullptr);
     EXPECT_EQ(split->parts(), size_t(count));
     for (int d = 0; d < count; ++d)
-        EXPECT_EQ(split->part(size_t(d)).config().device, d);
+        EXPECT_EQ(split->part(size_t(d)).config().cuda.device, d);
     EXPECT_EQ(dec->config().device, 0); // the outer LDPC decoder's device
 }
 

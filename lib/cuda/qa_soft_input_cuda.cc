@@ -12,8 +12,8 @@
 // channel, M_n > 32), with a batch that mixes soft and hard frames. Skips
 // cleanly where no GPU is usable.
 
-#include "map_decoder_cuda.h"
 #include "qa_soft_reference.h"
+#include "runtime/backends.h"
 #include <gnuradio/bsid/core/channel/channel.h>
 #include <gnuradio/bsid/core/inner/map_decoder.h>
 #include <gtest/gtest.h>

@@ -9,8 +9,8 @@
 // the CPU backend, and 10^4 S500 frames through one continuous channel
 // against genie framing. Skips cleanly where no GPU is usable.
 
-#include "map_decoder_cuda.h"
 #include "qa_stream_reference.h"
+#include "runtime/backends.h"
 #include <gnuradio/bsid/core/channel/channel.h>
 #include <gnuradio/bsid/core/framing/stream_batch.h>
 #include <gnuradio/bsid/core/framing/stream_decoder.h>

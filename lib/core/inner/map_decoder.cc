@@ -6,14 +6,11 @@
  */
 
 // The backend-neutral part of the MAP decoder: configuration, limits, input
-// checks, the factory, and hard decisions.
+// checks and hard decisions (the factory, map_decoder::make, is
+// runtime/backends.cc).
 
-#include "inner/map_decoder_cpu.h"
-#include "runtime/device_split_decoder.h"
+#include "runtime/backends.h"
 #include "runtime/format.h"
-#ifdef BSID_WITH_CUDA
-#include "map_decoder_cuda.h"
-#endif
 #include <gnuradio/bsid/core/inner/map_decoder.h>
 #include <gnuradio/bsid/core/runtime/log.h>
 #include <omp.h>
@@ -92,10 +89,6 @@ std::string to_string(storage_kind s)
                                       : "auto";
 }
 
-#ifndef BSID_WITH_CUDA
-int cuda_device_count() { return 0; } // lib/cuda/map_decoder_cuda.cu where CUDA is built
-#endif
-
 std::vector<int> parse_devices(const std::string& s)
 {
     if (s == "all") {
@@ -139,14 +132,8 @@ int resolve_threads(int threads)
     return threads == 0 ? omp_get_max_threads() : threads;
 }
 
-namespace {
-
-std::string range_str(const drift_range& r)
-{
-    return detail::concat("[", r.lo, ", ", r.hi, "]");
-}
-
-// A device list set directly (not through parse_devices): the same rules.
+// A device list set directly (not through parse_devices): the same rules
+// (declared in runtime/backends.h, whose factory checks it first).
 void check_devices(const std::vector<int>& devices)
 {
     for (size_t k = 0; k < devices.size(); ++k) {
@@ -161,6 +148,13 @@ void check_devices(const std::vector<int>& devices)
                 detail::concat("map_decoder: device ", d, " is in devices twice"));
         }
     }
+}
+
+namespace {
+
+std::string range_str(const drift_range& r)
+{
+    return detail::concat("[", r.lo, ", ", r.hi, "]");
 }
 
 // Largest state spaces accepted: far beyond any useful channel, small enough
@@ -223,10 +217,10 @@ map_decoder::map_decoder(const decoder_config& cfg)
     : d_cfg(cfg), d_limits(limits_for(cfg))
 {
     resolve_threads(cfg.threads);
-    check_devices(cfg.devices);
-    if (cfg.cuda_streams < 0 || cfg.cuda_streams > max_cuda_streams) {
+    check_devices(cfg.cuda.devices);
+    if (cfg.cuda.streams < 0 || cfg.cuda.streams > max_cuda_streams) {
         throw std::invalid_argument(detail::concat("map_decoder: cuda_streams = ",
-                                                   cfg.cuda_streams,
+                                                   cfg.cuda.streams,
                                                    " must be in 0 .. ",
                                                    max_cuda_streams,
                                                    " (0: auto)"));
@@ -449,120 +443,6 @@ void map_decoder::write_no_evidence(const frame_view& frame)
 void map_decoder::fill_uniform(double* post) const
 {
     std::fill(post, post + size_t(N()) * size_t(q()), 1.0 / q());
-}
-
-#ifdef BSID_WITH_CUDA
-namespace {
-
-// One CUDA decoder per device of `devices`, under one decoder that splits
-// each batch among them; the host's cores shared among the devices' threads.
-std::unique_ptr<map_decoder> make_split_cuda_decoder(const decoder_config& cfg,
-                                                     const std::vector<int>& devices)
-{
-    decoder_config top = cfg;
-    top.device = devices[0];
-    const int share = std::max(1, resolve_threads(cfg.threads) / int(devices.size()));
-    std::vector<std::unique_ptr<map_decoder>> parts;
-    for (int d : devices) {
-        decoder_config c = cfg;
-        c.devices.clear();
-        c.device = d;
-        c.threads = share;
-        parts.push_back(make_cuda_decoder(c)); // a clear error for a device not there
-    }
-    log(log_level::info,
-        detail::concat("map_decoder(cuda): ",
-                       devices.size(),
-                       " devices, batches split by received bits, ",
-                       share,
-                       " host threads each"));
-    return std::make_unique<device_split_decoder>(top, std::move(parts));
-}
-
-// Backend auto: the CUDA decoder that `build` makes, or null (logged) when
-// the CUDA backend fails, so that the CPU decodes.
-template <typename Build>
-std::unique_ptr<map_decoder> auto_cuda(Build build)
-{
-    try {
-        auto dec = build();
-        log(log_level::info, "map_decoder: backend auto -> cuda");
-        return dec;
-    } catch (const std::runtime_error& e) {
-        log(log_level::warning,
-            std::string("map_decoder: backend auto -> cpu (the CUDA backend failed: ") +
-                e.what() + ")");
-        return nullptr;
-    }
-}
-
-} // namespace
-#endif
-
-std::unique_ptr<map_decoder> map_decoder::make(const decoder_config& cfg)
-{
-    if (!cfg.devices.empty()) {
-        check_devices(cfg.devices);
-        const std::vector<int> devices = cfg.devices;
-        decoder_config one = cfg;
-        one.devices.clear();
-        const char* env = std::getenv("BSID_CUDA_DEVICE");
-        if (devices.size() == 1 || cfg.backend == backend_kind::cpu || (env && *env)) {
-            // one device: the decoder of today (BSID_CUDA_DEVICE, when set, names it)
-            one.device = devices[0];
-            return make(one);
-        }
-#ifdef BSID_WITH_CUDA
-        if (cfg.backend == backend_kind::cuda)
-            return make_split_cuda_decoder(cfg, devices);
-        // auto: every device must be usable, or the CPU decodes (as for one bad device)
-        std::string why;
-        for (int d : devices) {
-            if (!cuda_device_available(d, &why)) {
-                log(log_level::info,
-                    detail::concat(
-                        "map_decoder: backend auto -> cpu (device ", d, ": ", why, ")"));
-                one.backend = backend_kind::cpu;
-                return make(one);
-            }
-        }
-        if (auto dec = auto_cuda([&] { return make_split_cuda_decoder(cfg, devices); }))
-            return dec;
-        one.backend = backend_kind::cpu;
-        return make(one);
-#else
-        return make(one); // backend cuda: no CUDA in this build; auto: the CPU
-#endif
-    }
-    switch (cfg.backend) {
-    case backend_kind::cuda:
-#ifdef BSID_WITH_CUDA
-        return make_cuda_decoder(cfg); // a clear error if there is no usable device
-#else
-        throw std::runtime_error(
-            "map_decoder: the CUDA backend is not available in this build "
-            "(configured without a CUDA compiler)");
-#endif
-    case backend_kind::automatic: {
-#ifdef BSID_WITH_CUDA
-        std::string why;
-        if (cuda_device_available(cfg, &why)) {
-            if (auto dec = auto_cuda([&] { return make_cuda_decoder(cfg); }))
-                return dec;
-        } else {
-            log(log_level::info,
-                "map_decoder: backend auto -> cpu (no GPU: " + why + ")");
-        }
-#else
-        log(log_level::info,
-            "map_decoder: backend auto -> cpu (no CUDA backend in this build)");
-#endif
-        break;
-    }
-    case backend_kind::cpu:
-        break;
-    }
-    return make_cpu_decoder(cfg);
 }
 
 void hard_decisions(const double* post, int N, int q, int32_t* out)

@@ -5,7 +5,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#include "device_concatenated_loop.h"
+#include "outer/device_concatenated_loop.h"
+#include "runtime/backends.h"
 #include "runtime/format.h"
 #include "runtime/parallel_loop.h"
 #include <gnuradio/bsid/core/outer/concatenated_decoder.h>
@@ -38,7 +39,7 @@ bp_config bp_config_for(const map_decoder& inner, int threads)
     c.backend = inner.backend();
     c.precision = precision_kind::dual;
     c.threads = threads;
-    c.device = inner.config().device;
+    c.device = inner.config().cuda.device;
     return c;
 }
 
@@ -66,9 +67,7 @@ concatenated_decoder::concatenated_decoder(map_decoder& inner,
                            ", but the inner decoder has N = ",
                            inner.N()));
     }
-#ifdef BSID_WITH_CUDA
-    d_device = make_device_concatenated_loop(d_inner, *d_bp, d_code, d_map);
-#endif
+    d_device = make_device_loop(d_inner, *d_bp, d_code, d_map);
 }
 
 concatenated_decoder::~concatenated_decoder() = default;

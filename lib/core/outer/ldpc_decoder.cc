@@ -5,9 +5,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// The belief-propagation interface: the factory, the tables and the checks
-// every backend shares (the CPU backend is ldpc_decoder_cpu.cc, CUDA
-// lib/cuda/ldpc_decoder_cuda.cu; the math is bp_math.h).
+// The belief-propagation interface: the tables and the checks every backend
+// shares (the CPU backend is ldpc_decoder_cpu.cc, CUDA
+// lib/cuda/ldpc_decoder_cuda.cu; the math is bp_math.h; the factory,
+// ldpc_decoder::make, is runtime/backends.cc).
 
 #include "runtime/format.h"
 #include <gnuradio/bsid/core/outer/ldpc_decoder.h>
@@ -16,15 +17,7 @@
 #include <limits>
 #include <stdexcept>
 
-#ifdef BSID_WITH_CUDA
-#include "ldpc_decoder_cuda.h"
-#include "map_decoder_cuda.h" // cuda_device_available
-#endif
-
 namespace bsid {
-
-std::unique_ptr<ldpc_decoder> make_ldpc_decoder_cpu(const ldpc_code& code,
-                                                    const bp_config& cfg);
 
 namespace {
 constexpr double neg_inf = -std::numeric_limits<double>::infinity();
@@ -44,36 +37,6 @@ ldpc_decoder::ldpc_decoder(const ldpc_code& code, const bp_config& cfg)
     d_coef.reserve(code.entries().size());
     for (const auto& e : code.entries())
         d_coef.push_back(e.coef);
-}
-
-std::unique_ptr<ldpc_decoder> ldpc_decoder::make(const ldpc_code& code,
-                                                 const bp_config& cfg)
-{
-    switch (cfg.backend) {
-    case backend_kind::cuda:
-#ifdef BSID_WITH_CUDA
-        return make_ldpc_decoder_cuda(code, cfg);
-#else
-        throw std::runtime_error(
-            "ldpc_decoder: the CUDA backend is not available in this "
-            "build (configured without a CUDA compiler)");
-#endif
-    case backend_kind::automatic:
-#ifdef BSID_WITH_CUDA
-        if (cuda_device_available(cfg.device)) {
-            try {
-                return make_ldpc_decoder_cuda(code, cfg);
-            } catch (const std::runtime_error& e) {
-                log(log_level::warning,
-                    std::string("ldpc_decoder: backend auto -> cpu (") + e.what() + ")");
-            }
-        }
-#endif
-        break;
-    case backend_kind::cpu:
-        break;
-    }
-    return make_ldpc_decoder_cpu(code, cfg);
 }
 
 bp_result ldpc_decoder::decode(

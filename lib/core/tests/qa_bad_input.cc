@@ -798,12 +798,12 @@ TEST(bad_input, cuda_requested_without_a_device)
     for (auto b : { backend_kind::cpu, backend_kind::automatic }) {
         cfg.backend = b;
         for (int s : { -1, max_cuda_streams + 1 }) {
-            cfg.cuda_streams = s;
+            cfg.cuda.streams = s;
             expect_error([&] { map_decoder::make(cfg); },
                          "cuda_streams = " + std::to_string(s));
         }
-        cfg.cuda_streams = max_cuda_streams;
+        cfg.cuda.streams = max_cuda_streams;
         EXPECT_NO_THROW(map_decoder::make(cfg));
-        cfg.cuda_streams = 0;
+        cfg.cuda.streams = 0;
     }
 }

@@ -214,19 +214,19 @@ TEST(device_split, make_checks_the_device_list)
     decoder_config cfg = cpu_config(precision_kind::single);
     for (auto b : { backend_kind::cpu, backend_kind::cuda, backend_kind::automatic }) {
         cfg.backend = b;
-        cfg.devices = { 0, 0 };
+        cfg.cuda.devices = { 0, 0 };
         EXPECT_THROW(map_decoder::make(cfg), std::invalid_argument);
-        cfg.devices = { 1, -1 };
+        cfg.cuda.devices = { 1, -1 };
         EXPECT_THROW(map_decoder::make(cfg), std::invalid_argument);
     }
     // a device that does not exist: backend cuda says so, auto takes the CPU
-    cfg.devices = { 0, 1000 };
+    cfg.cuda.devices = { 0, 1000 };
     cfg.backend = backend_kind::cuda;
     EXPECT_THROW(map_decoder::make(cfg), std::runtime_error);
-    cfg.devices = { 1000 };
+    cfg.cuda.devices = { 1000 };
     EXPECT_THROW(map_decoder::make(cfg), std::runtime_error);
     for (auto devices : { std::vector<int>{ 0, 1000 }, std::vector<int>{ 1000 } }) {
-        cfg.devices = devices;
+        cfg.cuda.devices = devices;
         cfg.backend = backend_kind::automatic;
         EXPECT_EQ(map_decoder::make(cfg)->backend(), backend_kind::cpu);
         cfg.backend = backend_kind::cpu; // the CPU takes no device

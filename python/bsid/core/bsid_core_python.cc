@@ -457,12 +457,12 @@ public:
         cfg.mtau = range_from_python(mtau, "mtau");
         cfg.mn = range_from_python(mn, "mn");
         cfg.threads = threads;
-        cfg.device = device;
-        cfg.recursion = bsid::parse_recursion(recursion);
-        cfg.local_window = local_window;
-        cfg.cuda_streams = cuda_streams;
-        cfg.devices = devices_from_python(devices);
-        cfg.share_g = share_g;
+        cfg.cuda.device = device;
+        cfg.cuda.recursion = bsid::parse_recursion(recursion);
+        cfg.cuda.local_window = local_window;
+        cfg.cuda.streams = cuda_streams;
+        cfg.cuda.devices = devices_from_python(devices);
+        cfg.cuda.share_g = share_g;
         d_frames =
             std::make_shared<bsid::frame_decoder>(cfg, bsid::parse_sync_word(sync_word));
         d_dec = &d_frames->primary();
@@ -2087,8 +2087,8 @@ such frames with map_decoder_core(..., sync_word=W).
             cfg.mtau = range_from_python(mtau, "mtau");
             cfg.mn = range_from_python(mn, "mn");
             cfg.threads = threads;
-            cfg.device = device;
-            cfg.devices = devices_from_python(devices);
+            cfg.cuda.device = device;
+            cfg.cuda.devices = devices_from_python(devices);
             bsid::estimate_options opt;
             opt.iterations = iterations;
             opt.tolerance = tolerance;

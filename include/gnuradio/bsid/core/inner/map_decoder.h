@@ -33,7 +33,7 @@ enum class storage_kind { global, local, automatic };
 //! compare them; all are exact.
 enum class recursion_kind { automatic, block, segmented };
 
-//! The CUDA backend's lanes (decoder_config::cuda_streams): by default, and at most.
+//! The CUDA backend's lanes (cuda_options::streams): by default, and at most.
 constexpr int default_cuda_streams = 2, max_cuda_streams = 8;
 
 //! "cpu" | "cuda" | "auto", "float" | "double", "global" | "local" | "auto".
@@ -62,15 +62,50 @@ std::vector<int> parse_devices(const std::string& s);
 int cuda_device_count();
 
 /*!
+ * \brief The CUDA backend's settings (decoder_config::cuda; the CPU backend
+ * ignores them). The environment variables BSID_CUDA_DEVICE,
+ * BSID_CUDA_AB=block and BSID_CUDA_LOCAL_WINDOW override them when set (for
+ * tests and experiments without changing code).
+ */
+struct cuda_options {
+    int device = 0; //!< device index
+    /*!
+     * The devices one decoder spreads each batch over (parse_devices);
+     * empty: the one `device`. With two or more, make() builds one CUDA
+     * decoder per device and decode_batch splits a batch among them by its
+     * received bits (docs/design.md section 5, "Several GPUs"). Each index at
+     * most once, none negative. BSID_CUDA_DEVICE, when set, replaces the list
+     * by its one device.
+     */
+    std::vector<int> devices;
+    recursion_kind recursion = recursion_kind::automatic; //!< alpha/beta kernels
+    //! Local storage: symbol indices per window, as far as the free
+    //! memory allows (0: within 192 MiB of the window's metrics)
+    int local_window = 0;
+    /*!
+     * Lanes (streams) that decode a batch's chunks at once, so that one
+     * lane's host work overlaps another's kernels; 1: one chunk at a time;
+     * 0: default_cuda_streams. At most max_cuda_streams.
+     */
+    int streams = 0;
+    /*!
+     * The register kernels make G (the sums that alpha and beta read)
+     * once per book and received position, shared by every index whose state
+     * starts there, where that takes fewer threads than once per index and
+     * state (frames without priors; docs/design.md, "G by position"); false:
+     * always by index. The values are the same either way.
+     */
+    bool share_g = true;
+};
+
+/*!
  * \brief Everything a decoder is built from.
  *
  * mtau and mn, when set, replace the limits computed from Pr
  * (compute_decoder_limits); each must hold 0 (m^- <= 0 <= m^+). The corridor
  * m_n bounds a drift change, so it may be wider than m_tau.
  *
- * The CUDA backend's settings are fields here too; the environment variables
- * BSID_CUDA_DEVICE, BSID_CUDA_AB=block and BSID_CUDA_LOCAL_WINDOW override
- * them when set (for tests and experiments without changing code).
+ * The CUDA backend's settings are its own object, `cuda`.
  */
 struct decoder_config {
     codebook cb;
@@ -82,34 +117,7 @@ struct decoder_config {
     double Pr = 1e-10;                   //!< drift exclusion probability
     std::optional<drift_range> mtau, mn; //!< explicit limits
     int threads = 0;                     //!< decode_batch threads; 0: all cores
-    int device = 0;                      //!< CUDA device index
-    /*!
-     * CUDA: the devices one decoder spreads each batch over (parse_devices);
-     * empty: the one `device`. With two or more, make() builds one CUDA
-     * decoder per device and decode_batch splits a batch among them by its
-     * received bits (docs/design.md section 5, "Several GPUs"). Each index at
-     * most once, none negative. BSID_CUDA_DEVICE, when set, replaces the list
-     * by its one device.
-     */
-    std::vector<int> devices;
-    recursion_kind recursion = recursion_kind::automatic; //!< CUDA alpha/beta kernels
-    //! CUDA local storage: symbol indices per window, as far as the free
-    //! memory allows (0: within 192 MiB of the window's metrics)
-    int local_window = 0;
-    /*!
-     * CUDA: lanes (streams) that decode a batch's chunks at once, so that one
-     * lane's host work overlaps another's kernels; 1: one chunk at a time;
-     * 0: default_cuda_streams. At most max_cuda_streams.
-     */
-    int cuda_streams = 0;
-    /*!
-     * CUDA: the register kernels make G (the sums that alpha and beta read)
-     * once per book and received position, shared by every index whose state
-     * starts there, where that takes fewer threads than once per index and
-     * state (frames without priors; docs/design.md, "G by position"); false:
-     * always by index. The values are the same either way.
-     */
-    bool share_g = true;
+    cuda_options cuda;                   //!< the CUDA backend's settings
 
     decoder_config(codebook c, channel_params p, int N_) : cb(std::move(c)), ch(p), N(N_)
     {

@@ -47,17 +47,6 @@ public:
  */
 std::string later_refusal(int pass, const frame_result& inner);
 
-#ifdef BSID_WITH_CUDA
-/*!
- * The device loop of inner (a CUDA map_decoder) and bp (a CUDA
- * ldpc_decoder); null where either is not a CUDA decoder.
- */
-std::unique_ptr<device_concatenated_loop>
-make_device_concatenated_loop(map_decoder& inner,
-                              ldpc_decoder& bp,
-                              const ldpc_code& code,
-                              const symbol_mapping& map);
-#endif
 
 } // namespace bsid
 
