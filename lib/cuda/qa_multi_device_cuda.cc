@@ -173,7 +173,7 @@ TEST_F(multi_device, all_takes_every_device)
     EXPECT_EQ(split->parts(), size_t(count));
     for (int d = 0; d < count; ++d)
         EXPECT_EQ(split->part(size_t(d)).config().cuda.device, d);
-    EXPECT_EQ(dec->config().device, 0); // the outer LDPC decoder's device
+    EXPECT_EQ(dec->config().cuda.device, 0); // the outer LDPC decoder's device
 }
 
 TEST_F(multi_device, a_device_that_does_not_exist_is_refused)
