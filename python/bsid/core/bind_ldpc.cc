@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#include "ldpc_python.h"
+#include "bindings.h"
 #include <gnuradio/bsid/core/outer/ldpc_code.h>
 #include <gnuradio/bsid/core/outer/ldpc_decoder.h>
 #include <gnuradio/bsid/core/outer/symbol_mapping.h>
