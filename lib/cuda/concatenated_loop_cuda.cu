@@ -322,15 +322,16 @@ private:
 
 std::unique_ptr<device_concatenated_loop>
 make_device_concatenated_loop(map_decoder& inner,
-                              ldpc_decoder& bp,
-                              const ldpc_code& code,
+                              siso_decoder& outer,
+                              const outer_code& code,
                               const symbol_mapping& map)
 {
     auto* staged = dynamic_cast<cuda::staged_inner*>(&inner);
-    auto* dbp = dynamic_cast<cuda::device_bp*>(&bp);
-    if (!staged || !dbp)
+    auto* dbp = dynamic_cast<cuda::device_bp*>(&outer);
+    auto* ldpc = dynamic_cast<const ldpc_code*>(&code);
+    if (!staged || !dbp || !ldpc)
         return nullptr;
-    return std::make_unique<cuda::cuda_concatenated_loop>(*staged, *dbp, code, map);
+    return std::make_unique<cuda::cuda_concatenated_loop>(*staged, *dbp, *ldpc, map);
 }
 
 } // namespace bsid

@@ -21,8 +21,8 @@ namespace cuda {
  * then ensure()); the caller fills them there (host()) and upload() copies the
  * block to its device twin in one asynchronous copy on the calling thread's
  * stream, in order with the kernels that read it (device()). A synchronous
- * copy costs about 6 us of host time each, and a one-frame decode used to
- * make four of them (docs/benchmarks.md, "The one-frame latency, host side").
+ * copy costs about 6 us of host time each, and a one-frame decode would make
+ * four of them (docs/benchmarks.md, "The one-frame latency, host side").
  *
  * The host block must not be written again before the copy is done: clear()
  * waits for the last upload() (an event recorded behind it; free where the

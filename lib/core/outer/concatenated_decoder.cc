@@ -32,10 +32,10 @@ std::string later_refusal(int pass, const frame_result& inner)
 
 namespace {
 
-// Belief propagation on the inner decoder's backend (its device), in double.
-bp_config bp_config_for(const map_decoder& inner, int threads)
+// The outer decoder on the inner decoder's backend (its device), in double.
+siso_config outer_config_for(const map_decoder& inner, int threads)
 {
-    bp_config c;
+    siso_config c;
     c.backend = inner.backend();
     c.precision = precision_kind::dual;
     c.threads = threads;
@@ -46,12 +46,12 @@ bp_config bp_config_for(const map_decoder& inner, int threads)
 } // namespace
 
 concatenated_decoder::concatenated_decoder(map_decoder& inner,
-                                           const ldpc_code& outer,
+                                           const outer_code& outer,
                                            int threads)
     : d_inner(inner),
       d_code(outer),
       d_map(outer.q(), outer.n(), inner.q()),
-      d_bp(ldpc_decoder::make(outer, bp_config_for(inner, threads))),
+      d_bp(outer.make_decoder(outer_config_for(inner, threads))),
       d_threads(resolve_threads(threads))
 {
     if (inner.N() != d_map.n_inner()) {
@@ -73,7 +73,7 @@ concatenated_decoder::concatenated_decoder(map_decoder& inner,
 concatenated_decoder::~concatenated_decoder() = default;
 
 concatenated_decoder::concatenated_decoder(frame_decoder& inner,
-                                           const ldpc_code& outer,
+                                           const outer_code& outer,
                                            int threads)
     : concatenated_decoder(inner.primary(), outer, threads)
 {

@@ -6,7 +6,8 @@
  */
 
 // Where the backends are chosen (docs/design.md, "Backends"): every factory
-// (map_decoder::make, ldpc_decoder::make, make_device_loop) and the
+// (map_decoder::make, ldpc_decoder::make and ldpc_code::make_decoder,
+// make_device_loop) and the
 // auto/fallback policy, in the one core file that knows whether the CUDA
 // backend is built. A GPU decoder is given the maker of its CPU fallback.
 
@@ -207,15 +208,20 @@ std::unique_ptr<ldpc_decoder> ldpc_decoder::make(const ldpc_code& code,
     return make_ldpc_decoder_cpu(code, cfg);
 }
 
+std::unique_ptr<siso_decoder> ldpc_code::make_decoder(const siso_config& cfg) const
+{
+    return ldpc_decoder::make(*this, cfg);
+}
+
 std::unique_ptr<device_concatenated_loop> make_device_loop(map_decoder& inner,
-                                                           ldpc_decoder& bp,
-                                                           const ldpc_code& code,
+                                                           siso_decoder& outer,
+                                                           const outer_code& code,
                                                            const symbol_mapping& map)
 {
 #ifdef BSID_WITH_CUDA
-    return make_device_concatenated_loop(inner, bp, code, map);
+    return make_device_concatenated_loop(inner, outer, code, map);
 #else
-    (void)inner, (void)bp, (void)code, (void)map;
+    (void)inner, (void)outer, (void)code, (void)map;
     return nullptr;
 #endif
 }

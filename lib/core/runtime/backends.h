@@ -47,8 +47,8 @@ std::unique_ptr<ldpc_decoder> make_ldpc_decoder_cuda(const ldpc_code& code,
                                                      ldpc_decoder_maker cpu_fallback);
 std::unique_ptr<device_concatenated_loop>
 make_device_concatenated_loop(map_decoder& inner,
-                              ldpc_decoder& bp,
-                              const ldpc_code& code,
+                              siso_decoder& outer,
+                              const outer_code& code,
                               const symbol_mapping& map);
 //! Whether CUDA device `device` can be used (false, with why, where CUDA is
 //! not built). Never throws.
@@ -57,18 +57,19 @@ bool cuda_device_available(int device, std::string* why = nullptr);
 //! used. Never throws.
 bool cuda_device_available(const decoder_config& cfg, std::string* why = nullptr);
 
-/*!
- * The concatenated decoder's passes kept on the device of `inner` and `bp`,
- * or null where they do not both run on one (or CUDA is not built): the
- * host loop decodes then.
- */
 //! A device list set directly (not through parse_devices): the same rules
 //! (inner/map_decoder.cc).
 void check_devices(const std::vector<int>& devices);
 
+/*!
+ * The concatenated decoder's passes kept on the device of `inner` and
+ * `outer`, or null where they do not both run on one, or the device loop
+ * does not know the outer code (it knows ldpc_code), or CUDA is not built:
+ * the host loop decodes then.
+ */
 std::unique_ptr<device_concatenated_loop> make_device_loop(map_decoder& inner,
-                                                           ldpc_decoder& bp,
-                                                           const ldpc_code& code,
+                                                           siso_decoder& outer,
+                                                           const outer_code& code,
                                                            const symbol_mapping& map);
 
 } // namespace bsid

@@ -8,6 +8,7 @@
 #include "runtime/format.h"
 #include "runtime/parallel_loop.h"
 #include <gnuradio/bsid/core/sim/concatenated_counter.h>
+#include <algorithm>
 #include <bitset>
 #include <stdexcept>
 
@@ -30,7 +31,7 @@ concatenated_counter::concatenated_counter(concatenated_decoder& dec,
 const std::vector<concatenated_errors>&
 concatenated_counter::run(const frame_batch& batch)
 {
-    const ldpc_code& code = d_dec.outer();
+    const outer_code& code = d_dec.outer();
     const int kk = code.k(), n = code.n(), I = d_opt.iterations;
     if (batch.k != kk || batch.N != d_dec.inner().N()) {
         throw std::invalid_argument(
@@ -57,13 +58,10 @@ concatenated_counter::run(const frame_batch& batch)
     // after each pass: are the information symbols right? (later passes
     // inherit the answer until the frame runs again)
     auto wrong = [&](size_t j, const int32_t* w) {
-        const int32_t* sent = batch.sent_info(j);
-        const auto& pos = code.info_positions();
-        for (int t = 0; t < kk; ++t) {
-            if (w[pos[size_t(t)]] != sent[t])
-                return true;
-        }
-        return false;
+        thread_local std::vector<int32_t> info;
+        info.resize(size_t(kk));
+        code.extract(w, info.data());
+        return !std::equal(info.begin(), info.end(), batch.sent_info(j));
     };
     const auto res = d_dec.decode_batch(
         views, d_opt, dec, {}, [&](int pass, size_t j, const int32_t* w) {
@@ -87,11 +85,12 @@ concatenated_counter::run(const frame_batch& batch)
             e.bit_errors = kk * m;
             return;
         }
-        const int32_t* w = dec[j];
+        thread_local std::vector<int32_t> info;
+        info.resize(size_t(kk));
+        code.extract(dec[j], info.data());
         const int32_t* sent = batch.sent_info(j);
-        const auto& pos = code.info_positions();
         for (int t = 0; t < kk; ++t) {
-            const int32_t d = w[pos[size_t(t)]];
+            const int32_t d = info[size_t(t)];
             if (d != sent[t]) {
                 ++e.symbol_errors;
                 e.bit_errors += int32_t(std::bitset<32>(uint32_t(d ^ sent[t])).count());

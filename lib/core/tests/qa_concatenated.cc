@@ -11,11 +11,14 @@
 // frames (every pass, sync words, bad input).
 
 #include "qa_reference.h"
+#include <gnuradio/bsid/core/channel/channel.h>
 #include <gnuradio/bsid/core/outer/concatenated_decoder.h>
+#include <gnuradio/bsid/core/outer/outer_code.h>
 #include <gnuradio/bsid/core/outer/symbol_mapping.h>
 #include <gnuradio/bsid/core/sim/concatenated_counter.h>
 #include <gnuradio/bsid/core/sim/frame_source.h>
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -349,4 +352,173 @@ TEST(concatenated, bad_input_is_a_clear_error)
     EXPECT_NEAR(post[0], -std::log(16.0), 1e-15);
     for (double v : post)
         EXPECT_FALSE(std::isnan(v));
+}
+
+namespace {
+
+// A code that is not LDPC, through the outer-code seam: each of k symbols
+// over GF(q) sent twice (n = 2 k, positions t and k + t). Its soft-in
+// soft-out decoder is exact: symbol t's posterior is the product of its two
+// copies' inputs; each copy's extrinsic output is the other copy's input.
+class repetition_code final : public outer_code
+{
+public:
+    repetition_code(int q, int k) : d_q(q), d_k(k), d_spec("repetition") {}
+    int q() const override { return d_q; }
+    int n() const override { return 2 * d_k; }
+    int k() const override { return d_k; }
+    const std::string& spec() const override { return d_spec; }
+    void encode(const int32_t* info, int32_t* cw) const override
+    {
+        std::copy(info, info + d_k, cw);
+        std::copy(info, info + d_k, cw + d_k);
+    }
+    void extract(const int32_t* cw, int32_t* info) const override
+    {
+        std::copy(cw, cw + d_k, info);
+    }
+    bool is_codeword(const int32_t* w) const override
+    {
+        return std::equal(w, w + d_k, w + d_k);
+    }
+    std::unique_ptr<siso_decoder> make_decoder(const siso_config&) const override;
+
+private:
+    int d_q, d_k;
+    std::string d_spec;
+};
+
+class repetition_decoder final : public siso_decoder
+{
+public:
+    explicit repetition_decoder(const repetition_code& c) : d_c(c) {}
+    std::vector<siso_result> decode_batch(const std::vector<const double*>& in,
+                                          int,
+                                          const std::vector<double*>& post,
+                                          const std::vector<double*>& ext,
+                                          const std::vector<int32_t*>& decisions) override
+    {
+        const int q = d_c.q(), k = d_c.k();
+        std::vector<siso_result> res(in.size());
+        std::vector<double> row(size_t(q), 0.0);
+        for (size_t j = 0; j < in.size(); ++j) {
+            for (int t = 0; t < k; ++t) {
+                const double* a = in[j] + size_t(t) * size_t(q);
+                const double* b = in[j] + size_t(k + t) * size_t(q);
+                for (int x = 0; x < q; ++x)
+                    row[size_t(x)] = a[x] + b[x];
+                const double z = log_sum_exp(row.data(), q);
+                const double za = log_sum_exp(a, q), zb = log_sum_exp(b, q);
+                const int best =
+                    int(std::max_element(row.begin(), row.end()) - row.begin());
+                for (int half = 0; half < 2; ++half) {
+                    const size_t at = size_t(half * k + t) * size_t(q);
+                    for (int x = 0; x < q; ++x) {
+                        if (!post.empty() && post[j])
+                            post[j][at + size_t(x)] = row[size_t(x)] - z;
+                        if (!ext.empty() && ext[j]) // the other copy's input
+                            ext[j][at + size_t(x)] = half ? a[x] - za : b[x] - zb;
+                    }
+                    if (!decisions.empty() && decisions[j])
+                        decisions[j][size_t(half * k + t)] = best;
+                }
+            }
+            res[j].iterations = 1;
+            res[j].syndrome_ok = true;
+        }
+        return res;
+    }
+    backend_kind backend() const override { return backend_kind::cpu; }
+
+private:
+    const repetition_code& d_c;
+};
+
+std::unique_ptr<siso_decoder> repetition_code::make_decoder(const siso_config&) const
+{
+    return std::make_unique<repetition_decoder>(*this);
+}
+
+} // namespace
+
+// The concatenated decoder takes any outer code through outer_code: with a
+// repetition code, one pass decides each symbol by the product of its two
+// copies' inner posteriors (computed here from the inner decoder alone), and
+// a second pass, whose priors are the other copy's, decides the same.
+TEST(concatenated, any_outer_code_through_the_seam)
+{
+    const codebook cb = codebook::builtin("ld3-modvec6"); // q = 16
+    const channel_params ch(0.02, 0.02, 0.02);
+    const int k = 6, N = 2 * k;
+    const repetition_code code(cb.q(), k);
+    decoder_config cfg(cb, ch, N);
+    cfg.backend = backend_kind::cpu;
+    cfg.precision = precision_kind::dual;
+    auto inner = map_decoder::make(cfg);
+    concatenated_decoder dec(*inner, code);
+    EXPECT_FALSE(dec.has_device_loop());
+    std::mt19937_64 rng(test_seed() + 77);
+    int frames = 0, right = 0;
+    for (int trial = 0; trial < 40; ++trial) {
+        std::vector<int32_t> info(static_cast<size_t>(k)), cw(static_cast<size_t>(N));
+        for (auto& s : info)
+            s = int32_t(rng() % uint64_t(cb.q()));
+        code.encode(info.data(), cw.data());
+        ASSERT_TRUE(code.is_codeword(cw.data()));
+        std::vector<uint8_t> sent(size_t(N * cb.n()));
+        cb.encode(cw.data(), size_t(N), sent.data());
+        const auto y = transmit(ch, sent.data(), sent.size(), test_seed() + 77, trial).rx;
+        frame_view f{ y.data(), y.size(), nullptr };
+        // pass 1 by hand: the inner posteriors (uniform priors), copies multiplied
+        std::vector<double> p(size_t(N * cb.q()));
+        if (!inner->decode(f, p.data()).ok())
+            continue;
+        std::vector<int32_t> expect(static_cast<size_t>(k));
+        for (int t = 0; t < k; ++t) {
+            double best = -inf;
+            for (int x = 0; x < cb.q(); ++x) {
+                const double v = std::log(p[size_t(t * cb.q() + x)]) +
+                                 std::log(p[size_t((k + t) * cb.q() + x)]);
+                if (v > best) {
+                    best = v;
+                    expect[size_t(t)] = x;
+                }
+            }
+        }
+        for (int I : { 1, 2 }) {
+            concatenated_options opt;
+            opt.iterations = I;
+            std::vector<int32_t> d(size_t(N), -7);
+            std::vector<double> lp(size_t(N * cb.q()));
+            const auto r = dec.decode_batch({ f }, opt, { d.data() }, { lp.data() });
+            ASSERT_TRUE(r[0].ok()) << r[0].reason;
+            // the outer posteriors: the copies' inner posteriors multiplied
+            for (int t = 0; t < k; ++t) {
+                std::vector<double> row(size_t(cb.q()));
+                for (int x = 0; x < cb.q(); ++x)
+                    row[size_t(x)] = std::log(p[size_t(t * cb.q() + x)]) +
+                                     std::log(p[size_t((k + t) * cb.q() + x)]);
+                const double z = log_sum_exp(row.data(), cb.q());
+                for (int half = 0; half < 2; ++half)
+                    for (int x = 0; x < cb.q(); ++x) {
+                        const double got = lp[size_t((half * k + t) * cb.q() + x)];
+                        const double want = row[size_t(x)] - z;
+                        if (std::isinf(want)) // a symbol the frame rules out
+                            EXPECT_EQ(got, want) << "trial " << trial << ", symbol " << t;
+                        else
+                            EXPECT_NEAR(got, want, 1e-6)
+                                << "trial " << trial << ", symbol " << t;
+                    }
+            }
+            // the decoder stops once the decisions form a codeword: one pass
+            EXPECT_EQ(r[0].iterations, 1);
+            std::vector<int32_t> got(static_cast<size_t>(k));
+            code.extract(d.data(), got.data());
+            EXPECT_EQ(got, expect) << "trial " << trial;
+        }
+        ++frames;
+        right += expect == info;
+    }
+    EXPECT_GE(frames, 30);
+    EXPECT_GE(right, frames / 2); // a working code: most frames right
 }

@@ -8,11 +8,11 @@
 precision="float" against precision="double": float must decode every frame
 that double decodes, with posteriors within 1e-4 (max abs difference) of double.
 
-Float used to refuse good frames ("probability 0") and to give wrong posteriors
-(0.86 against 0.43) because the forward metrics of states that had read
-different numbers of received bits differed by powers of 2 and were not
-comparable in float's range. The lattice now weighs each received bit as a
-likelihood ratio against a random bit; these tests hold that fix in place:
+Forward metrics of states that have read different numbers of received bits
+differ by powers of 2 and are not comparable in float's range unless the
+lattice weighs each received bit as a likelihood ratio against a random bit,
+as it does; without that, float refuses good frames ("probability 0") and
+gives wrong posteriors (0.86 against 0.43). These tests hold it in place:
 
 - a few frames of the cheap points of the grid (each axis varied from the base
   point: builtin (8, 16) code, Pi = Pd = 0.01, Ps = 0), with N cut to 200..500

@@ -10,8 +10,7 @@
 
 #include <gnuradio/bsid/core/inner/frame_decoder.h>
 #include <gnuradio/bsid/core/inner/map_decoder.h>
-#include <gnuradio/bsid/core/outer/ldpc_code.h>
-#include <gnuradio/bsid/core/outer/ldpc_decoder.h>
+#include <gnuradio/bsid/core/outer/outer_code.h>
 #include <gnuradio/bsid/core/outer/symbol_mapping.h>
 #include <cstdint>
 #include <functional>
@@ -85,12 +84,12 @@ public:
      * for a mapping the sizes do not allow. threads: for belief propagation
      * and the mapping (0: all cores). The decoders must outlive this object.
      */
-    concatenated_decoder(map_decoder& inner, const ldpc_code& outer, int threads = 0);
+    concatenated_decoder(map_decoder& inner, const outer_code& outer, int threads = 0);
     /*!
      * Frames that begin with a sync word, through a frame_decoder (without a
      * sync word it decodes as its primary decoder, and the device loop runs).
      */
-    concatenated_decoder(frame_decoder& inner, const ldpc_code& outer, int threads = 0);
+    concatenated_decoder(frame_decoder& inner, const outer_code& outer, int threads = 0);
     ~concatenated_decoder();
     concatenated_decoder(const concatenated_decoder&) = delete;
     concatenated_decoder& operator=(const concatenated_decoder&) = delete;
@@ -117,7 +116,7 @@ public:
                  const std::vector<double*>& posteriors = {},
                  const observer& watch = nullptr);
 
-    const ldpc_code& outer() const { return d_code; }
+    const outer_code& outer() const { return d_code; }
     const symbol_mapping& mapping() const { return d_map; }
     map_decoder& inner() { return d_inner; }
     //! Whether batches can run on the device loop (a CUDA inner decoder, no sync word).
@@ -126,9 +125,9 @@ public:
 private:
     map_decoder& d_inner;
     frame_decoder* d_frames = nullptr;
-    const ldpc_code& d_code;
+    const outer_code& d_code;
     symbol_mapping d_map;
-    std::unique_ptr<ldpc_decoder> d_bp;
+    std::unique_ptr<siso_decoder> d_bp; // the outer code's soft-in soft-out decoder
     std::unique_ptr<device_concatenated_loop> d_device; // null: host loop only
     int d_threads;
     std::vector<concatenated_result> host_loop(const std::vector<frame_view>& frames,

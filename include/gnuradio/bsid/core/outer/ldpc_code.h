@@ -9,6 +9,7 @@
 #define INCLUDED_BSID_CORE_LDPC_CODE_H
 
 #include <gnuradio/bsid/core/outer/galois_field.h>
+#include <gnuradio/bsid/core/outer/outer_code.h>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,7 +30,7 @@ namespace bsid {
  * refused with its rank named (remove the dependent rows, or pass
  * allow_dependent_rows, which makes k = n - rank).
  */
-class ldpc_code
+class ldpc_code final : public outer_code
 {
 public:
     //! One nonzero entry H[row][col] = coef (1 <= coef < q).
@@ -86,13 +87,13 @@ public:
      */
     static ldpc_code from_spec(const std::string& spec);
 
-    int q() const { return d_gf.q(); }
-    int n() const { return d_n; }
+    int q() const override { return d_gf.q(); }
+    int n() const override { return d_n; }
     int M() const { return d_M; }
-    int k() const { return int(d_info.size()); }
+    int k() const override { return int(d_info.size()); }
     int rank() const { return d_n - k(); }
     double rate() const { return double(k()) / double(d_n); }
-    const std::string& spec() const { return d_spec; }
+    const std::string& spec() const override { return d_spec; }
     const galois_field& field() const { return d_gf; }
 
     //! The entries by row (each sorted by column) and the row starts (M + 1).
@@ -109,14 +110,19 @@ public:
      * Encodes k information symbols (each 0 .. q - 1; std::invalid_argument
      * otherwise) into the n symbols of a codeword.
      */
-    void encode(const int32_t* info, int32_t* codeword) const;
+    void encode(const int32_t* info, int32_t* codeword) const override;
     //! The information symbols of a word (its info_positions()).
-    void extract(const int32_t* codeword, int32_t* info) const;
+    void extract(const int32_t* codeword, int32_t* info) const override;
 
     //! The number of checks a word of n symbols (each 0 .. q - 1;
     //! std::invalid_argument otherwise) does not satisfy.
     int unsatisfied(const int32_t* word) const;
-    bool is_codeword(const int32_t* word) const { return unsatisfied(word) == 0; }
+    bool is_codeword(const int32_t* word) const override
+    {
+        return unsatisfied(word) == 0;
+    }
+    //! Belief propagation over GF(q) (ldpc_decoder::make).
+    std::unique_ptr<siso_decoder> make_decoder(const siso_config& cfg) const override;
 
 private:
     galois_field d_gf;

@@ -10,26 +10,18 @@
 
 #include <gnuradio/bsid/core/inner/map_decoder.h> // backend_kind, precision_kind
 #include <gnuradio/bsid/core/outer/ldpc_code.h>
+#include <gnuradio/bsid/core/outer/outer_code.h>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 namespace bsid {
 
-//! What belief propagation did with one word.
-struct bp_result {
-    int iterations = 0; //!< message-passing iterations run (0: the input already decoded)
-    bool syndrome_ok = false; //!< the hard decisions satisfy every check
-};
-
+//! What belief propagation did with one word: iterations (message passing;
+//! 0: the input already decoded) and whether the decisions satisfy every check.
+using bp_result = siso_result;
 //! How a belief-propagation decoder runs.
-struct bp_config {
-    backend_kind backend = backend_kind::cpu;
-    precision_kind precision =
-        precision_kind::dual; //!< CUDA: float or double (the CPU: double)
-    int threads = 0;          //!< CPU: threads for decode_batch (0: all cores)
-    int device = 0;           //!< CUDA device index
-};
+using bp_config = siso_config;
 
 /*!
  * \brief Belief propagation over GF(q) for an ldpc_code, soft in and soft
@@ -54,7 +46,7 @@ struct bp_config {
  * one passes no message: 0 iterations, the posterior is the input and the
  * extrinsic output is uniform.
  */
-class ldpc_decoder
+class ldpc_decoder : public siso_decoder
 {
 public:
     virtual ~ldpc_decoder() = default;
