@@ -10,6 +10,7 @@
 
 #include <gnuradio/bsid/core/outer/galois_field.h>
 #include <gnuradio/bsid/core/outer/outer_code.h>
+#include <gnuradio/bsid/core/runtime/visibility.h>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,7 +31,7 @@ namespace bsid {
  * refused with its rank named (remove the dependent rows, or pass
  * allow_dependent_rows, which makes k = n - rank).
  */
-class ldpc_code final : public outer_code
+class BSID_CORE_SHARED_TYPE ldpc_code final : public outer_code
 {
 public:
     //! One nonzero entry H[row][col] = coef (1 <= coef < q).

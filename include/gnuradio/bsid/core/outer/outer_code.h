@@ -9,6 +9,7 @@
 #define INCLUDED_BSID_CORE_OUTER_CODE_H
 
 #include <gnuradio/bsid/core/inner/map_decoder.h> // backend_kind, precision_kind
+#include <gnuradio/bsid/core/runtime/visibility.h>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -67,7 +68,7 @@ public:
  * concatenated decoder, the simulator and the blocks need of it. ldpc_code
  * (GF(q) LDPC, belief propagation) is its implementation here.
  */
-class outer_code
+class BSID_CORE_SHARED_TYPE outer_code
 {
 public:
     virtual ~outer_code() = default;
