@@ -1,0 +1,175 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The stream decoder's states (docs/design.md section 3, "Stream decoding"):
+// erasures, the hunt for a frame after loss of sync, acquisition, and start
+// tags while in sync. The frames' decoding and judging are stream_decoder.cc
+// and stream_sync_tests.cc.
+
+#include "framing/stream_alignment.h"
+#include "framing/stream_positions.h"
+#include "runtime/format.h"
+#include <gnuradio/bsid/core/channel/channel.h>
+#include <gnuradio/bsid/core/framing/stream_decoder.h>
+#include <gnuradio/bsid/core/inner/drift_limits.h>
+#include <gnuradio/bsid/core/inner/lattice.h>
+#include <gnuradio/bsid/core/runtime/log.h>
+#include <gnuradio/bsid/core/sim/philox.h>
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace bsid {
+
+using detail::argmax;
+
+void stream_decoder::erase(frame_status status,
+                           const std::string& reason,
+                           std::vector<stream_frame>& out)
+{
+    stream_frame f;
+    f.index = d_k;
+    f.result = { status, reason };
+    const decoder_config& cfg = d_dec->config();
+    f.posteriors.assign(size_t(cfg.N) * size_t(cfg.cb.q()), 1.0 / cfg.cb.q());
+    f.nominal_start = nominal(d_k);
+    f.nominal_end = f.nominal_start + d_F;
+    out.push_back(std::move(f));
+    ++d_k;
+}
+
+// hunting: one sync_lost erasure per frame length of bits before position `at`
+void stream_decoder::erase_until(long long at, std::vector<stream_frame>& out)
+{
+    if (at <= d_hunt)
+        return;
+    const long long count = (at - d_hunt + d_F / 2) / d_F; // to the nearest frame length
+    for (long long j = 0; j < count; ++j) {
+        erase(frame_status::sync_lost,
+              detail::concat("unsynchronized: no frame found in the bits from position ",
+                             d_hunt,
+                             " to ",
+                             d_hunt + d_F) +
+                  (d_lost_why.empty()
+                       ? std::string()
+                       : " (the frame expected here lost sync: " + d_lost_why + ")"),
+              out);
+        d_lost_why.clear();
+        advance_hunt();
+    }
+}
+
+// hunting: the frame length of bits at d_hunt is a sync_lost erasure
+void stream_decoder::lose_block(const std::string& why,
+                                std::vector<stream_frame>& out,
+                                frame_status status)
+{
+    std::string reason =
+        (status == frame_status::sync_lost ? "unsynchronized: " : "") + why;
+    if (!d_lost_why.empty())
+        reason += " (the frame expected here lost sync: " + d_lost_why + ")";
+    erase(status, reason, out);
+    d_lost_why.clear();
+    d_cands.clear();
+    d_tries.clear();
+    advance_hunt();
+    trim();
+}
+
+void stream_decoder::advance_hunt()
+{
+    d_hunt += d_F;
+    // a tag before the new block would have acquired already
+    d_floor = std::max(d_floor, d_hunt - d_opt.acquire_window);
+}
+
+// hunting -> synced: a uniform start prior over [at - w, at + w]
+void stream_decoder::acquire(long long at, std::vector<stream_frame>& out)
+{
+    erase_until(at, out);
+    d_cands.clear();
+    d_tries.clear();
+    d_acquire_block = d_hunt; // the frame length of bits this frame is put out for
+    const long long w = d_opt.acquire_window;
+    d_prior = {};
+    for (long long s = std::max({ at - w, d_base, 0LL }); s <= at + w; ++s) {
+        d_prior.positions.push_back(s);
+        d_prior.weights.push_back(1.0);
+    }
+    for (double& x : d_prior.weights)
+        x /= double(d_prior.weights.size());
+    d_mode = mode::synced;
+    d_anchor = at;
+    d_anchor_k = d_k;
+    d_acquired = true;
+    log(log_level::info,
+        detail::concat("stream_decoder: acquiring frame ", d_k, " at position ", at));
+}
+
+/*
+ * synced -> hunting. A frame that lost sync is searched for around where it
+ * was expected (a frame after a short burst is found there, as it would have
+ * been without the burst): hunting begins at the frame length of bits it was
+ * expected in, and no erasure is put out until that search fails. A byte
+ * that is not a bit (status invalid_input) makes the frame an erasure at
+ * once, and hunting begins a frame length later. An acquisition that failed
+ * (a false alarm of a correlator) is searched for in the frame length it was
+ * for, so that the frames keep their indices whatever its position.
+ */
+void stream_decoder::lose_sync(const frame_result& why, std::vector<stream_frame>& out)
+{
+    const long long s = d_prior.positions[argmax(d_prior.weights)];
+    const bool acquired = d_acquired;
+    log(log_level::info,
+        detail::concat("stream_decoder: frame ",
+                       d_k,
+                       ": ",
+                       to_string(why.status),
+                       ": ",
+                       why.reason));
+    d_mode = mode::hunting;
+    d_hunt = acquired ? std::max(d_acquire_block, s - d_F / 2) : s;
+    d_floor = s + d_opt.acquire_window + 1; // a tag at the lost frame's start: not again
+    d_anchor = d_hunt;
+    d_anchor_k = d_k;
+    d_acquired = false;
+    d_cands.clear();
+    d_tries.clear();
+    if (why.status == frame_status::invalid_input || d_by_search) {
+        // (a frame a search found already had its frame length searched)
+        d_by_search = false;
+        d_lost_why.clear();
+        erase(why.status, why.reason, out);
+        advance_hunt();
+        return;
+    }
+    d_lost_why = why.reason;
+}
+
+void stream_decoder::process_tags_synced()
+{
+    const long long w = d_opt.acquire_window;
+    const long long s_min = d_prior.positions.front(), s_max = d_prior.positions.back();
+    while (!d_tags.empty() && d_tags.front() < s_min - w) {
+        // inside a frame decoded in sync: the evidence outweighs it
+        log(log_level::debug,
+            detail::concat("stream_decoder: a start tag for position ",
+                           d_tags.front(),
+                           " lies inside a frame decoded in sync; ignored"));
+        d_tags.pop_front();
+    }
+    while (!d_tags.empty() && d_tags.front() <= s_max + w) {
+        // where the frame is expected: it anchors the nominal positions, the
+        // carried prior (sharper than a window) stays
+        d_anchor = d_tags.front();
+        d_anchor_k = d_k;
+        d_tags.pop_front();
+    }
+}
+
+} // namespace bsid
