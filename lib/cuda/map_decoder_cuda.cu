@@ -40,6 +40,7 @@
 #include "device_loop.h"
 #include "event_kernels.h"
 #include "kernel_launchers.h"
+#include "lane_pool.h"
 #include "lattice_kernels.cuh"
 #include "launch_plan.h"
 #include "runtime/backends.h"
@@ -139,6 +140,7 @@ public:
 
         for (int l = 0; l < d_streams; ++l)
             d_lanes.push_back(std::make_unique<lane>());
+        d_pool = std::make_unique<lane_pool>(d_streams);
         BSID_CUDA(cudaSetDevice(d_device));
         BSID_CUDA(cudaGetDeviceProperties(&d_prop, d_device));
         const auto w = lattice_weights<real>::ratio(cfg.ch);
@@ -322,20 +324,14 @@ public:
         // the host's cores shared among the lanes' copies (no lane's OpenMP
         // team spinning on the cores another lane's copies need)
         d_lane_threads = std::max(1, omp_get_max_threads() / used);
-        on_lanes(used, work);
+        d_pool->run(used, [&](int l) { work(*d_lanes[size_t(l)]); });
         return results;
     }
 
     ~cuda_decoder() override
     {
-        {
-            std::lock_guard<std::mutex> g(d_job_mutex);
-            d_stop = true;
-        }
-        d_job_cv.notify_all();
-        for (auto& ln : d_lanes)
-            if (ln->worker.joinable())
-                ln->worker.join();
+        if (d_pool)
+            d_pool->stop(); // the lanes' threads, before their buffers go
         // the members' buffers and events are freed after this body, on this
         // thread: on this decoder's device, whichever the thread had selected
         // (one decoder per device, decoder_config::devices)
@@ -1328,62 +1324,6 @@ private:
                      where_s + ")" };
     }
 
-    // Runs job on lanes 0 .. used - 1 at once and returns when all are done:
-    // lane 0 on the caller's thread, the others each on its own thread (and
-    // so its own default stream and OpenMP team), started on first use and
-    // kept. A lane whose thread cannot be started is left out.
-    void on_lanes(int used, const std::function<void(lane&)>& job)
-    {
-        if (used <= 1) {
-            job(*d_lanes[0]);
-            return;
-        }
-        int lanes = 1;
-        for (; lanes < used; ++lanes) {
-            lane& ln = *d_lanes[size_t(lanes)];
-            if (ln.worker.joinable())
-                continue;
-            try {
-                const uint64_t seen = d_generation; // before this job is posted
-                ln.worker = std::thread([this, l = lanes, seen] { lane_loop(l, seen); });
-            } catch (const std::system_error&) {
-                break;
-            }
-        }
-        {
-            std::lock_guard<std::mutex> g(d_job_mutex);
-            d_job = &job;
-            d_job_lanes = lanes;
-            d_pending = lanes - 1;
-            ++d_generation;
-        }
-        d_job_cv.notify_all();
-        job(*d_lanes[0]);
-        std::unique_lock<std::mutex> g(d_job_mutex);
-        d_done_cv.wait(g, [&] { return d_pending == 0; });
-        d_job = nullptr;
-    }
-
-    // Lane l's thread: each posted job it takes part in, until the decoder goes.
-    void lane_loop(int l, uint64_t seen)
-    {
-        std::unique_lock<std::mutex> g(d_job_mutex);
-        while (true) {
-            d_job_cv.wait(g, [&] { return d_stop || d_generation != seen; });
-            if (d_stop)
-                return;
-            seen = d_generation;
-            if (l >= d_job_lanes)
-                continue; // not one of this job's lanes
-            const std::function<void(lane&)>* job = d_job;
-            g.unlock();
-            (*job)(*d_lanes[size_t(l)]); // never throws (decode_chunk)
-            g.lock();
-            if (--d_pending == 0)
-                d_done_cv.notify_all();
-        }
-    }
-
     // A frame decoded by the CPU backend instead (one at a time: the lanes share it).
     frame_result on_cpu(const frame_view& frame, double* post)
     {
@@ -1543,7 +1483,6 @@ private:
         // the E-step (event_kernels.h): allocated by the first batch that asks
         device_buffer<double> ev_yprob, ev_index, ev_out, ev_items, ev_scratch;
         device_buffer<int> ev_frames, ev_want;
-        std::thread worker; // lanes after the first: their host thread (on_lanes)
         cudaEvent_t kernels_done = nullptr; // recorded after its chunk's kernels
         // pass L in parts (run()): the copy stream, an event recorded after
         // each part's pass L, and one per part but the last recorded after
@@ -1623,14 +1562,7 @@ private:
     // the event of the chunk whose kernels were launched last (run())
     std::mutex d_order_mutex;
     cudaEvent_t d_last_kernels = nullptr;
-    // the job the lanes' threads run (on_lanes, lane_loop)
-    std::mutex d_job_mutex;
-    std::condition_variable d_job_cv, d_done_cv;
-    const std::function<void(lane&)>* d_job = nullptr;
-    uint64_t d_generation = 0; // jobs posted
-    int d_job_lanes = 0;       // lanes taking part in the current job
-    int d_pending = 0;         // of those, the threads still running it
-    bool d_stop = false;
+    std::unique_ptr<lane_pool> d_pool; // the lanes' host threads (lane_pool.h)
     general_shape d_general; // the general lattice kernel's launch (when !d_reg)
     int d_ab_block = 128;
     recursion_kind d_recursion = recursion_kind::automatic; // plan_segments per batch
