@@ -41,100 +41,65 @@ int inner_symbols(const ::bsid::ldpc_code& outer, const ::bsid::codebook& cb)
     }
 }
 
-} // namespace
-
-concatenated_decoder::sptr concatenated_decoder::make(const ::bsid::codebook& codebook,
-                                                      const ::bsid::ldpc_code& outer,
-                                                      double Pi,
-                                                      double Pd,
-                                                      double Ps,
-                                                      int iterations,
-                                                      int bp_iterations,
-                                                      const std::string& backend,
-                                                      const std::string& precision,
-                                                      const std::string& storage,
-                                                      double Pr,
-                                                      int max_batch,
-                                                      const std::string& len_tag_key,
-                                                      bool follow_channel_tags,
-                                                      const std::string& sync_word,
-                                                      const std::string& framing,
-                                                      const std::string& input,
-                                                      int lookahead,
-                                                      const std::string& start_tag_key,
-                                                      int acquire_window,
-                                                      bool tag_after_sync_word,
-                                                      double sync_threshold,
-                                                      bool search,
-                                                      bool synchronized_at_start)
+// the receiver options that only the map_decoder block takes must keep their
+// defaults (a C++ caller setting one would otherwise be ignored silently)
+void refuse_map_decoder_options(const ::bsid::receiver_options& options)
 {
-    return gnuradio::make_block_sptr<concatenated_decoder_impl>(codebook,
-                                                                outer,
-                                                                Pi,
-                                                                Pd,
-                                                                Ps,
-                                                                iterations,
-                                                                bp_iterations,
-                                                                backend,
-                                                                precision,
-                                                                storage,
-                                                                Pr,
-                                                                max_batch,
-                                                                len_tag_key,
-                                                                follow_channel_tags,
-                                                                sync_word,
-                                                                framing,
-                                                                input,
-                                                                lookahead,
-                                                                start_tag_key,
-                                                                acquire_window,
-                                                                tag_after_sync_word,
-                                                                sync_threshold,
-                                                                search,
-                                                                synchronized_at_start);
+    const auto& table = ::bsid::receiver_option_table();
+    const ::bsid::receiver_options defaults;
+    for (const char* name : { "output",
+                              "llr_scale",
+                              "llr_clip",
+                              "estimate_every",
+                              "priors_input",
+                              "max_delay_ms",
+                              "devices" }) {
+        if (table.get(options, name) != table.get(defaults, name)) {
+            throw std::invalid_argument(std::string("concatenated_decoder: ") + name +
+                                        " is an option of bsid.map_decoder, not of "
+                                        "this block");
+        }
+    }
 }
 
-concatenated_decoder_impl::concatenated_decoder_impl(const ::bsid::codebook& codebook,
-                                                     const ::bsid::ldpc_code& outer,
-                                                     double Pi,
-                                                     double Pd,
-                                                     double Ps,
-                                                     int iterations,
-                                                     int bp_iterations,
-                                                     const std::string& backend,
-                                                     const std::string& precision,
-                                                     const std::string& storage,
-                                                     double Pr,
-                                                     int max_batch,
-                                                     const std::string& len_tag_key,
-                                                     bool follow_channel_tags,
-                                                     const std::string& sync_word,
-                                                     const std::string& framing,
-                                                     const std::string& input,
-                                                     int lookahead,
-                                                     const std::string& start_tag_key,
-                                                     int acquire_window,
-                                                     bool tag_after_sync_word,
-                                                     double sync_threshold,
-                                                     bool search,
-                                                     bool synchronized_at_start)
-    : gr::block(
-          "concatenated_decoder",
-          gr::io_signature::make(1, 1, input_item_size("concatenated_decoder", input)),
-          gr::io_signature::make(1, 1, sizeof(uint8_t))),
+} // namespace
+
+concatenated_decoder::sptr
+concatenated_decoder::make(const ::bsid::codebook& codebook,
+                           const ::bsid::ldpc_code& outer,
+                           const ::bsid::channel_params& channel,
+                           int iterations,
+                           int bp_iterations,
+                           const ::bsid::receiver_options& options)
+{
+    return gnuradio::make_block_sptr<concatenated_decoder_impl>(
+        codebook, outer, channel, iterations, bp_iterations, options);
+}
+
+concatenated_decoder_impl::concatenated_decoder_impl(
+    const ::bsid::codebook& codebook,
+    const ::bsid::ldpc_code& outer,
+    const ::bsid::channel_params& channel,
+    int iterations,
+    int bp_iterations,
+    const ::bsid::receiver_options& options)
+    : gr::block("concatenated_decoder",
+                gr::io_signature::make(
+                    1, 1, input_item_size("concatenated_decoder", options.input.kind)),
+                gr::io_signature::make(1, 1, sizeof(uint8_t))),
       d_code(outer),
-      d_cfg(codebook, ::bsid::channel_params(Pi, Pd, Ps), inner_symbols(outer, codebook)),
+      d_cfg(codebook, channel, inner_symbols(outer, codebook)),
       d_bits(::bsid::error_counter::bits_per_symbol(outer.q())),
       d_K(outer.k() * ::bsid::error_counter::bits_per_symbol(outer.q())),
-      d_max_batch(max_batch),
-      d_len_key(pmt::intern(len_tag_key)),
-      d_sync(::bsid::parse_sync_word(sync_word)),
-      d_soft(::bsid::parse_input_kind(input) == ::bsid::input_kind::llr),
-      d_stream(parse_framing("concatenated_decoder", framing)),
+      d_max_batch(options.decoding.max_batch),
+      d_len_key(pmt::intern(options.framing.len_tag_key)),
+      d_sync(::bsid::parse_sync_word(options.framing.sync_word)),
+      d_soft(::bsid::parse_input_kind(options.input.kind) == ::bsid::input_kind::llr),
+      d_stream(parse_framing("concatenated_decoder", options.framing.framing)),
       d_rx(d_logger,
-           len_tag_key,
+           options.framing.len_tag_key,
            d_soft,
-           follow_channel_tags,
+           options.input.follow_channel_tags,
            d_cfg.ch,
            { [this](const ::bsid::channel_params& ch) { return build(ch); },
              [](const decoder_ptr& dec) { return dec->fd; } })
@@ -145,16 +110,22 @@ concatenated_decoder_impl::concatenated_decoder_impl(const ::bsid::codebook& cod
             " and bp_iterations = " + std::to_string(bp_iterations) +
             " must each be at least 1");
     }
-    if (max_batch < 1) {
+    if (d_max_batch < 1) {
         throw std::invalid_argument("concatenated_decoder: max_batch = " +
-                                    std::to_string(max_batch) + " must be at least 1");
+                                    std::to_string(d_max_batch) + " must be at least 1");
     }
+    refuse_map_decoder_options(options);
     d_opt.iterations = iterations;
     d_opt.bp_iterations = bp_iterations;
-    d_cfg.backend = ::bsid::parse_backend(backend);
-    d_cfg.precision = ::bsid::parse_precision(precision);
-    d_cfg.storage = ::bsid::parse_storage(storage);
-    d_cfg.Pr = Pr;
+    {
+        // parsed as the map_decoder block parses them (devices: its default)
+        const auto cfg =
+            ::bsid::make_decoder_config(codebook, d_cfg.N, d_cfg.ch, options.decoding);
+        d_cfg.backend = cfg.backend;
+        d_cfg.precision = cfg.precision;
+        d_cfg.storage = cfg.storage;
+        d_cfg.Pr = cfg.Pr;
+    }
     install_core_log_handler();
     d_rx.start();
     GR_LOG_INFO(
@@ -167,14 +138,7 @@ concatenated_decoder_impl::concatenated_decoder_impl(const ::bsid::codebook& cod
             " passes of up to " + std::to_string(bp_iterations) + " BP iterations");
     if (d_stream) {
         // the last input items are kept to cut the in-sync frames out of
-        d_rx.start_stream(lookahead,
-                          start_tag_key,
-                          acquire_window,
-                          tag_after_sync_word,
-                          sync_threshold,
-                          search,
-                          synchronized_at_start,
-                          true);
+        d_rx.start_stream(options.framing, true);
     }
     set_tag_propagation_policy(TPP_DONT); // frames change length: tags are placed by hand
 }

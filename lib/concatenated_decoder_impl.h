@@ -27,28 +27,10 @@ class concatenated_decoder_impl : public concatenated_decoder
 public:
     concatenated_decoder_impl(const ::bsid::codebook& codebook,
                               const ::bsid::ldpc_code& outer,
-                              double Pi,
-                              double Pd,
-                              double Ps,
+                              const ::bsid::channel_params& channel,
                               int iterations,
                               int bp_iterations,
-                              const std::string& backend,
-                              const std::string& precision,
-                              const std::string& storage,
-                              double Pr,
-                              int max_batch,
-                              const std::string& len_tag_key,
-                              bool follow_channel_tags,
-                              const std::string& sync_word,
-                              const std::string& framing,
-                              const std::string& input,
-                              int lookahead,
-                              const std::string& start_tag_key,
-                              int acquire_window,
-                              bool tag_after_sync_word,
-                              double sync_threshold,
-                              bool search,
-                              bool synchronized_at_start);
+                              const ::bsid::receiver_options& options);
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,

@@ -21,6 +21,7 @@
 #include <gnuradio/bsid/core/framing/stream_decoder.h>
 #include <gnuradio/bsid/core/inner/frame_decoder.h>
 #include <gnuradio/bsid/core/inner/frame_status.h>
+#include <gnuradio/bsid/core/options/receiver_options.h>
 #include <gnuradio/logger.h>
 #include <gnuradio/tags.h>
 #include <pmt/pmt.h>
@@ -271,31 +272,20 @@ public:
 
     /*!
      * Makes the stream decoder, with the current decoder, and returns it
-     * (its constructor checks the options). start_tag_key: the tags that
-     * anchor a frame's start. keep_history: keep the last input items, for
-     * cut() (four frames, their margins and the last chunk).
+     * (its constructor checks the options), from the block's framing options
+     * (framing.start_tag_key: the tags that anchor a frame's start). keep_history: keep
+     * the last input items, for cut() (four frames, their margins and the last chunk).
      */
-    const ::bsid::stream_decoder& start_stream(int lookahead,
-                                               const std::string& start_tag_key,
-                                               int acquire_window,
-                                               bool tag_after_sync_word,
-                                               double sync_threshold,
-                                               bool search,
-                                               bool synchronized_at_start,
+    const ::bsid::stream_decoder& start_stream(const ::bsid::framing_options& framing,
                                                bool keep_history)
     {
         const auto fd = d_cb.frames(current_decoder());
-        ::bsid::stream_options opt;
-        opt.lookahead = lookahead;
-        opt.acquire_window = acquire_window;
-        opt.tag_offset = tag_after_sync_word ? -(long long)fd->sync_word().size() : 0;
-        opt.sync_threshold = sync_threshold;
-        opt.search = search;
-        opt.input = d_soft ? ::bsid::input_kind::llr : ::bsid::input_kind::bits;
-        if (!synchronized_at_start)
-            opt.first_start.reset();
+        const auto opt = ::bsid::make_stream_options(framing,
+                                                     fd->sync_word().size(),
+                                                     d_soft ? ::bsid::input_kind::llr
+                                                            : ::bsid::input_kind::bits);
         d_sd = std::make_unique<::bsid::stream_decoder>(fd, opt); // checks the options
-        d_start_key = pmt::intern(start_tag_key);
+        d_start_key = pmt::intern(framing.start_tag_key);
         d_keep_history = keep_history;
         return *d_sd;
     }

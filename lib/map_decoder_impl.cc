@@ -86,143 +86,62 @@ bool port_done(const gr::block& b, int port, long in_this_call)
 
 map_decoder::sptr map_decoder::make(const ::bsid::codebook& codebook,
                                     int N,
-                                    double Pi,
-                                    double Pd,
-                                    double Ps,
-                                    const std::string& output,
-                                    const std::string& backend,
-                                    const std::string& precision,
-                                    const std::string& storage,
-                                    double Pr,
-                                    int max_batch,
-                                    float llr_scale,
-                                    float llr_clip,
-                                    const std::string& len_tag_key,
-                                    bool follow_channel_tags,
-                                    const std::string& sync_word,
-                                    const std::string& framing,
-                                    int lookahead,
-                                    const std::string& start_tag_key,
-                                    int acquire_window,
-                                    bool tag_after_sync_word,
-                                    double sync_threshold,
-                                    bool search,
-                                    bool synchronized_at_start,
-                                    const std::string& input,
-                                    int estimate_every,
-                                    bool priors_input,
-                                    double max_delay_ms,
-                                    const std::string& devices)
+                                    const ::bsid::channel_params& channel,
+                                    const ::bsid::receiver_options& options)
 {
-    return gnuradio::make_block_sptr<map_decoder_impl>(codebook,
-                                                       N,
-                                                       Pi,
-                                                       Pd,
-                                                       Ps,
-                                                       output,
-                                                       backend,
-                                                       precision,
-                                                       storage,
-                                                       Pr,
-                                                       max_batch,
-                                                       llr_scale,
-                                                       llr_clip,
-                                                       len_tag_key,
-                                                       follow_channel_tags,
-                                                       sync_word,
-                                                       framing,
-                                                       lookahead,
-                                                       start_tag_key,
-                                                       acquire_window,
-                                                       tag_after_sync_word,
-                                                       sync_threshold,
-                                                       search,
-                                                       synchronized_at_start,
-                                                       input,
-                                                       estimate_every,
-                                                       priors_input,
-                                                       max_delay_ms,
-                                                       devices);
+    return gnuradio::make_block_sptr<map_decoder_impl>(codebook, N, channel, options);
 }
 
 map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                                    int N,
-                                   double Pi,
-                                   double Pd,
-                                   double Ps,
-                                   const std::string& output,
-                                   const std::string& backend,
-                                   const std::string& precision,
-                                   const std::string& storage,
-                                   double Pr,
-                                   int max_batch,
-                                   float llr_scale,
-                                   float llr_clip,
-                                   const std::string& len_tag_key,
-                                   bool follow_channel_tags,
-                                   const std::string& sync_word,
-                                   const std::string& framing,
-                                   int lookahead,
-                                   const std::string& start_tag_key,
-                                   int acquire_window,
-                                   bool tag_after_sync_word,
-                                   double sync_threshold,
-                                   bool search,
-                                   bool synchronized_at_start,
-                                   const std::string& input,
-                                   int estimate_every,
-                                   bool priors_input,
-                                   double max_delay_ms,
-                                   const std::string& devices)
-    : gr::block(
-          "map_decoder",
-          ports_in(input, priors_input, codebook.q()),
-          gr::io_signature::make(1, 1, item_size(parse_mode(output), codebook.q()))),
-      d_cfg(codebook, ::bsid::channel_params(Pi, Pd, Ps), N),
-      d_mode(parse_mode(output)),
-      d_max_batch(max_batch),
-      d_llr_scale(llr_scale),
-      d_llr_clip(llr_clip),
-      d_len_key(pmt::intern(len_tag_key)),
-      d_sync(::bsid::parse_sync_word(sync_word)),
-      d_soft(::bsid::parse_input_kind(input) == ::bsid::input_kind::llr),
-      d_stream(parse_framing("map_decoder", framing)),
+                                   const ::bsid::channel_params& channel,
+                                   const ::bsid::receiver_options& options)
+    : gr::block("map_decoder",
+                ports_in(options.input.kind, options.input.priors_input, codebook.q()),
+                gr::io_signature::make(
+                    1, 1, item_size(parse_mode(options.output.kind), codebook.q()))),
+      d_cfg(codebook, channel, N),
+      d_mode(parse_mode(options.output.kind)),
+      d_max_batch(options.decoding.max_batch),
+      d_llr_scale(options.output.llr_scale),
+      d_llr_clip(options.output.llr_clip),
+      d_len_key(pmt::intern(options.framing.len_tag_key)),
+      d_sync(::bsid::parse_sync_word(options.framing.sync_word)),
+      d_soft(::bsid::parse_input_kind(options.input.kind) == ::bsid::input_kind::llr),
+      d_stream(parse_framing("map_decoder", options.framing.framing)),
       d_rx(d_logger,
-           len_tag_key,
+           options.framing.len_tag_key,
            d_soft,
-           follow_channel_tags,
+           options.input.follow_channel_tags,
            d_cfg.ch,
            { [this](const ::bsid::channel_params& ch) { return build(ch); },
              [](const decoder_ptr& dec) { return dec; } }),
-      d_queue(item_size(parse_mode(output), codebook.q())),
-      d_max_delay_ms(max_delay_ms),
-      d_priors(priors_input)
+      d_queue(item_size(parse_mode(options.output.kind), codebook.q())),
+      d_max_delay_ms(options.decoding.max_delay_ms),
+      d_priors(options.input.priors_input)
 {
-    if (priors_input && d_stream) {
+    if (d_priors && d_stream) {
         throw std::invalid_argument(
             "map_decoder: priors_input = true needs framing \"tagged\", not \"stream\": "
             "stream frames are found at run time (acquisition, sync loss), so priors "
             "cannot be aligned to them");
     }
-    if (max_batch < 1) {
+    if (d_max_batch < 1) {
         throw std::invalid_argument("map_decoder: max_batch = " +
-                                    std::to_string(max_batch) + " must be at least 1");
+                                    std::to_string(d_max_batch) + " must be at least 1");
     }
-    if (!(max_delay_ms >= 0) || std::isinf(max_delay_ms)) {
+    if (!(d_max_delay_ms >= 0) || std::isinf(d_max_delay_ms)) {
         std::ostringstream os;
-        os << "map_decoder: max_delay_ms = " << max_delay_ms
+        os << "map_decoder: max_delay_ms = " << d_max_delay_ms
            << " must be a finite number of milliseconds, at least 0";
         throw std::invalid_argument(os.str());
     }
-    if (!std::isfinite(llr_scale) || !std::isfinite(llr_clip) || llr_clip < 0) {
+    if (!std::isfinite(d_llr_scale) || !std::isfinite(d_llr_clip) || d_llr_clip < 0) {
         throw std::invalid_argument(
             "map_decoder: llr_scale must be finite and llr_clip >= 0");
     }
-    d_cfg.backend = ::bsid::parse_backend(backend);
-    d_cfg.precision = ::bsid::parse_precision(precision);
-    d_cfg.storage = ::bsid::parse_storage(storage);
-    d_cfg.Pr = Pr;
-    d_cfg.cuda.devices = ::bsid::parse_devices(devices);
+    const int estimate = options.input.estimate_every;
+    d_cfg = ::bsid::make_decoder_config(codebook, N, channel, options.decoding);
     d_items_per_frame = d_mode == mode::llr
                             ? size_t(N) * size_t(llr_bits_per_symbol(codebook.q()))
                             : size_t(N);
@@ -231,37 +150,30 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
     if (d_stream) {
         // with estimation, the last input items are kept to cut the in-sync
         // frames out of (as tagged frames, for the tracker)
-        const auto& sd = d_rx.start_stream(lookahead,
-                                           start_tag_key,
-                                           acquire_window,
-                                           tag_after_sync_word,
-                                           sync_threshold,
-                                           search,
-                                           synchronized_at_start,
-                                           estimate_every > 0);
+        const auto& sd = d_rx.start_stream(options.framing, estimate > 0);
         d_stream_decoder = &sd;
         GR_LOG_INFO(
             d_logger,
             "stream framing: look-ahead K = " + std::to_string(sd.options().lookahead) +
-                ", start tags '" + start_tag_key + "', " +
-                (synchronized_at_start ? "synchronized at the first bit"
-                                       : "acquiring first"));
+                ", start tags '" + options.framing.start_tag_key + "', " +
+                (options.framing.synchronized_at_start ? "synchronized at the first bit"
+                                                       : "acquiring first"));
     }
-    if (estimate_every < 0) {
+    if (estimate < 0) {
         throw std::invalid_argument(
-            "map_decoder: estimate_every = " + std::to_string(estimate_every) +
+            "map_decoder: estimate_every = " + std::to_string(estimate) +
             " must be 0 (off) or a number of frames");
     }
-    if (estimate_every > 0) {
+    if (estimate > 0) {
         d_tracker = std::make_unique<::bsid::channel_tracker>(
-            d_cfg, estimate_every, ::bsid::estimate_options{}, d_sync);
+            d_cfg, estimate, ::bsid::estimate_options{}, d_sync);
         GR_LOG_INFO(d_logger,
-                    "channel estimation: every " + std::to_string(estimate_every) +
-                        " frames, from the last " + std::to_string(estimate_every));
+                    "channel estimation: every " + std::to_string(estimate) +
+                        " frames, from the last " + std::to_string(estimate));
     }
     if (!d_stream) {
         d_batcher = std::make_unique<::bsid::frame_batcher>(
-            ::bsid::batcher_options{ max_batch, max_delay_ms });
+            ::bsid::batcher_options{ d_max_batch, d_max_delay_ms });
         d_watch.emplace("map_decoder",
                         (long long)d_sync.size() + (long long)N * codebook.n(),
                         N,

@@ -129,19 +129,17 @@ BOOST_AUTO_TEST_CASE(two_decoders_and_setters_from_another_thread)
     auto thr = gr::blocks::throttle::make(sizeof(int), 20000);
     auto enc = codebook_encoder::make(cb, N);
     auto chan = channel::make(CH_A.Pi, CH_A.Pd, CH_A.Ps, seed);
+    ::bsid::receiver_options hard_opt, post_opt;
+    hard_opt.output.kind = "hard";
+    hard_opt.decoding.backend = "cpu";
+    hard_opt.decoding.max_batch = 4;
+    post_opt.decoding.backend = "cpu";
+    post_opt.decoding.precision = "double";
+    post_opt.decoding.max_batch = 1;
     auto dec_hard = map_decoder::make(
-        cb, N, CH_A.Pi, CH_A.Pd, CH_A.Ps, "hard", "cpu", "float", "auto", 1e-10, 4);
-    auto dec_post = map_decoder::make(cb,
-                                      N,
-                                      CH_B.Pi,
-                                      CH_B.Pd,
-                                      CH_B.Ps,
-                                      "posteriors",
-                                      "cpu",
-                                      "double",
-                                      "auto",
-                                      1e-10,
-                                      1);
+        cb, N, ::bsid::channel_params(CH_A.Pi, CH_A.Pd, CH_A.Ps), hard_opt);
+    auto dec_post = map_decoder::make(
+        cb, N, ::bsid::channel_params(CH_B.Pi, CH_B.Pd, CH_B.Ps), post_opt);
     auto snk_rx = gr::blocks::vector_sink_b::make(1);
     auto snk_hard = gr::blocks::vector_sink_i::make(1);
     auto snk_post = gr::blocks::vector_sink_f::make(cb.q());

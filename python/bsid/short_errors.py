@@ -44,6 +44,11 @@ def _parameters(cls):
             cur = ""
             if not part or part in ("*", "/"):
                 continue
+            if part.startswith("*"):
+                # *args, **kwargs: the receiver options, which the bindings
+                # check themselves (python/bsid/bindings/receiver_keywords.h)
+                params.append((part, "", True))
+                continue
             name, _, rest = part.partition(":")
             ty, _, default = rest.partition("=")
             params.append((name.strip(), ty.strip(), bool(default.strip())))
@@ -71,15 +76,19 @@ def _fits(value, ty):
 
 def _explain(cls_name, params, args, kwargs):
     """The short message for the first argument that does not fit, or None."""
+    variadic = any(p[0].startswith("*") for p in params)
+    params = [p for p in params if not p[0].startswith("*")]
     given = list(zip(params, args))
     by_name = {p[0]: p for p in params}
     for key, value in kwargs.items():
+        if key not in by_name and variadic:
+            continue  # a receiver option: checked by the bindings
         if key not in by_name:
             close = [p[0] for p in params if p[0].lower() == key.lower()]
             hint = f" (did you mean {close[0]}?)" if close else ""
             return f"{cls_name}: no parameter named '{key}'{hint}"
         given.append((by_name[key], value))
-    if len(args) > len(params):
+    if len(args) > len(params) and not variadic:
         return f"{cls_name}: {len(args)} arguments given, at most {len(params)} taken"
     for (name, ty, _), value in given:
         if _fits(value, ty):

@@ -11,6 +11,7 @@
 #include <gnuradio/block.h>
 #include <gnuradio/bsid/api.h>
 #include <gnuradio/bsid/core/inner/codebook.h>
+#include <gnuradio/bsid/core/options/receiver_options.h>
 #include <gnuradio/bsid/core/outer/ldpc_code.h>
 #include <cstdint>
 #include <string>
@@ -87,35 +88,13 @@ public:
      *                    codebook encoder's
      * \param outer       the outer code (bsid.ldpc_code), the same as the
      *                    LDPC encoder's; with the codebook's q it fixes N and K
-     * \param Pi          insertion probability of the channel the decoder assumes
-     * \param Pd          deletion probability of the channel the decoder assumes
-     * \param Ps          substitution probability of the channel the decoder assumes
+     * \param channel     the channel the decoder assumes (Pi, Pd, Ps)
      * \param iterations  passes of the iterative decoder, at least 1
      * \param bp_iterations belief-propagation iterations per pass, at least 1
-     * \param backend     "cpu", "cuda" or "auto"
-     * \param precision   "float" or "double" (of the inner decoder)
-     * \param storage     "global", "local" or "auto"
-     * \param Pr          drift exclusion probability of the limits, in (0, 1)
-     * \param max_batch   most frames decoded together, at least 1
-     * \param len_tag_key the tagged-stream length key
-     * \param follow_channel_tags decode with the channel of upstream
-     *        "bsid_channel" tags (from bsid.channel)
-     * \param sync_word   the word that begins every frame ("0110..."; "" for none)
-     * \param framing     "tagged" (frames by \p len_tag_key tags) or "stream"
-     * \param input       "bits" (byte items, 0 or 1) or "llr" (float items)
-     * \param lookahead   stream framing: the next frame's symbols weighed after
-     *                    a frame's end, 0 to N; -1: 0 with a sync word, 2 without
-     * \param start_tag_key stream framing: the key of start tags
-     * \param acquire_window stream framing: half width in bits of the start
-     *        prior around a start tag or a found sync word
-     * \param tag_after_sync_word stream framing: a start tag is on the bit
-     *        after the sync word (true) or on the frame's first bit (false)
-     * \param sync_threshold stream framing: the least log-likelihood ratio
-     *        against random bits of a frame in sync
-     * \param search      stream framing: look for frames without start tags
-     *        after losing sync
-     * \param synchronized_at_start stream framing: the first frame begins at
-     *        the first input bit
+     * \param options     how the inner decoder runs, how frames are found and
+     *        what comes in (bsid::receiver_options; the receiver options of
+     *        bsid.map_decoder but output, estimate_every, priors_input,
+     *        max_delay_ms and devices, which must keep their defaults)
      *
      * Bad parameters throw std::invalid_argument (ValueError in Python),
      * naming the parameter; backend "cuda" without a CUDA backend throws
@@ -123,28 +102,10 @@ public:
      */
     static sptr make(const ::bsid::codebook& codebook,
                      const ::bsid::ldpc_code& outer,
-                     double Pi,
-                     double Pd,
-                     double Ps,
+                     const ::bsid::channel_params& channel,
                      int iterations = 10,
                      int bp_iterations = 50,
-                     const std::string& backend = "auto",
-                     const std::string& precision = "float",
-                     const std::string& storage = "auto",
-                     double Pr = 1e-10,
-                     int max_batch = 64,
-                     const std::string& len_tag_key = "packet_len",
-                     bool follow_channel_tags = true,
-                     const std::string& sync_word = "",
-                     const std::string& framing = "tagged",
-                     const std::string& input = "bits",
-                     int lookahead = -1,
-                     const std::string& start_tag_key = "bsid_start",
-                     int acquire_window = 4,
-                     bool tag_after_sync_word = true,
-                     double sync_threshold = 0.0,
-                     bool search = true,
-                     bool synchronized_at_start = true);
+                     const ::bsid::receiver_options& options = {});
 
     /*!
      * \brief Set the channel the decoder assumes.

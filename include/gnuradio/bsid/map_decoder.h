@@ -11,6 +11,7 @@
 #include <gnuradio/block.h>
 #include <gnuradio/bsid/api.h>
 #include <gnuradio/bsid/core/inner/codebook.h>
+#include <gnuradio/bsid/core/options/receiver_options.h>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -158,79 +159,18 @@ public:
     typedef std::shared_ptr<map_decoder> sptr;
 
     /*!
-     * \param codebook    the inner code (bsid.codebook)
-     * \param N           message symbols per frame
-     * \param Pi, Pd, Ps  the channel the decoder assumes
-     * \param output      "posteriors", "llr", "hard" or "extrinsic"
-     * \param backend     "cpu", "cuda" or "auto"
-     * \param precision   "float" or "double"
-     * \param storage     "global", "local" or "auto"
-     * \param Pr          drift exclusion probability of the limits
-     * \param max_batch   most frames decoded together
-     * \param llr_scale   LLR multiplier ("llr" output)
-     * \param llr_clip    LLR magnitude limit, 0 for none ("llr" output)
-     * \param len_tag_key the tagged-stream length key
-     * \param follow_channel_tags decode with the channel of upstream
-     *        "bsid_channel" tags (from bsid.channel)
-     * \param sync_word   the word that begins every frame ("0110..."; "" for
-     *        none), as the encoder sends it: weighed through the channel
-     * \param framing     "tagged" (frames by \p len_tag_key tags) or "stream"
-     *        (a plain bitstream)
-     * \param lookahead   stream framing: the next frame's symbols weighed after
-     *        a frame's end (0 <= K <= N; -1: 0 with a sync word, 2 without)
-     * \param start_tag_key stream framing: the key of start tags
-     * \param acquire_window stream framing: half width in bits of the start
-     *        prior around a start tag or a sync word found by search
-     * \param tag_after_sync_word stream framing: a start tag is on the bit
-     *        after the sync word (true, as correlate_access_code_tag_bb puts
-     *        it) or on the frame's first bit (false)
-     * \param sync_threshold stream framing: the least log-likelihood ratio
-     *        against random bits (natural log) of a frame in sync
-     * \param search      stream framing: look for frames without start tags
-     * \param synchronized_at_start stream framing: the first frame begins at
-     *        the first input bit (otherwise: acquire first)
-     * \param input       "bits" (byte items, 0 or 1) or "llr" (float items,
-     *        soft decisions)
-     * \param estimate_every re-estimate the channel from the last this many
-     *        frames, after every this many (0: never)
-     * \param priors_input a second input port: per frame, N vectors of q
-     *        floats, the log-domain symbol priors (tagged framing only)
-     * \param max_delay_ms the longest a received frame waits for others to
-     *        fill its batch, in milliseconds (finite, >= 0; 0: a batch goes
-     *        as soon as the decoder is free); tagged framing
-     * \param devices the GPUs one decoder spreads its batches over: "all",
-     *        or indices like "0,1" ("": device 0 alone, or BSID_CUDA_DEVICE);
-     *        each batch is split among them by received bits
+     * \param codebook the inner code (bsid.codebook)
+     * \param N        message symbols per frame
+     * \param channel  the channel the decoder assumes (Pi, Pd, Ps)
+     * \param options  what the decoder puts out, how it decodes, how it finds
+     *        frames and what else it takes in (bsid::receiver_options; each
+     *        option's meaning is in bsid::receiver_option_table(), whose
+     *        names are the Python keywords of bsid.map_decoder)
      */
     static sptr make(const ::bsid::codebook& codebook,
                      int N,
-                     double Pi,
-                     double Pd,
-                     double Ps,
-                     const std::string& output = "posteriors",
-                     const std::string& backend = "auto",
-                     const std::string& precision = "float",
-                     const std::string& storage = "auto",
-                     double Pr = 1e-10,
-                     int max_batch = 64,
-                     float llr_scale = 1.0f,
-                     float llr_clip = 0.0f,
-                     const std::string& len_tag_key = "packet_len",
-                     bool follow_channel_tags = true,
-                     const std::string& sync_word = "",
-                     const std::string& framing = "tagged",
-                     int lookahead = -1,
-                     const std::string& start_tag_key = "bsid_start",
-                     int acquire_window = 4,
-                     bool tag_after_sync_word = true,
-                     double sync_threshold = 0.0,
-                     bool search = true,
-                     bool synchronized_at_start = true,
-                     const std::string& input = "bits",
-                     int estimate_every = 0,
-                     bool priors_input = false,
-                     double max_delay_ms = 10.0,
-                     const std::string& devices = "");
+                     const ::bsid::channel_params& channel,
+                     const ::bsid::receiver_options& options = {});
 
     //! The channel for frames that begin after the call (unless bsid_channel tags set
     //! it).

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(concatenated_decoder.h)                                    */
-/* BINDTOOL_HEADER_FILE_HASH(7fff144780e56c9a64566ca00a247962)                     */
+/* BINDTOOL_HEADER_FILE_HASH(a8fd6317424a3f75c805a363cb314d71)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -26,6 +26,35 @@ namespace py = pybind11;
 #include <gnuradio/bsid/concatenated_decoder.h>
 // pydoc.h is automatically generated in the build directory
 #include <concatenated_decoder_pydoc.h>
+
+#include "receiver_keywords.h"
+
+namespace {
+
+// bsid.concatenated_decoder's options after (codebook, outer, Pi, Pd, Ps,
+// iterations, bp_iterations), in order
+std::vector<std::string> concatenated_decoder_options()
+{
+    return { "backend",
+             "precision",
+             "storage",
+             "Pr",
+             "max_batch",
+             "len_tag_key",
+             "follow_channel_tags",
+             "sync_word",
+             "framing",
+             "input",
+             "lookahead",
+             "start_tag_key",
+             "acquire_window",
+             "tag_after_sync_word",
+             "sync_threshold",
+             "search",
+             "synchronized_at_start" };
+}
+
+} // namespace
 
 void bind_concatenated_decoder(py::module& m)
 {
@@ -39,7 +68,28 @@ void bind_concatenated_decoder(py::module& m)
                std::shared_ptr<concatenated_decoder>>(
         m, "concatenated_decoder", D(concatenated_decoder))
 
-        .def(py::init(&concatenated_decoder::make),
+        // the receiver options by position (in this order) or keyword, through
+        // the core's option table (receiver_keywords.h)
+        .def(py::init([](const ::bsid::codebook& codebook,
+                         const ::bsid::ldpc_code& outer,
+                         double Pi,
+                         double Pd,
+                         double Ps,
+                         int iterations,
+                         int bp_iterations,
+                         const py::args& args,
+                         const py::kwargs& kwargs) {
+                 return concatenated_decoder::make(
+                     codebook,
+                     outer,
+                     ::bsid::channel_params(Pi, Pd, Ps),
+                     iterations,
+                     bp_iterations,
+                     gr::bsid::read_receiver_keywords("concatenated_decoder",
+                                                      concatenated_decoder_options(),
+                                                      args,
+                                                      kwargs));
+             }),
              py::arg("codebook"),
              py::arg("outer"),
              py::arg("Pi"),
@@ -47,24 +97,8 @@ void bind_concatenated_decoder(py::module& m)
              py::arg("Ps"),
              py::arg("iterations") = 10,
              py::arg("bp_iterations") = 50,
-             py::arg("backend") = "auto",
-             py::arg("precision") = "float",
-             py::arg("storage") = "auto",
-             py::arg("Pr") = 1.0E-10,
-             py::arg("max_batch") = 64,
-             py::arg("len_tag_key") = "packet_len",
-             py::arg("follow_channel_tags") = true,
-             py::arg("sync_word") = "",
-             py::arg("framing") = "tagged",
-             py::arg("input") = "bits",
-             py::arg("lookahead") = -1,
-             py::arg("start_tag_key") = "bsid_start",
-             py::arg("acquire_window") = 4,
-             py::arg("tag_after_sync_word") = true,
-             py::arg("sync_threshold") = 0.0,
-             py::arg("search") = true,
-             py::arg("synchronized_at_start") = true,
-             D(concatenated_decoder, make))
+             gr::bsid::receiver_keywords_doc(D(concatenated_decoder, make),
+                                             concatenated_decoder_options()))
 
 
         .def("set_channel",

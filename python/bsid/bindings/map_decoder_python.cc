@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(map_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(95b987a9b96a8dd1cf1eed3c05a8b1c6)                     */
+/* BINDTOOL_HEADER_FILE_HASH(e3aacb4a9b586c2b70872744fc8ae305)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -27,6 +27,19 @@ namespace py = pybind11;
 // pydoc.h is automatically generated in the build directory
 #include <map_decoder_pydoc.h>
 
+#include "receiver_keywords.h"
+
+namespace {
+
+// bsid.map_decoder's options after (codebook, N, Pi, Pd, Ps), in order: all
+// of the receiver's
+std::vector<std::string> map_decoder_options()
+{
+    return ::bsid::receiver_option_table().names();
+}
+
+} // namespace
+
 void bind_map_decoder(py::module& m)
 {
 
@@ -36,37 +49,28 @@ void bind_map_decoder(py::module& m)
     py::class_<map_decoder, gr::block, gr::basic_block, std::shared_ptr<map_decoder>>(
         m, "map_decoder", D(map_decoder))
 
-        .def(py::init(&map_decoder::make),
+        // the receiver options by position (in this order) or keyword, through
+        // the core's option table (receiver_keywords.h)
+        .def(py::init([](const ::bsid::codebook& codebook,
+                         int N,
+                         double Pi,
+                         double Pd,
+                         double Ps,
+                         const py::args& args,
+                         const py::kwargs& kwargs) {
+                 return map_decoder::make(
+                     codebook,
+                     N,
+                     ::bsid::channel_params(Pi, Pd, Ps),
+                     gr::bsid::read_receiver_keywords(
+                         "map_decoder", map_decoder_options(), args, kwargs));
+             }),
              py::arg("codebook"),
              py::arg("N"),
              py::arg("Pi"),
              py::arg("Pd"),
              py::arg("Ps"),
-             py::arg("output") = "posteriors",
-             py::arg("backend") = "auto",
-             py::arg("precision") = "float",
-             py::arg("storage") = "auto",
-             py::arg("Pr") = 1.0E-10,
-             py::arg("max_batch") = 64,
-             py::arg("llr_scale") = 1.F,
-             py::arg("llr_clip") = 0.F,
-             py::arg("len_tag_key") = "packet_len",
-             py::arg("follow_channel_tags") = true,
-             py::arg("sync_word") = "",
-             py::arg("framing") = "tagged",
-             py::arg("lookahead") = -1,
-             py::arg("start_tag_key") = "bsid_start",
-             py::arg("acquire_window") = 4,
-             py::arg("tag_after_sync_word") = true,
-             py::arg("sync_threshold") = 0.0,
-             py::arg("search") = true,
-             py::arg("synchronized_at_start") = true,
-             py::arg("input") = "bits",
-             py::arg("estimate_every") = 0,
-             py::arg("priors_input") = false,
-             py::arg("max_delay_ms") = 10.0,
-             py::arg("devices") = "",
-             D(map_decoder, make))
+             gr::bsid::receiver_keywords_doc(D(map_decoder, make), map_decoder_options()))
 
 
         .def("set_channel",

@@ -127,24 +127,7 @@ Args:
     Pd : deletion probability of the channel the decoder assumes
     Ps : substitution probability of the channel the decoder assumes
     iterations : passes of the iterative decoder, at least 1 (default 10)
-    bp_iterations : belief-propagation iterations per pass, at least 1 (default 50)
-    backend : "cpu", "cuda" or "auto" (default "auto")
-    precision : "float" or "double", of the inner decoder (default "float")
-    storage : "global", "local" or "auto" (default "auto")
-    Pr : drift exclusion probability of the limits, in (0, 1) (default 1e-10)
-    max_batch : most frames decoded together, at least 1 (default 64)
-    len_tag_key : the tagged-stream length key (default "packet_len")
-    follow_channel_tags : decode with the channel of upstream "bsid_channel" tags (from bsid.channel) (default True)
-    sync_word : the word that begins every frame ("0110..."; "" for none), as the codebook encoder sends it (default "")
-    framing : "tagged" (frames by len_tag_key tags) or "stream" (a plain bitstream; docs/receiving.md) (default "tagged")
-    input : "bits" (byte items, 0 or 1) or "llr" (float items, soft decisions) (default "bits")
-    lookahead : stream framing: the next frame's symbols weighed after a frame's end, 0 to N; -1: 0 with a sync word, 2 without (default -1)
-    start_tag_key : stream framing: the key of start tags (default "bsid_start")
-    acquire_window : stream framing: half width in bits of the start prior around a start tag or a found sync word (default 4)
-    tag_after_sync_word : stream framing: a start tag is on the bit after the sync word (True) or on the frame's first bit (False) (default True)
-    sync_threshold : stream framing: the least log-likelihood ratio against random bits of a frame in sync; below it, sync_lost (default 0.0)
-    search : stream framing: look for frames without start tags after losing sync (default True)
-    synchronized_at_start : stream framing: the first frame begins at the first input bit (default True))doc";
+    bp_iterations : belief-propagation iterations per pass, at least 1 (default 50))doc";
 
 
 static const char* __doc_gr_bsid_concatenated_decoder_set_channel =

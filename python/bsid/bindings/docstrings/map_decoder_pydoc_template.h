@@ -163,31 +163,7 @@ Args:
     N : message symbols per frame
     Pi : insertion probability of the channel the decoder assumes
     Pd : deletion probability of the channel the decoder assumes
-    Ps : substitution probability of the channel the decoder assumes
-    output : "posteriors", "llr", "hard" or "extrinsic" (default "posteriors")
-    backend : "cpu", "cuda" or "auto" (default "auto")
-    precision : "float" or "double" (default "float")
-    storage : "global", "local" or "auto" (default "auto")
-    Pr : drift exclusion probability of the limits (default 1e-10)
-    max_batch : most frames decoded together (default 64)
-    llr_scale : LLR multiplier ("llr" output; default 1.0)
-    llr_clip : LLR magnitude limit, 0 for none ("llr" output; default 0.0)
-    len_tag_key : the tagged-stream length key (default "packet_len")
-    follow_channel_tags : decode with the channel of upstream "bsid_channel" tags (from bsid.channel) (default True)
-    sync_word : the word that begins every frame ("0110..."; "" for none), as the encoder sends it (default "")
-    framing : "tagged" (frames by len_tag_key tags) or "stream" (a plain bitstream decoded frame after frame; docs/receiving.md) (default "tagged")
-    lookahead : stream framing: the next frame's symbols weighed after a frame's end; -1: 0 with a sync word, 2 without (default -1)
-    start_tag_key : stream framing: the key of start tags, e.g. the tag name given to digital.correlate_access_code_tag_bb (default "bsid_start")
-    acquire_window : stream framing: half width in bits of the start prior around a start tag or a found sync word (default 4)
-    tag_after_sync_word : stream framing: a start tag is on the bit after the sync word (True) or on the frame's first bit (False) (default True)
-    sync_threshold : stream framing: the least log-likelihood ratio against random bits of a frame in sync; below it, sync_lost (default 0.0)
-    search : stream framing: look for frames without start tags after losing sync (default True)
-    synchronized_at_start : stream framing: the first frame begins at the first input bit (default True)
-    input : "bits" (byte items, 0 or 1) or "llr" (float items, soft decisions; docs/receiving.md) (default "bits")
-    estimate_every : re-estimate the channel from the last this many decoded frames after every this many, on a thread of its own, apply it to the frames that begin after it, and post it on the message port "channel_estimate" (docs/receiving.md, "Channel estimation"; either framing: with stream framing, from the frames decoded in sync cut at their most probable start and end); 0: never (default 0)
-    priors_input : a second input port of vectors of q floats, N per frame: the natural log of each message symbol's prior probabilities (any constant per row, -inf for an impossible symbol), the k-th frame of priors for the k-th received frame (tagged framing only; docs/receiving.md, "Priors and the extrinsic output") (default False)
-    max_delay_ms : the longest a received frame waits for others to fill its batch, in milliseconds; finite and >= 0 (0: a batch goes as soon as the decoder is free); tagged framing (default 10.0)
-    devices : the GPUs one decoder uses: "all", or indices like "0,1"; "": device 0 alone (or BSID_CUDA_DEVICE). With several, each batch is split among them by received bits and the output is the same bit for bit (docs/design.md section 5); a device that does not exist: RuntimeError with backend "cuda", the CPU with "auto"; a repeated or negative index: ValueError (default ""))doc";
+    Ps : substitution probability of the channel the decoder assumes)doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_set_channel =

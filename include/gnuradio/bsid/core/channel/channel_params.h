@@ -8,6 +8,7 @@
 #ifndef INCLUDED_BSID_CORE_CHANNEL_PARAMS_H
 #define INCLUDED_BSID_CORE_CHANNEL_PARAMS_H
 
+#include <gnuradio/bsid/core/runtime/visibility.h>
 #include <string>
 
 namespace bsid {
@@ -24,7 +25,7 @@ namespace bsid {
  * Construction throws std::invalid_argument, naming the offending value, for
  * a negative or non-finite probability, Pi + Pd >= 1, or Ps > 1.
  */
-class channel_params
+class BSID_CORE_SHARED_TYPE channel_params
 {
 public:
     channel_params(double Pi, double Pd, double Ps);
