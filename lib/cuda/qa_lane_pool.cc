@@ -8,8 +8,10 @@
 // The CUDA decoder's lane pool, host code only: in every build.
 
 #include "lane_pool.h"
+#include <condition_variable>
 #include <gtest/gtest.h>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -17,25 +19,61 @@
 
 using namespace bsid::cuda;
 
+namespace {
+
+// A barrier for `count` threads with a deadline: a lane that is still waiting
+// for the others when it passes goes on, and says so, so that a pool that
+// does not run its lanes at once fails the test instead of hanging it.
+class deadline_barrier
+{
+public:
+    deadline_barrier(int count, std::chrono::steady_clock::duration timeout)
+        : d_count(count), d_deadline(std::chrono::steady_clock::now() + timeout)
+    {
+    }
+
+    //! Whether all `count` threads arrived before the deadline.
+    bool arrive_and_wait()
+    {
+        std::unique_lock<std::mutex> lock(d_mutex);
+        if (++d_arrived == d_count) {
+            d_cv.notify_all();
+            return true;
+        }
+        return d_cv.wait_until(lock, d_deadline, [&] { return d_arrived >= d_count; });
+    }
+
+private:
+    std::mutex d_mutex;
+    std::condition_variable d_cv;
+    int d_arrived = 0;
+    const int d_count;
+    const std::chrono::steady_clock::time_point d_deadline;
+};
+
+} // namespace
+
 TEST(lane_pool, every_lane_runs_once_per_run_at_once)
 {
     lane_pool pool(4);
     for (int used : { 1, 2, 4, 3, 4 }) {
         std::vector<std::atomic<int>> ran(4);
-        std::atomic<int> inside{ 0 }, most{ 0 };
+        std::atomic<int> inside{ 0 }, most{ 0 }, late{ 0 };
+        // every lane of the run waits until all are inside: they run at once
+        deadline_barrier all_inside(used, std::chrono::seconds(30));
         pool.run(used, [&](int l) {
             ++ran[size_t(l)];
             const int now = ++inside;
             int m = most.load();
             while (now > m && !most.compare_exchange_weak(m, now)) {
             }
-            // wait until every lane of the run is inside: they run at once
-            while (most.load() < used)
-                std::this_thread::yield();
+            if (!all_inside.arrive_and_wait())
+                ++late;
             --inside;
         });
         for (int l = 0; l < 4; ++l)
             EXPECT_EQ(ran[size_t(l)].load(), l < used ? 1 : 0) << "used " << used;
+        EXPECT_EQ(late.load(), 0) << "used " << used << ": the lanes did not run at once";
         EXPECT_EQ(most.load(), used);
     }
     EXPECT_EQ(pool.started(), 3); // lanes 1..3; lane 0 is the caller's

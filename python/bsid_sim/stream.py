@@ -42,7 +42,7 @@ import numpy as np
 
 from . import engine
 
-__all__ = ["run_stream_point", "STREAM_CHANNEL", "BURSTS", "sent_stream"]
+__all__ = ["run_stream_point", "STREAM_CHANNEL", "BURSTS"]
 
 # the channel draws of stream s, chunk c: transmit(frame = STREAM_CHANNEL + (s << 40) + c)
 STREAM_CHANNEL = 1 << 62
@@ -79,7 +79,7 @@ class _Sent:
         self.extra += len(self.near) - 1 - self.duplicates if self.near else 0
 
 
-def sent_stream(c, src, s, chunk, W, ch):
+def _sent_stream(c, src, s, chunk, W, ch):
     """The bits of stream s's chunk: (received bits, and per frame (start,
     end, message, its received bits, garbage bits before it)), positions
     counted from the chunk's first bit. Chunk 0 begins with `lead` bits."""
@@ -133,7 +133,7 @@ class _Stream:
     def feed(self):
         """Sends the next chunk of frames through the channel, decodes what
         the stream then holds and matches the frames out."""
-        rx, frames, carry = sent_stream(self.c, self.src, self.s, self.chunk, self.W, self.ch)
+        rx, frames, carry = _sent_stream(self.c, self.src, self.s, self.chunk, self.W, self.ch)
         for j, (a, b, msg, genie, garbage) in enumerate(frames):
             if j == 0:
                 garbage += self.carry

@@ -12,22 +12,17 @@
 #include "runtime/format.h"
 #include "runtime/text_file.h"
 #include <gnuradio/bsid/core/outer/ldpc_code.h>
-#include <gnuradio/bsid/core/runtime/errors.h>
-#include <gnuradio/bsid/core/sim/philox.h>
-#include <unordered_set>
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
-#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace bsid {
 
 namespace {
 
 using detail::parse_uint;
-using detail::split_on;
-using detail::starts_with;
 using namespace ldpc_detail;
 
 /*

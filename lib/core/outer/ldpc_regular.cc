@@ -10,24 +10,18 @@
 
 #include "outer/ldpc_checks.h"
 #include "runtime/format.h"
-#include "runtime/text_file.h"
 #include <gnuradio/bsid/core/outer/ldpc_code.h>
-#include <gnuradio/bsid/core/runtime/errors.h>
 #include <gnuradio/bsid/core/sim/philox.h>
 #include <unordered_set>
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <stdexcept>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace bsid {
 
 namespace {
 
-using detail::parse_uint;
-using detail::split_on;
-using detail::starts_with;
 using namespace ldpc_detail;
 
 // A uniform draw from 0 .. range - 1 (Lemire's multiply-and-reject).

@@ -49,19 +49,22 @@ concatenated_counter::run(const frame_batch& batch)
     d_errors.assign(K, concatenated_errors{});
     d_wrong.assign(K * size_t(I), 1);
     d_decisions.resize(K * size_t(n));
+    d_info.resize(K * size_t(kk));
     std::vector<frame_view> views(K);
     std::vector<int32_t*> dec(K);
     for (size_t j = 0; j < K; ++j) {
         views[j] = batch.view(j);
         dec[j] = d_decisions.data() + j * size_t(n);
     }
-    // after each pass: are the information symbols right? (later passes
-    // inherit the answer until the frame runs again)
+    // after each pass: the frame's information symbols, kept in d_info, and
+    // are they right? (later passes inherit the answer until the frame runs
+    // again). The observer sees every pass a frame runs, and the last one's
+    // decisions are the frame's decisions (a frame not refused on pass 1
+    // runs it), so d_info ends with each ok frame's information decisions.
     auto wrong = [&](size_t j, const int32_t* w) {
-        thread_local std::vector<int32_t> info;
-        info.resize(size_t(kk));
-        code.extract(w, info.data());
-        return !std::equal(info.begin(), info.end(), batch.sent_info(j));
+        int32_t* info = d_info.data() + j * size_t(kk);
+        code.extract(w, info);
+        return !std::equal(info, info + kk, batch.sent_info(j));
     };
     const auto res = d_dec.decode_batch(
         views, d_opt, dec, {}, [&](int pass, size_t j, const int32_t* w) {
@@ -85,12 +88,10 @@ concatenated_counter::run(const frame_batch& batch)
             e.bit_errors = kk * m;
             return;
         }
-        thread_local std::vector<int32_t> info;
-        info.resize(size_t(kk));
-        code.extract(dec[j], info.data());
+        const int32_t* info = d_info.data() + j * size_t(kk);
         const int32_t* sent = batch.sent_info(j);
         for (int t = 0; t < kk; ++t) {
-            const int32_t d = info[size_t(t)];
+            const int32_t d = info[t];
             if (d != sent[t]) {
                 ++e.symbol_errors;
                 e.bit_errors += int32_t(std::bitset<32>(uint32_t(d ^ sent[t])).count());

@@ -6,7 +6,8 @@
  */
 
 // Conversions between numpy / Python objects and the core's types, shared by
-// the core module's bindings (bsid_core_python.cc and bind_*.cc).
+// the core module's bindings (bsid_core_python.cc and bind_*.cc). The
+// functions that are not templates are defined in convert.cc.
 
 #ifndef INCLUDED_BSID_PYTHON_CONVERT_H
 #define INCLUDED_BSID_PYTHON_CONVERT_H
@@ -33,7 +34,6 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
-#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -55,122 +55,21 @@ py::array_t<T> to_numpy(std::vector<T>&& v)
 
 // A 1-D integer array from any array-like; refuses floats and other kinds
 // rather than truncating them.
-inline py::array int_array(const py::handle& obj, const char* what)
-{
-    py::array a = py::array::ensure(obj);
-    if (!a) {
-        throw py::type_error(std::string(what) + " must be an array of integers");
-    }
-    if (a.ndim() != 1) {
-        std::ostringstream os;
-        os << what << " must be one-dimensional, got " << a.ndim() << " dimensions";
-        throw py::value_error(os.str());
-    }
-    if (a.size() == 0) {
-        return py::array_t<int64_t>(0); // [] arrives as float64; emptiness has no type
-    }
-    const char kind = a.dtype().kind();
-    if (kind != 'i' && kind != 'u' && kind != 'b') {
-        throw py::type_error(std::string(what) + " must hold integers, got dtype " +
-                             std::string(py::str(a.dtype())));
-    }
-    return a;
-}
+py::array int_array(const py::handle& obj, const char* what);
 
 // Unpacked bits (uint8 0/1) from any integer array-like. Values are checked
 // before narrowing, so 257 is refused rather than read as 1.
-inline py::array_t<uint8_t> bits_array(const py::handle& obj, const char* what)
-{
-    py::array a = int_array(obj, what);
-    if (a.dtype().kind() == 'b' ||
-        (a.dtype().kind() == 'u' && a.dtype().itemsize() == 1)) {
-        return py::array_t<uint8_t, py::array::c_style | py::array::forcecast>::ensure(a);
-    }
-    auto wide =
-        py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(a);
-    if (!wide) {
-        throw py::value_error(std::string(what) +
-                              ": values do not fit in 64-bit integers");
-    }
-    const auto n = wide.size();
-    py::array_t<uint8_t> out(n);
-    const int64_t* src = wide.data();
-    uint8_t* dst = out.mutable_data();
-    for (py::ssize_t t = 0; t < n; ++t) {
-        if (src[t] != 0 && src[t] != 1) {
-            std::ostringstream os;
-            os << what << ": value " << src[t] << " at position " << t
-               << " is not a bit (expected 0 or 1)";
-            throw py::value_error(os.str());
-        }
-        dst[t] = uint8_t(src[t]);
-    }
-    return out;
-}
+py::array_t<uint8_t> bits_array(const py::handle& obj, const char* what);
 
-inline std::vector<std::vector<bsid::codebook::word_type>>
-books_from_python(const py::handle& obj)
-{
-    std::vector<std::vector<bsid::codebook::word_type>> books;
-    if (!py::isinstance<py::sequence>(obj) && !py::isinstance<py::array>(obj)) {
-        throw py::type_error("codebook: books must be a list of P lists of q integers");
-    }
-    size_t b = 0;
-    for (py::handle book : obj) {
-        if (py::isinstance<py::str>(book) || !py::hasattr(book, "__iter__")) {
-            throw py::type_error("codebook: book " + std::to_string(b) +
-                                 " is not a list of integers");
-        }
-        std::vector<bsid::codebook::word_type> words;
-        size_t D = 0;
-        for (py::handle w : book) {
-            if (!py::isinstance<py::int_>(w) && !py::hasattr(w, "__index__")) {
-                throw py::type_error("codebook: book " + std::to_string(b) + ", symbol " +
-                                     std::to_string(D) + ": " + std::string(py::repr(w)) +
-                                     " is not an integer");
-            }
-            const py::int_ iv(py::reinterpret_borrow<py::object>(w).attr("__index__")());
-            if (iv < py::int_(0) || iv > py::int_(0xffffffffLL)) {
-                throw py::value_error(
-                    "codebook: book " + std::to_string(b) + ", symbol " +
-                    std::to_string(D) + ": word " +
-                    py::str(static_cast<const py::object&>(iv)).cast<std::string>() +
-                    " is not an unsigned 32-bit value");
-            }
-            words.push_back(bsid::codebook::word_type(iv.cast<unsigned long long>()));
-            ++D;
-        }
-        books.push_back(std::move(words));
-        ++b;
-    }
-    return books;
-}
+std::vector<std::vector<bsid::codebook::word_type>>
+books_from_python(const py::handle& obj);
 
-inline py::list books_to_python(const bsid::codebook& cb)
-{
-    py::list books;
-    for (const auto& book : cb.books()) {
-        py::list l;
-        for (auto w : book)
-            l.append(py::int_(w));
-        books.append(l);
-    }
-    return books;
-}
+py::list books_to_python(const bsid::codebook& cb);
 
 // rows x cols values as a (rows, cols) array (a copy).
-inline py::array_t<int32_t>
-rows_of(const std::vector<int32_t>& v, size_t rows, size_t cols)
-{
-    py::array_t<int32_t> a({ py::ssize_t(rows), py::ssize_t(cols) });
-    std::copy(v.begin(), v.begin() + long(rows * cols), a.mutable_data());
-    return a;
-}
+py::array_t<int32_t> rows_of(const std::vector<int32_t>& v, size_t rows, size_t cols);
 
-inline py::tuple range_tuple(const bsid::drift_range& r)
-{
-    return py::make_tuple(r.lo, r.hi);
-}
+py::tuple range_tuple(const bsid::drift_range& r);
 
 
 // A received frame as bytes for the decoder. Values other than 0 and 1 are
@@ -202,95 +101,13 @@ struct received_frame {
 // LLRs (float64) from a one-dimensional array of real numbers: float32 and
 // float64 as they are (GNU Radio's float items), integers converted. NaN is
 // not refused here: the decoder gives that frame the status invalid_input.
-inline received_frame llrs_from_python(const py::handle& obj)
-{
-    received_frame f;
-    f.soft = true;
-    const py::array a = py::array::ensure(obj);
-    if (!a)
-        throw py::type_error(
-            "received LLRs must be a one-dimensional array of real numbers");
-    if (a.ndim() != 1) {
-        throw py::value_error("received LLRs must be one-dimensional, got " +
-                              std::to_string(a.ndim()) + " dimensions");
-    }
-    const char kind = a.dtype().kind();
-    if (a.size() > 0 && (kind == 'i' || kind == 'u' || kind == 'b')) {
-        // integers are bits (or hard decisions), not LLRs: decoded as LLRs
-        // they would say "nearly sure 1" and "no idea" (0), and decode garbage
-        throw py::type_error(
-            "received LLRs (input=\"llr\") must be floating-point numbers, got dtype " +
-            std::string(py::str(a.dtype())) +
-            ": integer items look like bits; decode bits with a decoder of "
-            "input=\"bits\", or pass real LLRs as floats (.astype(float))");
-    }
-    if (a.size() > 0 && kind != 'f') {
-        throw py::type_error(
-            "received LLRs (input=\"llr\") must be real numbers, got dtype " +
-            std::string(py::str(a.dtype())));
-    }
-    f.llr = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(a);
-    return f;
-}
+received_frame llrs_from_python(const py::handle& obj);
 
-inline received_frame received_from_python(const py::handle& obj)
-{
-    received_frame f;
-    py::array a = int_array(obj, "received frame");
-    if (a.dtype().kind() == 'b' ||
-        (a.dtype().kind() == 'u' && a.dtype().itemsize() == 1)) {
-        f.bytes =
-            py::array_t<uint8_t, py::array::c_style | py::array::forcecast>::ensure(a);
-        return f;
-    }
-    auto wide =
-        py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(a);
-    f.owned.resize(size_t(wide.size()));
-    for (py::ssize_t t = 0; t < wide.size(); ++t) {
-        const int64_t v = wide.data()[t];
-        if ((v < 0 || v > 1) && f.bad.empty()) {
-            std::ostringstream os;
-            os << "received value " << v << " at position " << t
-               << " is not a bit (expected 0 or 1)";
-            f.bad = os.str();
-        }
-        f.owned[size_t(t)] = v == 0 ? 0 : v == 1 ? 1 : 2;
-    }
-    if (f.owned.empty())
-        f.bytes = py::array_t<uint8_t>(0);
-    return f;
-}
+received_frame received_from_python(const py::handle& obj);
 
 // Priors as a C-contiguous (N, q) float64 array, shape checked.
-inline py::array_t<double, py::array::c_style | py::array::forcecast>
-priors_from_python(const py::handle& obj, int N, int q)
-{
-    // real numbers only: forcecast would take complex values' real parts
-    // (and strings or objects their conversions) without a word
-    const py::array any = py::array::ensure(obj);
-    if (!any) {
-        throw py::type_error("priors must be an (N, q) array of real numbers");
-    }
-    const char kind = any.dtype().kind();
-    if (kind != 'f' && kind != 'i' && kind != 'u') {
-        throw py::type_error(
-            "priors must be an (N, q) array of real numbers, got dtype " +
-            std::string(py::str(any.dtype())));
-    }
-    auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(any);
-    if (!a) {
-        throw py::type_error("priors must be an (N, q) array of real numbers");
-    }
-    if (a.ndim() != 2 || a.shape(0) != N || a.shape(1) != q) {
-        std::ostringstream os;
-        os << "priors must have shape (N, q) = (" << N << ", " << q << "), got (";
-        for (py::ssize_t k = 0; k < a.ndim(); ++k)
-            os << (k ? ", " : "") << a.shape(k);
-        os << (a.ndim() == 1 ? ",)" : ")");
-        throw py::value_error(os.str());
-    }
-    return a;
-}
+py::array_t<double, py::array::c_style | py::array::forcecast>
+priors_from_python(const py::handle& obj, int N, int q);
 
 // A refused frame, raised in Python as bsid.FrameRefused (a ValueError).
 struct frame_refused : std::runtime_error {
@@ -303,118 +120,14 @@ struct frame_refused : std::runtime_error {
 
 // devices=: None or "" (the one `device`), "all", "0,1" (parse_devices), or a
 // sequence of indices
-inline std::vector<int> devices_from_python(const py::object& obj)
-{
-    if (obj.is_none())
-        return {};
-    if (py::isinstance<py::str>(obj))
-        return bsid::parse_devices(obj.cast<std::string>());
-    const std::string err =
-        "devices must be None, a string (\"all\", \"0,1\") or a sequence of device "
-        "indices";
-    // bytes are sequences of small integers: b"0,1" would be devices 48, 44, 49
-    if (!py::isinstance<py::sequence>(obj) || py::isinstance<py::bytes>(obj) ||
-        PyByteArray_Check(obj.ptr()))
-        throw py::type_error(err);
-    std::vector<int> out;
-    for (const auto& item : py::iter(obj)) {
-        if (py::isinstance<py::bool_>(item) || !PyIndex_Check(item.ptr()))
-            throw py::type_error(err);
-        const py::int_ x = py::reinterpret_steal<py::int_>(PyNumber_Index(item.ptr()));
-        if (x < py::int_(0) || x > py::int_(std::numeric_limits<int>::max()))
-            throw py::value_error(
-                "devices: " +
-                py::str(static_cast<const py::object&>(x)).cast<std::string>() +
-                " is not a device index (>= 0)");
-        out.push_back(x.cast<int>());
-    }
-    return out; // duplicates: the decoder refuses them (ValueError)
-}
+std::vector<int> devices_from_python(const py::object& obj);
 
-inline std::optional<bsid::drift_range> range_from_python(const py::object& obj,
-                                                          const char* name)
-{
-    if (obj.is_none())
-        return std::nullopt;
-    const std::string err =
-        std::string(name) + " must be None or a pair (lo, hi) of integers";
-    if (!py::isinstance<py::sequence>(obj) || py::isinstance<py::str>(obj) ||
-        py::len(obj) != 2) {
-        throw py::type_error(err);
-    }
-    // compared as Python integers: a bound beyond 64 bits is "too wide", not a type error
-    const py::int_ lo_lim(std::numeric_limits<int>::min()),
-        hi_lim(std::numeric_limits<int>::max());
-    int v[2];
-    const py::sequence seq = obj;
-    for (int k = 0; k < 2; ++k) {
-        const py::object item = seq[k];
-        if (py::isinstance<py::bool_>(item) || !PyIndex_Check(item.ptr()))
-            throw py::type_error(err);
-        const py::int_ x = py::reinterpret_steal<py::int_>(PyNumber_Index(item.ptr()));
-        if (x < lo_lim || x > hi_lim) {
-            throw py::value_error(
-                std::string(name) + " = (" + std::string(py::str(seq[0])) + ", " +
-                std::string(py::str(seq[1])) + ") is too wide: each bound must lie in [" +
-                std::to_string(std::numeric_limits<int>::min()) + ", " +
-                std::to_string(std::numeric_limits<int>::max()) + "]");
-        }
-        v[k] = x.cast<int>();
-    }
-    return bsid::drift_range{ v[0], v[1] };
-}
+std::optional<bsid::drift_range> range_from_python(const py::object& obj,
+                                                   const char* name);
 
 // A start prior from Python: None, a dict {position: weight}, or a pair
 // (positions, weights) of array-likes.
-inline std::optional<bsid::position_weights> start_from_python(const py::object& obj)
-{
-    if (obj.is_none())
-        return std::nullopt;
-    const std::string err =
-        "start_prior must be None, a dict {position: weight} or a pair "
-        "(positions, weights)";
-    bsid::position_weights pw;
-    auto weight = [&](const py::handle& v) {
-        // a number with a float value that is not a bool, a complex or a string
-        if (py::isinstance<py::bool_>(v) || PyComplex_Check(v.ptr()) ||
-            py::isinstance<py::str>(v) || !py::hasattr(v, "__float__"))
-            throw py::type_error("start_prior: weights must be real numbers");
-        return v.cast<double>();
-    };
-    auto position = [&](const py::handle& v) {
-        if (py::isinstance<py::bool_>(v) || !PyIndex_Check(v.ptr()))
-            throw py::type_error("start_prior: positions must be integers");
-        return v.cast<long long>();
-    };
-    if (py::isinstance<py::dict>(obj)) {
-        for (const auto& item : py::reinterpret_borrow<py::dict>(obj)) {
-            pw.positions.push_back(position(item.first));
-            pw.weights.push_back(weight(item.second));
-        }
-        return pw;
-    }
-    if (!py::isinstance<py::sequence>(obj) || py::isinstance<py::str>(obj) ||
-        py::len(obj) != 2)
-        throw py::type_error(err);
-    const py::sequence seq = obj;
-    const py::array pos = py::array::ensure(seq[0]), w = py::array::ensure(seq[1]);
-    if (!pos || !w || pos.ndim() != 1 || w.ndim() != 1)
-        throw py::type_error(err);
-    if (pos.size() > 0 && pos.dtype().kind() != 'i' && pos.dtype().kind() != 'u')
-        throw py::type_error("start_prior: positions must be integers, got dtype " +
-                             std::string(py::str(pos.dtype())));
-    if (w.size() > 0 && w.dtype().kind() != 'f' && w.dtype().kind() != 'i' &&
-        w.dtype().kind() != 'u')
-        throw py::type_error("start_prior: weights must be real numbers, got dtype " +
-                             std::string(py::str(w.dtype())));
-    const auto p64 =
-        py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(pos);
-    const auto wd =
-        py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(w);
-    pw.positions.assign(p64.data(), p64.data() + p64.size());
-    pw.weights.assign(wd.data(), wd.data() + wd.size());
-    return pw;
-}
+std::optional<bsid::position_weights> start_from_python(const py::object& obj);
 
 // One frame decode's outputs, as numpy arrays.
 struct py_frame_result {

@@ -63,6 +63,7 @@ private:
     std::vector<concatenated_errors> d_errors;
     std::vector<uint8_t> d_wrong;
     std::vector<int32_t> d_decisions;
+    std::vector<int32_t> d_info; // size() x k: the information symbols of d_decisions
 };
 
 } // namespace bsid
