@@ -477,6 +477,8 @@ map_decoder& cuda_decoder<real>::cpu_fallback()
     return *d_cpu;
 }
 
+// The decoder's memory model (memory_planner's base): its code, limits,
+// precision and lattice kernels, without a batch's soft input or events.
 template <typename real>
 memory_model cuda_decoder<real>::memory() const
 {
@@ -537,7 +539,6 @@ void cuda_decoder<real>::run(lane& ln,
         *this, ln, frames, post, todo, pos, count, W, results, io, plan, edges);
     batch.run();
 }
-
 
 template class cuda_decoder<float>;
 template class cuda_decoder<double>;
