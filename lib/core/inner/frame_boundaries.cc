@@ -149,6 +149,19 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
         throw std::invalid_argument(detail::concat(
             "decode_frame: gap = ", detail::fmt_double(r.gap), " must lie in [0, 1)"));
     random_tail = random_tail || !r.next_frame_follows;
+    // several reads of the frame (frame_request::more_reads): refused once
+    // the state space is set up (finish() reads it), before anything is decoded
+    auto refuse_several_reads = [](const frame_request& rq, prepared& pr) {
+        if (rq.more_reads.empty())
+            return false;
+        pr.refused = true;
+        pr.result = { frame_status::invalid_input,
+                      detail::concat("decode_frame: ",
+                                     rq.reads(),
+                                     " reads of one frame; several reads are not "
+                                     "decoded yet (one read per request)") };
+        return true;
+    };
     if (r.priors)
         d_primary->validate_priors(r.priors, r.log_priors);
 
@@ -215,6 +228,7 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
         p.lo_b = d_primary->limits().mtau.lo;
         p.hi_b = d_primary->limits().mtau.hi;
         p.metrics.assign(2 * size_t(p.hi_b - p.lo_b + 1), 0.0);
+        refuse_several_reads(r, p);
         return;
     }
 
@@ -240,6 +254,8 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
     p.bounds.start.assign(size_t(Mt), 0.0);
     p.bounds.end.assign(size_t(Mt), 0.0);
     p.metrics.assign(2 * size_t(Mt), 0.0);
+    if (refuse_several_reads(r, p))
+        return;
     {
         // the whole segment, W's bits and the tail included (the backend
         // checks only what follows the first codeword's earliest start)

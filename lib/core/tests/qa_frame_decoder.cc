@@ -199,6 +199,64 @@ TEST(frame_decoder, bad_requests_are_clear_errors_or_statuses)
     EXPECT_EQ(dec.decode(b).result.status, frame_status::invalid_input);
 }
 
+TEST(frame_decoder, several_reads_of_a_frame_are_refused)
+{
+    // frame_request::more_reads: one read per request is decoded; more are a
+    // status with a reason, on every path (plain, sync word, free end, a
+    // batch beside a good request), never the first read alone
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.02, 0.02, 0.01);
+    const int N = 10;
+    std::mt19937 g(11);
+    const auto sent = random_bits(size_t(N) * cb.n(), g);
+    const auto rx = transmit(ch, sent.data(), sent.size(), 3, 1).rx;
+    const auto rx2 = transmit(ch, sent.data(), sent.size(), 3, 2).rx;
+    std::vector<double> llr2(rx2.size());
+    for (size_t j = 0; j < rx2.size(); ++j)
+        llr2[j] = rx2[j] ? 4.0 : -4.0;
+    decoder_config cfg(cb, ch, N);
+    cfg.backend = backend_kind::cpu;
+    for (const char* W : { "", "0110" }) {
+        frame_decoder dec(cfg, parse_sync_word(W));
+        std::vector<uint8_t> frame = parse_sync_word(W);
+        frame.insert(frame.end(), rx.begin(), rx.end());
+        for (auto end : { end_mode::known, end_mode::free }) {
+            frame_request one;
+            one.bits = frame.data();
+            one.L = frame.size();
+            one.end = end;
+            one.events = true;
+            EXPECT_EQ(one.reads(), 1u);
+            frame_request two = one;
+            two.more_reads.push_back({ rx2.data(), nullptr, rx2.size() });
+            frame_request three = two;
+            three.more_reads.push_back({ nullptr, llr2.data(), llr2.size() });
+            EXPECT_EQ(three.reads(), 3u);
+            const auto got = dec.decode_batch({ one, two, three });
+            ASSERT_EQ(got.size(), 3u);
+            EXPECT_TRUE(got[0].result.ok()) << got[0].result.reason;
+            for (size_t k : { size_t(1), size_t(2) }) {
+                const auto& r = got[k];
+                EXPECT_EQ(r.result.status, frame_status::invalid_input);
+                EXPECT_NE(r.result.reason.find("several reads"), std::string::npos)
+                    << r.result.reason;
+                EXPECT_NE(r.result.reason.find(std::to_string(k + 1) + " reads"),
+                          std::string::npos)
+                    << r.result.reason;
+                for (double p : r.posteriors)
+                    EXPECT_EQ(p, 1.0 / cb.q());
+                for (double p : r.end_posterior)
+                    EXPECT_EQ(p, 0.0);
+                for (double p : r.item_posteriors)
+                    EXPECT_EQ(p, 0.0);
+                EXPECT_EQ(r.log_likelihood_ratio,
+                          -std::numeric_limits<double>::infinity());
+            }
+            EXPECT_EQ(dec.decode(two).result.status, frame_status::invalid_input);
+        }
+    }
+}
+
 TEST(frame_decoder, frames_at_position_zero_with_a_sync_word)
 {
     // decode_batch over frame_views and check_length: what the blocks,

@@ -44,6 +44,18 @@ struct position_weights {
 };
 
 /*!
+ * \brief One received sequence of a frame: L bits or L LLRs (set exactly
+ * one), as pointers into caller memory.
+ */
+struct frame_read {
+    const uint8_t* bits = nullptr; //!< L received bits, one 0/1 per byte
+    const double* llr = nullptr;   //!< or L received LLRs
+    size_t L = 0;
+
+    received_items items() const { return { bits, llr }; }
+};
+
+/*!
  * \brief One decode of a received segment rx[0:L] (docs/design.md section 3).
  *
  * start: the start prior pi(s) over the position s of the frame's first
@@ -92,8 +104,16 @@ struct frame_request {
      * instead of stretching its end to reach a sync word. In [0, 1).
      */
     double gap = 0;
+    /*!
+     * Further received sequences of the same frame, beside the first (bits
+     * or llr, L). Decoding several reads of one frame is not implemented
+     * yet: a request with any is refused (frame_status::invalid_input).
+     */
+    std::vector<frame_read> more_reads;
 
     received_items items() const { return { bits, llr }; }
+    //! The request's received sequences: 1 + more_reads.size().
+    size_t reads() const { return 1 + more_reads.size(); }
 };
 
 /*!

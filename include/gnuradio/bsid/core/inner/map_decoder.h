@@ -136,8 +136,12 @@ struct frame_boundaries {
     std::vector<double> start, end;
 };
 
-//! One received frame and its optional priors, as pointers into caller memory.
-struct frame_view {
+/*!
+ * \brief What a frame decode reads: one received frame (its bits or LLRs),
+ * its optional priors and flags, and its optional boundary conditions, as
+ * pointers into caller memory.
+ */
+struct frame_input {
     const uint8_t* bits = nullptr; //!< rho received bits, one 0/1 per byte
     size_t rho = 0;
     const double* priors = nullptr; //!< N x q prior probabilities, or null for uniform
@@ -168,6 +172,21 @@ struct frame_view {
      */
     const frame_boundaries* boundaries = nullptr;
     /*!
+     * Instead of bits, rho received LLRs (soft input, docs/design.md
+     * section 3): set exactly one of bits and llr. A NaN LLR makes the
+     * frame invalid_input.
+     */
+    const double* llr = nullptr;
+
+    received_items items() const { return { bits, llr }; }
+};
+
+/*!
+ * \brief What a frame decode writes beside its posteriors, each only where
+ * its pointer is not null: pointers into caller memory.
+ */
+struct frame_outputs {
+    /*!
      * If not null, 2 Mt values receive the frame's boundary metrics: the
      * forward metric alpha_N (Mt values) then the backward metric beta_0 (Mt
      * values) on the states the frame can start in (start weight not 0, drift
@@ -187,12 +206,6 @@ struct frame_view {
      */
     double* log_evidence = nullptr;
     /*!
-     * Or, instead of bits, rho received LLRs (soft input, docs/design.md
-     * section 3): set exactly one of bits and llr. A NaN LLR makes the
-     * frame invalid_input.
-     */
-    const double* llr = nullptr;
-    /*!
      * If not null, receives the frame's expected channel events given its
      * items (the E-step of channel estimation, docs/design.md section 3, "Channel
      * estimation"): insertions, deletions, transmissions and substitutions, exact sums of
@@ -209,10 +222,30 @@ struct frame_view {
      * Zeros for a refused frame.
      */
     double* item_posteriors = nullptr;
-
-    received_items items() const { return { bits, llr }; }
 };
 
+/*!
+ * \brief One frame to decode: its input (frame_input) and the outputs asked
+ * for (frame_outputs). frame_view{ bits, rho, priors, log_priors } sets
+ * those input fields and leaves the rest at their defaults.
+ */
+struct frame_view : frame_input, frame_outputs {
+    frame_view() = default;
+    frame_view(const uint8_t* bits_,
+               size_t rho_,
+               const double* priors_ = nullptr,
+               bool log_priors_ = false)
+    {
+        bits = bits_;
+        rho = rho_;
+        priors = priors_;
+        log_priors = log_priors_;
+    }
+    explicit frame_view(const frame_input& in, const frame_outputs& out = {})
+        : frame_input(in), frame_outputs(out)
+    {
+    }
+};
 
 /*!
  * \brief Time spent per stage, accumulated over decodes when profiling is on

@@ -20,19 +20,9 @@
  * map_decoder::boundaries() makes them, every backend reads them.
  */
 
-#include <gnuradio/bsid/core/channel/channel_params.h>
-#include <math.h> // exp (host and device)
-
-#if defined(__CUDACC__)
-#define BSID_HD __host__ __device__ __forceinline__
-#elif defined(__GNUC__)
-// always inlined: the CPU lattice calls the cells inside vectorized loops of
-// functions compiled once per instruction set (target_clones), where a call
-// would stop the vectorization
-#define BSID_HD inline __attribute__((always_inline))
-#else
-#define BSID_HD inline
-#endif
+#include <gnuradio/bsid/core/channel/channel_model.h>
+#include <gnuradio/bsid/core/runtime/host_device.h> // BSID_HD
+#include <math.h>                                   // exp (host and device)
 
 namespace bsid {
 
@@ -68,58 +58,69 @@ BSID_HD real soft_diag(real w0, real w1, real h0, real h1)
 } // namespace model
 
 /*!
- * \brief Weights of the lattice steps of the receiver metric (eqn:F).
+ * \brief Weights of the lattice steps of the receiver metric (eqn:F), over
+ * the channel model `Channel` (channel/channel_model.h; the binary BSID
+ * channel unless named). Below, q is the model's alphabet size (2 for
+ * bits).
  *
- * exact(): a horizontal step (an insertion of a random bit) weighs Pi/2, a
+ * exact(): a horizontal step (an insertion of a random letter) weighs Pi/q, a
  * vertical step (a deletion) Pd, a diagonal step (a transmission) Pt (1 - Ps)
- * if the bits agree and Pt Ps if they differ: F(n, c) = R(y[0..c) | x).
+ * if the letters agree and Pt Ps if they differ (binary): F(n, c) =
+ * R(y[0..c) | x).
  *
- * ratio(): what the decoders use. Every step that consumes a received bit is
- * weighed against a random bit (multiplied by 2: a likelihood ratio), and
- * every step that consumes a transmitted bit is divided by Pt:
- *   ins = Pi, del = Pd / Pt, match = 2 (1 - Ps), mismatch = 2 Ps,
- * so that F(n, c) = R(y[0..c) | x) 2^c / Pt^n. The factor 2^c makes the
+ * ratio(): what the decoders use. Every step that consumes a received letter
+ * is weighed against a random letter (multiplied by q: a likelihood ratio),
+ * and every step that consumes a transmitted letter is divided by Pt:
+ *   ins = Pi, del = Pd / Pt, match = 2 (1 - Ps), mismatch = 2 Ps (binary),
+ * so that F(n, c) = R(y[0..c) | x) q^c / Pt^n. The factor q^c makes the
  * forward (and backward) metrics of drift states that have read different
- * numbers of received bits comparable: without it a state that has read k
- * fewer bits outweighs the true one by about 2^k, and in float the state
+ * numbers of received letters comparable: without it a state that has read k
+ * fewer letters outweighs the true one by about q^k, and in float the state
  * where the frame ends underflows. Along a frame the factors multiply to
- * 2^rho / Pt^tau for every path, a constant: the normalized posteriors do
+ * q^rho / Pt^tau for every path, a constant: the normalized posteriors do
  * not change. Likely paths keep weights near 1.
  */
-template <typename real>
+template <typename real, typename Channel = binary_bsid_model>
 struct lattice_weights {
-    real ins;      //!< horizontal step (exact: Pi / 2; ratio: Pi)
+    using channel_model = Channel;
+
+    real ins;      //!< horizontal step (exact: Pi / q; ratio: Pi)
     real del;      //!< vertical step (exact: Pd; ratio: Pd / Pt)
-    real match;    //!< diagonal step, equal bits (exact: Pt (1 - Ps); ratio: 2 (1 - Ps))
-    real mismatch; //!< diagonal step, different bits (exact: Pt Ps; ratio: 2 Ps)
+    real match;    //!< diagonal step, the letter received as sent
+    real mismatch; //!< diagonal step, received as another letter (Channel::emission)
 
     static lattice_weights exact(const channel_params& ch)
     {
-        return { real(ch.Pi() / 2),
-                 real(ch.Pd()),
-                 real(ch.Pt() * (1 - ch.Ps())),
-                 real(ch.Pt() * ch.Ps()) };
+        return from(Channel::exact(ch));
     }
     static lattice_weights ratio(const channel_params& ch)
     {
-        return { real(ch.Pi()),
-                 real(ch.Pd() / ch.Pt()),
-                 real(2 * (1 - ch.Ps())),
-                 real(2 * ch.Ps()) };
+        return from(Channel::ratio(ch));
     }
 
-    //! The diagonal weight for transmitted bit x and received bit y.
-    BSID_HD real diag(unsigned x, unsigned y) const { return x == y ? match : mismatch; }
+    //! The diagonal weight for transmitted letter x and received letter y.
+    BSID_HD real diag(unsigned x, unsigned y) const
+    {
+        return Channel::emission(match, mismatch, x, y);
+    }
 
     /*!
      * The diagonal weight for transmitted bit x and a soft received item of
      * probabilities (w0, w1) (model::llr_probabilities): the mixture
      * model::soft_diag of the weights for a received 0 and a received 1.
+     * Soft items are LLRs: binary channels only.
      */
     BSID_HD real diag_soft(unsigned x, real w0, real w1) const
     {
+        static_assert(Channel::alphabet_size == 2, "soft items (LLRs) are binary");
         return x ? model::soft_diag(w0, w1, mismatch, match)
                  : model::soft_diag(w0, w1, match, mismatch);
+    }
+
+private:
+    static lattice_weights from(const step_weights& w)
+    {
+        return { real(w.ins), real(w.del), real(w.match), real(w.mismatch) };
     }
 };
 
