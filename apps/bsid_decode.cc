@@ -103,83 +103,115 @@ symbol-major: the q values of symbol 0, then symbol 1, ...), or
 "erasure <reason>" for a refused frame.
 )";
 
+// bsid_decode's options, as typed; those without a value are flags.
+const std::vector<bsid::command_line_option> options = { { "--codebook" },
+                                                         { "-N" },
+                                                         { "--Pi" },
+                                                         { "--Pd" },
+                                                         { "--Ps" },
+                                                         { "--backend" },
+                                                         { "--precision" },
+                                                         { "--storage" },
+                                                         { "--Pr" },
+                                                         { "--mtau" },
+                                                         { "--mn" },
+                                                         { "--priors" },
+                                                         { "--threads" },
+                                                         { "--batch" },
+                                                         { "--log-priors" },
+                                                         { "--sync-word" },
+                                                         { "--start-prior" },
+                                                         { "--end" },
+                                                         { "--lookahead" },
+                                                         { "--boundaries", false },
+                                                         { "--framing" },
+                                                         { "--start" },
+                                                         { "--unsynchronized", false },
+                                                         { "--start-tags" },
+                                                         { "--tag-offset" },
+                                                         { "--acquire-window" },
+                                                         { "--sync-threshold" },
+                                                         { "--no-search", false },
+                                                         { "--input" },
+                                                         { "--estimate", false },
+                                                         { "--iterations" },
+                                                         { "--tolerance" },
+                                                         { "--fix" },
+                                                         { "--llr-scale" },
+                                                         { "--log-level" } };
+
+/*
+ * The options bsid_decode shares with the blocks, read into a
+ * receiver_options through the blocks' table (receiver_option_table(), where
+ * "--sync-word" is "sync_word"), each integer in the range it takes here:
+ * --lookahead at most N. --no-search and --unsynchronized are the negations
+ * of the table's search and synchronized_at_start. bsid_decode's --framing
+ * (lines or stream), --start, --tag-offset and --llr-scale are its own.
+ */
+bsid::receiver_options read_receiver_options(const bsid::command_line& cl, long long N)
+{
+    struct shared {
+        const char* name;
+        long long lo, hi;
+    };
+    const shared options[] = { { "--backend", 0, 0 },
+                               { "--precision", 0, 0 },
+                               { "--storage", 0, 0 },
+                               { "--Pr", 0, 0 },
+                               { "--sync-word", 0, 0 },
+                               { "--lookahead", 0, N },
+                               { "--acquire-window", 0, 65536 },
+                               { "--sync-threshold", 0, 0 },
+                               { "--input", 0, 0 } };
+    const auto& table = bsid::receiver_option_table();
+    bsid::receiver_options ro;
+    for (const shared& o : options) {
+        if (!cl.has(o.name))
+            continue;
+        const std::string text = cl.value(o.name);
+        const std::string name = bsid::table_name(o.name);
+        const bsid::option_type type = table.find(name).type;
+        const auto out_of_range = [&] {
+            die(std::string("option ") + o.name + ": " + text + " is out of range [" +
+                std::to_string(o.lo) + ", " + std::to_string(o.hi) + "]");
+        };
+        try {
+            table.read(ro, name, text);
+        } catch (const bsid::option_type_error&) {
+            die(std::string("option ") + o.name + ": '" + text + "' is not " +
+                (type == bsid::option_type::integer ? "an integer" : "a number"));
+        } catch (const std::invalid_argument&) {
+            out_of_range(); // an integer beyond its field's type
+        }
+        if (type == bsid::option_type::integer) {
+            const long long v = std::get<long long>(table.get(ro, name));
+            if (v < o.lo || v > o.hi)
+                out_of_range();
+        }
+    }
+    if (cl.has("--no-search"))
+        table.set(ro, "search", false);
+    if (cl.has("--unsynchronized"))
+        table.set(ro, "synchronized_at_start", false);
+    return ro;
+}
+
 int run(int argc, char** argv)
 {
     // a line that cannot be read (out of memory for it, an I/O error) is an
     // error, not the end of the input: getline rethrows what stopped it
     std::cin.exceptions(std::ios::badbit);
-    std::map<std::string, std::string> opt;
-    static const std::vector<std::string> known = { "--codebook",
-                                                    "-N",
-                                                    "--Pi",
-                                                    "--Pd",
-                                                    "--Ps",
-                                                    "--backend",
-                                                    "--precision",
-                                                    "--storage",
-                                                    "--Pr",
-                                                    "--mtau",
-                                                    "--mn",
-                                                    "--priors",
-                                                    "--threads",
-                                                    "--batch",
-                                                    "--log-priors",
-                                                    "--sync-word",
-                                                    "--start-prior",
-                                                    "--end",
-                                                    "--lookahead",
-                                                    "--boundaries",
-                                                    "--framing",
-                                                    "--start",
-                                                    "--unsynchronized",
-                                                    "--start-tags",
-                                                    "--tag-offset",
-                                                    "--acquire-window",
-                                                    "--sync-threshold",
-                                                    "--no-search",
-                                                    "--input",
-                                                    "--estimate",
-                                                    "--iterations",
-                                                    "--tolerance",
-                                                    "--fix",
-                                                    "--llr-scale",
-                                                    "--log-level" };
-    static const std::vector<std::string> flags = {
-        "--boundaries", "--unsynchronized", "--no-search", "--estimate"
-    }; // no value
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a == "-h" || a == "--help") {
-            std::cout << usage;
-            return 0;
-        }
-        // --opt=value, as well as --opt value
-        std::optional<std::string> value;
-        const auto eq = a.find('=');
-        if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
-            value = a.substr(eq + 1);
-            a = a.substr(0, eq);
-        }
-        bool ok = false;
-        for (const auto& k : known)
-            ok = ok || a == k;
-        if (!ok)
-            die("unknown argument '" + a + "' (see --help)");
-        if (opt.count(a))
-            die("option " + a + " is given twice");
-        if (std::find(flags.begin(), flags.end(), a) != flags.end()) {
-            if (value)
-                die("option " + a + " takes no value");
-            opt[a] = "";
-            continue;
-        }
-        if (!value) {
-            if (i + 1 >= argc)
-                die("option " + a + " needs a value");
-            value = argv[++i];
-        }
-        opt[a] = *value;
+    bsid::command_line cl;
+    try {
+        cl = bsid::read_command_line(argc, argv, options);
+    } catch (const bsid::command_line_error& e) {
+        die(std::string(e.what()) + " (see --help)");
     }
+    if (cl.help) {
+        std::cout << usage;
+        return 0;
+    }
+    std::map<std::string, std::string> opt = cl.values();
     if (opt.count("--log-level")) {
         try {
             bsid::set_log_level(bsid::parse_log_level(opt["--log-level"]));
@@ -247,22 +279,14 @@ int run(int argc, char** argv)
     size_t batch = 256;
     bsid::input_kind input = bsid::input_kind::bits;
     try {
-        if (opt.count("--input"))
-            input = bsid::parse_input_kind(opt["--input"]);
         const bsid::codebook cb = bsid::codebook::from_spec(opt["--codebook"]);
         const bsid::channel_params ch(number("--Pi", opt["--Pi"]),
                                       number("--Pd", opt["--Pd"]),
                                       number("--Ps", opt["--Ps"]));
         const long long N = integer("-N", opt["-N"], 1, 1 << 30);
-        bsid::decoder_config cfg(cb, ch, int(N));
-        if (opt.count("--backend"))
-            cfg.backend = bsid::parse_backend(opt["--backend"]);
-        if (opt.count("--precision"))
-            cfg.precision = bsid::parse_precision(opt["--precision"]);
-        if (opt.count("--storage"))
-            cfg.storage = bsid::parse_storage(opt["--storage"]);
-        if (opt.count("--Pr"))
-            cfg.Pr = number("--Pr", opt["--Pr"]);
+        const bsid::receiver_options ro = read_receiver_options(cl, N);
+        input = bsid::parse_input_kind(ro.input.kind);
+        bsid::decoder_config cfg = bsid::make_decoder_config(cb, int(N), ch, ro.decoding);
         if (opt.count("--mtau"))
             cfg.mtau = range("--mtau", opt["--mtau"]);
         if (opt.count("--mn"))
@@ -272,16 +296,17 @@ int run(int argc, char** argv)
         }
         if (opt.count("--batch"))
             batch = size_t(integer("--batch", opt["--batch"], 1, 1 << 20));
-        const auto sync =
-            bsid::parse_sync_word(opt.count("--sync-word") ? opt["--sync-word"] : "");
+        const auto sync = bsid::parse_sync_word(ro.framing.sync_word);
         fdec = std::make_shared<bsid::frame_decoder>(cfg, sync);
         dec = &fdec->primary();
         if (stream && opt.count("--estimate"))
-            return run_estimate(*fdec, opt, input, priors, log_priors, true);
+            return run_estimate(
+                *fdec, opt, input, priors, log_priors, true, ro.framing.lookahead);
         if (stream) {
-            bsid::stream_options so;
-            if (opt.count("--lookahead"))
-                so.lookahead = int(integer("--lookahead", opt["--lookahead"], 0, N));
+            // the blocks' stream options, then bsid_decode's own: --start (a
+            // first start other than 0) and --tag-offset (any offset)
+            bsid::stream_options so =
+                bsid::make_stream_options(ro.framing, fdec->sync_word().size(), input);
             if (opt.count("--start")) {
                 so.first_start = bsid::position_weights{
                     { integer("--start",
@@ -291,18 +316,9 @@ int run(int argc, char** argv)
                     { 1.0 }
                 };
             }
-            if (opt.count("--unsynchronized"))
-                so.first_start.reset();
             if (opt.count("--tag-offset"))
                 so.tag_offset =
                     integer("--tag-offset", opt["--tag-offset"], -(1LL << 40), 1LL << 40);
-            if (opt.count("--acquire-window"))
-                so.acquire_window =
-                    int(integer("--acquire-window", opt["--acquire-window"], 0, 65536));
-            if (opt.count("--sync-threshold"))
-                so.sync_threshold = number("--sync-threshold", opt["--sync-threshold"]);
-            so.search = !opt.count("--no-search");
-            so.input = input;
             std::vector<long long> tags;
             if (opt.count("--start-tags"))
                 tags = read_start_tags(opt["--start-tags"]);
@@ -311,7 +327,7 @@ int run(int argc, char** argv)
         if (opt.count("--end"))
             end = bsid::parse_end_mode(opt["--end"]);
         if (opt.count("--lookahead")) {
-            lookahead = int(integer("--lookahead", opt["--lookahead"], 0, N));
+            lookahead = ro.framing.lookahead;
             if (end != bsid::end_mode::free)
                 die("--lookahead needs --end free");
         }
@@ -343,7 +359,13 @@ int run(int argc, char** argv)
     }
 
     if (estimate)
-        return run_estimate(*fdec, opt, input, priors, log_priors, false);
+        return run_estimate(*fdec,
+                            opt,
+                            input,
+                            priors,
+                            log_priors,
+                            false,
+                            bsid::stream_options::auto_lookahead);
 
     const size_t NQ = size_t(dec->N()) * size_t(dec->q());
     // Posteriors are held for the frames of one batch that will be decoded

@@ -22,7 +22,8 @@ int run_estimate(const bsid::frame_decoder& dec,
                  bsid::input_kind input,
                  const std::vector<std::vector<double>>& priors,
                  bool log_priors,
-                 bool stream)
+                 bool stream,
+                 int lookahead)
 {
     bsid::estimate_options eo;
     // progress on stderr, one line an iteration, once the estimate has run
@@ -97,8 +98,7 @@ int run_estimate(const bsid::frame_decoder& dec,
         if (soft)
             guard.check();
         bsid::stream_options so;
-        if (opt.count("--lookahead"))
-            so.lookahead = int(integer("--lookahead", opt["--lookahead"], 0, dec.N()));
+        so.lookahead = lookahead;
         try {
             est = bsid::estimate_channel_stream(
                 dec.config(),

@@ -18,6 +18,8 @@
 #include <gnuradio/bsid/core/inner/codebook.h>
 #include <gnuradio/bsid/core/inner/frame_decoder.h>
 #include <gnuradio/bsid/core/inner/map_decoder.h>
+#include <gnuradio/bsid/core/options/command_line.h>
+#include <gnuradio/bsid/core/options/receiver_options.h>
 #include <gnuradio/bsid/core/runtime/errors.h>
 #include <gnuradio/bsid/core/runtime/log.h>
 
@@ -153,14 +155,16 @@ std::string json_string(const std::string& s);
  * --estimate: every frame of stdin (one per line) read, the channel estimated
  * from them (bsid::estimate_channel) and printed as one JSON line. A line
  * that is not a frame (a character other than 0 and 1, a token that is not
- * an LLR) is refused and counted, as the decoder would refuse it.
+ * an LLR) is refused and counted, as the decoder would refuse it. With
+ * stream framing, `lookahead` is the stream decoder's (--lookahead).
  */
 int run_estimate(const bsid::frame_decoder& dec,
                  std::map<std::string, std::string>& opt,
                  bsid::input_kind input,
                  const std::vector<std::vector<double>>& priors,
                  bool log_priors,
-                 bool stream);
+                 bool stream,
+                 int lookahead);
 
 int print_estimate(const bsid::channel_estimate& est, size_t bad);
 
