@@ -5,10 +5,12 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// bsid_bench's option values: comma lists of words, numbers and integers, and
-// the options that several benchmarks share. Each helper takes the option's
-// name and its default as text, as the usage lists them, and reports a bad
-// value with the option's name.
+// bsid_bench's options: argv read through bsid::read_command_line into a map
+// of name to text, and its values: comma lists of words, numbers and
+// integers, the single values it shares with the blocks (read through
+// bsid::receiver_option_table()), and the options that several benchmarks
+// share. Each helper takes the option's name and its default as text, as the
+// usage lists them, and reports a bad value with the option's name.
 
 #ifndef INCLUDED_BSID_APPS_BENCH_ARGS_H
 #define INCLUDED_BSID_APPS_BENCH_ARGS_H
@@ -16,6 +18,8 @@
 #include <gnuradio/bsid/core/channel/channel_params.h>
 #include <gnuradio/bsid/core/inner/codebook.h>
 #include <gnuradio/bsid/core/inner/map_decoder.h>
+#include <gnuradio/bsid/core/options/command_line.h>
+#include <gnuradio/bsid/core/options/receiver_options.h>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +31,68 @@
 #include <vector>
 
 namespace bench {
+
+//! Every option of bsid_bench, as typed; --no-profile alone takes no value.
+inline const std::vector<bsid::command_line_option>& options()
+{
+    static const std::vector<bsid::command_line_option> all = { { "--bench" },
+                                                                { "-N" },
+                                                                { "-n" },
+                                                                { "--tau" },
+                                                                { "--Pi" },
+                                                                { "--Pd" },
+                                                                { "--Ps" },
+                                                                { "--threads" },
+                                                                { "--frames" },
+                                                                { "--min-time" },
+                                                                { "--min-calls" },
+                                                                { "--seed" },
+                                                                { "--drift" },
+                                                                { "-q" },
+                                                                { "--codebook" },
+                                                                { "--backend" },
+                                                                { "--storage" },
+                                                                { "--precision" },
+                                                                { "--batch" },
+                                                                { "--input" },
+                                                                { "--llr-sigma" },
+                                                                { "--Pr" },
+                                                                { "--compare" },
+                                                                { "--framing" },
+                                                                { "--cuda-streams" },
+                                                                { "--share-g" },
+                                                                { "--local-window" },
+                                                                { "--streams" },
+                                                                { "--stream-frames" },
+                                                                { "--lookahead" },
+                                                                { "--sync-word" },
+                                                                { "--workers" },
+                                                                { "--initial" },
+                                                                { "--iterations" },
+                                                                { "--tolerance" },
+                                                                { "--outer" },
+                                                                { "--bp-iterations" },
+                                                                { "--loop" },
+                                                                { "--max-delay-ms" },
+                                                                { "--pace-ms" },
+                                                                { "--devices" },
+                                                                { "--no-profile",
+                                                                  false } };
+    return all;
+}
+
+/*!
+ * The options of argv (bsid::read_command_line against options()): their
+ * map, name to text ("" for --no-profile); help set for -h or --help.
+ * bsid::command_line_error for an unknown option (naming the one meant), a
+ * missing value or an option given twice.
+ */
+inline std::map<std::string, std::string> read_options(int argc, char** argv, bool& help)
+{
+    const bsid::command_line cl = bsid::read_command_line(argc, argv, options());
+    help = cl.help;
+    return cl.values();
+}
 
 //! Seconds from t0 to now (steady clock).
 inline double seconds_since(std::chrono::steady_clock::time_point t0)
@@ -81,6 +147,37 @@ inline std::string option(const std::map<std::string, std::string>& opt,
 {
     const auto it = opt.find(key);
     return it == opt.end() ? dflt : it->second;
+}
+
+/*!
+ * Option `key`, one value of an option the benchmarks share with the blocks
+ * (--Pr, --sync-word, --max-delay-ms), read through
+ * bsid::receiver_option_table() (its name there: bsid::table_name(key)),
+ * or `dflt` when it is not given.
+ */
+inline bsid::option_value receiver_option(const std::map<std::string, std::string>& opt,
+                                          const std::string& key,
+                                          const std::string& dflt)
+{
+    const auto& table = bsid::receiver_option_table();
+    const std::string name = bsid::table_name(key);
+    const std::string text = option(opt, key, dflt);
+    bsid::receiver_options ro;
+    try {
+        table.read(ro, name, text);
+    } catch (const bsid::option_type_error&) {
+        throw std::invalid_argument("option " + key + ": '" + text + "' is not " +
+                                    bsid::describe(table.find(name).type));
+    }
+    return table.get(ro, name);
+}
+
+//! Option `key`, a number shared with the blocks (--Pr, --max-delay-ms).
+inline double receiver_number(const std::map<std::string, std::string>& opt,
+                              const std::string& key,
+                              const std::string& dflt)
+{
+    return std::get<double>(receiver_option(opt, key, dflt));
 }
 
 //! Option `key` as a comma list of words (--backend, --precision ...).

@@ -39,7 +39,7 @@ int bench_batcher(const std::map<std::string, std::string>& opt)
     const auto backends = words_option(opt, "--backend", "auto");
     const auto precisions = words_option(opt, "--precision", "float");
     const auto batches = list_option(opt, "--batch", "256");
-    const double delay = number_option(opt, "--max-delay-ms", "10");
+    const double delay = receiver_number(opt, "--max-delay-ms", "10");
     const double pace_ms = number_option(opt, "--pace-ms", "0");
     if (!(pace_ms >= 0.0) || pace_ms > 60e3)
         throw std::invalid_argument("--pace-ms takes a number of ms in [0, 60000]");

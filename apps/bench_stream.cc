@@ -232,7 +232,7 @@ int bench_stream(const std::map<std::string, std::string>& opt)
         throw std::invalid_argument("--streams and --stream-frames must be at least 1");
     const double min_time = number_option(opt, "--min-time", "2");
     const uint64_t seed = seed_option(opt);
-    const std::string W = option(opt, "--sync-word", "");
+    const std::string W = std::get<std::string>(receiver_option(opt, "--sync-word", ""));
     const auto Wbits = bsid::parse_sync_word(W);
 
     const auto channels = channel_grid_option(opt, "0.01", "0.01", "0");
@@ -242,7 +242,7 @@ int bench_stream(const std::map<std::string, std::string>& opt)
     const auto Ks = list_option(opt, "--lookahead", "2");
     const auto workers = list_option(opt, "--workers", "2");
     const int threads = int(int_option(opt, "--threads", "0"));
-    const double Pr = number_option(opt, "--Pr", "1e-10");
+    const double Pr = receiver_number(opt, "--Pr", "1e-10");
     const auto device_lists = bench::device_lists(opt);
     if (device_lists.size() != 1)
         throw std::invalid_argument("--devices: stream framing takes one device list");

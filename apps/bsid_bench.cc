@@ -355,7 +355,7 @@ int bench_decode(const std::map<std::string, std::string>& opt)
     const double llr_sigma = bench::llr_sigma_option(opt);
     const double min_time = bench::number_option(opt, "--min-time", "2");
     const long long min_calls = bench::count_option(opt, "--min-calls", "1");
-    const double Pr = bench::number_option(opt, "--Pr", "1e-10");
+    const double Pr = bench::receiver_number(opt, "--Pr", "1e-10");
     const uint64_t seed = bench::seed_option(opt);
     const std::string compare = bench::option(opt, "--compare", "");
     if (!compare.empty() && compare != "cpu") {
@@ -526,72 +526,16 @@ int bench_decode(const std::map<std::string, std::string>& opt)
 int main(int argc, char** argv)
 {
     std::map<std::string, std::string> opt;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "-h" || a == "--help") {
-            std::cout << usage;
-            return 0;
-        }
-        if (a == "--no-profile") { // the one option without a value
-            opt[a] = "";
-            continue;
-        }
-        if (a.empty() || a[0] != '-' || i + 1 >= argc) {
-            std::cerr << "bsid_bench: unexpected argument '" << a << "'\n" << usage;
-            return 2;
-        }
-        opt[a] = argv[++i];
+    bool help = false;
+    try {
+        opt = bench::read_options(argc, argv, help);
+    } catch (const bsid::command_line_error& e) {
+        std::cerr << "bsid_bench: " << e.what() << "\n" << usage;
+        return 2;
     }
-    static const char* known[] = { "--bench",
-                                   "-N",
-                                   "-n",
-                                   "--tau",
-                                   "--Pi",
-                                   "--Pd",
-                                   "--Ps",
-                                   "--threads",
-                                   "--frames",
-                                   "--min-time",
-                                   "--min-calls",
-                                   "--seed",
-                                   "--drift",
-                                   "-q",
-                                   "--codebook",
-                                   "--backend",
-                                   "--storage",
-                                   "--precision",
-                                   "--batch",
-                                   "--input",
-                                   "--llr-sigma",
-                                   "--Pr",
-                                   "--compare",
-                                   "--framing",
-                                   "--cuda-streams",
-                                   "--share-g",
-                                   "--local-window",
-                                   "--streams",
-                                   "--stream-frames",
-                                   "--lookahead",
-                                   "--sync-word",
-                                   "--workers",
-                                   "--initial",
-                                   "--iterations",
-                                   "--tolerance",
-                                   "--outer",
-                                   "--bp-iterations",
-                                   "--loop",
-                                   "--max-delay-ms",
-                                   "--pace-ms",
-                                   "--devices",
-                                   "--no-profile" };
-    for (const auto& kv : opt) {
-        bool ok = false;
-        for (const char* k : known)
-            ok = ok || kv.first == k;
-        if (!ok) {
-            std::cerr << "bsid_bench: unknown option '" << kv.first << "'\n" << usage;
-            return 2;
-        }
+    if (help) {
+        std::cout << usage;
+        return 0;
     }
     const std::string bench = opt.count("--bench") ? opt["--bench"] : "";
     try {
