@@ -43,19 +43,8 @@ class batch_run
     using lane = decoder_lane<real>;
 
 public:
-    // (the arguments of cuda_decoder::run(), which says what they are)
-    batch_run(cuda_decoder<real>& dec,
-              lane& ln,
-              const std::vector<frame_view>& frames,
-              const std::vector<double*>& post,
-              const std::vector<size_t>& todo,
-              size_t pos,
-              size_t count,
-              size_t W,
-              std::vector<frame_result>& results,
-              const staged_io* io,
-              std::unique_lock<std::mutex>* plan,
-              chunk_edges edges);
+    // the batch `job` of decoder dec (map_decoder_cuda.h says what it holds)
+    batch_run(cuda_decoder<real>& dec, const batch_job<real>& job);
     batch_run(const batch_run&) = delete;
     batch_run& operator=(const batch_run&) = delete;
 

@@ -387,17 +387,17 @@ void cuda_decoder<real>::decode_chunk(lane& ln,
                 continue;
             }
             try {
-                run(ln,
-                    frames,
-                    post,
-                    todo,
-                    pos,
-                    count,
-                    W,
-                    results,
-                    nullptr,
-                    &plan,
-                    { edges.first && pos == from, edges.last && pos + count == to });
+                run({ ln,
+                      frames,
+                      post,
+                      todo,
+                      pos,
+                      count,
+                      W,
+                      results,
+                      nullptr,
+                      &plan,
+                      { edges.first && pos == from, edges.last && pos + count == to } });
             } catch (const cuda_error& e) {
                 if (e.code != cudaErrorMemoryAllocation)
                     throw;
@@ -514,29 +514,16 @@ size_t cuda_decoder<real>::window_for(const lane& ln,
     return d_memory.window(c, free_b + cached); // the cache is reused
 }
 
-// Decodes frames todo[pos .. pos + count) on lane ln in windows of W
-// indices; plan (d_plan_mutex, held by the caller since it planned W) is
-// released once the lane's memory is allocated. edges.first: the batch's
-// first frames, which no other lane's kernels hide: their bits gathered
-// on the lane's team; edges.last: its last frames, which no other lane's
-// kernels follow: pass L in parts where plan_tail_parts says so, each
-// part's posteriors copied out while the later parts' pass L runs.
+// Decodes a batch (batch_job, map_decoder_cuda.h). edges.first: the batch's
+// first frames, which no other lane's kernels hide: their bits gathered on
+// the lane's team; edges.last: its last frames, which no other lane's
+// kernels follow: pass L in parts where plan_tail_parts says so, each part's
+// posteriors copied out while the later parts' pass L runs.
 // (batch_run.h: the pipeline's stages)
 template <typename real>
-void cuda_decoder<real>::run(lane& ln,
-                             const std::vector<frame_view>& frames,
-                             const std::vector<double*>& post,
-                             const std::vector<size_t>& todo,
-                             size_t pos,
-                             size_t count,
-                             size_t W,
-                             std::vector<frame_result>& results,
-                             const staged_io* io,
-                             std::unique_lock<std::mutex>* plan,
-                             chunk_edges edges)
+void cuda_decoder<real>::run(const batch_job<real>& job)
 {
-    batch_run<real> batch(
-        *this, ln, frames, post, todo, pos, count, W, results, io, plan, edges);
+    batch_run<real> batch(*this, job);
     batch.run();
 }
 

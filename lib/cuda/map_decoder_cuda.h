@@ -56,6 +56,27 @@ struct staged_io {
     double* ext = nullptr;              // count x N x q
 };
 
+/*
+ * One batch for run(): frames todo[pos .. pos + count) of `frames` (their
+ * posteriors to post[], or null for the device loop), decoded on lane ln in
+ * windows of W indices, each frame's result to results[]. plan (the
+ * decoder's plan lock, held since W was planned) is released once the
+ * lane's memory is allocated; io: the device loop's priors and outputs, or
+ * null; edges: where the batch stands in its chunk.
+ */
+template <typename real>
+struct batch_job {
+    decoder_lane<real>& ln;
+    const std::vector<frame_view>& frames;
+    const std::vector<double*>& post;
+    const std::vector<size_t>& todo;
+    size_t pos, count, W;
+    std::vector<frame_result>& results;
+    const staged_io* io;
+    std::unique_lock<std::mutex>* plan;
+    chunk_edges edges;
+};
+
 template <typename real>
 class cuda_decoder final : public map_decoder, public staged_inner
 {
@@ -135,17 +156,7 @@ private:
                       const std::vector<size_t>& todo,
                       size_t pos,
                       size_t count);
-    void run(lane& ln,
-             const std::vector<frame_view>& frames,
-             const std::vector<double*>& post,
-             const std::vector<size_t>& todo,
-             size_t pos,
-             size_t count,
-             size_t W,
-             std::vector<frame_result>& results,
-             const staged_io* io,
-             std::unique_lock<std::mutex>* plan,
-             chunk_edges edges);
+    void run(const batch_job<real>& job);
 
     // whether a batch (soft input or not) runs on d_reg
     bool use_reg(bool soft) const { return d_reg && !(soft && d_reg_hard_only); }

@@ -107,7 +107,7 @@ void cuda_decoder<real>::decode_staged(const std::vector<size_t>& which,
         staged_io io;
         io.log_priors = log_priors ? log_priors + pos * NQ : nullptr;
         io.ext = ext + pos * NQ;
-        run(ln, frames, none, which, pos, count, W, results, &io, &plan, {});
+        run({ ln, frames, none, which, pos, count, W, results, &io, &plan, {} });
         pos += count;
     }
 }

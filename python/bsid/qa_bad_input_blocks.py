@@ -347,6 +347,42 @@ class qa_bad_input_blocks(gr_unittest.TestCase):
         dec = bsid.map_decoder(cb, 50, 0.01, 0.01, 0.0)
         self.assertIsInstance(dec, bsid.map_decoder)
 
+    def test_013_receiver_options_by_position_and_by_name(self):
+        # the options after the fixed parameters are read through the core's
+        # option table: by position in the block's order or by name, each once
+        cb = self.cb
+        dec = bsid.map_decoder(cb, 50, 0.01, 0.01, 0.0, "hard", "cpu")
+        self.assertEqual(dec.backend(), "cpu")
+        self.assertEqual(dec.output_signature().sizeof_stream_item(0), 4)  # int32: "hard"
+        dec = bsid.map_decoder(cb, 50, 0.01, 0.01, 0.0, output="hard", backend="cpu")
+        self.assertEqual(dec.output_signature().sizeof_stream_item(0), 4)
+        cases = [
+            (lambda: bsid.map_decoder(cb, 50, 0.01, 0.01, 0.0, "hard", output="llr"),
+             "output given twice"),
+            (lambda: bsid.map_decoder(cb, 50, 0.01, 0.01, 0.0, *(["x"] * 25)),
+             "at most 24 taken"),
+            (lambda: bsid.map_decoder(cb, 50, 0.01, 0.01, 0.0, search=1),
+             "search = 1 must be a bool"),
+            (lambda: bsid.map_decoder(cb, 50, 0.01, 0.01, 0.0, Pr="1e-9"),
+             "Pr = '1e-9' must be a number"),
+            (lambda: bsid.map_decoder(cb, 50, 0.01, 0.01, 0.0, sync_threshold=None),
+             "sync_threshold = None must be a number"),
+            (lambda: bsid.concatenated_decoder(cb, bsid.ldpc_code.from_spec(
+                "ldpc-regular:60:24:16:3:1"), 0.01, 0.01, 0.0, output="hard"),
+             "no parameter named 'output'"),
+        ]
+        for call, says in cases:
+            with self.assertRaises(TypeError) as cm:
+                call()
+            self.assertIn(says, str(cm.exception))
+        # a value of the right type out of range is a ValueError naming it
+        with self.assertRaises(ValueError) as cm:
+            bsid.map_decoder(cb, 50, 0.01, 0.01, 0.0, max_batch=0)
+        self.assertIn("max_batch", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            bsid.map_decoder(cb, 50, 0.01, 0.01, 0.0, max_batch=1 << 40)
+        self.assertIn("max_batch", str(cm.exception))
+
 
 if __name__ == '__main__':
     gr_unittest.run(qa_bad_input_blocks)
