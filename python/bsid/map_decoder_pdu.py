@@ -20,6 +20,7 @@ from gnuradio import gr
 
 # The core module itself, not gnuradio.bsid: gnuradio.bsid imports this file.
 import bsid_core
+from bsid_sim.engine import bits_per_symbol as _bits_per_symbol
 
 __all__ = ['map_decoder_pdu', 'posteriors_to_llr']
 
@@ -38,7 +39,7 @@ def bits_per_symbol(q):
     q = int(q)
     if q < 2:
         raise ValueError('bits_per_symbol: q must be at least 2, got %d' % q)
-    return (q - 1).bit_length()
+    return _bits_per_symbol(q)
 
 
 def posteriors_to_llr(post, q, scale=1.0, clip=0.0):

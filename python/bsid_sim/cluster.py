@@ -27,7 +27,8 @@ import bsid_core
 import numpy as np
 
 from . import dump
-from .engine import PointResult, _add, _end_batch, _eta, _stop_in_batch
+from .counting import add, end_batch, eta, stop_in_batch
+from .engine import PointResult
 from .sweep import run_configs
 
 __all__ = ["ClusterError", "OrderedMerge", "connect", "gpu_count", "run_chunk",
@@ -199,7 +200,7 @@ def _decoder(job):
     return entry
 
 
-# the per-frame counts a chunk sends back (engine._stop_in_batch and _add read them)
+# the per-frame counts a chunk sends back (counting.stop_in_batch and add read them)
 _PER_FRAME = ("symbol_errors", "bit_errors", "status", "wrong_after", "iterations",
               "bp_iterations", "syndrome_ok")
 
@@ -258,7 +259,7 @@ class OrderedMerge:
 
     add(chunk) takes the results in any order; a chunk is counted only when
     every chunk before it has been, and the stopping rules are checked after
-    every frame of the merged prefix (engine._stop_in_batch). Once a rule
+    every frame of the merged prefix (counting.stop_in_batch). Once a rule
     holds (reason), later chunks are ignored, as is a chunk that arrives twice.
     """
 
@@ -295,7 +296,7 @@ class OrderedMerge:
         self.backends.add(chunk["backend"])
         res.backend = "+".join(sorted(self.backends))
         counts = chunk["counts"]
-        upto, reason = _stop_in_batch(res, counts)
+        upto, reason = stop_in_batch(res, counts)
         if c.dump_dir and self.src is not None:
             view = _DumpView(chunk)
             for j, row in chunk["failures"]:
@@ -305,7 +306,7 @@ class OrderedMerge:
                 res.dump_files.append(dump.write_failure(c, view, self.src, chunk["first"] + j,
                                                          one, j))
                 res.dumped += 1
-        _add(res, counts, upto)
+        add(res, counts, upto)
         if not reason and res.frames >= c.max_frames:
             reason = "max-frames"
         self.reason = reason
@@ -395,7 +396,7 @@ def run_point_cluster(c, client, plan, progress=None, chunk_fn=run_chunk,
             if not pending and next_first >= c.max_frames:
                 # every chunk counted without a rule holding: only when there were
                 # no frames to send (max_frames 0)
-                _end_batch(res, "max-frames", t0, None)
+                end_batch(res, "max-frames", t0, None)
                 break
             done = []
             try:
@@ -429,10 +430,10 @@ def run_point_cluster(c, client, plan, progress=None, chunk_fn=run_chunk,
             if not reason and c.max_time > 0 and elapsed >= c.max_time:
                 reason = "max-time"
             if counted or reason:
-                if _end_batch(res, reason, t0, progress if res.frames else None):
+                if end_batch(res, reason, t0, progress if res.frames else None):
                     break
             elif progress is not None and res.frames:
-                progress(res, elapsed, _eta(res, elapsed))
+                progress(res, elapsed, eta(res, elapsed))
     except KeyboardInterrupt:
         res.seconds = time.perf_counter() - t0
         res.stopped_by = "interrupted"

@@ -40,7 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 import bsid_core
 import numpy as np
 
-from . import engine
+from . import counting, engine
 
 __all__ = ["run_stream_point", "STREAM_CHANNEL", "BURSTS"]
 
@@ -253,8 +253,8 @@ def run_stream_point(c, progress=None):
                 bursts[j] = p.garbage > 0
                 expect[j], half[j] = p.expected, p.near_half
             counts = {"symbol_errors": se, "bit_errors": be, "status": status}
-            upto, reason = engine._stop_in_batch(res, counts)
-            engine._add(res, counts, upto)
+            upto, reason = counting.stop_in_batch(res, counts)
+            counting.add(res, counts, upto)
             u = slice(0, upto)
             res.frame_errors_genie += int((gse[u] > 0).sum())
             res.symbol_errors_genie += int(gse[u].sum())
@@ -272,7 +272,7 @@ def run_stream_point(c, progress=None):
             res.false_ok += int(extra_ok[u].sum())
             res.duplicates += int(dup[u].sum())
             res.missed += int(missed[u].sum())
-            if engine._end_batch(res, reason, t0, progress):
+            if counting.end_batch(res, reason, t0, progress):
                 break
     except KeyboardInterrupt:
         res.seconds = time.perf_counter() - t0
