@@ -10,16 +10,19 @@
 #ifndef INCLUDED_BSID_LLR_H
 #define INCLUDED_BSID_LLR_H
 
+#include <gnuradio/bsid/core/sim/error_counter.h>
 #include <algorithm>
 #include <cmath>
-#include <gnuradio/bsid/core/sim/error_counter.h>
 #include <cstddef>
 
 namespace gr {
 namespace bsid {
 
 //! Bits per symbol in LLR output: ceil(log2 q), as the error counters map them.
-inline int llr_bits_per_symbol(int q) { return ::bsid::error_counter::bits_per_symbol(q); }
+inline int llr_bits_per_symbol(int q)
+{
+    return ::bsid::error_counter::bits_per_symbol(q);
+}
 
 /*!
  * \brief For each of N rows of q posteriors, ceil(log2 q) bit LLRs

@@ -24,14 +24,6 @@ error_counter::error_counter(frame_decoder& dec, int threads)
 {
 }
 
-int error_counter::bits_per_symbol(int q)
-{
-    int m = 0;
-    while ((1LL << m) < q)
-        ++m;
-    return m;
-}
-
 const std::vector<frame_errors>& error_counter::run(const frame_batch& batch)
 {
     const int N = d_dec.N(), q = d_dec.q();

@@ -53,7 +53,13 @@ public:
     const std::vector<frame_errors>& errors() const { return d_errors; }
 
     //! ceil(log2 q): bits per symbol in the symbol-to-bit map.
-    static int bits_per_symbol(int q);
+    static int bits_per_symbol(int q)
+    {
+        int m = 0;
+        while ((1LL << m) < q)
+            ++m;
+        return m;
+    }
 
 private:
     map_decoder& d_dec;
