@@ -11,6 +11,7 @@ several choices of Pi = Pd at one offset. Prints CSV rows and, with --plot,
 draws docs/clock_slip.png (docs/clock_slip.md)."""
 
 import argparse
+import gc
 import os
 import sys
 import tempfile
@@ -36,8 +37,14 @@ def run(offset, noise, seed, frames, p=None):
         tb.decoder.set_channel(p, p, tb.get_ps_floor())
     tb.start()
     tb.wait()
-    return (float(np.mean(tb.ser.frame_sers)), float(np.mean(tb.naive.frame_sers)),
-            tb.decoder.nitems_read(0) - tb.encoder.nitems_written(0), tb.decoder.erasures())
+    result = (float(np.mean(tb.ser.frame_sers)), float(np.mean(tb.naive.frame_sers)),
+              tb.decoder.nitems_read(0) - tb.encoder.nitems_written(0), tb.decoder.erasures())
+    # closed as the window is, and destroyed while the QApplication lives (GNU
+    # Radio 3.10's plot sinks close their widget when destroyed: see the .grc)
+    tb.close()
+    del tb
+    gc.collect()
+    return result
 
 
 def main():

@@ -68,10 +68,24 @@ def snipfcn_window_size(self):
         plot.setMinimumHeight(250)
     self.resize(self.size().expandedTo(Qt.QSize(1000, 800)))
 
+def snipfcn_plots_outlive_their_sinks(self):
+    # GNU Radio 3.10's Qt GUI sinks close their plot widget when they are
+    # destroyed (gnuradio/gnuradio#7050), but the window deletes that widget
+    # with itself, and at exit Python may destroy the window before the
+    # sinks: a use after free that crashes now and then. Once stopped, take
+    # the plots out of the window and leave them to C++, so that they live
+    # until the sinks close them.
+    for plot in (self._ser_plot_win, self._drift_plot_win):
+        plot.setParent(None)
+        sip.transferto(plot, None)
+
 
 def snippets_main_after_init(tb):
     snipfcn_ser_axis(tb)
     snipfcn_window_size(tb)
+
+def snippets_main_after_stop(tb):
+    snipfcn_plots_outlive_their_sinks(tb)
 
 def snippets_init_before_blocks(tb):
     snipfcn_logging(tb)
@@ -292,7 +306,7 @@ class bsid_live(gr.top_block, Qt.QWidget):
         self.settings.setValue("geometry", self.saveGeometry())
         self.stop()
         self.wait()
-
+        snippets_main_after_stop(self)
         event.accept()
 
     def get_log_level(self):
@@ -404,7 +418,7 @@ def main(top_block_cls=bsid_live, options=None):
     def sig_handler(sig=None, frame=None):
         tb.stop()
         tb.wait()
-
+        snippets_main_after_stop(tb)
         Qt.QApplication.quit()
 
     signal.signal(signal.SIGINT, sig_handler)

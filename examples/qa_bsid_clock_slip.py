@@ -13,6 +13,7 @@ frames in equal frames out, the decoder's SER under a bound measured with
 margin (docs/clock_slip.md: at most 0.025 over 20 runs of this setup), and
 the same link without the inner decoder losing nearly every symbol."""
 
+import gc
 import os
 import sys
 import tempfile
@@ -43,10 +44,19 @@ class qa_bsid_clock_slip(unittest.TestCase):
         tb.wait()
         sent = tb.encoder.nitems_written(0)
         received = tb.decoder.nitems_read(0)
-        return dict(frames_out=tb.decoder.frames(), erasures=tb.decoder.erasures(),
-                    ser=float(np.mean(tb.ser.frame_sers)), naive=float(np.mean(tb.naive.frame_sers)),
-                    slip=received - sent, track=tb.drift.track[-1], sent=sent,
-                    ser_frames=len(tb.ser.frame_sers), warnings=tb.decoder.warnings())
+        result = dict(frames_out=tb.decoder.frames(), erasures=tb.decoder.erasures(),
+                      ser=float(np.mean(tb.ser.frame_sers)),
+                      naive=float(np.mean(tb.naive.frame_sers)),
+                      slip=received - sent, track=tb.drift.track[-1], sent=sent,
+                      ser_frames=len(tb.ser.frame_sers), warnings=tb.decoder.warnings())
+        # closed as a user closes the window, and destroyed now, while the
+        # QApplication lives: GNU Radio 3.10's plot sinks close their widget
+        # when destroyed, which crashes once Qt is gone (at exit) or the
+        # window has deleted the widget (the .grc's main_after_stop snippet)
+        tb.close()
+        del tb
+        gc.collect()
+        return result
 
     def check(self, offset, seed):
         r = self.run_link(offset, 0.3, seed)
