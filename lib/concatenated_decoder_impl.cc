@@ -41,27 +41,6 @@ int inner_symbols(const ::bsid::ldpc_code& outer, const ::bsid::codebook& cb)
     }
 }
 
-// the receiver options that only the map_decoder block takes must keep their
-// defaults (a C++ caller setting one would otherwise be ignored silently)
-void refuse_map_decoder_options(const ::bsid::receiver_options& options)
-{
-    const auto& table = ::bsid::receiver_option_table();
-    const ::bsid::receiver_options defaults;
-    for (const char* name : { "output",
-                              "llr_scale",
-                              "llr_clip",
-                              "estimate_every",
-                              "priors_input",
-                              "max_delay_ms",
-                              "devices" }) {
-        if (table.get(options, name) != table.get(defaults, name)) {
-            throw std::invalid_argument(std::string("concatenated_decoder: ") + name +
-                                        " is an option of bsid.map_decoder, not of "
-                                        "this block");
-        }
-    }
-}
-
 } // namespace
 
 concatenated_decoder::sptr
@@ -88,7 +67,9 @@ concatenated_decoder_impl::concatenated_decoder_impl(
                     1, 1, input_item_size("concatenated_decoder", options.input.kind)),
                 gr::io_signature::make(1, 1, sizeof(uint8_t))),
       d_code(outer),
-      d_cfg(codebook, channel, inner_symbols(outer, codebook)),
+      // the decoding options parsed as the map_decoder block parses them
+      d_cfg(::bsid::make_decoder_config(
+          codebook, inner_symbols(outer, codebook), channel, options.decoding)),
       d_bits(::bsid::error_counter::bits_per_symbol(outer.q())),
       d_K(outer.k() * ::bsid::error_counter::bits_per_symbol(outer.q())),
       d_max_batch(options.decoding.max_batch),
@@ -114,18 +95,11 @@ concatenated_decoder_impl::concatenated_decoder_impl(
         throw std::invalid_argument("concatenated_decoder: max_batch = " +
                                     std::to_string(d_max_batch) + " must be at least 1");
     }
-    refuse_map_decoder_options(options);
+    // a C++ caller's map_decoder-only setting would otherwise be ignored
+    ::bsid::refuse_options_not_taken(
+        options, ::bsid::concatenated_receiver_options(), "concatenated_decoder");
     d_opt.iterations = iterations;
     d_opt.bp_iterations = bp_iterations;
-    {
-        // parsed as the map_decoder block parses them (devices: its default)
-        const auto cfg =
-            ::bsid::make_decoder_config(codebook, d_cfg.N, d_cfg.ch, options.decoding);
-        d_cfg.backend = cfg.backend;
-        d_cfg.precision = cfg.precision;
-        d_cfg.storage = cfg.storage;
-        d_cfg.Pr = cfg.Pr;
-    }
     install_core_log_handler();
     d_rx.start();
     GR_LOG_INFO(

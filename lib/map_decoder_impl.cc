@@ -100,7 +100,7 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                 ports_in(options.input.kind, options.input.priors_input, codebook.q()),
                 gr::io_signature::make(
                     1, 1, item_size(parse_mode(options.output.kind), codebook.q()))),
-      d_cfg(codebook, channel, N),
+      d_cfg(::bsid::make_decoder_config(codebook, N, channel, options.decoding)),
       d_mode(parse_mode(options.output.kind)),
       d_max_batch(options.decoding.max_batch),
       d_llr_scale(options.output.llr_scale),
@@ -141,7 +141,6 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
             "map_decoder: llr_scale must be finite and llr_clip >= 0");
     }
     const int estimate = options.input.estimate_every;
-    d_cfg = ::bsid::make_decoder_config(codebook, N, channel, options.decoding);
     d_items_per_frame = d_mode == mode::llr
                             ? size_t(N) * size_t(llr_bits_per_symbol(codebook.q()))
                             : size_t(N);

@@ -18,10 +18,13 @@ class changes; an error this cannot explain keeps pybind11's message.
 
 import re
 
+from bsid_core import _type_words
+
 __all__ = ["short_type_errors"]
 
-_NAMES = {"int": "an int", "float": "a number (float)", "str": "a string",
-          "bool": "a bool (True or False)"}
+# "an int", "a number (float)", ...: the core's words, as the receiver
+# options' errors use them
+_NAMES = dict(_type_words)
 
 
 def _parameters(cls):

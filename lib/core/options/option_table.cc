@@ -13,15 +13,16 @@
 
 namespace bsid {
 
-std::string describe(option_type t)
+std::string describe(option_type t, spelling s)
 {
+    const bool py = s == spelling::python;
     switch (t) {
     case option_type::flag:
-        return "a bool (true or false)";
+        return py ? "a bool (True or False)" : "a bool (true or false)";
     case option_type::integer:
         return "an int";
     case option_type::number:
-        return "a number";
+        return py ? "a number (float)" : "a number";
     default:
         return "a string";
     }

@@ -6,6 +6,8 @@
  */
 
 #include <gnuradio/bsid/core/options/receiver_options.h>
+#include <algorithm>
+#include <stdexcept>
 
 namespace bsid {
 
@@ -135,6 +137,46 @@ const option_table<receiver_options>& receiver_option_table()
         return t;
     }();
     return table;
+}
+
+const std::vector<std::string>& concatenated_receiver_options()
+{
+    // the Python and GRC order of bsid.concatenated_decoder (input comes
+    // earlier than in the table)
+    static const std::vector<std::string> names = { "backend",
+                                                    "precision",
+                                                    "storage",
+                                                    "Pr",
+                                                    "max_batch",
+                                                    "len_tag_key",
+                                                    "follow_channel_tags",
+                                                    "sync_word",
+                                                    "framing",
+                                                    "input",
+                                                    "lookahead",
+                                                    "start_tag_key",
+                                                    "acquire_window",
+                                                    "tag_after_sync_word",
+                                                    "sync_threshold",
+                                                    "search",
+                                                    "synchronized_at_start" };
+    return names;
+}
+
+void refuse_options_not_taken(const receiver_options& options,
+                              const std::vector<std::string>& taken,
+                              const std::string& block)
+{
+    const receiver_options defaults;
+    for (const auto& e : receiver_option_table().entries()) {
+        if (std::find(taken.begin(), taken.end(), e.name) != taken.end())
+            continue;
+        if (e.get(options) != e.get(defaults)) {
+            throw std::invalid_argument(block + ": " + e.name +
+                                        " is an option of bsid.map_decoder, not of "
+                                        "this block");
+        }
+    }
 }
 
 decoder_config make_decoder_config(const codebook& cb,

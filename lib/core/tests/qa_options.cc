@@ -237,3 +237,78 @@ TEST(options, the_decoder_config_and_stream_options_come_from_the_objects)
     EXPECT_TRUE(s.first_start.has_value());
     EXPECT_EQ(s.input, input_kind::bits);
 }
+
+namespace {
+
+// a value of option e unlike the one in o
+option_value other_value(const option_table<receiver_options>::entry& e,
+                         const receiver_options& o)
+{
+    const option_value v = e.get(o);
+    switch (e.type) {
+    case option_type::flag:
+        return !std::get<bool>(v);
+    case option_type::integer:
+        return std::get<long long>(v) + 3;
+    case option_type::number:
+        return std::get<double>(v) + 0.5;
+    default:
+        return std::get<std::string>(v) + "x";
+    }
+}
+
+} // namespace
+
+TEST(options, the_concatenated_decoder_takes_the_table_less_the_map_decoders_own)
+{
+    const auto& taken = concatenated_receiver_options();
+    std::set<std::string> seen;
+    for (const auto& name : taken) {
+        EXPECT_TRUE(table().has(name)) << name;
+        EXPECT_TRUE(seen.insert(name).second) << name << " twice";
+    }
+    std::set<std::string> left;
+    for (const auto& e : table().entries())
+        if (!seen.count(e.name))
+            left.insert(e.name);
+    const std::set<std::string> map_decoder_only = { "output",       "llr_scale",
+                                                     "llr_clip",     "estimate_every",
+                                                     "priors_input", "max_delay_ms",
+                                                     "devices" };
+    EXPECT_EQ(left, map_decoder_only);
+}
+
+TEST(options, an_option_a_block_does_not_take_is_refused_unless_at_its_default)
+{
+    // the rule over every option: one left out of `taken` and moved off its
+    // default is refused by name; at its default, or taken, it passes
+    const receiver_options defaults;
+    EXPECT_NO_THROW(refuse_options_not_taken(defaults, {}, "blk"));
+    for (const auto& e : table().entries()) {
+        receiver_options o;
+        e.set(o, other_value(e, o));
+        EXPECT_NO_THROW(refuse_options_not_taken(o, { e.name }, "blk")) << e.name;
+        try {
+            refuse_options_not_taken(o, {}, "blk");
+            ADD_FAILURE() << e.name << " not refused";
+        } catch (const std::invalid_argument& err) {
+            EXPECT_EQ(std::string(err.what()),
+                      "blk: " + e.name +
+                          " is an option of bsid.map_decoder, not of this block");
+        }
+    }
+    // the concatenated decoder's own options pass whatever their values
+    receiver_options o;
+    for (const auto& name : concatenated_receiver_options())
+        table().set(o, name, other_value(table().find(name), o));
+    EXPECT_NO_THROW(refuse_options_not_taken(o, concatenated_receiver_options(), "blk"));
+}
+
+TEST(options, types_are_named_as_each_language_spells_them)
+{
+    EXPECT_EQ(describe(option_type::flag), "a bool (true or false)");
+    EXPECT_EQ(describe(option_type::flag, spelling::python), "a bool (True or False)");
+    EXPECT_EQ(describe(option_type::number, spelling::python), "a number (float)");
+    EXPECT_EQ(describe(option_type::integer, spelling::python), "an int");
+    EXPECT_EQ(describe(option_type::text, spelling::python), "a string");
+}

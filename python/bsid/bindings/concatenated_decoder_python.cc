@@ -29,33 +29,6 @@ namespace py = pybind11;
 
 #include "receiver_keywords.h"
 
-namespace {
-
-// bsid.concatenated_decoder's options after (codebook, outer, Pi, Pd, Ps,
-// iterations, bp_iterations), in order
-std::vector<std::string> concatenated_decoder_options()
-{
-    return { "backend",
-             "precision",
-             "storage",
-             "Pr",
-             "max_batch",
-             "len_tag_key",
-             "follow_channel_tags",
-             "sync_word",
-             "framing",
-             "input",
-             "lookahead",
-             "start_tag_key",
-             "acquire_window",
-             "tag_after_sync_word",
-             "sync_threshold",
-             "search",
-             "synchronized_at_start" };
-}
-
-} // namespace
-
 void bind_concatenated_decoder(py::module& m)
 {
 
@@ -85,10 +58,11 @@ void bind_concatenated_decoder(py::module& m)
                      ::bsid::channel_params(Pi, Pd, Ps),
                      iterations,
                      bp_iterations,
-                     gr::bsid::read_receiver_keywords("concatenated_decoder",
-                                                      concatenated_decoder_options(),
-                                                      args,
-                                                      kwargs));
+                     gr::bsid::read_receiver_keywords(
+                         "concatenated_decoder",
+                         ::bsid::concatenated_receiver_options(),
+                         args,
+                         kwargs));
              }),
              py::arg("codebook"),
              py::arg("outer"),
@@ -98,7 +72,7 @@ void bind_concatenated_decoder(py::module& m)
              py::arg("iterations") = 10,
              py::arg("bp_iterations") = 50,
              gr::bsid::receiver_keywords_doc(D(concatenated_decoder, make),
-                                             concatenated_decoder_options()))
+                                             ::bsid::concatenated_receiver_options()))
 
 
         .def("set_channel",

@@ -7,6 +7,7 @@
 #include "receiver_keywords.h"
 #include <deque>
 #include <map>
+#include <variant>
 
 namespace py = pybind11;
 
@@ -14,20 +15,6 @@ namespace gr {
 namespace bsid {
 
 namespace {
-
-const char* python_type_name(::bsid::option_type t)
-{
-    switch (t) {
-    case ::bsid::option_type::flag:
-        return "a bool (True or False)";
-    case ::bsid::option_type::integer:
-        return "an int";
-    case ::bsid::option_type::number:
-        return "a number (float)";
-    default:
-        return "a string";
-    }
-}
 
 bool is_bool(const py::handle& v)
 {
@@ -67,8 +54,8 @@ bool is_int(const py::handle& v)
         break;
     }
     const std::string shown = py::repr(v);
-    std::string msg =
-        block + ": " + name + " = " + shown + " must be " + python_type_name(t);
+    std::string msg = block + ": " + name + " = " + shown + " must be " +
+                      ::bsid::describe(t, ::bsid::spelling::python);
     if (t == ::bsid::option_type::integer && PyFloat_Check(v.ptr())) {
         const double d = v.cast<double>();
         if (d == (double)(long long)d)
@@ -132,14 +119,9 @@ const char* receiver_keywords_doc(const char* head, const std::vector<std::strin
     std::string doc = head;
     for (const auto& name : names) {
         const auto& e = table.find(name);
-        std::string dflt = ::bsid::option_text(e.get(defaults));
-        if (e.type == ::bsid::option_type::flag)
-            dflt = dflt == "true" ? "True" : "False";
-        else if (e.type == ::bsid::option_type::number &&
-                 dflt.find_first_of(".einf") == std::string::npos)
-            dflt += ".0"; // as Python writes a float
-        else if (e.type == ::bsid::option_type::text)
-            dflt = "\"" + dflt.substr(1, dflt.size() - 2) + "\"";
+        // the default as Python writes it
+        const std::string dflt = py::repr(std::visit(
+            [](const auto& v) -> py::object { return py::cast(v); }, e.get(defaults)));
         doc += "\n    " + name + " : " + e.help + " (default " + dflt + ")";
     }
     docs.push_back(doc);

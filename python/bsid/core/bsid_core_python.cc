@@ -12,6 +12,7 @@
 
 #include "bindings.h"
 #include "convert.h"
+#include <gnuradio/bsid/core/options/option_table.h>
 
 namespace py = pybind11;
 using namespace py::literals;
@@ -60,6 +61,19 @@ PYBIND11_MODULE(bsid_core, m)
         for (const auto s : bsid::all_frame_statuses)
             names.append(bsid::to_string(s));
         m.attr("frame_status_names") = py::tuple(names);
+    }
+
+    {
+        // the names of Python's argument types in argument errors, in the words
+        // of the receiver options' errors (python/bsid/short_errors.py)
+        using bsid::option_type;
+        const auto words = [](option_type t) {
+            return bsid::describe(t, bsid::spelling::python);
+        };
+        m.attr("_type_words") = py::dict("int"_a = words(option_type::integer),
+                                         "float"_a = words(option_type::number),
+                                         "str"_a = words(option_type::text),
+                                         "bool"_a = words(option_type::flag));
     }
 
     bind_ldpc(m);

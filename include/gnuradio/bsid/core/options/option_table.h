@@ -32,8 +32,16 @@ namespace bsid {
 //! The types an option can have.
 enum class option_type { flag, integer, number, text };
 
-//! The name of a type in messages ("a bool (true or false)", "an int", ...).
-BSID_CORE_SHARED_FUNCTION std::string describe(option_type t);
+//! How a message spells values: as the command lines and C++ do, or as Python.
+enum class spelling { text, python };
+
+/*!
+ * The name of a type in messages: "a bool (true or false)", "an int", "a
+ * number", "a string"; as Python spells them, "a bool (True or False)" and
+ * "a number (float)". The bindings' argument errors use the same words.
+ */
+BSID_CORE_SHARED_FUNCTION std::string describe(option_type t,
+                                               spelling s = spelling::text);
 
 //! A value given for an option: from Python, or parsed from text.
 using option_value = std::variant<bool, long long, double, std::string>;

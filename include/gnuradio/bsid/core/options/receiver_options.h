@@ -22,6 +22,7 @@
 #include <gnuradio/bsid/core/inner/map_decoder.h>
 #include <gnuradio/bsid/core/options/option_table.h>
 #include <string>
+#include <vector>
 
 namespace bsid {
 
@@ -79,6 +80,26 @@ struct receiver_options {
  * help. The defaults are a default receiver_options'.
  */
 BSID_CORE_SHARED_FUNCTION const option_table<receiver_options>& receiver_option_table();
+
+/*!
+ * The receiver options the concatenated decoder block takes, in its Python
+ * and GRC order (after the code, the outer code, the channel and the
+ * iteration counts). The table's others are the MAP decoder block's alone
+ * (its outputs, estimation, priors input, batching delay and devices), and
+ * refuse_options_not_taken() refuses them.
+ */
+BSID_CORE_SHARED_FUNCTION const std::vector<std::string>& concatenated_receiver_options();
+
+/*!
+ * std::invalid_argument "<block>: <name> is an option of bsid.map_decoder,
+ * not of this block" for the first option of the table outside `taken` that
+ * differs from its default: a C++ caller's setting that the block would
+ * otherwise ignore silently.
+ */
+BSID_CORE_SHARED_FUNCTION void
+refuse_options_not_taken(const receiver_options& options,
+                         const std::vector<std::string>& taken,
+                         const std::string& block);
 
 /*!
  * The decoder_config of code cb, N symbols a frame and channel ch with the
