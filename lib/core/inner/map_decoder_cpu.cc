@@ -27,6 +27,7 @@
 
 #include "inner/cpu_lattice.h"
 #include "inner/map_decoder_cpu.h"
+#include "runtime/aligned_vector.h"
 #include "runtime/format.h"
 #include "runtime/parallel_loop.h"
 #include <gnuradio/bsid/core/estimation/event_counts.h>
@@ -214,21 +215,22 @@ public:
 
 private:
     struct workspace {
-        std::vector<real> gamma; // global: N Mt blocks; local: one block
-        std::vector<double>
+        aligned_vector<real> gamma; // global: N Mt blocks; local: one block
+        aligned_vector<double>
             G; // sums over D of each block: N Mt Mn (global) or Mt Mn (local)
-        std::vector<double> alpha; // (N + 1) Mt
-        std::vector<double> beta_next, beta_cur, L;
-        std::vector<double> wgt;   // one state's L weights, per drift change
-        std::vector<uint8_t> used; // the states whose block goes into L
-        std::vector<real> scratch; // lattice rows
-        std::vector<real> soft;    // soft input: w(0), w(1) per received item
-        std::vector<double> prior; // N q, normalized, or empty for uniform
+        aligned_vector<double> alpha; // (N + 1) Mt
+        aligned_vector<double> beta_next, beta_cur, L;
+        aligned_vector<double> wgt;   // one state's L weights, per drift change
+        std::vector<uint8_t> used;    // the states whose block goes into L
+        aligned_vector<real> scratch; // lattice rows
+        aligned_vector<real> soft;    // soft input: w(0), w(1) per received item
+        aligned_vector<double> prior; // N q, normalized, or empty for uniform
         // expected events: the items' probabilities in double, the lattice's
         // forward and backward rows, the end weights and the lanes' scales
-        std::vector<double> ev_prob, ev_F, ev_B, ev_end, ev_scale;
-        std::vector<double> ev_items; // one index's item posteriors, before normalizing
-        std::vector<double> ev_mass;  // alpha_i(m') beta_i(m') (unnormalized beta)
+        aligned_vector<double> ev_prob, ev_F, ev_B, ev_end, ev_scale;
+        aligned_vector<double>
+            ev_items;                   // one index's item posteriors, before normalizing
+        aligned_vector<double> ev_mass; // alpha_i(m') beta_i(m') (unnormalized beta)
         frame_boundaries bounds;
         // ln of the products of alpha's normalizers and of sum alpha_N beta_N
         double log_evidence = 0;

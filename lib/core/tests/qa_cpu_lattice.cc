@@ -14,6 +14,7 @@
 
 #include "inner/cpu_lattice.h"
 #include "qa_reference.h"
+#include "runtime/aligned_vector.h"
 #include <gnuradio/bsid/core/channel/channel.h>
 #include <gnuradio/bsid/core/inner/lattice.h>
 #include <gnuradio/bsid/core/inner/map_decoder.h>
@@ -21,6 +22,8 @@
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -280,4 +283,24 @@ TEST(cpu_lattice, decoder_with_lane_kernels_against_brute_force)
             }
     }
     EXPECT_GT(decoded, 40);
+}
+
+TEST(cpu_lattice, workspace_vectors_begin_on_a_cache_line_whatever_came_before)
+{
+    // the decoder's rows live in aligned_vector: each buffer begins on a
+    // 64-byte boundary (an AVX-512 vector never straddles two lines), after
+    // odd-sized allocations, when grown, and for each element type
+    std::vector<std::unique_ptr<char[]>> odd;
+    for (size_t k = 1; k <= 40; ++k) {
+        odd.emplace_back(new char[k * 7]);
+        bsid::aligned_vector<float> f(k);
+        bsid::aligned_vector<double> d(3 * k + 1);
+        bsid::aligned_vector<uint8_t> b(k);
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(f.data()) % 64, 0u) << k;
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(d.data()) % 64, 0u) << k;
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % 64, 0u) << k;
+        d.resize(1000 * k);
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(d.data()) % 64, 0u) << k;
+        EXPECT_EQ(d[3 * k + 5], 0.0);
+    }
 }
