@@ -8,6 +8,7 @@
 #include "runtime/format.h"
 #include <gnuradio/bsid/core/channel/soft_input.h>
 #include <gnuradio/bsid/core/inner/model.h>
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -60,6 +61,12 @@ size_t find_invalid_item(const received_items& y, size_t count, std::string& wha
         what = "both bits and LLRs were given for one frame";
         return 0;
     }
+    if (y.llr && y.alphabet != 2) {
+        what = detail::concat("LLR items are soft bits; the decoder's alphabet has ",
+                              y.alphabet,
+                              " letters (its items are letters)");
+        return 0;
+    }
     if (y.llr) {
         // one branch-free pass that the compiler vectorizes (x != x only for
         // NaN; a sum would be a chain of dependent additions), then the exact
@@ -79,18 +86,34 @@ size_t find_invalid_item(const received_items& y, size_t count, std::string& wha
     }
     // all bytes ORed together first (vectorized: a frame of thousands of bits
     // in a fraction of a microsecond), then the first byte that is not a bit
-    uint8_t any = 0;
-    for (size_t t = 0; t < count; ++t)
-        any |= y.bits[t];
-    if (any <= 1)
-        return count;
+    if (y.alphabet == 2) {
+        uint8_t any = 0;
+        for (size_t t = 0; t < count; ++t)
+            any |= y.bits[t];
+        if (any <= 1)
+            return count;
+    } else {
+        uint8_t top = 0;
+        for (size_t t = 0; t < count; ++t)
+            top = std::max(top, y.bits[t]);
+        if (int(top) < y.alphabet)
+            return count;
+    }
     for (size_t t = 0; t < count; ++t) {
-        if (y.bits[t] > 1) {
-            what = detail::concat("received byte ",
-                                  int(y.bits[t]),
-                                  " at position ",
-                                  t,
-                                  " is not a bit (expected 0 or 1)");
+        if (int(y.bits[t]) >= y.alphabet) {
+            what = y.alphabet == 2 ? detail::concat("received byte ",
+                                                    int(y.bits[t]),
+                                                    " at position ",
+                                                    t,
+                                                    " is not a bit (expected 0 or 1)")
+                                   : detail::concat("received byte ",
+                                                    int(y.bits[t]),
+                                                    " at position ",
+                                                    t,
+                                                    " is not a letter of the alphabet "
+                                                    "(expected 0 to ",
+                                                    y.alphabet - 1,
+                                                    ")");
             return t;
         }
     }

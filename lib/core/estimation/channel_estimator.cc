@@ -333,6 +333,7 @@ channel_estimate estimate_channel(const decoder_config& cfg_in,
                                   const estimate_options& opt,
                                   const std::vector<uint8_t>& sync_word)
 {
+    cfg_in.ch.require_bits("estimate_channel");
     if (frames.empty())
         throw std::invalid_argument("estimate_channel: no frames to estimate from");
     bool soft = false;
@@ -461,6 +462,7 @@ channel_estimate estimate_channel_stream(const decoder_config& cfg_in,
                                          const std::vector<uint8_t>& sync_word,
                                          stream_options sopt)
 {
+    cfg_in.ch.require_bits("estimate_channel");
     if (count == 0 || stream.empty())
         throw std::invalid_argument("estimate_channel: an empty stream to estimate from");
     const bool soft = stream.soft();

@@ -29,16 +29,51 @@ using detail::starts_with;
 
 constexpr int max_n = 32;
 constexpr int max_q = 65536;
+constexpr uint64_t max_words = 1ULL << 32; // A^n: a codeword is a 32-bit integer
 
 [[noreturn]] void fail(const std::string& what)
 {
     throw std::invalid_argument("codebook: " + what);
 }
 
-void check_n_q(int n, long long q)
+void check_alphabet(long long A)
 {
+    if (A < 2 || A > 256) {
+        fail(detail::concat("alphabet = ", A, " must be between 2 and 256"));
+    }
+}
+
+// A^n, or 0 when it exceeds 2^32 (n and A checked)
+uint64_t word_space(int n, int A)
+{
+    uint64_t s = 1;
+    for (int k = 0; k < n; ++k) {
+        s *= uint64_t(A);
+        if (s > max_words)
+            return 0;
+    }
+    return s;
+}
+
+// what a word is made of, in messages: "bits" or "letters of the alphabet A"
+std::string letters(int A)
+{
+    return A == 2 ? std::string("bits") : detail::concat("letters of an alphabet of ", A);
+}
+
+void check_n_q(int n, long long q, int A = 2)
+{
+    check_alphabet(A);
     if (n < 1 || n > max_n) {
         fail(detail::concat("n = ", n, " must be between 1 and ", max_n));
+    }
+    const uint64_t words = word_space(n, A);
+    if (words == 0) {
+        fail(detail::concat("n = ",
+                            n,
+                            " letters of an alphabet of ",
+                            A,
+                            " make more than 2^32 words (A^n must be at most 2^32)"));
     }
     if (q < 2) {
         fail(detail::concat("q = ", q, " must be at least 2"));
@@ -46,17 +81,18 @@ void check_n_q(int n, long long q)
     if (q > max_q) {
         fail(detail::concat("q = ", q, " must be at most ", max_q));
     }
-    if (n < 32 && q > (1LL << n)) {
+    if (uint64_t(q) > words) {
         fail(detail::concat("q = ",
                             q,
                             " distinct words cannot fit in n = ",
                             n,
-                            " bits (at most ",
-                            1LL << n,
+                            " ",
+                            letters(A),
+                            " (at most ",
+                            words,
                             ")"));
     }
 }
-
 
 std::vector<std::string> split_ws(const std::string& line)
 {
@@ -72,8 +108,21 @@ std::vector<std::string> split_ws(const std::string& line)
 } // namespace
 
 codebook::codebook(int n, std::vector<std::vector<word_type>> books, std::string spec)
-    : d_n(n), d_q(0), d_books(std::move(books)), d_spec(std::move(spec))
+    : codebook(n, std::move(books), 2, std::move(spec))
 {
+}
+
+codebook::codebook(int n,
+                   std::vector<std::vector<word_type>> books,
+                   int alphabet,
+                   std::string spec)
+    : d_n(n),
+      d_q(0),
+      d_alphabet(alphabet),
+      d_books(std::move(books)),
+      d_spec(std::move(spec))
+{
+    check_alphabet(alphabet);
     if (n < 1 || n > max_n) {
         fail(detail::concat("n = ", n, " must be between 1 and ", max_n));
     }
@@ -81,8 +130,11 @@ codebook::codebook(int n, std::vector<std::vector<word_type>> books, std::string
         fail("no books given (P = 0); a codebook needs at least one book of q words");
     }
     d_q = int(std::min<size_t>(d_books[0].size(), size_t(max_q) + 1));
-    check_n_q(n, (long long)d_books[0].size());
-    const uint64_t limit = n == 32 ? (1ULL << 32) : (1ULL << n);
+    check_n_q(n, (long long)d_books[0].size(), alphabet);
+    const uint64_t limit = word_space(n, alphabet);
+    d_place.resize(size_t(n));
+    for (int r = 0; r < n; ++r)
+        d_place[size_t(r)] = uint32_t(word_space(n - 1 - r, alphabet));
     for (size_t b = 0; b < d_books.size(); ++b) {
         const auto& book = d_books[b];
         if (book.size() != size_t(d_q)) {
@@ -107,7 +159,8 @@ codebook::codebook(int n, std::vector<std::vector<word_type>> books, std::string
                                     w,
                                     " does not fit in n = ",
                                     n,
-                                    " bits"));
+                                    " ",
+                                    letters(alphabet)));
             }
             auto ins = seen.emplace(w, D);
             if (!ins.second) {
@@ -146,7 +199,7 @@ codebook codebook::parse(const std::string& text, const std::string& origin)
     std::istringstream is(text);
     std::string line;
     int lineno = 0;
-    int n = 0;
+    int n = 0, A = 2;
     long long q = 0, P = 0;
     bool have_header = false;
     std::vector<std::vector<word_type>> books;
@@ -166,11 +219,20 @@ codebook codebook::parse(const std::string& text, const std::string& origin)
             vals.push_back(v);
         }
         if (!have_header) {
-            if (vals.size() != 3) {
+            if (vals.size() != 3 && vals.size() != 4) {
                 fail(where +
-                     detail::concat("expected the header 'n q P' (3 numbers), found ",
+                     detail::concat("expected the header 'n q P' or 'n q P A' (3 or 4 "
+                                    "numbers), found ",
                                     vals.size(),
                                     " numbers"));
+            }
+            if (vals.size() == 4) {
+                if (vals[3] < 2 || vals[3] > 256) {
+                    fail(where +
+                         detail::concat(
+                             "alphabet A = ", vals[3], " must be between 2 and 256"));
+                }
+                A = int(vals[3]);
             }
             if (vals[0] < 1 || vals[0] > unsigned(max_n)) {
                 fail(where +
@@ -184,7 +246,7 @@ codebook codebook::parse(const std::string& text, const std::string& origin)
             q = (long long)std::min<unsigned long long>(vals[1], 1ULL << 40);
             P = (long long)vals[2];
             try {
-                check_n_q(n, q);
+                check_n_q(n, q, A);
             } catch (const std::invalid_argument& e) {
                 fail(where + std::string(e.what()).substr(10)); // drop "codebook: "
             }
@@ -205,17 +267,19 @@ codebook codebook::parse(const std::string& text, const std::string& origin)
         }
         std::vector<word_type> book;
         book.reserve(size_t(q));
+        const uint64_t words = word_space(n, A);
         for (auto v : vals) {
-            if (v > 0xffffffffULL || (n < 32 && v >= (1ULL << n))) {
+            if (v >= words) {
                 fail(where +
-                     detail::concat("word ", v, " does not fit in n = ", n, " bits"));
+                     detail::concat(
+                         "word ", v, " does not fit in n = ", n, " ", letters(A)));
             }
             book.push_back(word_type(v));
         }
         books.push_back(std::move(book));
     }
     if (!have_header) {
-        fail(origin + ": no header line 'n q P' found (empty or all comments)");
+        fail(origin + ": no header line 'n q P [A]' found (empty or all comments)");
     }
     if ((long long)books.size() != P) {
         fail(detail::concat(origin,
@@ -226,7 +290,7 @@ codebook codebook::parse(const std::string& text, const std::string& origin)
                             " (truncated?)"));
     }
     try {
-        return codebook(n, std::move(books));
+        return codebook(n, std::move(books), A);
     } catch (const std::invalid_argument& e) {
         fail(origin + ": " + std::string(e.what()).substr(10));
     }
@@ -247,9 +311,15 @@ std::string codebook::to_text() const
     os << "# gr-bsid codebook";
     if (!d_spec.empty())
         os << " (" << d_spec << ")";
-    os << "\n# Format: 'n q P', then P lines of q codewords (most significant bit sent "
-          "first).\n";
-    os << d_n << ' ' << d_q << ' ' << P() << '\n';
+    if (d_alphabet == 2) {
+        os << "\n# Format: 'n q P', then P lines of q codewords (most significant bit "
+              "sent first).\n";
+        os << d_n << ' ' << d_q << ' ' << P() << '\n';
+    } else {
+        os << "\n# Format: 'n q P A', then P lines of q codewords (each n base-A digits, "
+              "the most significant sent first).\n";
+        os << d_n << ' ' << d_q << ' ' << P() << ' ' << d_alphabet << '\n';
+    }
     for (const auto& book : d_books) {
         for (size_t D = 0; D < book.size(); ++D) {
             os << (D ? " " : "") << book[D];
@@ -264,12 +334,20 @@ void codebook::save(const std::string& path) const
     detail::write_text_file(path, "codebook", to_text());
 }
 
-codebook codebook::random(int n, int q, int P, uint64_t seed)
+codebook codebook::random(int n, int q, int P, uint64_t seed, int alphabet)
 {
-    check_n_q(n, q);
+    check_n_q(n, q, alphabet);
     if (P < 1) {
         fail(detail::concat("P = ", P, " must be at least 1"));
     }
+    const uint64_t words = word_space(n, alphabet);
+    // A^n a power of two (every binary code): the top bits of a word;
+    // otherwise words in the last partial run of A^n are drawn again
+    const bool pow2 = (words & (words - 1)) == 0;
+    int bits = 0;
+    while ((1ULL << bits) < words)
+        ++bits;
+    const uint64_t reject = (1ULL << 32) % words;
     std::vector<std::vector<word_type>> books(static_cast<size_t>(P));
     for (int b = 0; b < P; ++b) {
         philox_stream rng(seed, (1ULL << 63) + uint64_t(b));
@@ -278,36 +356,90 @@ codebook codebook::random(int n, int q, int P, uint64_t seed)
         auto& book = books[size_t(b)];
         book.reserve(size_t(q));
         while (book.size() < size_t(q)) {
-            const word_type w = rng.next_u32() >> (32 - n);
+            const uint32_t x = rng.next_u32();
+            word_type w;
+            if (pow2) {
+                w = bits == 32 ? x : x >> (32 - bits);
+            } else {
+                if (x < reject)
+                    continue;
+                w = word_type((x - reject) % words);
+            }
             if (seen.insert(w).second) {
                 book.push_back(w);
             }
         }
     }
-    return codebook(
-        n, std::move(books), detail::concat("random:", n, ":", q, ":", P, ":", seed));
+    return codebook(n,
+                    std::move(books),
+                    alphabet,
+                    detail::concat("random:", n, ":", q, ":", P, ":", seed));
 }
 
-codebook codebook::sparse(int n, int q)
+codebook codebook::sparse(int n, int q, int alphabet)
 {
-    check_n_q(n, q);
+    check_n_q(n, q, alphabet);
     std::vector<word_type> book;
     book.reserve(size_t(q));
-    const uint64_t end = 1ULL << n;
-    for (int w = 0; w <= n && book.size() < size_t(q); ++w) {
-        if (w == 0) {
-            book.push_back(0);
-            continue;
+    if (alphabet == 2) {
+        const uint64_t end = 1ULL << n;
+        for (int w = 0; w <= n && book.size() < size_t(q); ++w) {
+            if (w == 0) {
+                book.push_back(0);
+                continue;
+            }
+            // Gosper's hack: the words of weight w in increasing order.
+            for (uint64_t x = (1ULL << w) - 1; x < end && book.size() < size_t(q);) {
+                book.push_back(word_type(x));
+                const uint64_t c = x & (~x + 1);
+                const uint64_t r = x + c;
+                x = (((r ^ x) >> 2) / c) | r;
+            }
         }
-        // Gosper's hack: the words of weight w in increasing order.
-        for (uint64_t x = (1ULL << w) - 1; x < end && book.size() < size_t(q);) {
-            book.push_back(word_type(x));
-            const uint64_t c = x & (~x + 1);
-            const uint64_t r = x + c;
-            x = (((r ^ x) >> 2) / c) | r;
+    } else {
+        // weight: the letters that are not 0. The words of weight w in
+        // increasing order are the digit strings of w non-zero letters in
+        // lexicographic order (most significant first): a depth-first walk
+        // that tries 0 before 1 .. A-1 and keeps room for the non-zero
+        // letters still to place.
+        for (int w = 0; w <= n && book.size() < size_t(q); ++w) {
+            std::vector<int> digit(size_t(n), -1);
+            int pos = 0, placed = 0;
+            uint64_t value = 0;
+            while (pos >= 0 && book.size() < size_t(q)) {
+                if (pos == n) {
+                    book.push_back(word_type(value));
+                    --pos;
+                    continue;
+                }
+                int& d = digit[size_t(pos)];
+                if (d >= 0) { // undo this position's letter, try the next
+                    value -= uint64_t(d) * word_space(n - 1 - pos, alphabet);
+                    placed -= d != 0;
+                }
+                ++d;
+                const int left = n - pos - 1; // positions after this one
+                bool ok = false;
+                for (; d < alphabet; ++d) {
+                    const int p = placed + (d != 0);
+                    if (p <= w && p + left >= w) {
+                        ok = true;
+                        break;
+                    }
+                }
+                if (!ok) {
+                    d = -1;
+                    --pos;
+                    continue;
+                }
+                placed += d != 0;
+                value += uint64_t(d) * word_space(n - 1 - pos, alphabet);
+                ++pos;
+            }
         }
     }
-    return codebook(n, { std::move(book) }, detail::concat("sparse:", n, ":", q));
+    return codebook(
+        n, { std::move(book) }, alphabet, detail::concat("sparse:", n, ":", q));
 }
 
 std::vector<std::string> codebook::builtin_names()
@@ -333,8 +465,9 @@ codebook codebook::builtin(const std::string& name)
     fail("no built-in codebook named '" + name + "' (available: " + avail + ")");
 }
 
-codebook codebook::from_spec(const std::string& spec)
+codebook codebook::from_spec(const std::string& spec, int alphabet)
 {
+    check_alphabet(alphabet);
     const std::string usage = " (expected builtin:NAME, file:PATH, random:n:q:P:seed, "
                               "sparse:n:q, or a file path)";
     const detail::spec_numbers fields{ "codebook", spec };
@@ -344,11 +477,28 @@ codebook codebook::from_spec(const std::string& spec)
     auto small = [&](const std::string& tok, const char* what) {
         return fields.small(tok, what);
     };
+    // a code read from a file or built in has its own alphabet: the one asked
+    // for must be it
+    const auto same_alphabet = [&](codebook cb) {
+        if (cb.alphabet() != alphabet) {
+            fail(detail::concat("spec '",
+                                spec,
+                                "': the code's alphabet is ",
+                                cb.alphabet(),
+                                ", not alphabet = ",
+                                alphabet,
+                                cb.alphabet() == 2
+                                    ? " (built-in codebooks and files without "
+                                      "an A in their header are binary)"
+                                    : " (pass its alphabet)"));
+        }
+        return cb;
+    };
     if (starts_with(spec, "builtin:")) {
-        return builtin(spec.substr(8));
+        return same_alphabet(builtin(spec.substr(8)));
     }
     if (starts_with(spec, "file:")) {
-        return load(spec.substr(5));
+        return same_alphabet(load(spec.substr(5)));
     }
     if (starts_with(spec, "random:")) {
         const auto parts = split_on(spec.substr(7), ':');
@@ -358,14 +508,15 @@ codebook codebook::from_spec(const std::string& spec)
         return random(small(parts[0], "n"),
                       small(parts[1], "q"),
                       small(parts[2], "P"),
-                      number(parts[3], "seed"));
+                      number(parts[3], "seed"),
+                      alphabet);
     }
     if (starts_with(spec, "sparse:")) {
         const auto parts = split_on(spec.substr(7), ':');
         if (parts.size() != 2) {
             fail("spec '" + spec + "': sparse takes two fields, sparse:n:q");
         }
-        return sparse(small(parts[0], "n"), small(parts[1], "q"));
+        return sparse(small(parts[0], "n"), small(parts[1], "q"), alphabet);
     }
     if (spec.empty()) {
         fail("empty codebook spec" + usage);
@@ -374,7 +525,7 @@ codebook codebook::from_spec(const std::string& spec)
     if (!probe) {
         throw io_error("codebook: spec '" + spec + "' is not a readable file" + usage);
     }
-    return load(spec);
+    return same_alphabet(load(spec));
 }
 
 namespace {
@@ -394,7 +545,7 @@ void encode_impl(const codebook& cb, const Sym* symbols, size_t N, uint8_t* bits
         }
         const uint32_t w = cb.word(i, int(D));
         for (int k = 0; k < n; ++k) {
-            *bits++ = uint8_t((w >> (n - 1 - k)) & 1u); // MSB first
+            *bits++ = uint8_t(cb.letter(w, k)); // most significant first
         }
     }
 }

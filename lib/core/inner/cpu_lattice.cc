@@ -346,6 +346,10 @@ template <typename real>
 void corridor_lattice_lanes(const lattice_shape<real>& shape,
                             const lattice_call<real>& call)
 {
+    if (shape.letters != 2) {
+        corridor_lattice_letters(shape, call);
+        return;
+    }
     const lane_plan p = plan_lanes(shape.q, sizeof(real));
 #if defined(__GNUC__)
     if (p.bytes > 0) {

@@ -59,6 +59,7 @@ struct lattice_shape {
     int q = 0;
     int dlo = 0;
     int dhi = 0;
+    int letters = 2; //!< the alphabet A: qsel holds A rows per codeword letter
 };
 
 /*!
@@ -89,6 +90,18 @@ struct lattice_call {
 template <typename real>
 void corridor_lattice_lanes(const lattice_shape<real>& shape,
                             const lattice_call<real>& call);
+
+/*!
+ * The lattice over an alphabet of A = shape.letters > 2 letters: qsel holds A
+ * rows per codeword letter r (qsel[A r + y][D]: the diagonal weight of
+ * codeword D's letter r received as y), y holds letters, and a soft item is A
+ * probabilities (yprob[A j + y]) that mix the A rows. The binary lattice's
+ * recursion and output; corridor_lattice_lanes runs it when shape.letters is
+ * not 2.
+ */
+template <typename real>
+void corridor_lattice_letters(const lattice_shape<real>& shape,
+                              const lattice_call<real>& call);
 
 /*!
  * The same with a given plan (for tests, which reach every plan the machine

@@ -74,6 +74,7 @@ using namespace frame_detail;
 frame_decoder::frame_decoder(const decoder_config& cfg, std::vector<uint8_t> sync_word)
     : d_cfg(cfg), d_sync(std::move(sync_word))
 {
+    cfg.ch.require_bits("frame_decoder");
     for (auto b : d_sync) {
         if (b > 1)
             throw std::invalid_argument("frame_decoder: a sync word bit is not 0 or 1");

@@ -169,6 +169,15 @@ decoder_limits map_decoder::limits_for(const decoder_config& cfg)
         throw std::invalid_argument(
             detail::concat("map_decoder: N = ", cfg.N, " must be at least 1"));
     }
+    if (cfg.cb.alphabet() != cfg.ch.alphabet()) {
+        throw std::invalid_argument(
+            detail::concat("map_decoder: the codebook's alphabet is ",
+                           cfg.cb.alphabet(),
+                           " letters but the channel's is ",
+                           cfg.ch.alphabet(),
+                           " (codebook(..., alphabet=A) and channel_params(..., "
+                           "alphabet=A) must agree)"));
+    }
     const long long tau = (long long)cfg.N * cfg.cb.n();
     if (tau > (1LL << 30)) {
         throw std::invalid_argument(
@@ -276,8 +285,18 @@ bool map_decoder::precheck(const frame_view& frame, frame_result& result) const
         }
     }
     std::string what;
-    if (find_invalid_item(frame.items(), frame.rho, what) < frame.rho) {
+    received_items items = frame.items();
+    items.alphabet = d_cfg.ch.alphabet();
+    if (find_invalid_item(items, frame.rho, what) < frame.rho) {
         result = { frame_status::invalid_input, what };
+        return false;
+    }
+    if (items.alphabet != 2 && (frame.events || frame.item_posteriors)) {
+        result = { frame_status::invalid_input,
+                   detail::concat("expected channel events (estimation) are computed for "
+                                  "bits; the decoder's alphabet has ",
+                                  items.alphabet,
+                                  " letters") };
         return false;
     }
     result = {};

@@ -95,49 +95,16 @@ public:
                      n(),
                      q(),
                      d_limits.mn.lo,
-                     d_limits.mn.hi }
+                     d_limits.mn.hi,
+                     cfg.ch.alphabet() }
     {
-        const int n = this->n(), Q = q();
-        // Diagonal weights per book, bit row and received bit: qsel[p][2r+b][D].
+        const int Q = q();
         d_qtab.resize(size_t(cfg.cb.P()));
         d_qsel.resize(size_t(cfg.cb.P()));
-        for (int p = 0; p < cfg.cb.P(); ++p) {
-            auto& tab = d_qtab[size_t(p)];
-            tab.assign(size_t(2 * n) * size_t(Q), real(0));
-            for (int r = 0; r < n; ++r) {
-                for (int D = 0; D < Q; ++D) {
-                    const int x =
-                        int((cfg.cb.books()[size_t(p)][size_t(D)] >> (n - 1 - r)) & 1u);
-                    for (int b = 0; b < 2; ++b) {
-                        tab[size_t(2 * r + b) * Q + D] =
-                            b == x ? d_lattice.w.match : d_lattice.w.mismatch;
-                    }
-                }
-            }
-            for (int k = 0; k < 2 * n; ++k)
-                d_qsel[size_t(p)].push_back(tab.data() + size_t(k) * Q);
-        }
-        // the same weights in double, and the codewords' bits, for the
-        // expected events (frame_view::events)
-        const auto wd = lattice_weights<double>::ratio(cfg.ch);
-        d_ev_w = wd;
-        d_ev_qw.resize(size_t(cfg.cb.P()));
-        d_ev_x.resize(size_t(cfg.cb.P()));
-        for (int p = 0; p < cfg.cb.P(); ++p) {
-            auto& qw = d_ev_qw[size_t(p)];
-            auto& xb = d_ev_x[size_t(p)];
-            qw.assign(size_t(2 * n) * size_t(Q), 0.0);
-            xb.assign(size_t(n) * size_t(Q), 0);
-            for (int r = 0; r < n; ++r) {
-                for (int D = 0; D < Q; ++D) {
-                    const int x =
-                        int((cfg.cb.books()[size_t(p)][size_t(D)] >> (n - 1 - r)) & 1u);
-                    xb[size_t(r) * Q + D] = uint8_t(x);
-                    for (int b = 0; b < 2; ++b)
-                        qw[size_t(2 * r + b) * Q + D] = wd.diag(unsigned(x), unsigned(b));
-                }
-            }
-        }
+        if (cfg.ch.alphabet() != 2)
+            letter_tables(cfg);
+        else
+            bit_tables(cfg);
 
         const size_t block = size_t(d_limits.mn.size()) * size_t(Q);
         const size_t global_bytes =
@@ -211,6 +178,77 @@ public:
                 release(ws[w]);
         }
         return results;
+    }
+
+    // Diagonal weights per book, bit row and received bit: qsel[p][2r+b][D];
+    // and the same in double with the codewords' bits, for the expected
+    // events (frame_view::events).
+    void bit_tables(const decoder_config& cfg)
+    {
+        const int n = this->n(), Q = q();
+        for (int p = 0; p < cfg.cb.P(); ++p) {
+            auto& tab = d_qtab[size_t(p)];
+            tab.assign(size_t(2 * n) * size_t(Q), real(0));
+            for (int r = 0; r < n; ++r) {
+                for (int D = 0; D < Q; ++D) {
+                    const int x =
+                        int((cfg.cb.books()[size_t(p)][size_t(D)] >> (n - 1 - r)) & 1u);
+                    for (int b = 0; b < 2; ++b) {
+                        tab[size_t(2 * r + b) * Q + D] =
+                            b == x ? d_lattice.w.match : d_lattice.w.mismatch;
+                    }
+                }
+            }
+            for (int k = 0; k < 2 * n; ++k)
+                d_qsel[size_t(p)].push_back(tab.data() + size_t(k) * Q);
+        }
+        // the same weights in double, and the codewords' bits, for the
+        // expected events (frame_view::events)
+        const auto wd = lattice_weights<double>::ratio(cfg.ch);
+        d_ev_w = wd;
+        d_ev_qw.resize(size_t(cfg.cb.P()));
+        d_ev_x.resize(size_t(cfg.cb.P()));
+        for (int p = 0; p < cfg.cb.P(); ++p) {
+            auto& qw = d_ev_qw[size_t(p)];
+            auto& xb = d_ev_x[size_t(p)];
+            qw.assign(size_t(2 * n) * size_t(Q), 0.0);
+            xb.assign(size_t(n) * size_t(Q), 0);
+            for (int r = 0; r < n; ++r) {
+                for (int D = 0; D < Q; ++D) {
+                    const int x =
+                        int((cfg.cb.books()[size_t(p)][size_t(D)] >> (n - 1 - r)) & 1u);
+                    xb[size_t(r) * Q + D] = uint8_t(x);
+                    for (int b = 0; b < 2; ++b)
+                        qw[size_t(2 * r + b) * Q + D] = wd.diag(unsigned(x), unsigned(b));
+                }
+            }
+        }
+    }
+
+    /*
+     * The diagonal weights over an alphabet of A letters, in the likelihood
+     * ratio form (lattice_weights::ratio): A P(received y | letter x sent),
+     * per book, codeword letter r and received letter y: qsel[p][A r + y][D].
+     * No expected events (EM is binary).
+     */
+    void letter_tables(const decoder_config& cfg)
+    {
+        const int n = this->n(), Q = q(), A = cfg.ch.alphabet();
+        for (int p = 0; p < cfg.cb.P(); ++p) {
+            auto& tab = d_qtab[size_t(p)];
+            tab.assign(size_t(A) * size_t(n) * size_t(Q), real(0));
+            for (int r = 0; r < n; ++r) {
+                for (int D = 0; D < Q; ++D) {
+                    const unsigned x =
+                        cfg.cb.letter(cfg.cb.books()[size_t(p)][size_t(D)], r);
+                    for (int y = 0; y < A; ++y)
+                        tab[(size_t(A) * size_t(r) + size_t(y)) * size_t(Q) + size_t(D)] =
+                            real(double(A) * cfg.ch.emission(x, unsigned(y)));
+                }
+            }
+            for (int k = 0; k < A * n; ++k)
+                d_qsel[size_t(p)].push_back(tab.data() + size_t(k) * size_t(Q));
+        }
     }
 
 private:

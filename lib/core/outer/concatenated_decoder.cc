@@ -54,6 +54,7 @@ concatenated_decoder::concatenated_decoder(map_decoder& inner,
       d_bp(outer.make_decoder(outer_config_for(inner, threads))),
       d_threads(resolve_threads(threads))
 {
+    inner.config().ch.require_bits("concatenated_decoder");
     if (inner.N() != d_map.n_inner()) {
         throw std::invalid_argument(
             detail::concat("concatenated_decoder: the outer code's n = ",

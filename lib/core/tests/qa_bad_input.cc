@@ -807,3 +807,18 @@ TEST(bad_input, cuda_requested_without_a_device)
         cfg.cuda.streams = 0;
     }
 }
+
+TEST(bad_input, a_codebook_and_a_channel_of_other_alphabets_are_refused)
+{
+    // the rule for every decoder: the codebook's letters are the channel's
+    const codebook quaternary = codebook::random(4, 16, 1, 1, 4);
+    const codebook binary = codebook::random(8, 16, 1, 1);
+    for (auto p : precisions) {
+        expect_error(
+            [&] { cpu_decoder(quaternary, channel_params(0.01, 0.01, 0), 10, p); },
+            "the codebook's alphabet is 4 letters but the channel's is 2");
+        expect_error(
+            [&] { cpu_decoder(binary, channel_params(0.01, 0.01, 0, 4), 10, p); },
+            "the codebook's alphabet is 2 letters but the channel's is 4");
+    }
+}

@@ -49,6 +49,30 @@ inline std::vector<uint8_t> bits_of(uint32_t w, int n)
     return b;
 }
 
+//! The n base-A digits of w, the most significant first (bits for A = 2).
+inline std::vector<uint8_t> letters_of(uint32_t w, int n, int A)
+{
+    std::vector<uint8_t> d(static_cast<size_t>(n));
+    for (int r = n - 1; r >= 0; --r) {
+        d[size_t(r)] = uint8_t(w % uint32_t(A));
+        w /= uint32_t(A);
+    }
+    return d;
+}
+
+/*
+ * P(received y | letter x transmitted) from the model's statement (the issue
+ * of the q-ary channel): 1 - Ps for y = x, Ps / (A - 1) for each other
+ * letter, or the matrix entry S[x][y] when one is given.
+ */
+inline double letter_emission(const channel_params& ch, int x, int y)
+{
+    const int A = ch.alphabet();
+    if (!ch.substitution().empty())
+        return ch.substitution()[size_t(x * A + y)];
+    return x == y ? 1 - ch.Ps() : ch.Ps() / (A - 1);
+}
+
 /*
  * The diagonal weight of sending bit x and receiving item c, written from the
  * issue's soft-input model: hard bits Pt (1 - Ps) or Pt Ps; an LLR l gives
@@ -57,6 +81,8 @@ inline std::vector<uint8_t> bits_of(uint32_t w, int n)
 inline double item_weight(
     const channel_params& ch, const uint8_t* y, const double* llr, int c, uint8_t x)
 {
+    if (!llr && ch.alphabet() != 2)
+        return ch.Pt() * letter_emission(ch, x, y[c]);
     if (!llr)
         return y[c] == x ? ch.Pt() * (1 - ch.Ps()) : ch.Pt() * ch.Ps();
     const double l = llr[c];
@@ -84,7 +110,7 @@ inline double corridor_R(const channel_params& ch,
                 continue;
             double v = (r == 0 && c == 0) ? 1.0 : 0.0;
             if (c > 0 && r < n && inside(r, c - 1))
-                v += ch.Pi() / 2 * at(r, c - 1);
+                v += ch.Pi() / ch.alphabet() * at(r, c - 1); // a uniform letter
             if (r > 0 && inside(r - 1, c))
                 v += ch.Pd() * at(r - 1, c);
             if (r > 0 && c > 0 && inside(r - 1, c - 1))
@@ -125,7 +151,8 @@ inline std::vector<double> brute_force_app(const tiny_case& tc,
         for (int i = 0; i < N; ++i) {
             if (!tc.priors.empty())
                 prior *= tc.priors[size_t(i * q + msg[size_t(i)])];
-            const auto w = bits_of(tc.cb.word(size_t(i), msg[size_t(i)]), n);
+            const auto w =
+                letters_of(tc.cb.word(size_t(i), msg[size_t(i)]), n, tc.cb.alphabet());
             X.insert(X.end(), w.begin(), w.end());
         }
         double p = 0;

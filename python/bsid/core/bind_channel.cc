@@ -18,25 +18,67 @@ void bind_channel(py::module_& m)
 {
     // ---------------------------------------------------------------- channel_params
     py::class_<bsid::channel_params>(m, "channel_params", R"doc(
-BSID channel parameters: insertion Pi, deletion Pd and substitution Ps
-probabilities (Pt = 1 - Pi - Pd is the transmission probability).
+Channel parameters: insertion Pi, deletion Pd and substitution Ps
+probabilities (Pt = 1 - Pi - Pd is the transmission probability), over an
+alphabet of `alphabet` letters 0 .. A-1 (2: the binary BSID channel; 4: DNA's
+A, C, G, T as 0, 1, 2, 3). An inserted letter is uniform; a transmitted letter
+is received as another with probability Ps, each other letter alike, or as
+`substitution` says: an A x A row-stochastic matrix, S[x][y] = P(received y |
+x transmitted), which replaces Ps (Ps is then the mean of 1 - S[x][x]).
 Raises ValueError, naming the value, for a negative or non-finite value,
-Pi + Pd >= 1, or Ps > 1.)doc")
-        .def(py::init<double, double, double>(), "Pi"_a, "Pd"_a, "Ps"_a = 0.0)
+Pi + Pd >= 1, Ps > 1, an alphabet outside [2, 256], or a matrix of the wrong
+shape or with a row that does not sum to 1.)doc")
+        .def(py::init([](double Pi,
+                         double Pd,
+                         double Ps,
+                         int alphabet,
+                         const py::object& substitution) {
+                 return bsid::channel_params(
+                     Pi,
+                     Pd,
+                     Ps,
+                     alphabet,
+                     substitution_from_python(substitution, alphabet));
+             }),
+             "Pi"_a,
+             "Pd"_a,
+             "Ps"_a = 0.0,
+             "alphabet"_a = 2,
+             "substitution"_a = py::none())
         .def_property_readonly("Pi", &bsid::channel_params::Pi)
         .def_property_readonly("Pd", &bsid::channel_params::Pd)
         .def_property_readonly("Ps", &bsid::channel_params::Ps)
         .def_property_readonly("Pt", &bsid::channel_params::Pt)
+        .def_property_readonly("alphabet", &bsid::channel_params::alphabet)
+        .def_property_readonly(
+            "substitution",
+            [](const bsid::channel_params& c) -> py::object {
+                if (!c.has_substitution_matrix())
+                    return py::none();
+                const auto A = py::ssize_t(c.alphabet());
+                py::array_t<double> S({ A, A });
+                std::copy(
+                    c.substitution().begin(), c.substitution().end(), S.mutable_data());
+                return std::move(S);
+            },
+            "The A x A substitution matrix (float64), or None (uniform, Ps).")
         .def("__repr__", &bsid::channel_params::repr)
         .def(py::self == py::self)
         .def(py::self != py::self)
         .def(py::pickle(
             [](const bsid::channel_params& c) {
-                return py::make_tuple(c.Pi(), c.Pd(), c.Ps());
+                return py::make_tuple(
+                    c.Pi(), c.Pd(), c.Ps(), c.alphabet(), py::cast(c.substitution()));
             },
             [](const py::tuple& t) {
-                return bsid::channel_params(
-                    t[0].cast<double>(), t[1].cast<double>(), t[2].cast<double>());
+                if (t.size() == 3) // pickled before the alphabet
+                    return bsid::channel_params(
+                        t[0].cast<double>(), t[1].cast<double>(), t[2].cast<double>());
+                return bsid::channel_params(t[0].cast<double>(),
+                                            t[1].cast<double>(),
+                                            t[2].cast<double>(),
+                                            t[3].cast<int>(),
+                                            t[4].cast<std::vector<double>>());
             }));
 
     // ---------------------------------------------------------------- drift limits
@@ -157,26 +199,32 @@ of P(drift outside mtau), "corridors": N P(a codeword's path leaves mn)}.)doc");
 
     // ---------------------------------------------------------------- codebook
     py::class_<bsid::codebook>(m, "codebook", R"doc(
-Time-varying inner code: P books of q distinct n-bit codewords, used
-cyclically (C_i = books[i mod P]); the most significant bit is sent first.
+Time-varying inner code: P books of q distinct codewords of n letters of an
+alphabet of A (2: bits), used cyclically (C_i = books[i mod P]). A codeword
+is an integer whose n base-A digits are its letters, the most significant
+sent first; A^n <= 2^32.
 
-    codebook(n, books)           books: P lists of q ints (or a P x q array)
-    codebook.from_spec(spec)     builtin:NAME, file:PATH or PATH,
-                                 random:n:q:P:seed, sparse:n:q
-    codebook.load(path), .random(n, q, P, seed), .sparse(n, q), .builtin(name)
+    codebook(n, books, alphabet=2)   books: P lists of q ints (or a P x q array)
+    codebook.from_spec(spec, alphabet=2)
+                                     builtin:NAME, file:PATH or PATH (their own
+                                     alphabet, which must be `alphabet`),
+                                     random:n:q:P:seed, sparse:n:q (over `alphabet`)
+    codebook.load(path), .random(n, q, P, seed, alphabet=2),
+    .sparse(n, q, alphabet=2), .builtin(name)
 
 Invalid codebooks raise ValueError naming the problem.)doc")
-        .def(py::init([](int n, const py::object& books) {
-                 return bsid::codebook(n, books_from_python(books));
+        .def(py::init([](int n, const py::object& books, int alphabet) {
+                 return bsid::codebook(n, books_from_python(books), alphabet);
              }),
              "n"_a,
-             "books"_a)
+             "books"_a,
+             "alphabet"_a = 2)
         .def_static(
             "load",
             &bsid::codebook::load,
             "path"_a,
-            "Reads a codebook file ('#' comments, a line 'n q P', then P lines of q "
-            "integers).")
+            "Reads a codebook file ('#' comments, a line 'n q P' or 'n q P A', then P "
+            "lines of q integers).")
         .def_static("parse",
                     &bsid::codebook::parse,
                     "text"_a,
@@ -188,27 +236,35 @@ Invalid codebooks raise ValueError naming the problem.)doc")
                     "q"_a,
                     "P"_a = 1,
                     "seed"_a = 0,
+                    "alphabet"_a = 2,
                     R"doc(
-P books of q distinct random n-bit words. Stable across versions: book b
+P books of q distinct random words of n letters. Stable across versions: book b
 draws 32-bit words from the Philox4x32-10 stream (seed, 2^63 + b), keeps
-the top n bits, and skips repeats until it has q words (docs/random-numbers.md).)doc")
-        .def_static(
-            "sparse",
-            &bsid::codebook::sparse,
-            "n"_a,
-            "q"_a,
-            "The q lowest-weight n-bit words, ties broken by increasing value (P = 1).")
+the top log2(A^n) bits when A^n is a power of two (bits: the top n), else the
+word modulo A^n of a draw outside the last partial run, and skips repeats
+until it has q words (docs/random-numbers.md).)doc")
+        .def_static("sparse",
+                    &bsid::codebook::sparse,
+                    "n"_a,
+                    "q"_a,
+                    "alphabet"_a = 2,
+                    "The q lowest-weight words of n letters (weight: the letters that "
+                    "are not 0), "
+                    "ties broken by increasing value (P = 1).")
         .def_static("builtin",
                     &bsid::codebook::builtin,
                     "name"_a,
                     "A codebook shipped with the module, e.g. 'ld3-modvec6'.")
         .def_static("builtin_names", &bsid::codebook::builtin_names)
-        .def_static("from_spec", &bsid::codebook::from_spec, "spec"_a)
+        .def_static("from_spec", &bsid::codebook::from_spec, "spec"_a, "alphabet"_a = 2)
         .def("save", &bsid::codebook::save, "path"_a)
         .def("to_text", &bsid::codebook::to_text)
         .def_property_readonly("n", &bsid::codebook::n)
         .def_property_readonly("q", &bsid::codebook::q)
         .def_property_readonly("P", &bsid::codebook::P)
+        .def_property_readonly("alphabet",
+                               &bsid::codebook::alphabet,
+                               "A: a codeword's letters are 0 .. A-1 (2: bits).")
         .def_property_readonly(
             "spec",
             &bsid::codebook::spec,
@@ -235,13 +291,15 @@ the top n bits, and skips repeats until it has q words (docs/random-numbers.md).
                 return bits;
             },
             "symbols"_a,
-            "Encodes N symbols in [0, q) to nN unpacked bits (uint8), MSB of each "
-            "codeword "
-            "first.")
+            "Encodes N symbols in [0, q) to nN letters (uint8 in [0, A); bits for A = "
+            "2), "
+            "the first letter of each codeword first.")
         .def("__repr__",
              [](const bsid::codebook& cb) {
                  std::ostringstream os;
                  os << "codebook(n=" << cb.n() << ", q=" << cb.q() << ", P=" << cb.P();
+                 if (cb.alphabet() != 2)
+                     os << ", alphabet=" << cb.alphabet();
                  if (!cb.spec().empty())
                      os << ", spec='" << cb.spec() << "'";
                  os << ")";
@@ -251,17 +309,21 @@ the top n bits, and skips repeats until it has q words (docs/random-numbers.md).
         .def(py::self != py::self)
         .def(py::pickle(
             [](const bsid::codebook& cb) {
-                return py::make_tuple(cb.n(), books_to_python(cb), cb.spec());
+                return py::make_tuple(
+                    cb.n(), books_to_python(cb), cb.spec(), cb.alphabet());
             },
             [](const py::tuple& t) {
-                return bsid::codebook(
-                    t[0].cast<int>(), books_from_python(t[1]), t[2].cast<std::string>());
+                return bsid::codebook(t[0].cast<int>(),
+                                      books_from_python(t[1]),
+                                      t.size() > 3 ? t[3].cast<int>() : 2,
+                                      t[2].cast<std::string>());
             }));
 
     // ---------------------------------------------------------------- channel
     py::class_<bsid::channel_emulator>(m, "channel_emulator", R"doc(
-The BSID channel as a stream: feed bits in any chunks with process(); the
-output equals transmit(ch, all_bits, seed, frame) however the input is split.
+The channel as a stream: feed letters (bits for the binary channel) in any
+chunks with process(); the output equals transmit(ch, all_letters, seed,
+frame) however the input is split.
 Counts the events it applied (insertions, deletions, substitutions).)doc")
         .def(py::init<const bsid::channel_params&,
                       unsigned long long,
@@ -272,7 +334,8 @@ Counts the events it applied (insertions, deletions, substitutions).)doc")
         .def(
             "process",
             [](bsid::channel_emulator& em, const py::object& bits) {
-                auto in = bits_array(bits, "channel_emulator.process: bits");
+                auto in = letters_array(
+                    bits, "channel_emulator.process: bits", em.params().alphabet());
                 std::vector<uint8_t> rx;
                 {
                     py::gil_scoped_release nogil;
@@ -281,7 +344,7 @@ Counts the events it applied (insertions, deletions, substitutions).)doc")
                 return to_numpy(std::move(rx));
             },
             "bits"_a,
-            "Passes bits through the channel; returns the received bits (uint8).")
+            "Passes letters through the channel; returns the received letters (uint8).")
         .def("set_params", &bsid::channel_emulator::set_params, "ch"_a)
         .def_property_readonly("params", &bsid::channel_emulator::params)
         .def_property_readonly("drift",
@@ -298,7 +361,7 @@ Counts the events it applied (insertions, deletions, substitutions).)doc")
            const py::object& bits,
            unsigned long long seed,
            unsigned long long frame) {
-            auto in = bits_array(bits, "transmit: bits");
+            auto in = letters_array(bits, "transmit: bits", ch.alphabet());
             bsid::transmission t;
             {
                 py::gil_scoped_release nogil;
@@ -314,8 +377,9 @@ Counts the events it applied (insertions, deletions, substitutions).)doc")
         R"doc(
 rx, drift = transmit(ch, bits, seed, frame=0)
 
-Sends one frame of unpacked bits through the BSID channel ch. rx is the
-received uint8 bit array; drift (int32) has tau + 1 entries: the drift before
-each transmitted bit, then rho - tau. Frame `frame` of `seed` is the same on
+Sends one frame of unpacked letters (bits for the binary channel; uint8 in
+[0, ch.alphabet)) through the channel ch. rx is the received uint8 array;
+drift (int32) has tau + 1 entries: the drift before each transmitted letter,
+then rho - tau. Frame `frame` of `seed` is the same on
 any thread and device (Philox4x32-10 stream (seed, frame); frame < 2^63).)doc");
 }

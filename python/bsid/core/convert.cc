@@ -40,6 +40,11 @@ py::array int_array(const py::handle& obj, const char* what)
 
 py::array_t<uint8_t> bits_array(const py::handle& obj, const char* what)
 {
+    return letters_array(obj, what, 2);
+}
+
+py::array_t<uint8_t> letters_array(const py::handle& obj, const char* what, int alphabet)
+{
     py::array a = int_array(obj, what);
     if (a.dtype().kind() == 'b' ||
         (a.dtype().kind() == 'u' && a.dtype().itemsize() == 1)) {
@@ -56,15 +61,40 @@ py::array_t<uint8_t> bits_array(const py::handle& obj, const char* what)
     const int64_t* src = wide.data();
     uint8_t* dst = out.mutable_data();
     for (py::ssize_t t = 0; t < n; ++t) {
-        if (src[t] != 0 && src[t] != 1) {
+        if (src[t] < 0 || src[t] >= alphabet) {
             std::ostringstream os;
-            os << what << ": value " << src[t] << " at position " << t
-               << " is not a bit (expected 0 or 1)";
+            os << what << ": value " << src[t] << " at position " << t;
+            if (alphabet == 2)
+                os << " is not a bit (expected 0 or 1)";
+            else
+                os << " is not a letter of the alphabet (expected 0 to " << alphabet - 1
+                   << ")";
             throw py::value_error(os.str());
         }
         dst[t] = uint8_t(src[t]);
     }
     return out;
+}
+
+std::vector<double> substitution_from_python(const py::handle& obj, int alphabet)
+{
+    if (obj.is_none())
+        return {};
+    py::array a = py::module_::import("numpy").attr("asarray")(obj);
+    if (a.dtype().kind() == 'O' || a.dtype().kind() == 'U' || a.dtype().kind() == 'S')
+        throw py::type_error("channel_params: substitution must be an array of numbers");
+    auto m = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(a);
+    const auto A = py::ssize_t(alphabet);
+    if (!m || m.ndim() != 2 || m.shape(0) != A || m.shape(1) != A) {
+        std::ostringstream os;
+        os << "channel_params: substitution must be an A x A matrix with A = alphabet = "
+           << alphabet << ", got shape (";
+        for (py::ssize_t k = 0; k < a.ndim(); ++k)
+            os << (k ? ", " : "") << a.shape(k);
+        os << (a.ndim() == 1 ? ",)" : ")");
+        throw py::value_error(os.str());
+    }
+    return std::vector<double>(m.data(), m.data() + A * A);
 }
 
 std::vector<std::vector<bsid::codebook::word_type>>

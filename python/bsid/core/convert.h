@@ -61,8 +61,17 @@ py::array int_array(const py::handle& obj, const char* what);
 // before narrowing, so 257 is refused rather than read as 1.
 py::array_t<uint8_t> bits_array(const py::handle& obj, const char* what);
 
+// The same for letters of an alphabet of A (uint8 in [0, A)); a uint8 or bool
+// array passes unchecked (the core checks it).
+py::array_t<uint8_t> letters_array(const py::handle& obj, const char* what, int alphabet);
+
 std::vector<std::vector<bsid::codebook::word_type>>
 books_from_python(const py::handle& obj);
+
+// A channel's substitution matrix from None (empty: uniform substitutions)
+// or an A x A array-like of probabilities, row-major; ValueError for another
+// shape.
+std::vector<double> substitution_from_python(const py::handle& obj, int alphabet);
 
 py::list books_to_python(const bsid::codebook& cb);
 

@@ -17,18 +17,27 @@
 namespace bsid {
 
 /*!
- * \brief The BSID channel emulator over unpacked bits (one 0/1 per byte).
+ * \brief The channel emulator over unpacked letters (one per byte, in
+ * [0, A) for the parameters' alphabet A; bits for A = 2).
  *
- * Each input bit sees k >= 0 insertions of uniformly random bits
+ * Each input letter sees k >= 0 insertions of uniformly random letters
  * (probability Pi^k (1 - Pi)), then is deleted (Pd / (1 - Pi)) or
- * transmitted, and a transmitted bit is flipped with probability Ps. The
- * insertions of a bit come before it in the output.
+ * transmitted, and a transmitted letter is substituted with its substitution
+ * probability (Ps, or 1 - S[x][x] with a matrix), by one of the other letters
+ * (uniformly, or as the matrix's row says). The insertions of a letter come
+ * before it in the output.
  *
- * Rather than drawing per bit, the emulator samples the distance to the next
- * bit where anything happens: a bit is untouched with probability
- * Pt (1 - Ps), so the run of untouched bits is geometric and is copied as a
- * block. The event at the end of the run is then drawn conditioned on being
- * one (an insertion run, a plain deletion, or a substitution).
+ * Rather than drawing per letter, the emulator samples the distance to the
+ * next letter where anything may happen: with uniform substitutions a letter
+ * is untouched with probability Pt (1 - Ps), so the run of untouched letters
+ * is geometric and is copied as a block. The event at the end of the run is
+ * then drawn conditioned on being one (an insertion run, a plain deletion, or
+ * a substitution). With a matrix the run is drawn for the largest
+ * substitution probability of any letter, and the event at its end is a
+ * substitution only with the letter's own share (thinning), else the letter
+ * passes untouched. A random letter takes log2 A bits of a random word when A
+ * is a power of two (bits: one bit, as the binary channel always drew them),
+ * and otherwise a word drawn without bias modulo A.
  *
  * All randomness of frame k under seed s comes from the Philox4x32-10 stream
  * (s, k) (philox.h), so a frame's output depends only on (params, bits, s, k),
@@ -41,10 +50,11 @@ public:
     channel_emulator(const channel_params& params, uint64_t seed, uint64_t frame = 0);
 
     /*!
-     * \brief Passes n input bits through the channel, appending the received
-     * bits to rx. If drift is not null, drift[t] receives the drift (received
-     * minus transmitted so far) before the events of input bit t.
-     * Throws std::invalid_argument if an input byte is not 0 or 1.
+     * \brief Passes n input letters through the channel, appending the
+     * received letters to rx. If drift is not null, drift[t] receives the
+     * drift (received minus transmitted so far) before the events of input
+     * letter t. Throws std::invalid_argument if an input byte is not a letter
+     * of the alphabet (for bits: 0 or 1).
      */
     void process(const uint8_t* bits,
                  size_t n,
@@ -64,13 +74,17 @@ public:
 
 private:
     void draw_skip();
-    void event(uint8_t bit, std::vector<uint8_t>& rx);
-    uint8_t random_bit();
+    void event(uint8_t x, std::vector<uint8_t>& rx);
+    uint8_t random_letter();
+    uint32_t uniform_below(uint32_t m);
+    bool substituted(uint8_t x);
+    uint8_t substitute(uint8_t x);
 
     channel_params d_params;
     double d_pe;       // P(a bit is not passed untouched) = Pi + Pd + Pt Ps
     double d_log1m_pe; // log(1 - pe)
     double d_logPi;    // log(Pi)
+    int d_letter_bits; // log2(alphabet) for a power of two, else 0
     philox_stream d_rng;
     long long d_skip = -1; // untouched bits before the next event; -1: not drawn
     uint32_t d_bitbuf = 0;

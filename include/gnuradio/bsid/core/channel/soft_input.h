@@ -34,15 +34,16 @@ std::string to_string(input_kind k);
  * llr (exactly one is set when count > 0).
  */
 struct received_items {
-    const uint8_t* bits = nullptr; //!< one 0/1 per byte
-    const double* llr = nullptr;   //!< one LLR per item (never NaN)
+    const uint8_t* bits = nullptr; //!< one 0/1 per byte (a letter in [0, alphabet))
+    const double* llr = nullptr;   //!< one LLR per item (never NaN; bits only)
+    int alphabet = 2;              //!< the letters bits holds (the decoder's)
 
     bool soft() const { return llr != nullptr; }
     bool empty() const { return bits == nullptr && llr == nullptr; }
     //! The items from `offset` on.
     received_items operator+(long long offset) const
     {
-        return { bits ? bits + offset : nullptr, llr ? llr + offset : nullptr };
+        return { bits ? bits + offset : nullptr, llr ? llr + offset : nullptr, alphabet };
     }
     //! Item j's probabilities (w(0), w(1)); a bit b gives exactly (1 - b, b).
     void probabilities(size_t j, double& w0, double& w1) const;
@@ -57,8 +58,9 @@ void item_probabilities(const received_items& y, size_t count, real* out);
 
 /*!
  * The position of the first item that is not a valid received item (a byte
- * other than 0 or 1, or a NaN LLR), or count when all are valid; `what`
- * receives a description of the bad item.
+ * other than 0 or 1, or for an alphabet of A a byte of A or more; a NaN
+ * LLR; any LLR over an alphabet of more than 2), or count when all are
+ * valid; `what` receives a description of the bad item.
  */
 size_t find_invalid_item(const received_items& y, size_t count, std::string& what);
 

@@ -19,29 +19,35 @@ namespace bsid {
  * \brief The inner code: a sequence of constituent encodings C_i used
  * cyclically, C_i = book[i mod P] (paper, section "The Coding Scheme").
  *
- * Each of the P books maps the q message symbols D = 0..q-1 to distinct n-bit
- * codewords, held as integers whose most significant bit is transmitted
- * first. Limits: 1 <= n <= 32, 2 <= q <= min(2^n, 65536), P >= 1.
- * Construction throws std::invalid_argument naming the problem (a repeated
- * word, a book of the wrong size, a word wider than n bits, ...).
+ * Each of the P books maps the q message symbols D = 0..q-1 to distinct
+ * codewords of n letters of an alphabet of A (2: bits), held as integers
+ * whose n base-A digits are the letters, the most significant sent first.
+ * Limits: 2 <= A <= 256, 1 <= n, A^n <= 2^32, 2 <= q <= min(A^n, 65536),
+ * P >= 1. Construction throws std::invalid_argument naming the problem (a
+ * repeated word, a book of the wrong size, a word of more than n letters, ...).
  *
  * A codebook is named everywhere by a spec string (docs/design.md section 2):
- *   builtin:NAME          a code shipped with the module (builtin_names())
+ *   builtin:NAME          a code shipped with the module (builtin_names(); binary)
  *   file:PATH, or PATH    a codebook file (format below)
- *   random:n:q:P:seed     random(n, q, P, seed)
- *   sparse:n:q            sparse(n, q)
+ *   random:n:q:P:seed     random(n, q, P, seed, A) with from_spec's alphabet
+ *   sparse:n:q            sparse(n, q, A) with from_spec's alphabet
  *
  * File format: lines whose first non-blank character is '#' are comments and
- * blank lines are skipped; the first other line is "n q P"; then come P lines
- * of q decimal integers each, one line per book.
+ * blank lines are skipped; the first other line is "n q P" (bits) or
+ * "n q P A"; then come P lines of q decimal integers each, one line per book.
  */
 class codebook
 {
 public:
     using word_type = uint32_t;
 
-    //! Builds and validates a codebook; spec is an optional name for it.
+    //! Builds and validates a binary codebook; spec is an optional name for it.
     codebook(int n, std::vector<std::vector<word_type>> books, std::string spec = "");
+    //! The same over an alphabet of `alphabet` letters.
+    codebook(int n,
+             std::vector<std::vector<word_type>> books,
+             int alphabet,
+             std::string spec = "");
 
     //! Reads a codebook file. Throws bsid::io_error if it cannot be read,
     //! std::invalid_argument (with the line number) if it is malformed.
@@ -51,33 +57,44 @@ public:
     static codebook parse(const std::string& text, const std::string& origin = "<text>");
 
     /*!
-     * \brief P books of q distinct random n-bit words; stable across versions.
+     * \brief P books of q distinct random words of n letters of an alphabet
+     * of A; stable across versions.
      *
      * Book b draws 32-bit words x from the Philox4x32-10 stream
-     * (seed, 2^63 + b) (see philox.h), takes the top n bits, x >> (32 - n), and
-     * keeps each value not already in the book, in order of drawing, until it
-     * holds q words. Symbol D maps to the D-th word kept.
+     * (seed, 2^63 + b) (see philox.h). When A^n is a power of two (every
+     * binary code) the word is the top log2(A^n) bits of x (bits: x >> (32 - n));
+     * otherwise x is drawn again while x < 2^32 mod A^n, and the word is
+     * (x - 2^32 mod A^n) mod A^n. Each value not already in the book is kept,
+     * in order of drawing, until it holds q words. Symbol D maps to the D-th
+     * word kept.
      */
-    static codebook random(int n, int q, int P, uint64_t seed);
+    static codebook random(int n, int q, int P, uint64_t seed, int alphabet = 2);
 
     /*!
-     * \brief The q lowest-weight n-bit words (P = 1), ties broken by increasing
-     * value; symbol D maps to the D-th word in that order.
+     * \brief The q lowest-weight words of n letters (P = 1), the weight being
+     * the number of letters that are not 0 (for bits: the Hamming weight), ties
+     * broken by increasing value; symbol D maps to the D-th word in that order.
      */
-    static codebook sparse(int n, int q);
+    static codebook sparse(int n, int q, int alphabet = 2);
 
     //! A codebook shipped with the module, such as "ld3-modvec6".
     static codebook builtin(const std::string& name);
     static std::vector<std::string> builtin_names();
 
-    //! A codebook from a spec string (see above).
-    static codebook from_spec(const std::string& spec);
+    /*!
+     * A codebook from a spec string (see above). random: and sparse: make a
+     * code over `alphabet`; a built-in code or a file has its own alphabet,
+     * which must be `alphabet` (std::invalid_argument otherwise).
+     */
+    static codebook from_spec(const std::string& spec, int alphabet = 2);
 
     //! Writes the codebook in the file format. Throws bsid::io_error on failure.
     void save(const std::string& path) const;
     std::string to_text() const;
 
     int n() const { return d_n; }
+    //! A: the letters of a codeword are 0 .. A - 1 (2: bits).
+    int alphabet() const { return d_alphabet; }
     int q() const { return d_q; }
     int P() const { return int(d_books.size()); }
     //! The spec this codebook was made from ("" if built from lists).
@@ -90,10 +107,19 @@ public:
         return d_books[i % d_books.size()][size_t(D)];
     }
 
+    //! Letter r (0: the first sent) of codeword w: its base-A digit r,
+    //! the most significant first.
+    unsigned letter(word_type w, int r) const
+    {
+        return d_alphabet == 2
+                   ? unsigned((w >> (d_n - 1 - r)) & 1u)
+                   : unsigned((w / d_place[size_t(r)]) % unsigned(d_alphabet));
+    }
+
     /*!
-     * \brief Encodes N symbols into tau = nN unpacked bits (one 0/1 per byte),
-     * MSB of each codeword first. Throws std::invalid_argument naming the
-     * first position whose symbol is outside [0, q).
+     * \brief Encodes N symbols into tau = nN unpacked letters (one per byte;
+     * for bits 0/1), the first letter of each codeword first. Throws
+     * std::invalid_argument naming the first position whose symbol is outside [0, q).
      */
     std::vector<uint8_t> encode(const int64_t* symbols, size_t N) const;
     void encode(const int64_t* symbols, size_t N, uint8_t* bits) const;
@@ -101,13 +127,15 @@ public:
 
     bool operator==(const codebook& o) const
     {
-        return d_n == o.d_n && d_books == o.d_books;
+        return d_n == o.d_n && d_alphabet == o.d_alphabet && d_books == o.d_books;
     }
     bool operator!=(const codebook& o) const { return !(*this == o); }
 
 private:
     int d_n;
     int d_q;
+    int d_alphabet;
+    std::vector<uint32_t> d_place; // A^(n-1-r): the value of letter r's digit
     std::vector<std::vector<word_type>> d_books;
     std::string d_spec;
 };
