@@ -11,8 +11,10 @@
 // Invariants: parse either returns a valid codebook or throws
 // std::invalid_argument (the only documented error for malformed content);
 // anything else, or a crash, is a finding. An accepted codebook respects the
-// documented limits and survives to_text -> parse unchanged, and encode()
-// gives n bits of 0/1 per symbol.
+// documented limits (alphabet A in [2, 256], A^n <= 2^32, q <= A^n, words
+// below A^n) and survives to_text -> parse unchanged, and encode() gives the
+// n base-A digits of each codeword, the most significant first (bits for
+// A = 2).
 
 #include <gnuradio/bsid/core/inner/codebook.h>
 #include <cstddef>
@@ -43,10 +45,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         return 0; // a malformed file, refused with a message
     }
 
-    const int n = cb.n(), q = cb.q(), P = cb.P();
+    const int n = cb.n(), q = cb.q(), P = cb.P(), A = cb.alphabet();
+    if (A < 2 || A > 256)
+        violated("alphabet outside [2, 256]");
+    uint64_t words = 1; // A^n, which must not pass 2^32
+    for (int k = 0; k < n; ++k) {
+        words *= uint64_t(A);
+        if (words > (1ULL << 32))
+            violated("A^n above 2^32");
+    }
     if (n < 1 || n > 32)
         violated("n outside [1, 32]");
-    if (q < 2 || q > 65536 || (n < 32 && q > (1LL << n)))
+    if (q < 2 || q > 65536 || uint64_t(q) > words)
         violated("q outside its limits");
     if (P < 1)
         violated("P < 1");
@@ -54,8 +64,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         if (int(book.size()) != q)
             violated("a book without q words");
         for (auto w : book) {
-            if (n < 32 && uint64_t(w) >= (1ULL << n))
-                violated("a word wider than n bits");
+            if (uint64_t(w) >= words)
+                violated("a word of more than n letters");
         }
     }
 
@@ -78,10 +88,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     if (bits.size() != N * size_t(n))
         violated("encode() length is not n N");
     for (size_t i = 0; i < N; ++i) {
-        const auto w = cb.word(i, int(symbols[i]));
-        for (int r = 0; r < n; ++r) {
-            if (bits[i * size_t(n) + size_t(r)] != ((w >> (n - 1 - r)) & 1u))
-                violated("encode() does not send the codeword MSB first");
+        uint64_t w = cb.word(i, int(symbols[i]));
+        for (int r = n - 1; r >= 0; --r) { // the last letter is the lowest digit
+            if (bits[i * size_t(n) + size_t(r)] != w % uint64_t(A))
+                violated("encode() does not send the codeword's digits, most "
+                         "significant first");
+            w /= uint64_t(A);
         }
     }
     return 0;
