@@ -10,6 +10,7 @@
 #include <gnuradio/bsid/core/inner/model.h>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace bsid {
@@ -20,10 +21,16 @@ input_kind parse_input_kind(const std::string& s)
         return input_kind::bits;
     if (s == "llr")
         return input_kind::llr;
-    throw std::invalid_argument("input must be \"bits\" or \"llr\", not \"" + s + "\"");
+    if (s == "logprob")
+        return input_kind::logprob;
+    throw std::invalid_argument("input must be \"bits\", \"llr\" or \"logprob\", not \"" +
+                                s + "\"");
 }
 
-std::string to_string(input_kind k) { return k == input_kind::llr ? "llr" : "bits"; }
+std::string to_string(input_kind k)
+{
+    return k == input_kind::llr ? "llr" : k == input_kind::logprob ? "logprob" : "bits";
+}
 
 void received_items::probabilities(size_t j, double& w0, double& w1) const
 {
@@ -38,6 +45,26 @@ void received_items::probabilities(size_t j, double& w0, double& w1) const
 template <typename real>
 void item_probabilities(const received_items& y, size_t count, real* out)
 {
+    const size_t A = size_t(y.alphabet);
+    if (A != 2) {
+        for (size_t j = 0; j < count; ++j) {
+            real* w = out + A * j;
+            if (!y.logprob) {
+                std::fill(w, w + A, real(0));
+                w[y.bits[j]] = real(1);
+                continue;
+            }
+            // exp(lp - max lp) / sum, in double (find_invalid_item: max is finite)
+            const double* lp = y.logprob + A * j;
+            const double top = *std::max_element(lp, lp + A);
+            double sum = 0;
+            for (size_t l = 0; l < A; ++l)
+                sum += std::exp(lp[l] - top);
+            for (size_t l = 0; l < A; ++l)
+                w[l] = real(std::exp(lp[l] - top) / sum);
+        }
+        return;
+    }
     for (size_t j = 0; j < count; ++j) {
         double w0, w1;
         y.probabilities(j, w0, w1);
@@ -57,15 +84,60 @@ size_t find_invalid_item(const received_items& y, size_t count, std::string& wha
         what = "no received items were given";
         return 0;
     }
-    if (y.bits && y.llr) {
-        what = "both bits and LLRs were given for one frame";
+    if ((y.bits != nullptr) + (y.llr != nullptr) + (y.logprob != nullptr) > 1) {
+        std::string kinds[3];
+        int k = 0;
+        for (const auto& [given, name] :
+             { std::make_pair(y.bits != nullptr, "bits"),
+               std::make_pair(y.llr != nullptr, "LLRs"),
+               std::make_pair(y.logprob != nullptr, "log-probabilities") })
+            if (given)
+                kinds[k++] = name;
+        what = k == 2
+                   ? "both " + kinds[0] + " and " + kinds[1] + " were given for one frame"
+                   : "bits, LLRs and log-probabilities were all given for one frame";
         return 0;
     }
     if (y.llr && y.alphabet != 2) {
         what = detail::concat("LLR items are soft bits; the decoder's alphabet has ",
                               y.alphabet,
-                              " letters (its items are letters)");
+                              " letters (give A log-probabilities per item: "
+                              "input=\"logprob\")");
         return 0;
+    }
+    if (y.logprob && y.alphabet == 2) {
+        what = "log-probability items are for alphabets of more than 2 letters; over "
+               "bits give LLRs, lp(1) - lp(0) (input=\"llr\")";
+        return 0;
+    }
+    if (y.logprob) {
+        const size_t A = size_t(y.alphabet);
+        for (size_t t = 0; t < count; ++t) {
+            const double* lp = y.logprob + A * t;
+            bool any = false;
+            for (size_t l = 0; l < A; ++l) {
+                if (std::isnan(lp[l]) ||
+                    lp[l] == std::numeric_limits<double>::infinity()) {
+                    what = detail::concat("received log-probability of letter ",
+                                          l,
+                                          " at position ",
+                                          t,
+                                          " is ",
+                                          detail::fmt_double(lp[l]),
+                                          " (a log-probability is finite, or -inf for an "
+                                          "impossible letter)");
+                    return t;
+                }
+                any = any || std::isfinite(lp[l]);
+            }
+            if (!any) {
+                what = detail::concat("received item at position ",
+                                      t,
+                                      ": every letter's log-probability is -inf");
+                return t;
+            }
+        }
+        return count;
     }
     if (y.llr) {
         // one branch-free pass that the compiler vectorizes (x != x only for

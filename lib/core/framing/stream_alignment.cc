@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "channel/letter_scale.h"
 #include "framing/stream_alignment.h"
 #include <gnuradio/bsid/core/channel/channel.h>
 #include <gnuradio/bsid/core/inner/drift_limits.h>
@@ -36,7 +37,7 @@ codebook books_of(const codebook& cb, const std::vector<long long>& idx)
     std::vector<std::vector<codebook::word_type>> books;
     for (long long i : idx)
         books.push_back(cb.books()[size_t(((i % P) + P) % P)]);
-    return codebook(cb.n(), std::move(books));
+    return codebook(cb.n(), std::move(books), cb.alphabet());
 }
 
 std::unique_ptr<frame_decoder> edge_decoder(const decoder_config& main, codebook cb)
@@ -115,7 +116,8 @@ alignment_judge::alignment_judge(const frame_decoder& dec,
     d_sync_threshold =
         std::isnan(sync_word_threshold)
             ? default_sync_word_threshold(cfg, d_W) -
-                  (input == input_kind::llr ? d_G * std::log(2.0) / 2 : 0.0)
+                  (input != input_kind::bits ? d_G * ln_letters(cfg.ch.alphabet()) / 2
+                                             : 0.0)
             : sync_word_threshold;
     if (d_G == 0 && d_p < d_N) {
         d_J = std::min(d_p, max_edge_codewords);
@@ -151,7 +153,7 @@ double alignment_judge::sync_word_fit(const received_items& y,
              : full_lattice_last_row(d_ch, d_W.data(), d_W.size(), y, ny);
     double v = 0;
     for (size_t c = 0; c < row.size(); ++c)
-        v += std::ldexp(row[c], int(c));
+        v += times_letters_pow(row[c], (long long)c, d_ch.alphabet());
     return std::log(v);
 }
 
@@ -161,8 +163,7 @@ double alignment_judge::edge_llr(frame_decoder& d,
                                  const position_weights& start) const
 {
     frame_request r;
-    r.bits = y.bits;
-    r.llr = y.llr;
+    r.set_items(y);
     r.L = L;
     r.start = start;
     r.end = end_mode::free;
@@ -220,8 +221,7 @@ alignment_judge::back_margin(const received_items& y, long long e, double* own_l
     for (long long x = first; x <= last; ++x)
         s.positions.push_back(x - first), s.weights.push_back(1.0);
     frame_request r;
-    r.bits = y.bits ? y.bits + first : nullptr;
-    r.llr = y.llr ? y.llr + first : nullptr;
+    r.set_items(y + first);
     r.L = size_t(e - first);
     r.start = s;
     r.end = end_mode::known;
@@ -245,22 +245,24 @@ double alignment_judge::default_sync_word_threshold(const decoder_config& cfg,
                                                     const std::vector<uint8_t>& W)
 {
     const int G = int(W.size());
+    const int A = cfg.ch.alphabet();
     if (G == 0)
         return 0.0;
     const int hi = drift_limits(G, cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr).hi;
     constexpr int draws = 20000;
-    constexpr int tail = 64; // the codewords after W: random bits here
+    constexpr int tail = 64; // the codewords after W: random letters here
     std::vector<uint8_t> sent(W);
     sent.resize(size_t(G + tail));
     std::vector<double> fit;
     fit.reserve(draws);
     for (int t = 0; t < draws; ++t) {
-        // the tail's bits: the low bits of t's hash, a fixed sequence
+        // the tail's letters: from t's hash, a fixed sequence (bits: its bit 31)
         uint64_t h = 0x9E3779B97F4A7C15ULL * uint64_t(t + 1);
         for (int j = 0; j < tail; ++j) {
             h ^= h >> 29;
             h *= 0xBF58476D1CE4E5B9ULL;
-            sent[size_t(G + j)] = uint8_t((h >> 31) & 1);
+            sent[size_t(G + j)] =
+                uint8_t(A == 2 ? (h >> 31) & 1 : (h >> 31) % uint64_t(A));
         }
         const transmission tx =
             transmit(cfg.ch, sent.data(), sent.size(), 0x5A11C0DEULL, uint64_t(t));
@@ -273,12 +275,12 @@ double alignment_judge::default_sync_word_threshold(const decoder_config& cfg,
             full_lattice_last_row(cfg.ch, W.data(), W.size(), tx.rx.data(), ny);
         double v = 0;
         for (size_t c = 0; c < row.size(); ++c)
-            v += std::ldexp(row[c], int(c));
+            v += times_letters_pow(row[c], (long long)c, A);
         fit.push_back(std::log(v));
     }
     std::sort(fit.begin(), fit.end());
     const double q = fit[size_t(draws / 10000)]; // the 1e-4 quantile
-    return std::min(q, G * std::log(2.0) / 2);
+    return std::min(q, G * ln_letters(A) / 2);
 }
 
 } // namespace bsid

@@ -121,6 +121,16 @@ stream_decoder::stream_decoder(std::shared_ptr<frame_decoder> dec, stream_option
         d_opt.sync_threshold == std::numeric_limits<double>::infinity())
         throw std::invalid_argument(
             "stream_decoder: sync_threshold must be a number below +infinity");
+    d_alphabet = cfg.ch.alphabet();
+    if (d_opt.input == input_kind::llr && d_alphabet != 2)
+        throw std::invalid_argument(detail::concat(
+            "stream_decoder: LLR items are soft bits; the channel's alphabet has ",
+            d_alphabet,
+            " letters (give A log-probabilities per item: input logprob)"));
+    if (d_opt.input == input_kind::logprob && d_alphabet == 2)
+        throw std::invalid_argument("stream_decoder: log-probability items are for "
+                                    "alphabets of more than 2 letters; over bits give "
+                                    "LLRs, lp(1) - lp(0) (input llr)");
     d_G = (long long)d_dec->sync_word().size();
     d_F = d_G + d_dec->tau();
     d_watch.emplace("stream_decoder", d_F, cfg.N, cfg.cb.n(), cfg.ch);
@@ -144,9 +154,18 @@ stream_decoder::stream_decoder(std::shared_ptr<frame_decoder> dec, stream_option
             "give a sync word, start tags, or a codebook that does not repeat within the "
             "frame"));
     }
-    if (d_opt.input == input_kind::bits && cfg.ch.Ps() == 0.5) {
-        warn("stream_decoder: Ps = 1/2 makes every received bit random: no frame can be "
-             "told from noise, and none will be in sync");
+    if (d_opt.input == input_kind::bits && cfg.ch.substitution().empty() &&
+        cfg.ch.Ps() == double(d_alphabet - 1) / d_alphabet) {
+        warn(
+            d_alphabet == 2
+                ? std::string("stream_decoder: Ps = 1/2 makes every received bit random: "
+                              "no frame can be told from noise, and none will be in sync")
+                : detail::concat("stream_decoder: Ps = ",
+                                 d_alphabet - 1,
+                                 "/",
+                                 d_alphabet,
+                                 " makes every received letter random: no frame can be "
+                                 "told from noise, and none will be in sync"));
     }
     if (d_opt.first_start) {
         d_prior = checked_prior(*d_opt.first_start, "stream_decoder: first_start");
@@ -246,7 +265,7 @@ void stream_decoder::feed(const uint8_t* bits,
     const size_t at = d_buf.size();
     d_buf.insert(d_buf.end(), bits, bits + count); // (amortized growth, 1-bit chunks too)
     for (size_t j = 0; j < count; ++j) {
-        if (d_buf[at + j] > 1) {
+        if (int(d_buf[at + j]) >= d_alphabet) {
             d_invalid.push_back(pos0 + (long long)j); // the frame it falls in: an erasure
             d_buf[at + j] = 0;
         }
@@ -254,18 +273,26 @@ void stream_decoder::feed(const uint8_t* bits,
     add_tags(pos0, start_tags);
 }
 
-void stream_decoder::feed(const double* llr,
+void stream_decoder::feed(const double* soft,
                           size_t count,
                           const std::vector<size_t>& start_tags)
 {
-    check_chunk(input_kind::llr, llr != nullptr, count, start_tags);
+    const bool lp = d_opt.input == input_kind::logprob;
+    check_chunk(
+        lp ? input_kind::logprob : input_kind::llr, soft != nullptr, count, start_tags);
     const long long pos0 = received();
-    const size_t at = d_llr.size();
-    d_llr.insert(d_llr.end(), llr, llr + count);
+    const size_t w = item_width(), at = d_llr.size();
+    d_llr.insert(d_llr.end(), soft, soft + w * count);
+    std::string what;
     for (size_t j = 0; j < count; ++j) {
-        if (std::isnan(d_llr[at + j])) {
+        double* item = d_llr.data() + at + w * j;
+        const bool bad =
+            lp ? find_invalid_item(
+                     received_items{ nullptr, nullptr, d_alphabet, item }, 1, what) == 0
+               : std::isnan(*item);
+        if (bad) {
             d_invalid.push_back(pos0 + (long long)j); // the frame it falls in: an erasure
-            d_llr[at + j] = 0.0;
+            std::fill(item, item + w, 0.0);
         }
     }
     add_tags(pos0, start_tags);
@@ -276,7 +303,30 @@ received_items stream_decoder::items_at(long long pos) const
     const size_t k = size_t(pos - d_base);
     if (d_opt.input == input_kind::llr)
         return { nullptr, d_llr.data() + k };
-    return { d_buf.data() + k, nullptr };
+    if (d_opt.input == input_kind::logprob)
+        return { nullptr, nullptr, d_alphabet, d_llr.data() + item_width() * k };
+    return { d_buf.data() + k, nullptr, d_alphabet };
+}
+
+std::string stream_decoder::invalid_item_at(long long pos) const
+{
+    switch (d_opt.input) {
+    case input_kind::llr:
+        return detail::concat("the LLR at stream position ", pos, " is NaN");
+    case input_kind::logprob:
+        return detail::concat("the item at stream position ",
+                              pos,
+                              " holds a NaN or +inf log-probability, or only -inf");
+    default:
+        return d_alphabet == 2 ? detail::concat("the byte at stream position ",
+                                                pos,
+                                                " is not a bit (0 or 1)")
+                               : detail::concat("the byte at stream position ",
+                                                pos,
+                                                " is not a letter (0 to ",
+                                                d_alphabet - 1,
+                                                ")");
+    }
 }
 
 bool stream_decoder::invalid_in(long long from, long long to, long long* where) const
@@ -323,11 +373,7 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
             bool tail_model = have >= need; // the next frame's W and K symbols follow
             long long bad = 0;
             if (invalid_in(s_min, s_max + d_F + d_hi, &bad)) {
-                lose_sync({ frame_status::invalid_input,
-                            detail::concat("the byte at stream position ",
-                                           bad,
-                                           " is not a bit (0 or 1)") },
-                          out);
+                lose_sync({ frame_status::invalid_input, invalid_item_at(bad) }, out);
                 trim();
                 continue;
             }
@@ -337,11 +383,7 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
                 tail_model = false;
             }
             frame_request r;
-            {
-                const received_items y = items_at(s_min);
-                r.bits = y.bits;
-                r.llr = y.llr;
-            }
+            r.set_items(items_at(s_min));
             r.L = size_t(seg_end - s_min);
             d_req_start = relative_prior(
                 d_prior, s_min, std::min(padded_top(s_min, s_max), seg_end));
@@ -414,9 +456,7 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
                                             d_hunt,
                                             " to ",
                                             block_end)
-                           : detail::concat("the byte at stream position ",
-                                            bad,
-                                            " is not a bit (0 or 1)"),
+                           : invalid_item_at(bad),
                        out);
             continue;
         }
@@ -454,19 +494,13 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
         const long long full_end = segment_end(top, true);
         const long long seg_end = std::min(full_end, have);
         if (invalid_in(s_min, seg_end, &bad)) {
-            lose_block(detail::concat(
-                           "the byte at stream position ", bad, " is not a bit (0 or 1)"),
-                       out);
+            lose_block(invalid_item_at(bad), out);
             continue;
         }
         for (double& x : cand.weights)
             x /= double(cand.weights.size());
         frame_request r;
-        {
-            const received_items y = items_at(s_min);
-            r.bits = y.bits;
-            r.llr = y.llr;
-        }
+        r.set_items(items_at(s_min));
         r.L = size_t(seg_end - s_min);
         d_req_start = relative_prior(cand, s_min, std::min(top, seg_end));
         r.start = d_req_start;
@@ -646,8 +680,9 @@ void stream_decoder::trim()
     // moved O(1) times, however the stream is chunked, and at most twice the
     // bits still needed are held
     if (keep > d_base && 2 * (keep - d_base) >= (long long)buffered()) {
-        if (d_opt.input == input_kind::llr)
-            d_llr.erase(d_llr.begin(), d_llr.begin() + (keep - d_base));
+        if (d_opt.input != input_kind::bits)
+            d_llr.erase(d_llr.begin(),
+                        d_llr.begin() + long(item_width()) * (keep - d_base));
         else
             d_buf.erase(d_buf.begin(), d_buf.begin() + (keep - d_base));
         d_base = keep;

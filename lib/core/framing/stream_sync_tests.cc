@@ -11,6 +11,7 @@
 // where the sync word fits. The state machine that follows the stream is in
 // stream_decoder.cc.
 
+#include "channel/letter_scale.h"
 #include "framing/stream_alignment.h"
 #include "framing/stream_positions.h"
 #include "runtime/format.h"
@@ -25,6 +26,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <utility>
 
 namespace bsid {
 
@@ -37,7 +39,9 @@ using detail::relative_prior;
  * mean and standard deviation over calibration_frames frames of random
  * symbols sent through the decoder's channel (seeded, so the same for every
  * run), each decoded as the stream decodes a frame in sync (its start known,
- * a free end, the next frame's sync word and K symbols after it).
+ * a free end, the next frame's sync word and K symbols after it); and the
+ * same for a frame that nothing follows (the segment cut at the frame's
+ * end, no tail): a whole frame at the stream's end.
  */
 namespace {
 
@@ -45,10 +49,26 @@ namespace {
 // (stream_batch makes hundreds): keyed by the decoder, K and the gap
 struct prediction {
     std::weak_ptr<frame_decoder> dec;
-    double mean, sd;
+    double mean, sd, end_mean, end_sd;
 };
 std::mutex predictions_mutex;
 std::map<std::tuple<const frame_decoder*, int, double>, prediction> predictions;
+
+// the mean and standard deviation of the finite values of v, or NaN if
+// fewer than half of `count` are finite
+std::pair<double, double> mean_sd(const std::vector<double>& v, size_t count)
+{
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    if (v.size() < count / 2 || v.size() < 2)
+        return { nan, nan };
+    double mean = 0, var = 0;
+    for (double x : v)
+        mean += x;
+    mean /= double(v.size());
+    for (double x : v)
+        var += (x - mean) * (x - mean);
+    return { mean, std::sqrt(var / double(v.size() - 1)) };
+}
 
 } // namespace
 
@@ -56,6 +76,7 @@ void stream_decoder::calibrate()
 {
     d_calibrated = true;
     d_expected_mean = d_expected_sd = std::numeric_limits<double>::quiet_NaN();
+    d_expected_end_mean = d_expected_end_sd = std::numeric_limits<double>::quiet_NaN();
     if (d_opt.input != input_kind::bits)
         return; // soft items' noise is the demodulator's: nothing to predict from
     const auto key = std::make_tuple(d_dec.get(), d_opt.lookahead, d_opt.gap_probability);
@@ -65,6 +86,8 @@ void stream_decoder::calibrate()
         if (it != predictions.end() && it->second.dec.lock() == d_dec) {
             d_expected_mean = it->second.mean;
             d_expected_sd = it->second.sd;
+            d_expected_end_mean = it->second.end_mean;
+            d_expected_end_sd = it->second.end_sd;
             return;
         }
     }
@@ -72,10 +95,11 @@ void stream_decoder::calibrate()
     const codebook& cb = cfg.cb;
     const std::vector<uint8_t>& W = d_dec->sync_word();
     const long long L = segment_end(0);
-    std::vector<std::vector<uint8_t>> rx(calibration_frames);
-    std::vector<frame_request> req(calibration_frames);
+    const size_t C = calibration_frames;
+    std::vector<std::vector<uint8_t>> rx(C);
+    std::vector<frame_request> req(2 * C); // with the tail, then cut at the end
     philox_stream rng(0x5eedULL, (1ULL << 63) + 0x57AE);
-    for (size_t t = 0; t < calibration_frames; ++t) {
+    for (size_t t = 0; t < C; ++t) {
         std::vector<uint8_t> sent;
         for (int f = 0; f < 2; ++f) { // the frame, then the next one
             sent.insert(sent.end(), W.begin(), W.end());
@@ -85,9 +109,15 @@ void stream_decoder::calibrate()
             const std::vector<uint8_t> bits = cb.encode(msg.data(), msg.size());
             sent.insert(sent.end(), bits.begin(), bits.end());
         }
-        for (int j = 0; j < 64; ++j)
-            sent.push_back(uint8_t(rng.next_u32() & 1));
-        rx[t] = transmit(cfg.ch, sent.data(), sent.size(), 0x5eedULL, t).rx;
+        for (int j = 0; j < 64; ++j) // random letters after
+            sent.push_back(uint8_t(d_alphabet == 2
+                                       ? rng.next_u32() & 1
+                                       : rng.next_u32() % uint32_t(d_alphabet)));
+        const transmission tx = transmit(cfg.ch, sent.data(), sent.size(), 0x5eedULL, t);
+        rx[t] = tx.rx;
+        // where the frame ends in rx: its F letters sent, plus the drift there
+        const long long end =
+            std::min<long long>((long long)rx[t].size(), d_F + tx.drift[size_t(d_F)]);
         rx[t].resize(size_t(std::min<long long>(L, (long long)rx[t].size())));
         req[t].bits = rx[t].data();
         req[t].L = rx[t].size();
@@ -96,12 +126,20 @@ void stream_decoder::calibrate()
         req[t].lookahead = (long long)rx[t].size() == L ? d_opt.lookahead : 0;
         req[t].next_frame_follows = (long long)rx[t].size() == L;
         req[t].gap = req[t].next_frame_follows ? d_opt.gap_probability : 0.0;
+        frame_request& cut = req[C + t];
+        cut.bits = rx[t].data();
+        cut.L = size_t(std::min<long long>(end, (long long)rx[t].size()));
+        cut.start = position_weights{ { 0 }, { 1.0 } };
+        cut.end = end_mode::free;
+        cut.next_frame_follows = false;
     }
-    std::vector<double> v;
+    std::vector<double> v, v_end;
     try {
-        for (const frame_decode_result& r : d_dec->decode_batch(req)) {
+        const auto got = d_dec->decode_batch(req);
+        for (size_t k = 0; k < got.size(); ++k) {
+            const frame_decode_result& r = got[k];
             if (r.result.ok() && std::isfinite(r.log_likelihood_ratio))
-                v.push_back(r.log_likelihood_ratio);
+                (k < C ? v : v_end).push_back(r.log_likelihood_ratio);
         }
     } catch (const std::exception& e) {
         log(log_level::warning,
@@ -109,20 +147,14 @@ void stream_decoder::calibrate()
                 e.what());
         return;
     }
-    if (v.size() < calibration_frames / 2)
-        return;
-    double mean = 0, var = 0;
-    for (double x : v)
-        mean += x;
-    mean /= double(v.size());
-    for (double x : v)
-        var += (x - mean) * (x - mean);
-    d_expected_mean = mean;
-    d_expected_sd = std::sqrt(var / double(v.size() - 1));
+    std::tie(d_expected_mean, d_expected_sd) = mean_sd(v, C);
+    std::tie(d_expected_end_mean, d_expected_end_sd) = mean_sd(v_end, C);
     std::lock_guard<std::mutex> lock(predictions_mutex);
     for (auto it = predictions.begin(); it != predictions.end();)
         it = it->second.dec.expired() ? predictions.erase(it) : std::next(it);
-    predictions[key] = { d_dec, d_expected_mean, d_expected_sd };
+    predictions[key] = {
+        d_dec, d_expected_mean, d_expected_sd, d_expected_end_mean, d_expected_end_sd
+    };
 }
 
 double stream_decoder::sync_word_fit(long long s, const double* prob) const
@@ -136,18 +168,19 @@ double stream_decoder::sync_word_fit(long long s, const double* prob) const
 std::vector<long long>
 stream_decoder::search_sync_word(long long from, long long to, size_t count) const
 {
-    // the sync word's likelihood ratio against random bits at each start s;
-    // soft items' probabilities computed once for all the starts' lattices
+    // the sync word's likelihood ratio against random letters at each start
+    // s; soft items' probabilities (A each) computed once for all the starts'
+    // lattices
     std::vector<double> prob;
     const long long end = std::min(received(), to + d_G + d_sync_hi);
-    if (d_opt.input == input_kind::llr && end > from) {
-        prob.resize(2 * size_t(end - from));
+    if (d_opt.input != input_kind::bits && end > from) {
+        prob.resize(size_t(d_alphabet) * size_t(end - from));
         item_probabilities(items_at(from), size_t(end - from), prob.data());
     }
     std::vector<std::pair<double, long long>> fits;
     for (long long s = from; s < to && s < received(); ++s) {
-        const double v =
-            sync_word_fit(s, prob.empty() ? nullptr : prob.data() + 2 * (s - from));
+        const double v = sync_word_fit(
+            s, prob.empty() ? nullptr : prob.data() + d_alphabet * (s - from));
         if (v >= d_judge->sync_word_threshold())
             fits.emplace_back(v, s);
     }
@@ -178,16 +211,16 @@ bool stream_decoder::other_sync_word(long long s,
     const long long from = std::max(d_base, s - d_F / 2);
     const long long to = std::min(s + (d_F + 1) / 2, received() - d_G - d_sync_hi);
     std::vector<double> prob;
-    if (d_opt.input == input_kind::llr && to > from) {
-        prob.resize(2 * size_t(to + d_G + d_sync_hi - from));
-        item_probabilities(items_at(from), prob.size() / 2, prob.data());
+    if (d_opt.input != input_kind::bits && to > from) {
+        prob.resize(size_t(d_alphabet) * size_t(to + d_G + d_sync_hi - from));
+        item_probabilities(items_at(from), prob.size() / size_t(d_alphabet), prob.data());
     }
     bool found = false;
     for (long long x = from; x < to; ++x) {
         if (std::llabs(x - s) <= 2 * w)
             continue;
-        const double v =
-            sync_word_fit(x, prob.empty() ? nullptr : prob.data() + 2 * (x - from));
+        const double v = sync_word_fit(
+            x, prob.empty() ? nullptr : prob.data() + d_alphabet * (x - from));
         if (v > than) {
             than = v;
             *at = x;
@@ -198,7 +231,7 @@ bool stream_decoder::other_sync_word(long long s,
     return found;
 }
 
-double stream_decoder::llr_at(long long at, bool whole_next_frame)
+double stream_decoder::llr_at(long long at, bool whole_next_frame, bool* short_of_items)
 {
     const long long w = d_opt.acquire_window;
     position_weights p;
@@ -210,15 +243,16 @@ double stream_decoder::llr_at(long long at, bool whole_next_frame)
     const long long s_min = p.positions.front();
     const long long top = padded_top(s_min, p.positions.back());
     const long long full_end = segment_end(top, whole_next_frame);
-    if (received() < full_end)
+    if (received() < full_end) {
+        if (short_of_items)
+            *short_of_items = true;
         return -std::numeric_limits<double>::infinity();
+    }
     long long bad = 0;
     if (invalid_in(s_min, full_end, &bad))
         return -std::numeric_limits<double>::infinity();
     frame_request r;
-    const received_items y = items_at(s_min);
-    r.bits = y.bits;
-    r.llr = y.llr;
+    r.set_items(items_at(s_min));
     r.L = size_t(full_end - s_min);
     r.start = relative_prior(p, s_min, top);
     r.end = end_mode::free;
@@ -263,12 +297,12 @@ bool stream_decoder::override_by_tag(std::vector<stream_frame>& out)
     }
     const double at_tag = sync_word_fit(t);
     // the sync word fits at the tag nearly as well as it can (a ratio of at
-    // least 2^(3G/4) of the 2^G of a perfect fit: a correlator's false alarm
-    // with a wrong bit does not), and by half its own evidence (2^(G/2))
+    // least A^(3G/4) of the A^G of a perfect fit: a correlator's false alarm
+    // with a wrong letter does not), and by half its own evidence (A^(G/2))
     // better than anywhere the frame is carried (where a correct frame's
     // sync word fits, unless the channel damaged it)
-    const double ln2 = std::log(2.0);
-    if (!(at_tag >= int(3 * d_G / 4) * ln2 && at_tag > at_cur + int(d_G / 2) * ln2))
+    const double lnA = ln_letters(d_alphabet);
+    if (!(at_tag >= int(3 * d_G / 4) * lnA && at_tag > at_cur + int(d_G / 2) * lnA))
         return false;
     log(log_level::info,
         detail::concat("stream_decoder: frame ",
@@ -311,24 +345,29 @@ bool stream_decoder::judge(const frame_decode_result& r,
     }
     if (!d_calibrated)
         calibrate();
-    if (std::isfinite(d_expected_mean) && d_req_tail) {
+    // the prediction for this request: followed by the next frame (a tail),
+    // or a whole frame that nothing follows (the stream's end); none for a
+    // frame the stream's end may cut
+    const bool predicted = d_req_tail || !d_req_cut;
+    const double expected_mean = d_req_tail ? d_expected_mean : d_expected_end_mean,
+                 expected_sd = d_req_tail ? d_expected_sd : d_expected_end_sd;
+    if (predicted && std::isfinite(expected_mean) && std::isfinite(expected_sd)) {
         // far below what the channel predicts for a frame: not this frame
         // (a frame found by an acquisition, which no carried prior vouches
         // for, within acquired_sigmas)
         const bool found = kind == pending_kind::search || d_acquired;
-        const double least =
-            std::min(d_expected_mean -
-                         (found ? acquired_sigmas : implausible_sigmas) * d_expected_sd,
-                     d_expected_mean / 2);
+        const double least = std::min(
+            expected_mean - (found ? acquired_sigmas : implausible_sigmas) * expected_sd,
+            expected_mean / 2);
         if (r.log_likelihood_ratio < least) {
             why = { frame_status::sync_lost,
                     detail::concat(
                         "the frame's log-likelihood ratio ",
                         detail::fmt_double(r.log_likelihood_ratio),
                         " lies far below what the channel predicts for a frame (",
-                        detail::fmt_double(d_expected_mean),
+                        detail::fmt_double(expected_mean),
                         " +- ",
-                        detail::fmt_double(d_expected_sd),
+                        detail::fmt_double(expected_sd),
                         "; at least ",
                         detail::fmt_double(least),
                         " needed)") };
@@ -337,12 +376,17 @@ bool stream_decoder::judge(const frame_decode_result& r,
     }
     const long long s = d_seg + r.start.positions[argmax(r.start.weights)];
     bool low = false; // below the recent frames' (2 standard deviations)
-    if (kind == pending_kind::synced && !d_acquired && d_req_tail &&
-        d_recent.size() >= recent_min) {
+    if (d_recent.size() >= recent_min) {
         // a frame carried in sync whose likelihood falls far below the
         // recent frames' (it absorbed a burst, or reads shifted codewords):
         // its neighbourhood is searched instead (which finds it again if it
-        // was right)
+        // was right). A frame found by a search or an acquisition, and a
+        // frame at the stream's end (no tail after it, perhaps cut), are held
+        // to min(that, half their mean), as a frame is to the channel's
+        // prediction: the frames before them were decoded over the same
+        // channel, and a chance fit of the sync word in the data (or a read
+        // across a burst) reads far worse than they did, while a true frame
+        // that a burst or the end follows loses only its tail's part.
         double mean = 0, var = 0;
         for (double v : d_recent)
             mean += v;
@@ -351,7 +395,11 @@ bool stream_decoder::judge(const frame_decode_result& r,
             var += (v - mean) * (v - mean);
         const double sd = std::max(std::sqrt(var / double(d_recent.size() - 1)),
                                    1.0 + 0.05 * std::fabs(mean));
-        if (r.log_likelihood_ratio < mean - drop_sigmas * sd) {
+        const bool found = kind == pending_kind::search || d_acquired;
+        const double least = found || !d_req_tail
+                                 ? std::min(mean - drop_sigmas * sd, mean / 2)
+                                 : mean - drop_sigmas * sd;
+        if (r.log_likelihood_ratio < least) {
             why = { frame_status::sync_lost,
                     detail::concat("the frame's log-likelihood ratio ",
                                    detail::fmt_double(r.log_likelihood_ratio),
@@ -362,11 +410,12 @@ bool stream_decoder::judge(const frame_decode_result& r,
                                    ")") };
             return false;
         }
-        low = r.log_likelihood_ratio < mean - 2 * sd;
+        low = kind == pending_kind::synced && !d_acquired &&
+              r.log_likelihood_ratio < mean - 2 * sd;
     }
     // below what the channel predicts by 2 standard deviations
-    if (std::isfinite(d_expected_mean) && d_req_tail &&
-        r.log_likelihood_ratio < d_expected_mean - 2 * d_expected_sd)
+    if (predicted && std::isfinite(expected_mean) &&
+        r.log_likelihood_ratio < expected_mean - 2 * expected_sd)
         low = true;
     // a frame whose length is one the channel makes very unlikely (it
     // absorbed a burst by insertions or deletions)
@@ -436,14 +485,29 @@ bool stream_decoder::judge(const frame_decode_result& r,
         // a weak fit of a frame carried in sync: a frame read off its true
         // start (after a burst) may pass by chance; the frame read from where
         // W fits better nearby must not read nearly as well (a search's
-        // candidates compete with each other in complete())
+        // candidates compete with each other in complete()). Where the
+        // stream ends before that frame can be read, it cannot be ruled out
+        // if W fits there at least as well as here.
         long long at = 0;
         double at_fit = 0;
-        const bool weak = fit < d_G * std::log(2.0) / 2;
+        const bool weak = fit < d_G * ln_letters(d_alphabet) / 2;
         if (kind == pending_kind::synced && (weak || low || odd_length) &&
             other_sync_word(
                 s, weak ? fit : d_judge->sync_word_threshold(), &at, &at_fit)) {
-            const double other = llr_at(at);
+            bool short_of_items = false;
+            const double other = llr_at(at, false, &short_of_items);
+            if (short_of_items && d_ended && at_fit >= fit) {
+                why = { frame_status::sync_ambiguous,
+                        detail::concat("the sync word fits at ",
+                                       at,
+                                       " (ln likelihood ratio ",
+                                       detail::fmt_double(at_fit),
+                                       " against ",
+                                       detail::fmt_double(fit),
+                                       "), and the stream ends before the frame read "
+                                       "from there can be compared") };
+                return false;
+            }
             if (other >= r.log_likelihood_ratio - alignment_judge::edge_margin) {
                 why = { frame_status::sync_ambiguous,
                         detail::concat("the sync word fits at ",
@@ -530,14 +594,16 @@ bool stream_decoder::judge(const frame_decode_result& r,
         // margins and a shifted one's lie about as far either side of 0); a
         // frame found by an acquisition, or carried but reading worse than
         // the recent frames or with an unlikely length (it may have absorbed
-        // a burst), by edge_margin, and its edges must read as codewords
+        // a burst) or at the stream's end with nothing after it, by
+        // edge_margin, and its edges must read as codewords
         // (within edge_margin of random bits or better: a burst's bits read
         // as codewords read far worse). A search's frame competes with its
         // shifts by whole periods in full decodes instead
         // (best_of_period_shifts), so only its edges against random bits
         // count.
         const bool found = kind == pending_kind::search || d_acquired;
-        const bool strict = found || low || odd_length;
+        // (a frame at the stream's end: no next frame vouches for its end)
+        const bool strict = found || low || odd_length || !d_req_tail;
         const bool shifts_beaten =
             kind == pending_kind::search || (kind == pending_kind::synced && d_by_search);
         const double need = shifts_beaten ? -std::numeric_limits<double>::infinity()
@@ -612,21 +678,35 @@ long long stream_decoder::best_of_period_shifts(long long s, frame_result& why)
     // the start found and its shifts by one and two whole periods (which the
     // search's window may not have held), each decoded from a window around
     // it with the whole next frame after it: the best must beat every other
-    // by edge_margin
+    // by edge_margin. A shift that the stream's end leaves unread cannot be
+    // ruled out: the frame is then ambiguous (a search over a segment cut by
+    // the end prefers the shift that reads more of the next frame's
+    // codewords as its own, and that frame is not the one sent there).
     const long long unit = (long long)d_judge->period() * d_dec->config().cb.n();
     std::vector<std::pair<long long, double>> c;
     for (long long j = -2; j <= 2; ++j) {
         const long long x = s + j * unit;
         if (x + d_opt.acquire_window < std::max(d_search_floor, d_base))
-            continue; // (its window lies before the bits a frame may start in)
-        c.emplace_back(x, llr_at(x, true));
+            continue; // (its window lies before the items a frame may start in)
+        bool short_of_items = false;
+        c.emplace_back(x, llr_at(x, true, &short_of_items));
+        if (short_of_items && d_ended) {
+            why = { frame_status::sync_ambiguous,
+                    detail::concat("the stream ends before the frame read from ",
+                                   s,
+                                   " can be compared with the one read from ",
+                                   x,
+                                   ", whole code periods apart (each with the next "
+                                   "frame after it)") };
+            return -1;
+        }
     }
     size_t best = 0;
     for (size_t k = 1; k < c.size(); ++k)
         if (c[k].second > c[best].second)
             best = k;
     if (c.empty() || !std::isfinite(c[best].second))
-        return s; // (nothing to compare with: the stream ends)
+        return s; // (no shift can be decoded)
     for (size_t k = 0; k < c.size(); ++k) {
         if (k != best && c[k].second >= c[best].second - alignment_judge::edge_margin) {
             why = { frame_status::sync_ambiguous,

@@ -32,11 +32,11 @@ namespace frame_detail {
 
 /*
  * T(e) for a free end with no look-ahead symbols: rx[e:L] is W, then random
- * bits of weight 1/2 each. The backward counterpart of the lattice
+ * letters of weight 1/A each. The backward counterpart of the lattice
  * (full_lattice_last_row), with the model's exact step weights: b(j, t) is
- * the weight of rx[t:L] once j bits of W are sent, times 2^(L - t) (so that
- * the random tail weighs 1 and nothing underflows); b(G, t) = 1. Returns
- * log T(e) = log b(0, e) - (L - e) log 2 for e = e0 .. L.
+ * the weight of rx[t:L] once j letters of W are sent, times A^(L - t) (so
+ * that the random tail weighs 1 and nothing underflows); b(G, t) = 1.
+ * Returns log T(e) = log b(0, e) - (L - e) log A for e = e0 .. L.
  */
 static std::vector<double> sync_tail_log_weights(const channel_params& ch,
                                                  const std::vector<uint8_t>& W,
@@ -44,17 +44,18 @@ static std::vector<double> sync_tail_log_weights(const channel_params& ch,
                                                  long long L,
                                                  long long e0)
 {
-    const auto w = lattice_weights<double>::exact(ch);
+    const exact_letter_weights w(ch);
+    const size_t A = size_t(w.A);
+    const double lnA = ln_letters(w.A);
     const long long cols = L - e0 + 1;
-    // rx[e0:L] as item probabilities (soft input) or bits
-    std::vector<double> prob(rx.soft() ? 2 * size_t(L - e0) : 0);
+    // rx[e0:L] as item probabilities (soft input) or letters
+    std::vector<double> prob(rx.soft() ? A * size_t(L - e0) : 0);
     if (rx.soft())
         item_probabilities(rx + e0, size_t(L - e0), prob.data());
     auto diag = [&](uint8_t x, long long t) {
         if (!rx.soft())
             return w.diag(x, rx.bits[t]);
-        const size_t k = size_t(t - e0);
-        return w.diag_soft(x, prob[2 * k], prob[2 * k + 1]);
+        return w.diag_probs(x, prob.data() + A * size_t(t - e0));
     };
     std::vector<double> next(size_t(cols), 1.0), cur(size_t(cols), 0.0); // row G: b = 1
     for (long long j = (long long)W.size() - 1; j >= 0; --j) {
@@ -62,8 +63,8 @@ static std::vector<double> sync_tail_log_weights(const channel_params& ch,
             const size_t k = size_t(t - e0);
             double v = w.del * next[k]; // W's bit j deleted
             if (t < L) {
-                v += 2 * diag(W[size_t(j)], t) * next[k + 1]; // bit j received as rx[t]
-                v += 2 * w.ins * cur[k + 1];                  // rx[t] inserted before it
+                v += double(A) * diag(W[size_t(j)], t) * next[k + 1]; // rx[t] is W[j]
+                v += double(A) * w.ins * cur[k + 1]; // rx[t] inserted before it
             }
             cur[k] = v;
         }
@@ -72,7 +73,7 @@ static std::vector<double> sync_tail_log_weights(const channel_params& ch,
     std::vector<double> out(static_cast<size_t>(cols));
     for (long long e = e0; e <= L; ++e) {
         const double b = next[size_t(e - e0)];
-        out[size_t(e - e0)] = b > 0 ? std::log(b) - double(L - e) * ln2
+        out[size_t(e - e0)] = b > 0 ? std::log(b) - double(L - e) * lnA
                                     : -std::numeric_limits<double>::infinity();
     }
     return out;
@@ -105,14 +106,14 @@ static void normalize(std::vector<double>& v)
         x = s > 0 ? x / s : 0.0;
 }
 
-// ln((1 - gap) e^logT + gap 2^-rest): an end's tail weight when, with
-// probability gap, what follows the end is not the next frame but random bits
-double with_gap(double logT, double gap, long long rest)
+// ln((1 - gap) e^logT + gap A^-rest): an end's tail weight when, with
+// probability gap, what follows the end is not the next frame but random
+// letters
+double with_gap(double logT, double gap, long long rest, double lnA)
 {
     if (!(gap > 0))
         return logT;
-    const double a = std::log1p(-gap) + logT,
-                 b = std::log(gap) - double(rest) * std::log(2.0);
+    const double a = std::log1p(-gap) + logT, b = std::log(gap) - double(rest) * lnA;
     const double top = std::max(a, b);
     if (top == -std::numeric_limits<double>::infinity())
         return top;
@@ -127,10 +128,15 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
 {
     const long long L = (long long)r.L;
     const long long G = (long long)d_sync.size();
-    if (L > 0 && r.items().empty())
-        throw std::invalid_argument("decode_frame: no bits for a segment of L > 0");
-    if (r.bits && r.llr)
-        throw std::invalid_argument("decode_frame: both bits and LLRs were given");
+    const int A = d_cfg.ch.alphabet();
+    const received_items items = r.items(A);
+    p.A = A;
+    p.lnA = ln_letters(A);
+    if (L > 0 && items.empty())
+        throw std::invalid_argument("decode_frame: no items for a segment of L > 0");
+    if ((r.bits != nullptr) + (r.llr != nullptr) + (r.logprob != nullptr) > 1)
+        throw std::invalid_argument(
+            "decode_frame: more than one of bits, LLRs and log-probabilities were given");
     if (r.lookahead < 0 || r.lookahead > N()) {
         throw std::invalid_argument(detail::concat("decode_frame: lookahead K = ",
                                                    r.lookahead,
@@ -260,7 +266,7 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
         // the whole segment, W's bits and the tail included (the backend
         // checks only what follows the first codeword's earliest start)
         std::string what;
-        if (find_invalid_item(r.items(), size_t(L), what) < size_t(L)) {
+        if (find_invalid_item(items, size_t(L), what) < size_t(L)) {
             p.refused = true;
             p.result = { frame_status::invalid_input, what };
             return;
@@ -273,9 +279,9 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
     // soft items: their probabilities once for every start's lattice
     std::vector<double> prob;
     const long long w_end = std::min(L, x_hi);
-    if (r.llr && w_end > s_min) {
-        prob.resize(2 * size_t(w_end - s_min));
-        item_probabilities(r.items() + s_min, size_t(w_end - s_min), prob.data());
+    if (items.soft() && w_end > s_min) {
+        prob.resize(size_t(A) * size_t(w_end - s_min));
+        item_probabilities(items + s_min, size_t(w_end - s_min), prob.data());
     }
     for (size_t k = 0; k < p.start.positions.size(); ++k) {
         // from start s, W ends at x = s + G + d with its drift d in the limits
@@ -285,33 +291,34 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
         if (ny < 0)
             continue;
         p.wrow[k] =
-            r.llr ? full_lattice_last_row_probs(d_cfg.ch,
-                                                d_sync.data(),
-                                                d_sync.size(),
-                                                prob.data() + 2 * (s - s_min),
-                                                size_t(ny))
-                  : full_lattice_last_row(
-                        d_cfg.ch, d_sync.data(), d_sync.size(), r.bits + s, size_t(ny));
+            items.soft()
+                ? full_lattice_last_row_probs(d_cfg.ch,
+                                              d_sync.data(),
+                                              d_sync.size(),
+                                              prob.data() + A * (s - s_min),
+                                              size_t(ny))
+                : full_lattice_last_row(
+                      d_cfg.ch, d_sync.data(), d_sync.size(), r.bits + s, size_t(ny));
         const long long c0 = std::max<long long>({ 0, x_lo - s, G + d_limits.mtau.lo });
         std::fill(
             p.wrow[k].begin(), p.wrow[k].begin() + std::min<long long>(c0, ny + 1), 0.0);
-        // (with random_before, already times 2^c: the backend's 2^(x - x_lo)
-        // and the 2^-(s - s_0) of the bits before s leave 2^c 2^(s_0 - x_lo),
+        // (with random_before, already times A^c: the backend's A^(x - x_lo)
+        // and the A^-(s - s_0) of the letters before s leave A^c A^(s_0 - x_lo),
         // and no weight underflows however wide the prior)
         for (long long c = c0; c <= ny; ++c)
             p.bounds.start[size_t(s + c - x_lo)] +=
                 p.random_before
-                    ? std::ldexp(p.start.weights[k] * p.wrow[k][size_t(c)], int(c))
+                    ? times_letters_pow(p.start.weights[k] * p.wrow[k][size_t(c)], c, A)
                     : p.start.weights[k] * p.wrow[k][size_t(c)];
     }
     {
-        // to the backend's scale: times 2^x (relative to the largest)
+        // to the backend's scale: times A^x (relative to the largest)
         std::vector<double> lw(static_cast<size_t>(Mt));
         for (long long a = 0; a < Mt; ++a) {
             const double w = p.bounds.start[size_t(a)];
             lw[size_t(a)] = !(w > 0)          ? -std::numeric_limits<double>::infinity()
                             : p.random_before ? std::log(w) + p.start_scale(0, x_lo)
-                                              : std::log(w) + double(a) * ln2;
+                                              : std::log(w) + double(a) * p.lnA;
         }
         if (!exp_relative(lw, &p.log_scale_start)) {
             p.refused = true;
@@ -348,8 +355,8 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
                                         "]") };
             return;
         }
-        p.bounds.end[size_t(a)] = 1.0; // T(L) = 1, times 2^-(L - e_lo)
-        p.log_scale_end = -double(a) * ln2;
+        p.bounds.end[size_t(a)] = 1.0; // T(L) = 1, times A^-(L - e_lo)
+        p.log_scale_end = -double(a) * p.lnA;
         return;
     }
     // free: T(e) for the ends e <= L the states allow
@@ -359,7 +366,7 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
         p.result = { frame_status::impossible,
                      detail::concat("the segment of L = ",
                                     L,
-                                    " bits is too short for any end: "
+                                    " items is too short for any end: "
                                     "the frame ends at position ",
                                     e_lo,
                                     " or later") };
@@ -374,18 +381,19 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
     std::vector<double> logT;
     if (G == 0 || random_tail) {
         for (long long e = e_first; e <= e_last; ++e)
-            logT.push_back(-double(L - e) * ln2);
+            logT.push_back(-double(L - e) * p.lnA);
     } else {
-        logT = sync_tail_log_weights(d_cfg.ch, d_sync, r.items(), L, e_first);
+        logT = sync_tail_log_weights(d_cfg.ch, d_sync, items, L, e_first);
         logT.resize(size_t(e_last - e_first + 1));
         for (long long e = e_first; e <= e_last; ++e)
-            logT[size_t(e - e_first)] = with_gap(logT[size_t(e - e_first)], r.gap, L - e);
+            logT[size_t(e - e_first)] =
+                with_gap(logT[size_t(e - e_first)], r.gap, L - e, p.lnA);
     }
     std::vector<double> w(static_cast<size_t>(Mt),
                           -std::numeric_limits<double>::infinity());
     for (long long e = e_first; e <= e_last; ++e)
         w[size_t(e - e_lo)] =
-            logT[size_t(e - e_first)] - double(e - e_lo) * ln2; // times 2^-e
+            logT[size_t(e - e_first)] - double(e - e_lo) * p.lnA; // times A^-e
     if (!exp_relative(w, &p.log_scale_end)) {
         p.refused = true;
         p.result = { frame_status::impossible, "no end position has a positive weight" };
@@ -422,9 +430,9 @@ void frame_decoder::finish(const frame_request& r,
     if (ok && p.plain) {
         out.start.weights[0] = 1.0;
     } else if (ok) {
-        // the exact backward metric at x is beta_0(x) 2^x, x = s + c: per
-        // start, sum_c R(rx[s:s+c] | W) beta_0 2^c in doubles (c is at most
-        // G + m^+), then one log with 2^(s - x_lo); in logs term by term
+        // the exact backward metric at x is beta_0(x) A^x, x = s + c: per
+        // start, sum_c R(rx[s:s+c] | W) beta_0 A^c in doubles (c is at most
+        // G + m^+), then one log with A^(s - x_lo); in logs term by term
         // only if every start's sum underflowed
         const long long x_lo = p.p0 + p.lo_b;
         std::vector<double> lv(p.start.positions.size());
@@ -440,11 +448,12 @@ void frame_decoder::finish(const frame_request& r,
                             !(beta0[a] > 0))
                             continue;
                         if (!logs) {
-                            sum += std::ldexp(p.wrow[k][c] * beta0[a], int(c));
+                            sum += times_letters_pow(
+                                p.wrow[k][c] * beta0[a], (long long)c, p.A);
                             continue;
                         }
-                        const double t =
-                            std::log(p.wrow[k][c]) + std::log(beta0[a]) + double(c) * ln2;
+                        const double t = std::log(p.wrow[k][c]) + std::log(beta0[a]) +
+                                         double(c) * p.lnA;
                         if (pass == 0)
                             top = std::max(top, t);
                         else
@@ -467,28 +476,28 @@ void frame_decoder::finish(const frame_request& r,
     }
 
     // the evidence (the backend's over the scales of the weights it was
-    // given: the 2^x and 2^-e factors leave 2^(e_lo - x_lo) = 2^tau), and
-    // against random bits: ln sum_s pi(s) Z_s 2^(L - s) = ln Z + ln sum_s
-    // P(s | rx) 2^(L - s)
+    // given: the A^x and A^-e factors leave A^(e_lo - x_lo) = A^tau), and
+    // against random letters: ln sum_s pi(s) Z_s A^(L - s) = ln Z + ln sum_s
+    // P(s | rx) A^(L - s)
     if (ok) {
-        out.log_evidence = p.plain ? p.backend_evidence - double(L) * ln2
+        out.log_evidence = p.plain ? p.backend_evidence - double(L) * p.lnA
                                    : p.backend_evidence + p.log_scale_start +
-                                         p.log_scale_end - double(tau()) * ln2;
+                                         p.log_scale_end - double(tau()) * p.lnA;
         double top = -std::numeric_limits<double>::infinity(), sum = 0;
         for (size_t k = 0; k < out.start.positions.size(); ++k) {
             if (out.start.weights[k] > 0)
-                top = std::max(top, double(L - out.start.positions[k]) * ln2);
+                top = std::max(top, double(L - out.start.positions[k]) * p.lnA);
         }
         for (size_t k = 0; k < out.start.positions.size(); ++k) {
             if (out.start.weights[k] > 0)
                 sum += out.start.weights[k] *
-                       std::exp(double(L - out.start.positions[k]) * ln2 - top);
+                       std::exp(double(L - out.start.positions[k]) * p.lnA - top);
         }
         out.log_likelihood_ratio = sum > 0 ? out.log_evidence + top + std::log(sum)
                                            : -std::numeric_limits<double>::infinity();
-        if (p.random_before) // the evidence of rx[s_0:L], bits before a start random
+        if (p.random_before) // the evidence of rx[s_0:L], letters before a start random
             out.log_likelihood_ratio =
-                out.log_evidence + double(L - p.start.positions.front()) * ln2;
+                out.log_evidence + double(L - p.start.positions.front()) * p.lnA;
     }
 
     // the end: lambda(e) = alpha_N beta_N, and the forward metric alpha_N
@@ -499,7 +508,7 @@ void frame_decoder::finish(const frame_request& r,
         return;
     }
     // lambda(e) = alpha_N beta_N in the backend's scale; the exact forward
-    // metric is alpha_N(e) 2^-e
+    // metric is alpha_N(e) A^-e
     const long long e_lo = p.p0 + tau() + p.lo_b;
     for (size_t a = 0; a < Mt; ++a) {
         const long long e = e_lo + (long long)a;
@@ -508,7 +517,7 @@ void frame_decoder::finish(const frame_request& r,
         out.end_positions.push_back(e);
         out.end_posterior.push_back(ok ? alphaN[a] * p.bounds.end[a] : 0.0);
         out.end_forward.push_back(ok && alphaN[a] > 0
-                                      ? std::log(alphaN[a]) - double(a) * ln2
+                                      ? std::log(alphaN[a]) - double(a) * p.lnA
                                       : -std::numeric_limits<double>::infinity());
     }
     normalize(out.end_posterior);

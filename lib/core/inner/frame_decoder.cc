@@ -26,7 +26,9 @@
 // not, so the weights given to the backend carry it: alpha_0(x) is the exact
 // start weight times 2^x, beta_N(e) the exact end weight times 2^-e, and the
 // backend's alpha_N(e) and beta_0(x) come back times 2^-e and 2^x (in logs,
-// relative to the largest: nothing overflows).
+// relative to the largest: nothing overflows). Over an alphabet of A letters
+// every 2 above is A (a received letter is weighed against a random one):
+// prepared::lnA, times_letters_pow.
 
 #include "inner/frame_prepared.h"
 #include "runtime/format.h"
@@ -35,6 +37,7 @@
 #include <gnuradio/bsid/core/inner/lattice.h>
 #include <gnuradio/bsid/core/inner/model.h>
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -55,16 +58,71 @@ end_mode parse_end_mode(const std::string& s)
 
 std::string to_string(end_mode e) { return e == end_mode::known ? "known" : "free"; }
 
-std::vector<uint8_t> parse_sync_word(const std::string& text)
+std::vector<uint8_t> parse_sync_word(const std::string& text, int alphabet)
 {
+    if (alphabet < 2 || alphabet > 256)
+        throw std::invalid_argument(
+            detail::concat("sync word: the alphabet ", alphabet, " is not in 2 .. 256"));
     std::vector<uint8_t> w;
+    if (text.find(',') != std::string::npos || alphabet > 10) {
+        // comma-separated integers, each a letter in [0, A)
+        size_t from = 0;
+        while (!text.empty()) {
+            const size_t comma = std::min(text.find(',', from), text.size());
+            std::string item = text.substr(from, comma - from);
+            item.erase(0, item.find_first_not_of(" \t"));
+            item.erase(item.find_last_not_of(" \t") + 1);
+            const bool digits = !item.empty() && item.size() <= 3 &&
+                                item.find_first_not_of("0123456789") == std::string::npos;
+            const int v = digits ? std::stoi(item) : -1;
+            if (v < 0 || v >= alphabet) {
+                throw std::invalid_argument(
+                    detail::concat("sync word '",
+                                   text,
+                                   "': item ",
+                                   w.size(),
+                                   " ('",
+                                   item,
+                                   "') is not a letter of the alphabet (an integer 0 to ",
+                                   alphabet - 1,
+                                   ")"));
+            }
+            w.push_back(uint8_t(v));
+            if (comma == text.size())
+                break;
+            from = comma + 1;
+        }
+        return w;
+    }
+    // one character a letter: bits "0110..."; four letters "ACGT..." (A, C,
+    // G, T = 0, 1, 2, 3); up to ten letters digits "0123..."
+    static const std::string dna = "ACGT";
     w.reserve(text.size());
     for (size_t k = 0; k < text.size(); ++k) {
-        if (text[k] != '0' && text[k] != '1') {
-            throw std::invalid_argument(detail::concat(
-                "sync word '", text, "': character ", k, " is not 0 or 1"));
+        const char c = text[k];
+        const size_t letter = dna.find(char(std::toupper((unsigned char)c)));
+        int v = c >= '0' && c <= '9' ? c - '0' : -1;
+        if (alphabet == 4 && letter != std::string::npos)
+            v = int(letter);
+        if (v < 0 || v >= alphabet) {
+            throw std::invalid_argument(
+                alphabet == 2
+                    ? detail::concat(
+                          "sync word '", text, "': character ", k, " is not 0 or 1")
+                : alphabet == 4 ? detail::concat("sync word '",
+                                                 text,
+                                                 "': character ",
+                                                 k,
+                                                 " is not one of A, C, G, T (or 0 to 3)")
+                                : detail::concat("sync word '",
+                                                 text,
+                                                 "': character ",
+                                                 k,
+                                                 " is not a letter 0 to ",
+                                                 alphabet - 1,
+                                                 " (or give comma-separated integers)"));
         }
-        w.push_back(uint8_t(text[k] - '0'));
+        w.push_back(uint8_t(v));
     }
     return w;
 }
@@ -74,10 +132,13 @@ using namespace frame_detail;
 frame_decoder::frame_decoder(const decoder_config& cfg, std::vector<uint8_t> sync_word)
     : d_cfg(cfg), d_sync(std::move(sync_word))
 {
-    cfg.ch.require_bits("frame_decoder");
     for (auto b : d_sync) {
-        if (b > 1)
-            throw std::invalid_argument("frame_decoder: a sync word bit is not 0 or 1");
+        if (int(b) >= cfg.ch.alphabet())
+            throw std::invalid_argument(
+                cfg.ch.alphabet() == 2
+                    ? std::string("frame_decoder: a sync word bit is not 0 or 1")
+                    : detail::concat("frame_decoder: a sync word letter is not in 0 .. ",
+                                     cfg.ch.alphabet() - 1));
     }
     if (d_sync.empty()) {
         d_primary = map_decoder::make(cfg);
@@ -178,6 +239,7 @@ frame_decoder::decode_batch(const std::vector<frame_view>& frames,
     for (size_t k = 0; k < frames.size(); ++k) {
         req[k].bits = frames[k].bits;
         req[k].llr = frames[k].llr;
+        req[k].logprob = frames[k].logprob;
         req[k].L = frames[k].rho;
         req[k].priors = frames[k].priors;
         req[k].log_priors = frames[k].log_priors;
@@ -242,13 +304,14 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
             frame_request q;
             q.bits = requests[k].bits;
             q.llr = requests[k].llr;
+            q.logprob = requests[k].logprob;
             q.L = requests[k].L;
             q.start = position_weights{ p[k].end_e,
                                         std::vector<double>(p[k].end_e.size(), 1.0) };
             q.end = end_mode::free;
-            // the ends compared on the same bits: their posteriors stay within
+            // the ends compared on the same items: their posteriors stay within
             // range however many ends there are (plain, the exact weights of
-            // ends thousands of bits apart differ by 2^thousands)
+            // ends thousands of items apart differ by A^thousands)
             q.random_before = true;
             inner.push_back(std::move(q));
         }
@@ -266,11 +329,11 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
                                   got[j].result.reason };
                 continue;
             }
-            // T(e) = P(the look-ahead | e): with the inner starts' bits before
+            // T(e) = P(the look-ahead | e): with the inner starts' items before
             // them random, the inner start posterior times the inner evidence,
-            // the count of its (uniform) starts and 2^(e - e_0); with a gap,
-            // (1 - gap) T(e) + gap 2^-(L - e). Given to the backend times
-            // 2^-(e - e_lo), relative to the largest.
+            // the count of its (uniform) starts and A^(e - e_0); with a gap,
+            // (1 - gap) T(e) + gap A^-(L - e). Given to the backend times
+            // A^-(e - e_lo), relative to the largest.
             const long long e0 = pk.end_e.front();
             const double lz = ok ? got[j].log_evidence + std::log(double(pk.end_e.size()))
                                  : -std::numeric_limits<double>::infinity();
@@ -279,9 +342,10 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
             for (size_t i = 0; i < pk.end_e.size(); ++i) {
                 const long long e = pk.end_e[i];
                 const double t = ok ? got[j].start.weights[i] : 0.0;
-                const double lt = t > 0 ? std::log(t) + lz + double(e - e0) * ln2
+                const double lt = t > 0 ? std::log(t) + lz + double(e - e0) * pk.lnA
                                         : -std::numeric_limits<double>::infinity();
-                w[size_t(e - e_lo)] = with_gap(lt, gap, L - e) - double(e - e_lo) * ln2;
+                w[size_t(e - e_lo)] =
+                    with_gap(lt, gap, L - e, pk.lnA) - double(e - e_lo) * pk.lnA;
             }
             if (!exp_relative(w, &pk.log_scale_end)) {
                 pk.refused = true;
@@ -320,6 +384,7 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
             const long long start = std::min<long long>(p[k].p0, (long long)r.L);
             v.bits = r.bits ? r.bits + start : nullptr;
             v.llr = r.llr ? r.llr + start : nullptr;
+            v.logprob = r.logprob ? r.logprob + start * d_cfg.ch.alphabet() : nullptr;
             v.rho = size_t((long long)r.L - start);
             v.priors = r.priors;
             v.log_priors = r.log_priors;

@@ -12,6 +12,7 @@
 #ifndef INCLUDED_BSID_CORE_INNER_FRAME_PREPARED_H
 #define INCLUDED_BSID_CORE_INNER_FRAME_PREPARED_H
 
+#include "channel/letter_scale.h"
 #include <gnuradio/bsid/core/inner/frame_decoder.h>
 #include <cmath>
 #include <limits>
@@ -22,16 +23,17 @@ namespace bsid {
 
 namespace frame_detail {
 
-constexpr double ln2 = 0.69314718055994530942;
+using bsid::ln2;
 
 // exp(v - max v), in place; false if every value is -inf (all zero). With
 // log_scale, *log_scale = ln sum exp(v) (the scale that the backend's
 // normalization of the result divides out).
 bool exp_relative(std::vector<double>& v, double* log_scale = nullptr);
 
-// ln((1 - gap) e^logT + gap 2^-rest): an end's tail weight when, with
-// probability gap, what follows the end is not the next frame but random bits
-double with_gap(double logT, double gap, long long rest);
+// ln((1 - gap) e^logT + gap A^-rest): an end's tail weight when, with
+// probability gap, what follows the end is not the next frame but random
+// letters (lnA = ln A)
+double with_gap(double logT, double gap, long long rest, double lnA);
 
 } // namespace frame_detail
 
@@ -39,18 +41,20 @@ double with_gap(double logT, double gap, long long rest);
 struct frame_decoder::prepared {
     bool refused = false; // decided before decoding (result holds why)
     frame_result result;
-    bool plain = false;         // the backend's own boundaries (the default decode)
-    position_weights start;     // the start prior, sorted, normalized
-    bool random_before = false; // frame_request::random_before, with a spread prior
+    bool plain = false;             // the backend's own boundaries (the default decode)
+    position_weights start;         // the start prior, sorted, normalized
+    bool random_before = false;     // frame_request::random_before, with a spread prior
+    int A = 2;                      // the alphabet (2: bits)
+    double lnA = frame_detail::ln2; // ln A
     /*
      * ln of the factor that takes a start's exact weight to the backend's
-     * scale, relative to codeword 0's earliest start x_lo: 2^(s - x_lo), and
-     * with random_before the 2^-(s - s_0) of the bits before s on top.
+     * scale, relative to codeword 0's earliest start x_lo: A^(s - x_lo), and
+     * with random_before the A^-(s - s_0) of the letters before s on top.
      */
     double start_scale(long long s, long long x_lo) const
     {
         const long long from = random_before ? start.positions.front() : s;
-        return double(from - x_lo) * std::log(2.0);
+        return double(from - x_lo) * lnA;
     }
     std::vector<std::vector<double>> wrow; // per start: R(rx[s:s+c] | W), c = 0..
     long long p0 = 0;                      // the backend's bit 0 is rx[p0]

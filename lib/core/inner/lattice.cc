@@ -215,20 +215,31 @@ void corridor_lattice<double>(const lattice_weights<double>& w,
     corridor_lattice_double(w, n, q, qsel, y, yprob, avail, dlo, dhi, scratch, out);
 }
 
+exact_letter_weights::exact_letter_weights(const channel_params& ch)
+    : ins(ch.Pi() / ch.alphabet()), del(ch.Pd()), A(ch.alphabet())
+{
+    d_tab.resize(size_t(A) * size_t(A));
+    for (int x = 0; x < A; ++x)
+        for (int y = 0; y < A; ++y)
+            d_tab[size_t(x * A + y)] =
+                A == 2 ? (x == y ? ch.Pt() * (1 - ch.Ps()) : ch.Pt() * ch.Ps())
+                       : ch.Pt() * ch.emission(unsigned(x), unsigned(y));
+}
+
 namespace {
 
 // eqn:F over the whole lattice; diag(c, x) is the diagonal weight of sending
-// bit x and receiving item c
+// letter x and receiving item c
 template <typename Diag>
 std::vector<double> full_lattice_impl(
-    const lattice_weights<double>& w, const uint8_t* x, size_t nx, size_t ny, Diag diag)
+    const exact_letter_weights& w, const uint8_t* x, size_t nx, size_t ny, Diag diag)
 {
     std::vector<double> prev(ny + 1, 0.0), cur(ny + 1, 0.0);
     prev[0] = 1.0; // F(0,0) = 1
     for (size_t c = 1; c <= ny && nx > 0; ++c)
         prev[c] = w.ins * prev[c - 1];
     for (size_t r = 1; r <= nx; ++r) {
-        const double ins = r < nx ? w.ins : 0.0; // no insertion after the last bit
+        const double ins = r < nx ? w.ins : 0.0; // no insertion after the last letter
         for (size_t c = 0; c <= ny; ++c) {
             double v = w.del * prev[c];
             if (c >= 1) {
@@ -247,7 +258,7 @@ std::vector<double> full_lattice_impl(
 std::vector<double> full_lattice_last_row(
     const channel_params& ch, const uint8_t* x, size_t nx, const uint8_t* y, size_t ny)
 {
-    const auto w = lattice_weights<double>::exact(ch);
+    const exact_letter_weights w(ch);
     return full_lattice_impl(
         w, x, nx, ny, [&](size_t c, uint8_t xb) { return w.diag(xb, y[c]); });
 }
@@ -260,17 +271,20 @@ std::vector<double> full_lattice_last_row(const channel_params& ch,
 {
     if (!y.soft())
         return full_lattice_last_row(ch, x, nx, y.bits, ny);
-    std::vector<double> prob(2 * ny);
-    item_probabilities(y, ny, prob.data());
+    received_items items = y;
+    items.alphabet = ch.alphabet();
+    std::vector<double> prob(size_t(ch.alphabet()) * ny);
+    item_probabilities(items, ny, prob.data());
     return full_lattice_last_row_probs(ch, x, nx, prob.data(), ny);
 }
 
 std::vector<double> full_lattice_last_row_probs(
     const channel_params& ch, const uint8_t* x, size_t nx, const double* prob, size_t ny)
 {
-    const auto w = lattice_weights<double>::exact(ch);
+    const exact_letter_weights w(ch);
+    const size_t A = size_t(w.A);
     return full_lattice_impl(w, x, nx, ny, [&](size_t c, uint8_t xb) {
-        return w.diag_soft(xb, prob[2 * c], prob[2 * c + 1]);
+        return w.diag_probs(xb, prob + A * c);
     });
 }
 

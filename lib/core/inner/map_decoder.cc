@@ -285,8 +285,7 @@ bool map_decoder::precheck(const frame_view& frame, frame_result& result) const
         }
     }
     std::string what;
-    received_items items = frame.items();
-    items.alphabet = d_cfg.ch.alphabet();
+    const received_items items = frame.items(d_cfg.ch.alphabet());
     if (find_invalid_item(items, frame.rho, what) < frame.rho) {
         result = { frame_status::invalid_input, what };
         return false;

@@ -332,7 +332,8 @@ private:
         cpu::lattice_call<real> call;
         call.qsel = d_qsel[size_t(p)].data();
         call.y = f.bits ? f.bits + start : nullptr;
-        call.yprob = f.llr ? ws.soft.data() + 2 * start : nullptr;
+        call.yprob =
+            f.llr || f.logprob ? ws.soft.data() + d_lattice.letters * start : nullptr;
         call.avail = (long long)f.rho - start;
         call.scratch = ws.scratch.data();
         call.out = block;
@@ -458,9 +459,10 @@ private:
         }
         ws.bounds = boundaries(f);
         ws.soft.clear();
-        if (f.llr) {
-            ws.soft.resize(2 * f.rho);
-            item_probabilities(f.items(), f.rho, ws.soft.data());
+        const int A = d_cfg.ch.alphabet();
+        if (f.llr || f.logprob) {
+            ws.soft.resize(size_t(A) * f.rho);
+            item_probabilities(f.items(A), f.rho, ws.soft.data());
         }
         if (f.events) {
             ws.ev_prob.resize(2 * f.rho);

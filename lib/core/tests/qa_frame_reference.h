@@ -11,8 +11,10 @@
 //   P(D) pi(s) R(rx[s:e] | W || X(D)) T(e)
 // with R the full, unconstrained lattice and T summed over every look-ahead
 // message and end. Quadratic and exponential: tiny codes only. Soft input
-// (LLRs) goes through qa_reference.h's own lattice (corridor_R), written from
-// the model independently of the library.
+// (LLRs; log-probabilities over A > 2 letters) and every alphabet of more
+// than two letters go through qa_reference.h's own lattice (corridor_R),
+// written from the model independently of the library; random letters weigh
+// 1/A each.
 
 #ifndef INCLUDED_BSID_QA_FRAME_REFERENCE_H
 #define INCLUDED_BSID_QA_FRAME_REFERENCE_H
@@ -38,23 +40,26 @@ struct frame_reference {
     double log_lr = 0;            // ln sum_s pi(s) Z_s 2^(L - s)
 };
 
-// W || X(D) for the message `msg` (symbols), books from index 0
+// W || X(D) for the message `msg` (symbols), books from index 0, as letters
 inline std::vector<uint8_t>
 sent_bits(const codebook& cb, const std::vector<uint8_t>& W, const std::vector<int>& msg)
 {
     std::vector<uint8_t> x = W;
     for (size_t i = 0; i < msg.size(); ++i) {
-        const auto w = cb.word(i, msg[i]);
-        for (int r = 0; r < cb.n(); ++r)
-            x.push_back(uint8_t((w >> (cb.n() - 1 - r)) & 1u));
+        const auto w = letters_of(cb.word(i, msg[i]), cb.n(), cb.alphabet());
+        x.insert(x.end(), w.begin(), w.end());
     }
     return x;
 }
 
+// what one item weighs against: 2 for bits, A for letters
+inline double random_letter_count(const channel_params& ch) { return ch.alphabet(); }
+
 /*
  * The last row of the full lattice of x against rx[from : from + len]: the
  * library's for bits, qa_reference.h's independent corridor_R (one call per
- * column, a corridor no path leaves) for LLRs.
+ * column, a corridor no path leaves) for LLRs and for letters (hard, or A
+ * log-probabilities per item in `llr`).
  */
 inline std::vector<double> last_row(const channel_params& ch,
                                     const std::vector<uint8_t>& x,
@@ -63,13 +68,20 @@ inline std::vector<double> last_row(const channel_params& ch,
                                     long long from,
                                     long long len)
 {
-    if (llr.empty())
+    if (llr.empty() && ch.alphabet() == 2)
         return full_lattice_last_row(
             ch, x.data(), x.size(), rx.data() + from, size_t(len));
+    const size_t width = ch.alphabet() == 2 ? 1 : size_t(ch.alphabet());
     std::vector<double> row(size_t(len + 1));
     for (long long c = 0; c <= len; ++c)
         row[size_t(c)] =
-            corridor_R(ch, x, nullptr, int(c), -int(x.size()), int(c), llr.data() + from);
+            corridor_R(ch,
+                       x,
+                       llr.empty() ? rx.data() + from : nullptr,
+                       int(c),
+                       -int(x.size()),
+                       int(c),
+                       llr.empty() ? nullptr : llr.data() + size_t(from) * width);
     return row;
 }
 
@@ -101,6 +113,8 @@ brute_force(const codebook& cb,
             const std::vector<double>& llr = {}) // soft: replaces rx
 {
     const int q = cb.q();
+    const double A = random_letter_count(ch);
+    const size_t width = ch.alphabet() == 2 ? 1 : size_t(ch.alphabet());
     for (size_t i = 0; i < priors.size() / size_t(q); ++i) {
         // rows normalized, as P(D) (the evidence depends on it)
         double sum = 0;
@@ -109,8 +123,9 @@ brute_force(const codebook& cb,
         for (int D = 0; D < q; ++D)
             priors[i * size_t(q) + size_t(D)] /= sum;
     }
-    const long long L = (long long)(llr.empty() ? rx.size() : llr.size());
-    // T(e): known: 1 at L; free: the next frame's W and K symbols, then random bits
+    const long long L = (long long)(llr.empty() ? rx.size() : llr.size() / width);
+    // T(e): known: 1 at L; free: the next frame's W and K symbols, then random
+    // letters
     std::vector<double> T(size_t(L + 1), 0.0);
     if (end == end_mode::known) {
         T[size_t(L)] = 1.0;
@@ -122,7 +137,7 @@ brute_force(const codebook& cb,
                 const auto row = last_row(ch, x, rx, llr, e, L - e);
                 for (long long c = 0; c <= L - e; ++c)
                     t += std::pow(double(q), -K) * row[size_t(c)] *
-                         std::ldexp(1.0, -int(L - e - c));
+                         std::pow(A, -double(L - e - c));
             });
             T[size_t(e)] = t;
         }
@@ -157,7 +172,7 @@ brute_force(const codebook& cb,
     ref.log_evidence = std::log(total);
     double lr = 0;
     for (size_t k = 0; k < start.positions.size(); ++k)
-        lr += ref.start[k] * std::ldexp(1.0, int(L - start.positions[k]));
+        lr += ref.start[k] * std::pow(A, double(L - start.positions[k]));
     ref.log_lr = std::log(lr);
     for (auto* v : { &ref.post, &ref.start, &ref.end })
         for (double& x : *v)
@@ -185,11 +200,14 @@ inline void expect_matches_reference(frame_decoder& dec,
                                      const std::vector<double>& llr = {})
 {
     frame_request r;
+    const int A = dec.config().ch.alphabet();
     if (llr.empty())
         r.bits = rx.data();
-    else
+    else if (A == 2)
         r.llr = llr.data();
-    r.L = llr.empty() ? rx.size() : llr.size();
+    else
+        r.logprob = llr.data();
+    r.L = llr.empty() ? rx.size() : A == 2 ? llr.size() : llr.size() / size_t(A);
     r.priors = priors.empty() ? nullptr : priors.data();
     r.start = start;
     r.end = end;
@@ -257,20 +275,26 @@ inline decoder_config covering(const codebook& cb,
 }
 
 /*
- * Every boundary model against the brute force on one backend: no sync word
- * and G = 3; float and double; global and local storage; start at 0 and a
- * spread start prior; known end, and free ends with K = 0, 1, 2; uniform and
- * random symbol priors. Tolerances 1e-9 (double) and 1e-4 (float).
+ * Every boundary model against the brute force on one backend, for the code
+ * cb over the channel ch (its alphabet) with each sync word of `words`
+ * (parse_sync_word over the alphabet): float and double; global and local
+ * storage; start at 0 and a spread start prior; known end, and free ends
+ * with K = 0, 1, 2; uniform and random symbol priors; hard items, or with
+ * soft, LLRs (bits) or A log-probabilities per item (letters) of random
+ * confidence, some of them hard. Tolerances 1e-9 (double) and 1e-4 (float).
  */
-inline void
-check_every_boundary_model(backend_kind backend, uint32_t seed = 0, bool soft = false)
+inline void check_boundary_models(backend_kind backend,
+                                  const codebook& cb,
+                                  const channel_params& ch,
+                                  const std::vector<std::string>& words,
+                                  uint32_t seed,
+                                  bool soft)
 {
-    const codebook cb = tiny_code();
-    const channel_params ch(0.1, 0.15, 0.05);
     const int N = 2;
-    std::mt19937 g(seed ? seed : uint32_t(12345));
-    for (const std::string W : { "", "101" }) {
-        const auto sync = parse_sync_word(W);
+    const int A = ch.alphabet();
+    std::mt19937 g(seed);
+    for (const std::string& W : words) {
+        const auto sync = parse_sync_word(W, A);
         for (auto prec : { precision_kind::dual, precision_kind::single }) {
             for (auto storage : { storage_kind::global, storage_kind::local }) {
                 const double tol = prec == precision_kind::dual ? 1e-9 : 1e-4;
@@ -282,14 +306,27 @@ check_every_boundary_model(backend_kind backend, uint32_t seed = 0, bool soft = 
                 for (int trial = 0; trial < 3; ++trial) {
                     std::vector<uint8_t> rx(static_cast<size_t>(L));
                     for (auto& b : rx)
-                        b = uint8_t(g() & 1u);
-                    // soft: LLRs of random magnitude, signs from rx, some hard
+                        b = uint8_t(A == 2 ? g() & 1u : g() % unsigned(A));
+                    // soft: LLRs of random magnitude, signs from rx, some
+                    // hard; letters: rx's letter the likeliest, some
+                    // letters impossible, some items hard
                     std::vector<double> llr;
                     for (size_t j = 0; soft && j < rx.size(); ++j) {
-                        const double mag = g() % 7 == 0
-                                               ? std::numeric_limits<double>::infinity()
-                                               : double(g() % 1000) / 125.0;
-                        llr.push_back(rx[j] ? mag : -mag);
+                        const bool hard = g() % 7 == 0;
+                        if (A == 2) {
+                            const double mag =
+                                hard ? std::numeric_limits<double>::infinity()
+                                     : double(g() % 1000) / 125.0;
+                            llr.push_back(rx[j] ? mag : -mag);
+                            continue;
+                        }
+                        for (int y = 0; y < A; ++y) {
+                            const bool none = hard || g() % 5 == 0;
+                            llr.push_back(y == rx[j] ? double(g() % 100) / 50.0
+                                          : none
+                                              ? -std::numeric_limits<double>::infinity()
+                                              : -double(g() % 1000) / 200.0);
+                        }
                     }
                     std::vector<double> priors;
                     if (trial == 2) {
@@ -300,10 +337,11 @@ check_every_boundary_model(backend_kind backend, uint32_t seed = 0, bool soft = 
                     for (const auto& start :
                          { std::optional<position_weights>{},
                            std::optional<position_weights>{ spread } }) {
-                        const std::string what = "W='" + W + "' " + to_string(prec) +
-                                                 " " + to_string(storage) + " trial " +
-                                                 std::to_string(trial) +
-                                                 (start ? " spread start" : " start 0");
+                        const std::string what =
+                            "A=" + std::to_string(A) + " " + ch.repr() + " W='" + W +
+                            "' " + to_string(prec) + " " + to_string(storage) +
+                            " trial " + std::to_string(trial) +
+                            (start ? " spread start" : " start 0");
                         expect_matches_reference(dec,
                                                  rx,
                                                  priors,
@@ -330,6 +368,18 @@ check_every_boundary_model(backend_kind backend, uint32_t seed = 0, bool soft = 
             }
         }
     }
+}
+
+// check_boundary_models on the binary tiny code, with no sync word and G = 3
+inline void
+check_every_boundary_model(backend_kind backend, uint32_t seed = 0, bool soft = false)
+{
+    check_boundary_models(backend,
+                          tiny_code(),
+                          channel_params(0.1, 0.15, 0.05),
+                          { "", "101" },
+                          seed ? seed : uint32_t(12345),
+                          soft);
 }
 
 } // namespace qa

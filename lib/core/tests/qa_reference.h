@@ -16,6 +16,7 @@
 #include <gnuradio/bsid/core/inner/lattice.h>
 #include <gnuradio/bsid/core/inner/map_decoder.h>
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -77,12 +78,27 @@ inline double letter_emission(const channel_params& ch, int x, int y)
  * The diagonal weight of sending bit x and receiving item c, written from the
  * issue's soft-input model: hard bits Pt (1 - Ps) or Pt Ps; an LLR l gives
  * p1 = 1 / (1 + e^-l), p0 = 1 / (1 + e^l) and Pt ((1 - Ps) p(x) + Ps p(1 - x)).
+ * Over A > 2 letters `llr` holds A log-probabilities per item instead (item
+ * c's at [A c]): with w(y) = e^lp(y) / sum_y' e^lp(y'), the weight is
+ * Pt sum_y w(y) P(y | x).
  */
 inline double item_weight(
     const channel_params& ch, const uint8_t* y, const double* llr, int c, uint8_t x)
 {
     if (!llr && ch.alphabet() != 2)
         return ch.Pt() * letter_emission(ch, x, y[c]);
+    if (llr && ch.alphabet() != 2) {
+        const int A = ch.alphabet();
+        const double* lp = llr + size_t(A) * size_t(c);
+        double top = lp[0], z = 0, v = 0;
+        for (int l = 1; l < A; ++l)
+            top = std::max(top, lp[l]);
+        for (int l = 0; l < A; ++l) {
+            z += std::exp(lp[l] - top);
+            v += std::exp(lp[l] - top) * letter_emission(ch, x, l);
+        }
+        return ch.Pt() * v / z;
+    }
     if (!llr)
         return y[c] == x ? ch.Pt() * (1 - ch.Ps()) : ch.Pt() * ch.Ps();
     const double l = llr[c];
@@ -91,7 +107,7 @@ inline double item_weight(
 }
 
 // R(y|x) with every node's drift c - r inside [dlo, dhi] (independent table);
-// llr, if not null, replaces the bits y (soft input).
+// llr, if not null, replaces the bits y (soft input: item_weight).
 inline double corridor_R(const channel_params& ch,
                          const std::vector<uint8_t>& x,
                          const uint8_t* y,
@@ -126,7 +142,9 @@ struct tiny_case {
     int N;
     std::vector<uint8_t> y;
     std::vector<double> priors; // empty: uniform
-    std::vector<double> llr;    // soft input: one LLR per received item (y unused)
+    // soft input (y unused): one LLR per received item; over A > 2 letters, A
+    // log-probabilities per item
+    std::vector<double> llr;
 };
 
 /*
@@ -140,7 +158,8 @@ inline std::vector<double> brute_force_app(const tiny_case& tc,
 {
     const int N = tc.N, q = tc.cb.q(), n = tc.cb.n();
     const double* llr = tc.llr.empty() ? nullptr : tc.llr.data();
-    const long long rho = (long long)(llr ? tc.llr.size() : tc.y.size()),
+    const size_t width = tc.ch.alphabet() == 2 ? 1 : size_t(tc.ch.alphabet());
+    const long long rho = (long long)(llr ? tc.llr.size() / width : tc.y.size()),
                     tau = (long long)N * n;
     std::vector<double> app(size_t(N * q), 0.0);
     std::vector<int> msg(size_t(N), 0);
@@ -180,14 +199,15 @@ inline std::vector<double> brute_force_app(const tiny_case& tc,
                         const long long len = n + d;
                         if (m2 < mt.lo || m2 > mt.hi || len < 0 || s + len > rho)
                             continue;
-                        Pn[size_t(m2 - mt.lo)] += P[size_t(m1 - mt.lo)] *
-                                                  corridor_R(tc.ch,
-                                                             x,
-                                                             tc.y.data() + (llr ? 0 : s),
-                                                             int(len),
-                                                             mn.lo,
-                                                             mn.hi,
-                                                             llr ? llr + s : nullptr);
+                        Pn[size_t(m2 - mt.lo)] +=
+                            P[size_t(m1 - mt.lo)] *
+                            corridor_R(tc.ch,
+                                       x,
+                                       tc.y.data() + (llr ? 0 : s),
+                                       int(len),
+                                       mn.lo,
+                                       mn.hi,
+                                       llr ? llr + size_t(s) * width : nullptr);
                     }
                 }
                 std::swap(P, Pn);

@@ -77,7 +77,12 @@ TEST(soft_input, invalid_items_are_found)
     const uint8_t bits[3] = { 0, 1, 2 };
     EXPECT_EQ(find_invalid_item(received_items{ bits, nullptr }, 3, what), 2u);
     EXPECT_EQ(find_invalid_item(received_items{ bits, ok }, 3, what), 0u);
-    EXPECT_NE(what.find("both"), std::string::npos) << what;
+    EXPECT_NE(what.find("both bits and LLRs"), std::string::npos) << what;
+    const double lp[6] = { 0, -1, -2, 0, 0, 0 };
+    EXPECT_EQ(find_invalid_item(received_items{ nullptr, ok, 3, lp }, 2, what), 0u);
+    EXPECT_NE(what.find("both LLRs and log-probabilities"), std::string::npos) << what;
+    EXPECT_EQ(find_invalid_item(received_items{ nullptr, nullptr, 3, lp }, 2, what), 2u);
+    EXPECT_EQ(parse_input_kind("logprob"), input_kind::logprob);
     EXPECT_EQ(parse_input_kind("llr"), input_kind::llr);
     EXPECT_EQ(parse_input_kind("bits"), input_kind::bits);
     EXPECT_THROW(parse_input_kind("soft"), std::invalid_argument);

@@ -32,7 +32,7 @@ using bsid::qa::sanitized;
 namespace {
 
 // frames sent one by one through the channel (frame k of `seed`), with runs
-// of random bits: `lead` before the first, garbage[k] after frame k
+// of random letters (bits): `lead` before the first, garbage[k] after frame k
 struct burst_stream {
     std::vector<uint8_t> rx;
     std::vector<std::vector<int32_t>> messages;
@@ -52,9 +52,10 @@ burst_stream make_burst_stream(const codebook& cb,
 {
     burst_stream s;
     std::mt19937 g(uint32_t(seed) * 7 + 3);
+    const unsigned A = unsigned(ch.alphabet());
     auto noise = [&](long long n) {
         for (long long j = 0; j < n; ++j)
-            s.rx.push_back(uint8_t(g() & 1u));
+            s.rx.push_back(uint8_t(A == 2 ? g() & 1u : g() % A));
         if (n > 0)
             s.garbage.push_back(n);
     };
@@ -114,14 +115,17 @@ void run_stream(const burst_stream& s,
                 const stream_options& opt,
                 tally& t,
                 const std::string& what,
-                const std::vector<double>* llr = nullptr, // the stream as LLRs instead
+                // the stream as LLRs instead (or A log-probabilities per item)
+                const std::vector<double>* llr = nullptr,
                 size_t chunk = 997)
 {
     stream_decoder sd(dec, opt);
     std::vector<stream_frame> out;
+    const size_t width = llr ? llr->size() / std::max<size_t>(1, s.rx.size()) : 1;
     for (size_t at = 0; at < s.rx.size(); at += chunk) {
         const size_t n = std::min(chunk, s.rx.size() - at);
-        for (auto& f : llr ? sd.push(llr->data() + at, n) : sd.push(s.rx.data() + at, n))
+        for (auto& f :
+             llr ? sd.push(llr->data() + width * at, n) : sd.push(s.rx.data() + at, n))
             out.push_back(std::move(f));
     }
     for (auto& f : sd.flush())
@@ -427,6 +431,59 @@ TEST_F(stream_alignment, soft_input_with_bursts)
     }
     EXPECT_GE(t.ok, t.runs * 10 * 8 / 10);
     EXPECT_EQ(t.count_wrong, 0);
+}
+
+TEST_F(stream_alignment, bursts_near_the_stream_end_and_over_letters)
+{
+    // codes whose books repeat every 3 codewords, N = 20, no sync word or a
+    // short one, over bits and four letters (hard and soft): bursts in the
+    // middle and in the last frames, so that frames are searched for where
+    // the stream's end cuts the segment a search reads. A search there
+    // cannot compare a start with its shifts by whole periods (they need the
+    // next frame): such a frame is ambiguous, never a wrong frame put out
+    // ok; a frame found by a search reads about as well as the recent ones.
+    struct setup {
+        int A, n;
+        std::string W;
+        bool soft;
+    };
+    const std::vector<setup> setups = { { 2, 8, "", false },
+                                        { 4, 6, "", false },
+                                        { 4, 4, "ACGTTGCA", false },
+                                        { 4, 4, "ACGTTGCA", true } };
+    tally t;
+    for (const auto& su : setups) {
+        const codebook cb = codebook::random(su.n, 16, 3, 5, su.A);
+        const channel_params ch(0.01, 0.01, 0.01, su.A);
+        const auto W = parse_sync_word(su.W, su.A);
+        auto dec = decoder(cb, ch, 20, W);
+        stream_options opt;
+        opt.input = su.soft ? input_kind::logprob : input_kind::bits;
+        const long long F = (long long)W.size() + 20LL * su.n;
+        for (uint64_t seed = 0; seed < (sanitized ? 2u : 12u); ++seed) {
+            // a frame length and a few in the middle, a few before one of
+            // the last two frames (together clearly one frame length more;
+            // the last frame intact: random items after it would begin a
+            // frame the stream's end truncates)
+            const long long b = F + 3 + (long long)seed, e = 5 + (long long)seed;
+            const auto s = make_burst_stream(
+                cb, ch, 20, W, 14, 0, { { 5, b }, { int(11 + seed % 2), e } }, seed);
+            std::vector<double> lp; // letters of confidence 0.9
+            for (size_t j = 0; su.soft && j < s.rx.size(); ++j)
+                for (int l = 0; l < su.A; ++l)
+                    lp.push_back(std::log(l == s.rx[j] ? 0.9 : 0.1 / (su.A - 1)));
+            run_stream(s,
+                       dec,
+                       opt,
+                       t,
+                       "A " + std::to_string(su.A) + " W '" + su.W + "'" +
+                           (su.soft ? " soft" : "") + " seed " + std::to_string(seed),
+                       su.soft ? &lp : nullptr,
+                       97);
+        }
+    }
+    EXPECT_GE(t.ok, t.runs * 14 * 7 / 10);
+    t.check("bursts near the end");
 }
 
 TEST_F(stream_alignment, random_bits_never_pass_at_ps_one_half)

@@ -60,6 +60,7 @@ public:
             const bsid::received_items y = rx[k].items();
             views[k].bits = y.bits;
             views[k].llr = y.llr;
+            views[k].logprob = y.logprob;
             views[k].rho = rx[k].size();
             pd[k] = dec[k].data();
             pp[k] = post[k].data();

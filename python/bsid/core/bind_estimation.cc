@@ -80,9 +80,7 @@ void bind_estimation(py::module_& m)
             bsid::channel_estimate est;
             if (framing == "stream") {
                 // one array: the stream
-                received_frame f = kind == bsid::input_kind::llr
-                                       ? llrs_from_python(frames)
-                                       : received_from_python(frames);
+                received_frame f = items_from_python(frames, kind, initial.alphabet());
                 if (!f.bad.empty())
                     throw py::value_error("estimate_channel: the stream holds " + f.bad);
                 bsid::stream_options so;
@@ -93,9 +91,7 @@ void bind_estimation(py::module_& m)
             }
             const bool tagged = framing == "tagged";
             for (const auto& obj : tagged ? frames : py::sequence(py::list())) {
-                received_frame f = kind == bsid::input_kind::llr
-                                       ? llrs_from_python(obj)
-                                       : received_from_python(obj);
+                received_frame f = items_from_python(obj, kind, initial.alphabet());
                 if (!f.bad.empty()) {
                     ++bad; // not items at all: refused, as the decoder would
                     continue;
@@ -107,6 +103,7 @@ void bind_estimation(py::module_& m)
                 const bsid::received_items y = f.items();
                 v.bits = y.bits;
                 v.llr = y.llr;
+                v.logprob = y.logprob;
                 v.rho = f.size();
                 views.push_back(v);
             }

@@ -144,7 +144,7 @@ its status.)doc")
                       int,
                       const std::string&,
                       int,
-                      const std::string&,
+                      const py::object&,
                       const std::string&,
                       int,
                       const py::object&,

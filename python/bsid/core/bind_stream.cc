@@ -63,7 +63,11 @@ public:
                 throw py::value_error(
                     "sync_word_threshold must be a number (None: auto)");
         }
-        opt.input = dec.input();
+        // log-probabilities over bits arrive as LLRs (logprobs_from_python)
+        opt.input = dec.input() == bsid::input_kind::logprob &&
+                            dec.dec().config().ch.alphabet() == 2
+                        ? bsid::input_kind::llr
+                        : dec.input();
         d_dec = &dec;
         d_N = dec.dec().N();
         d_q = dec.dec().q();
@@ -88,8 +92,9 @@ public:
         std::vector<bsid::stream_frame> got;
         {
             py::gil_scoped_release nogil;
-            got = f.soft ? d_sd->push(f.llr.data(), f.size(), at)
-                         : d_sd->push(f.data(), f.size(), at);
+            got = f.has_logprob ? d_sd->push(f.logprob.data(), f.size(), at)
+                  : f.soft      ? d_sd->push(f.llr.data(), f.size(), at)
+                                : d_sd->push(f.data(), f.size(), at);
         }
         return wrap(std::move(got));
     }

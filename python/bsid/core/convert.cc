@@ -10,6 +10,7 @@
 #include "convert.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -187,9 +188,10 @@ received_frame llrs_from_python(const py::handle& obj)
     return f;
 }
 
-received_frame received_from_python(const py::handle& obj)
+received_frame received_from_python(const py::handle& obj, int alphabet)
 {
     received_frame f;
+    f.alphabet = alphabet;
     py::array a = int_array(obj, "received frame");
     if (a.dtype().kind() == 'b' ||
         (a.dtype().kind() == 'u' && a.dtype().itemsize() == 1)) {
@@ -202,17 +204,119 @@ received_frame received_from_python(const py::handle& obj)
     f.owned.resize(size_t(wide.size()));
     for (py::ssize_t t = 0; t < wide.size(); ++t) {
         const int64_t v = wide.data()[t];
-        if ((v < 0 || v > 1) && f.bad.empty()) {
+        const bool letter = v >= 0 && v < alphabet;
+        if (!letter && f.bad.empty()) {
             std::ostringstream os;
-            os << "received value " << v << " at position " << t
-               << " is not a bit (expected 0 or 1)";
+            os << "received value " << v << " at position " << t;
+            if (alphabet == 2)
+                os << " is not a bit (expected 0 or 1)";
+            else
+                os << " is not a letter of the alphabet (expected 0 to " << alphabet - 1
+                   << ")";
             f.bad = os.str();
         }
-        f.owned[size_t(t)] = v == 0 ? 0 : v == 1 ? 1 : 2;
+        // a value outside the alphabet stays outside it (the frame is refused)
+        f.owned[size_t(t)] = letter ? uint8_t(v) : uint8_t(std::min(alphabet, 255));
     }
     if (f.owned.empty())
         f.bytes = py::array_t<uint8_t>(0);
     return f;
+}
+
+received_frame logprobs_from_python(const py::handle& obj, int alphabet)
+{
+    const py::array a = py::array::ensure(obj);
+    if (!a)
+        throw py::type_error("received log-probabilities must be an (L, A) array of real "
+                             "numbers");
+    const char kind = a.dtype().kind();
+    if (a.size() > 0 && kind != 'f') {
+        throw py::type_error(
+            "received log-probabilities (input=\"logprob\") must be floating-point "
+            "numbers, got dtype " +
+            std::string(py::str(a.dtype())));
+    }
+    const bool empty_1d = a.ndim() == 1 && a.size() == 0;
+    if (!empty_1d && (a.ndim() != 2 || a.shape(1) != alphabet)) {
+        std::ostringstream os;
+        os << "received log-probabilities must be an (L, A) array with A = " << alphabet
+           << " (one row per received item, one column per letter), got shape (";
+        for (py::ssize_t d = 0; d < a.ndim(); ++d)
+            os << (d ? ", " : "") << a.shape(d);
+        os << (a.ndim() == 1 ? ",)" : ")");
+        throw py::value_error(os.str());
+    }
+    received_frame f;
+    f.alphabet = alphabet;
+    auto lp = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(
+        empty_1d ? py::array_t<double>(std::vector<py::ssize_t>{ 0, alphabet }) : a);
+    if (alphabet != 2) {
+        f.has_logprob = true;
+        f.logprob = lp; // checked by the decoder (find_invalid_item)
+        return f;
+    }
+    // bits: LLRs lp(1) - lp(0), each row checked first (-inf - -inf is NaN)
+    const py::ssize_t L = lp.shape(0);
+    py::array_t<double> llr(L);
+    const double* src = lp.data();
+    double* dst = llr.mutable_data();
+    const double inf = std::numeric_limits<double>::infinity();
+    for (py::ssize_t t = 0; t < L; ++t) {
+        const double l0 = src[2 * t], l1 = src[2 * t + 1];
+        if (f.bad.empty()) {
+            std::ostringstream os;
+            if (std::isnan(l0) || std::isnan(l1) || l0 == inf || l1 == inf)
+                os << "received log-probability at position " << t << " is "
+                   << (std::isnan(l0) || std::isnan(l1) ? "nan" : "inf")
+                   << " (a log-probability is finite, or -inf for an impossible letter)";
+            else if (l0 == -inf && l1 == -inf)
+                os << "received item at position " << t
+                   << ": every letter's log-probability is -inf";
+            f.bad = os.str();
+        }
+        dst[t] = l1 - l0;
+    }
+    f.soft = true;
+    f.llr = llr;
+    return f;
+}
+
+std::vector<uint8_t> sync_word_from_python(const py::object& obj, int alphabet)
+{
+    if (obj.is_none())
+        return {};
+    if (py::isinstance<py::str>(obj))
+        return bsid::parse_sync_word(obj.cast<std::string>(), alphabet);
+    const py::array a = letters_array(obj, "sync_word", alphabet);
+    const uint8_t* p = static_cast<const uint8_t*>(a.data());
+    return std::vector<uint8_t>(p, p + a.size());
+}
+
+py::object sync_word_to_python(const std::vector<uint8_t>& w, int alphabet)
+{
+    if (alphabet == 2) {
+        std::string s;
+        for (uint8_t b : w)
+            s += char('0' + b);
+        return py::str(s);
+    }
+    py::list l;
+    for (uint8_t b : w)
+        l.append(int(b));
+    return std::move(l);
+}
+
+received_frame
+items_from_python(const py::handle& obj, bsid::input_kind kind, int alphabet)
+{
+    switch (kind) {
+    case bsid::input_kind::llr:
+        return llrs_from_python(obj);
+    case bsid::input_kind::logprob:
+        return logprobs_from_python(obj, alphabet);
+    default:
+        return received_from_python(obj, alphabet);
+    }
 }
 
 py::array_t<double, py::array::c_style | py::array::forcecast>

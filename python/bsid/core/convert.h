@@ -86,24 +86,33 @@ py::tuple range_tuple(const bsid::drift_range& r);
 struct received_frame {
     py::array_t<uint8_t> bytes; // when the input was already bytes
     std::vector<uint8_t> owned; // otherwise
-    std::string bad;            // a value that does not fit in a byte, described
-    bool soft = false;          // LLRs (input="llr") instead of bits
+    std::string bad;            // a value that is not a letter, described
+    bool soft = false;          // LLRs (input="llr", or "logprob" over bits)
     py::array_t<double, py::array::c_style | py::array::forcecast> llr;
+    // input="logprob" over A > 2 letters: (L, A) log-probabilities (a
+    // default array_t is an empty array, not None: hence the flag)
+    bool has_logprob = false;
+    py::array_t<double, py::array::c_style | py::array::forcecast> logprob;
+    int alphabet = 2;
     const uint8_t* data() const
     {
         return owned.empty() && bytes ? bytes.data() : owned.data();
     }
     size_t size() const
     {
+        if (has_logprob)
+            return size_t(logprob.shape(0));
         if (soft)
             return size_t(llr.size());
         return owned.empty() && bytes ? size_t(bytes.size()) : owned.size();
     }
     bsid::received_items items() const
     {
+        if (has_logprob)
+            return { nullptr, nullptr, alphabet, logprob.data() };
         if (soft)
-            return { nullptr, llr.data() };
-        return { data(), nullptr };
+            return { nullptr, llr.data(), alphabet };
+        return { data(), nullptr, alphabet };
     }
 };
 
@@ -112,7 +121,32 @@ struct received_frame {
 // not refused here: the decoder gives that frame the status invalid_input.
 received_frame llrs_from_python(const py::handle& obj);
 
-received_frame received_from_python(const py::handle& obj);
+// Letters of an alphabet of A (bits: A = 2), one per item; a value outside
+// the alphabet is described in `bad` (the frame is then invalid_input).
+received_frame received_from_python(const py::handle& obj, int alphabet = 2);
+
+/*
+ * Soft items over A letters (input="logprob"): an (L, A) array of real
+ * numbers, ln p(r | y) up to a constant per row (-inf: impossible). Over
+ * bits (A = 2) they become LLRs, lp(1) - lp(0) (the LLR path); a NaN or +inf
+ * value, or a row of -inf only, is described in `bad`.
+ */
+received_frame logprobs_from_python(const py::handle& obj, int alphabet);
+
+/*
+ * A sync word from Python over an alphabet of A letters: text
+ * (parse_sync_word: "0110", "ACGT", "0,5,2") or a sequence of integers, each
+ * a letter in [0, A).
+ */
+std::vector<uint8_t> sync_word_from_python(const py::object& obj, int alphabet);
+
+// A sync word as Python shows it: text "0110..." for bits (as given), a
+// list of ints over more letters.
+py::object sync_word_to_python(const std::vector<uint8_t>& w, int alphabet);
+
+// What a decoder of input kind `kind` over `alphabet` takes (one of the above).
+received_frame
+items_from_python(const py::handle& obj, bsid::input_kind kind, int alphabet);
 
 // Priors as a C-contiguous (N, q) float64 array, shape checked.
 py::array_t<double, py::array::c_style | py::array::forcecast>

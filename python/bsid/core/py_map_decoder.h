@@ -32,7 +32,7 @@ public:
                    int device,
                    const std::string& recursion,
                    int local_window,
-                   const std::string& sync_word,
+                   const py::object& sync_word,
                    const std::string& input,
                    int cuda_streams,
                    const py::object& devices,
@@ -53,10 +53,10 @@ public:
         cfg.cuda.streams = cuda_streams;
         cfg.cuda.devices = devices_from_python(devices);
         cfg.cuda.share_g = share_g;
-        d_frames =
-            std::make_shared<bsid::frame_decoder>(cfg, bsid::parse_sync_word(sync_word));
+        d_frames = std::make_shared<bsid::frame_decoder>(
+            cfg, sync_word_from_python(sync_word, ch.alphabet()));
         d_dec = &d_frames->primary();
-        d_sync = sync_word;
+        d_sync = sync_word_to_python(d_frames->sync_word(), ch.alphabet());
         d_watch.emplace("map_decoder_core",
                         (long long)d_frames->sync_word().size() + d_frames->tau(),
                         N,
@@ -75,15 +75,15 @@ public:
                 d_watch->add_received_length(views[k].rho);
     }
 
-    const std::string& sync_word() const { return d_sync; }
+    const py::object& sync_word() const { return d_sync; }
     bsid::input_kind input() const { return d_input; }
     bsid::frame_decoder& frames() { return *d_frames; }
 
-    // a received frame as this decoder takes it: bits, or LLRs (input="llr")
+    // a received frame as this decoder takes it: letters (bits), LLRs
+    // (input="llr") or log-probabilities (input="logprob")
     received_frame received(const py::handle& obj) const
     {
-        return d_input == bsid::input_kind::llr ? llrs_from_python(obj)
-                                                : received_from_python(obj);
+        return items_from_python(obj, d_input, d_dec->config().ch.alphabet());
     }
     std::shared_ptr<bsid::frame_decoder> shared_frames() const { return d_frames; }
 
@@ -246,6 +246,7 @@ public:
             const bsid::received_items y = rx[k].items();
             req[k].bits = y.bits;
             req[k].llr = y.llr;
+            req[k].logprob = y.logprob;
             req[k].L = rx[k].size();
             req[k].priors = pri[k] ? pri[k]->data() : nullptr;
             req[k].log_priors = is_log;
@@ -348,6 +349,7 @@ private:
         const bsid::received_items y = f.items();
         v.bits = y.bits;
         v.llr = y.llr;
+        v.logprob = y.logprob;
         v.rho = f.size();
         v.priors = priors;
         v.log_priors = log_priors;
@@ -357,7 +359,7 @@ private:
     bsid::input_kind d_input;
     std::shared_ptr<bsid::frame_decoder> d_frames; // the sync word, boundary priors
     bsid::map_decoder* d_dec = nullptr;            // its primary backend
-    std::string d_sync;
+    py::object d_sync;          // the sync word as Python shows it (sync_word_to_python)
     std::mutex d_counter_mutex; // guards d_counter and its buffers
     std::unique_ptr<bsid::error_counter> d_counter;
     int d_counter_threads = -1;

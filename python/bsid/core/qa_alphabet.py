@@ -141,11 +141,167 @@ class qa_transmit_letters(unittest.TestCase):
             bsid.map_decoder_core(cb, bsid.channel_params(0.01, 0.01, 0), 10)
 
     def test_005_parts_that_work_on_bits_say_so(self):
-        # map_decoder_core frames its input (sync words, boundaries): bits for now
+        # the estimator's expected events are counted over bits for now
         cb = bsid.codebook.from_spec("random:4:16:1:1", alphabet=4)
+        ch = bsid.channel_params(0.01, 0.01, 0, alphabet=4)
         with self.assertRaisesRegex(ValueError, "the channel's alphabet has 4 letters; this "
                                                 "part works on bits"):
-            bsid.map_decoder_core(cb, bsid.channel_params(0.01, 0.01, 0, alphabet=4), 10)
+            bsid.estimate_channel(cb, 10, [np.zeros(40, np.uint8)], initial=ch)
+
+
+class qa_decode_letters(unittest.TestCase):
+    """map_decoder_core over four letters: hard letters, log-probabilities,
+    sync words of letters, and the clear refusals."""
+
+    cb = bsid.codebook.from_spec("random:4:16:2:3", alphabet=4)
+    ch = bsid.channel_params(0.01, 0.01, 0.01, alphabet=4)
+    N = 40
+
+    def sent(self, seed):
+        msg = np.random.default_rng(seed).integers(0, 16, self.N)
+        return msg, self.cb.encode(msg)
+
+    def test_001_letters_decode_to_the_message(self):
+        dec = bsid.map_decoder_core(self.cb, self.ch, self.N, backend="cpu")
+        for seed in range(5):
+            msg, x = self.sent(seed)
+            rx, _ = bsid.transmit(self.ch, x, seed, 0)
+            post = dec.decode(rx)
+            self.assertEqual(post.shape, (self.N, 16))
+            self.assertTrue(np.allclose(post.sum(axis=1), 1))
+            self.assertGreaterEqual(np.mean(post.argmax(axis=1) == msg), 0.9)
+        # the clean frame: every symbol right, and int lists as well as bytes
+        msg, x = self.sent(9)
+        self.assertTrue(np.array_equal(dec.decode(x.tolist()).argmax(axis=1), msg))
+
+    def test_002_a_value_outside_the_alphabet_is_refused(self):
+        dec = bsid.map_decoder_core(self.cb, self.ch, self.N, backend="cpu")
+        _, x = self.sent(1)
+        bad = x.astype(np.int64)
+        bad[7] = 4
+        with self.assertRaisesRegex(bsid.FrameRefused, "value 4 at position 7 is not a letter "
+                                                       "of the alphabet \\(expected 0 to 3\\)"):
+            dec.decode(bad)
+        with self.assertRaisesRegex(bsid.FrameRefused, "byte 4 at position 7 is not a letter"):
+            dec.decode(bad.astype(np.uint8))
+        posts, stats = dec.decode_batch([x, bad.astype(np.uint8)], statuses=True)
+        self.assertIsNotNone(posts[0])
+        self.assertIsNone(posts[1])
+        self.assertEqual(stats[1][0], "invalid_input")
+
+    def test_003_log_probabilities(self):
+        hard = bsid.map_decoder_core(self.cb, self.ch, self.N, backend="cpu", precision="double")
+        soft = bsid.map_decoder_core(self.cb, self.ch, self.N, backend="cpu", precision="double",
+                                     input="logprob")
+        self.assertEqual(soft.input, "logprob")
+        msg, x = self.sent(3)
+        rx, _ = bsid.transmit(self.ch, x, 3, 0)
+        # certain items (0 and -inf) are the hard letters, whatever constant per row
+        lp = np.full((len(rx), 4), -np.inf)
+        lp[np.arange(len(rx)), rx] = 0.0
+        lp += np.arange(len(rx))[:, None] * 0.37
+        self.assertTrue(np.allclose(soft.decode(lp), hard.decode(rx), atol=1e-12))
+        # uncertain items: an item that says nothing leaves the frame decodable
+        lp2 = np.log(np.full((len(rx), 4), 0.02))
+        lp2[np.arange(len(rx)), rx] = np.log(0.94)
+        lp2[5] = 0.0
+        post = soft.decode(lp2)
+        self.assertGreaterEqual(np.mean(post.argmax(axis=1) == msg), 0.9)
+        for bad, says in ((np.nan, "is nan"), (np.inf, "is inf")):
+            b = lp2.copy()
+            b[4, 2] = bad
+            with self.assertRaisesRegex(bsid.FrameRefused, says):
+                soft.decode(b)
+        b = lp2.copy()
+        b[4] = -np.inf
+        with self.assertRaisesRegex(bsid.FrameRefused, "every letter's log-probability is -inf"):
+            soft.decode(b)
+        with self.assertRaisesRegex(ValueError, "\\(L, A\\) array with A = 4"):
+            soft.decode(lp2[:, :3])
+        with self.assertRaisesRegex(TypeError, "floating-point"):
+            soft.decode(np.zeros((10, 4), dtype=np.int64))
+
+    def test_004_log_probabilities_over_bits_are_the_llr_path(self):
+        cb = bsid.codebook.from_spec("random:6:8:2:1")
+        ch = bsid.channel_params(0.02, 0.02, 0.02)
+        llr_dec = bsid.map_decoder_core(cb, ch, 20, input="llr", backend="cpu")
+        lp_dec = bsid.map_decoder_core(cb, ch, 20, input="logprob", backend="cpu")
+        rng = np.random.default_rng(4)
+        x = cb.encode(rng.integers(0, 8, 20))
+        rx, _ = bsid.transmit(ch, x, 4)
+        llr = (2.0 * rx - 1) * rng.uniform(0.5, 6, len(rx))
+        lp = np.stack([-np.logaddexp(0, llr), -np.logaddexp(0, -llr)], axis=1)
+        self.assertTrue(np.allclose(lp_dec.decode(lp), llr_dec.decode(llr), atol=1e-6))
+        with self.assertRaisesRegex(bsid.FrameRefused, "every letter's log-probability is -inf"):
+            lp_dec.decode(np.full((len(rx), 2), -np.inf))
+
+    def test_005_sync_words_of_letters(self):
+        msg, x = self.sent(5)
+        for W in ("ACGTTG", [0, 1, 2, 3, 3, 2], "0,1,2,3,3,2", "acgttg"):
+            dec = bsid.map_decoder_core(self.cb, self.ch, self.N, backend="cpu", sync_word=W)
+            self.assertEqual(dec.sync_word, [0, 1, 2, 3, 3, 2])
+            sent = np.concatenate([np.array([0, 1, 2, 3, 3, 2], np.uint8), x])
+            rx, _ = bsid.transmit(self.ch, sent, 5)
+            self.assertGreaterEqual(np.mean(dec.decode(rx).argmax(axis=1) == msg), 0.9)
+            # the frame somewhere in a segment of random letters, found by its start prior
+            junk = np.random.default_rng(6).integers(0, 4, 17).astype(np.uint8)
+            res = dec.decode_frame(np.concatenate([junk, rx]), start_prior={s: 1 for s in range(30)},
+                                   random_before=True)
+            self.assertEqual(res.status, "ok")
+            self.assertEqual(int(np.argmax(res.start_posterior)), 17)
+        with self.assertRaisesRegex(ValueError, "not one of A, C, G, T"):
+            bsid.map_decoder_core(self.cb, self.ch, self.N, sync_word="ACGU")
+        with self.assertRaisesRegex(ValueError, "value 4 at position 1 is not a letter"):
+            bsid.map_decoder_core(self.cb, self.ch, self.N, sync_word=[0, 4])
+        ch3 = bsid.channel_params(0.01, 0.01, 0.01, alphabet=3)
+        cb3 = bsid.codebook.from_spec("random:3:8:1:3", alphabet=3)
+        self.assertEqual(bsid.map_decoder_core(cb3, ch3, 4, sync_word="2,0,1").sync_word, [2, 0, 1])
+        self.assertEqual(bsid.map_decoder_core(cb3, ch3, 4, sync_word="201").sync_word, [2, 0, 1])
+        with self.assertRaisesRegex(ValueError, "character 0 is not a letter 0 to 2"):
+            bsid.map_decoder_core(cb3, ch3, 4, sync_word="AC")
+        # bits keep their text
+        cb2 = bsid.codebook.from_spec("random:6:8:2:1")
+        self.assertEqual(bsid.map_decoder_core(cb2, bsid.channel_params(0, 0, 0), 4,
+                                               sync_word="0110").sync_word, "0110")
+
+    def test_006_stream_of_letters(self):
+        """A stream of four-letter frames with a sync word, a burst of random
+        letters in the middle: every frame but the burst's is found, and an ok
+        frame is the frame sent there."""
+        W = [0, 1, 2, 3, 3, 2, 1, 0]
+        rng = np.random.default_rng(8)
+        sent, msgs, at = [], [], []
+        for f in range(16):
+            msg, x = self.sent(100 + f)
+            at.append(len(sent))
+            sent.extend(W)
+            sent.extend(x.tolist())
+            msgs.append(msg)
+            if f == 7:
+                sent.extend(rng.integers(0, 4, 41).tolist())
+        rx, drift = bsid.transmit(self.ch, np.array(sent, np.uint8), 8)
+        starts = [a + drift[a] for a in at]
+        for soft in (False, True):
+            dec = bsid.map_decoder_core(self.cb, self.ch, self.N, backend="cpu", sync_word=W,
+                                        input="logprob" if soft else "bits")
+            sd = bsid.stream_decoder(dec)
+            items = rx
+            if soft:
+                items = np.full((len(rx), 4), np.log(0.1 / 3))
+                items[np.arange(len(rx)), rx] = np.log(0.9)
+            out = []
+            for k in range(0, len(rx), 250):
+                out += sd.push(items[k:k + 250])
+            out += sd.flush()
+            ok = [f for f in out if f.status == "ok"]
+            self.assertGreaterEqual(len(ok), 15, [f.status for f in out])
+            for f in ok:
+                k = int(np.argmin([abs(s - f.start) for s in starts]))
+                self.assertLessEqual(abs(starts[k] - f.start), 2)
+                # the channel's errors only (read at a wrong alignment, about
+                # 15/16 of the symbols are wrong)
+                self.assertLessEqual(int(np.sum(f.posteriors.argmax(axis=1) != msgs[k])),
+                                     self.N // 2)
 
 
 if __name__ == "__main__":

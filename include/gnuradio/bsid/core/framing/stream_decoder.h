@@ -177,8 +177,11 @@ public:
     std::vector<stream_frame>
     push(const uint8_t* bits, size_t count, const std::vector<size_t>& start_tags = {});
     /*!
-     * The same for a stream of LLRs (stream_options::input = llr): a NaN
-     * makes the frame it falls in an `invalid_input` erasure.
+     * The same for a stream of soft items: LLRs (stream_options::input =
+     * llr; count values), or over A > 2 letters A log-probabilities per item
+     * (input = logprob; count A values, item j's at [A j]). An invalid item
+     * (a NaN LLR; a NaN or +inf log-probability, or all -inf) makes the frame
+     * it falls in an `invalid_input` erasure.
      */
     std::vector<stream_frame>
     push(const double* llr, size_t count, const std::vector<size_t>& start_tags = {});
@@ -216,7 +219,8 @@ public:
     //! Items held (the flat memory: about two segments at most)
     size_t buffered() const
     {
-        return d_opt.input == input_kind::llr ? d_llr.size() : d_buf.size();
+        return d_opt.input == input_kind::bits ? d_buf.size()
+                                               : d_llr.size() / item_width();
     }
     bool synchronized() const { return d_mode == mode::synced; }
     uint64_t frames_out() const { return d_k; }
@@ -263,14 +267,18 @@ private:
     bool other_sync_word(long long s, double than, long long* at, double* fit) const;
     //! The log-likelihood ratio of the frame decoded with a start prior of
     //! +-acquire_window around `at`, with the stream's look-ahead or the whole
-    //! next frame after it (-inf if it cannot be decoded yet).
-    double llr_at(long long at, bool whole_next_frame = false);
+    //! next frame after it (-inf if it cannot be decoded; with `short_of_items`,
+    //! that is set when the reason is that the stream does not hold the segment).
+    double
+    llr_at(long long at, bool whole_next_frame = false, bool* short_of_items = nullptr);
     //! Without a sync word, p < N: of a search's start s and its shifts by
     //! whole periods, the one that reads clearly best, or -1 and why none does.
     long long best_of_period_shifts(long long s, frame_result& why);
     void warn(const std::string& what);
     void take(frame_decode_result& r, bool acquired, std::vector<stream_frame>& out);
     bool invalid_in(long long from, long long to, long long* where) const;
+    //! Why the item at stream position pos was refused (invalid_in).
+    std::string invalid_item_at(long long pos) const;
     //! The starts in [from, to) where W fits best, one per cluster, best
     //! first, at most `count`, each fitting at least the threshold.
     std::vector<long long>
@@ -291,6 +299,11 @@ private:
                      const std::vector<size_t>& start_tags) const;
     void add_tags(long long pos0, const std::vector<size_t>& start_tags);
     received_items items_at(long long pos) const; // the buffer from position pos
+    //! The values one soft item holds: A log-probabilities, or one LLR.
+    size_t item_width() const
+    {
+        return d_opt.input == input_kind::logprob ? size_t(d_alphabet) : 1;
+    }
     void advance_hunt();
     void process_tags_synced();
 
@@ -311,11 +324,14 @@ private:
     bool d_finished = false; // ended, and everything put out
     int d_sync_hi = 0;       // the upper drift limit over the sync word's G bits
 
-    std::vector<uint8_t> d_buf; // bits from position d_base on (input bits)
-    std::vector<double> d_llr;  // or LLRs from position d_base on (input llr)
+    int d_alphabet = 2;         // the channel's letters (2: bits)
+    std::vector<uint8_t> d_buf; // letters from position d_base on (input bits)
+    // or LLRs (input llr), or A log-probabilities per item (input logprob),
+    // from position d_base on
+    std::vector<double> d_llr;
     long long d_base = 0;
     std::deque<long long> d_tags;    // frame starts from start tags, ascending
-    std::deque<long long> d_invalid; // positions of bytes that were not bits
+    std::deque<long long> d_invalid; // positions of items that were not valid
 
     mode d_mode = mode::hunting;
     position_weights d_prior;      // synced: the next frame's start prior (absolute)
@@ -352,7 +368,10 @@ private:
     static constexpr size_t calibration_frames = 24;
     static constexpr double implausible_sigmas = 6.0, acquired_sigmas = 3.0;
     bool d_calibrated = false;
+    // followed by the next frame's W and K symbols (a request with a tail)
     double d_expected_mean = 0, d_expected_sd = 0;
+    // followed by nothing (a whole frame at the stream's end, no tail)
+    double d_expected_end_mean = 0, d_expected_end_sd = 0;
     std::string d_lost_why;   // why the frame being searched for lost sync
     bool d_acquired = false;  // the next frame is decoded from an acquisition
     bool d_by_search = false; // that acquisition is a search's (its block searched)

@@ -33,9 +33,14 @@ enum class end_mode { known, free };
 end_mode parse_end_mode(const std::string& s);
 std::string to_string(end_mode e);
 
-//! The bits of a sync word written as text ("0110..."; "" for none). Throws
-//! std::invalid_argument naming a character other than 0 or 1.
-std::vector<uint8_t> parse_sync_word(const std::string& text);
+/*!
+ * The letters of a sync word written as text ("" for none) over an alphabet
+ * of A letters: bits as "0110..."; four letters as "ACGT..." (A, C, G, T =
+ * 0, 1, 2, 3; either case); up to ten letters as digits "0123..."; any
+ * alphabet as comma-separated integers "0,5,2" (the only form beyond ten).
+ * Throws std::invalid_argument naming the item that is not a letter.
+ */
+std::vector<uint8_t> parse_sync_word(const std::string& text, int alphabet = 2);
 
 //! Weights over positions (indices into a received segment).
 struct position_weights {
@@ -51,8 +56,12 @@ struct frame_read {
     const uint8_t* bits = nullptr; //!< L received bits, one 0/1 per byte
     const double* llr = nullptr;   //!< or L received LLRs
     size_t L = 0;
+    const double* logprob = nullptr; //!< or L A log-probabilities (letters)
 
-    received_items items() const { return { bits, llr }; }
+    received_items items(int alphabet = 2) const
+    {
+        return { bits, llr, alphabet, logprob };
+    }
 };
 
 /*!
@@ -65,8 +74,10 @@ struct frame_read {
  * (0 <= K <= N; only with end_mode::free).
  */
 struct frame_request {
-    const uint8_t* bits = nullptr; //!< L received bits, one 0/1 per byte
+    const uint8_t* bits = nullptr; //!< L received bits (letters), one per byte
     const double* llr = nullptr;   //!< or L received LLRs (frame_view::llr)
+    //! or L A log-probabilities over an alphabet of A > 2 (frame_view::logprob)
+    const double* logprob = nullptr;
     size_t L = 0;
     const double* priors = nullptr; //!< N x q symbol priors, or null for uniform
     bool log_priors = false;        //!< priors as natural logs (frame_view::log_priors)
@@ -111,7 +122,18 @@ struct frame_request {
      */
     std::vector<frame_read> more_reads;
 
-    received_items items() const { return { bits, llr }; }
+    //! The received items, over the decoder's alphabet.
+    received_items items(int alphabet = 2) const
+    {
+        return { bits, llr, alphabet, logprob };
+    }
+    //! bits, llr and logprob from y (L is the caller's).
+    void set_items(const received_items& y)
+    {
+        bits = y.bits;
+        llr = y.llr;
+        logprob = y.logprob;
+    }
     //! The request's received sequences: 1 + more_reads.size().
     size_t reads() const { return 1 + more_reads.size(); }
 };

@@ -60,17 +60,48 @@ void corridor_lattice(const lattice_weights<real>& w,
                       real* out);
 
 /*!
+ * \brief The exact step weights over the channel's alphabet of A letters (the
+ * model of docs/design.md section 3; lattice_weights::exact for bits): an
+ * insertion of a random letter weighs Pi / A, a deletion Pd, letter x sent
+ * and received as y Pt P(y | x) (channel_params::emission), and a soft item
+ * of probabilities w(0 .. A-1) sum_y w(y) Pt P(y | x). For bits the numbers
+ * are lattice_weights<double>::exact's, summed in the same order.
+ */
+struct exact_letter_weights {
+    explicit exact_letter_weights(const channel_params& ch);
+
+    double ins, del;
+    int A;
+
+    double diag(unsigned x, unsigned y) const { return d_tab[size_t(x) * size_t(A) + y]; }
+    //! A soft item: w holds its A probabilities.
+    double diag_probs(unsigned x, const double* w) const
+    {
+        const double* t = d_tab.data() + size_t(x) * size_t(A);
+        if (A == 2)
+            return model::soft_diag(w[0], w[1], t[0], t[1]); // as lattice_weights
+        double s = 0;
+        for (int y = 0; y < A; ++y)
+            s += w[y] * t[y];
+        return s;
+    }
+
+private:
+    std::vector<double> d_tab; // A x A: Pt P(y | x)
+};
+
+/*!
  * \brief The full, unconstrained lattice (eqn:F, eqn:F_lastrow) for one
- * transmitted sequence x and a received sequence y: returns the last row,
- * F[n][c] = R(y[0..c) | x) for c = 0..len(y). Quadratic cost; meant for
- * tests and references. Uses the exact (unscaled) weights.
+ * transmitted sequence x (letters) and a received sequence y: returns the
+ * last row, F[n][c] = R(y[0..c) | x) for c = 0..len(y). Quadratic cost; meant
+ * for tests, references and the frame boundaries. Uses the exact (unscaled)
+ * weights (exact_letter_weights) over the channel's alphabet.
  */
 std::vector<double> full_lattice_last_row(
     const channel_params& ch, const uint8_t* x, size_t nx, const uint8_t* y, size_t ny);
 
 /*!
- * The same for received items that may be soft (model::soft_diag on the
- * exact weights): F[n][c] = R(y[0..c) | x).
+ * The same for received items that may be soft: F[n][c] = R(y[0..c) | x).
  */
 std::vector<double> full_lattice_last_row(const channel_params& ch,
                                           const uint8_t* x,
@@ -79,9 +110,9 @@ std::vector<double> full_lattice_last_row(const channel_params& ch,
                                           size_t ny);
 
 /*!
- * The same for soft items given as their probabilities: 2 ny values w(0),
- * w(1) (item_probabilities), for a caller that runs many lattices over one
- * stretch of items and computes their probabilities once.
+ * The same for soft items given as their probabilities, A per item
+ * (item_probabilities; 2 for bits), for a caller that runs many lattices
+ * over one stretch of items and computes their probabilities once.
  */
 std::vector<double> full_lattice_last_row_probs(
     const channel_params& ch, const uint8_t* x, size_t nx, const double* prob, size_t ny);

@@ -177,8 +177,17 @@ struct frame_input {
      * frame invalid_input.
      */
     const double* llr = nullptr;
+    /*!
+     * Instead of bits, over an alphabet of A > 2 letters: rho A received
+     * log-probabilities, item j's at [A j] (received_items::logprob).
+     */
+    const double* logprob = nullptr;
 
-    received_items items() const { return { bits, llr }; }
+    //! The received items, over the decoder's alphabet.
+    received_items items(int alphabet = 2) const
+    {
+        return { bits, llr, alphabet, logprob };
+    }
 };
 
 /*!
