@@ -37,6 +37,12 @@ Required:
   --Pi, --Pd, --Ps  channel probabilities
 
 Options:
+  --alphabet A      the channel's letters, 2 (bits, the default) to 256
+                    (docs/design.md, "Letters"): frames are lines of letters,
+                    for four "ACGT..." (or "0123..."), up to ten digits, any
+                    alphabet integers separated by spaces or commas; the code
+                    (random: and sparse: specs, or a file of that alphabet)
+                    and the sync word are over the same letters
   --backend B       cpu | cuda | auto (default auto)
   --precision P     float | double (default float)
   --storage S       global | local | auto (default auto)
@@ -47,16 +53,19 @@ Options:
   --log-priors FILE the same as natural logs (any constant per symbol; -inf: a zero prior)
   --threads T       threads (default 0: all cores)
   --batch K         frames decoded together (default 256)
-  --input I         bits (default): 0s and 1s; llr: soft input, LLRs
+  --input I         bits (default): 0s and 1s (letters); llr: soft input, LLRs
                     ln p(r|1) - ln p(r|0) as numbers separated by spaces
-                    (inf and -inf are hard bits; nan makes the frame an erasure)
+                    (inf and -inf are hard bits; nan makes the frame an erasure);
+                    logprob (--alphabet > 2): A log-probabilities per item,
+                    ln p(r|y) for y = 0 .. A-1, numbers separated by spaces
   --log-level L     debug | info | warning | error | off: the log on stderr
                     (default warning, or the BSID_LOG_LEVEL environment
                     variable's); warnings include a setup that does not fit
                     the frames (docs/receiving.md)
 
 Frame boundaries (docs/frame_boundaries.md):
-  --sync-word W     the word (0s and 1s) that begins every frame
+  --sync-word W     the word (0s and 1s; letters: "ACGT...", digits, or
+                    comma-separated integers) that begins every frame
   --start-prior F   start priors: one line per frame, or one line for all, of
                     POSITION:WEIGHT pairs (default: every frame starts at 0)
   --end E           known (default: the frame ends with its line) | free
@@ -109,6 +118,7 @@ const std::vector<bsid::command_line_option> options = { { "--codebook" },
                                                          { "--Pi" },
                                                          { "--Pd" },
                                                          { "--Ps" },
+                                                         { "--alphabet" },
                                                          { "--backend" },
                                                          { "--precision" },
                                                          { "--storage" },
@@ -278,11 +288,16 @@ int run(int argc, char** argv)
     bool log_priors = false; // --log-priors: priors holds natural logs
     size_t batch = 256;
     bsid::input_kind input = bsid::input_kind::bits;
+    int alphabet = 2;
     try {
-        const bsid::codebook cb = bsid::codebook::from_spec(opt["--codebook"]);
+        alphabet = opt.count("--alphabet")
+                       ? int(integer("--alphabet", opt["--alphabet"], 2, 256))
+                       : 2;
+        const bsid::codebook cb = bsid::codebook::from_spec(opt["--codebook"], alphabet);
         const bsid::channel_params ch(number("--Pi", opt["--Pi"]),
                                       number("--Pd", opt["--Pd"]),
-                                      number("--Ps", opt["--Ps"]));
+                                      number("--Ps", opt["--Ps"]),
+                                      alphabet);
         const long long N = integer("-N", opt["-N"], 1, 1 << 30);
         const bsid::receiver_options ro = read_receiver_options(cl, N);
         input = bsid::parse_input_kind(ro.input.kind);
@@ -296,7 +311,13 @@ int run(int argc, char** argv)
         }
         if (opt.count("--batch"))
             batch = size_t(integer("--batch", opt["--batch"], 1, 1 << 20));
-        const auto sync = bsid::parse_sync_word(ro.framing.sync_word);
+        if (input == bsid::input_kind::logprob && alphabet == 2)
+            die("--input logprob is for --alphabet > 2; over bits give LLRs, "
+                "lp(1) - lp(0) (--input llr)");
+        if (input == bsid::input_kind::llr && alphabet != 2)
+            die("--input llr takes soft bits; over --alphabet " + std::to_string(alphabet) +
+                " give A log-probabilities per item (--input logprob)");
+        const auto sync = bsid::parse_sync_word(ro.framing.sync_word, alphabet);
         fdec = std::make_shared<bsid::frame_decoder>(cfg, sync);
         dec = &fdec->primary();
         if (stream && opt.count("--estimate"))
@@ -372,18 +393,26 @@ int run(int argc, char** argv)
     // (not for erasures), and a batch holds at most 256 MiB of them.
     const size_t max_held =
         std::max<size_t>(1, (size_t(256) << 20) / (sizeof(double) * NQ));
-    const bool soft = input == bsid::input_kind::llr;
+    const bool logprob = input == bsid::input_kind::logprob;
+    const bool soft = input == bsid::input_kind::llr || logprob;
     std::vector<std::string> lines;
-    std::vector<std::vector<double>> llrs; // --input llr: each line's LLRs
+    // --input llr: each line's LLRs; logprob: its A log-probabilities per item
+    std::vector<std::vector<double>> llrs;
     std::vector<std::string> bad; // per line: why its characters are not a frame, or ""
     // frame k's received items, and how many
     auto set_items = [&](auto& v, size_t k) {
-        if (soft)
+        if (logprob)
+            v.logprob = llrs[k].data();
+        else if (soft)
             v.llr = llrs[k].data();
         else
             v.bits = reinterpret_cast<const uint8_t*>(lines[k].data());
     };
-    auto items = [&](size_t k) { return soft ? llrs[k].size() : lines[k].size(); };
+    auto items = [&](size_t k) {
+        return logprob ? llrs[k].size() / size_t(alphabet)
+               : soft  ? llrs[k].size()
+                       : lines[k].size();
+    };
     size_t decodable = 0; // lines of this batch that pass the length check
 
     auto write_post = [&](std::string& out, const double* p) {
@@ -559,8 +588,15 @@ int run(int argc, char** argv)
         if (soft) {
             llrs.push_back(llr_line(line, why, guard, frame_index + lines.size() + 1));
             line.clear(); // its numbers are held in llrs
+            if (logprob && llrs.back().size() % size_t(alphabet) != 0 && why.empty())
+                why = std::to_string(llrs.back().size()) +
+                      " log-probabilities are not a whole number of items of " +
+                      std::to_string(alphabet);
+        } else if (alphabet != 2) {
+            const auto l = letters_line(line, alphabet, why);
+            line.assign(l.begin(), l.end()); // the letters' values, one per char
         }
-        for (size_t t = 0; t < line.size() && !soft; ++t) {
+        for (size_t t = 0; t < line.size() && !soft && alphabet == 2; ++t) {
             const char c = line[t];
             if (c != '0' && c != '1') {
                 if (why.empty()) {
@@ -578,7 +614,10 @@ int run(int argc, char** argv)
         }
         if (why.empty() &&
             (frames_mode ||
-             fdec->check_length(soft ? llrs.back().size() : line.size()).ok()))
+             fdec->check_length(logprob ? llrs.back().size() / size_t(alphabet)
+                                : soft  ? llrs.back().size()
+                                        : line.size())
+                 .ok()))
             ++decodable;
         lines.push_back(std::move(line));
         bad.push_back(std::move(why));

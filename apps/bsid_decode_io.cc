@@ -152,6 +152,52 @@ bool llr_token(const std::string& tok, double& v)
 
 // A line's numbers as LLRs; why receives the first token that is not a
 // number (the line is then not a frame), if there is one.
+std::vector<uint8_t> letters_line(const std::string& line, int A, std::string& why)
+{
+    std::vector<uint8_t> out;
+    const bool separated = line.find_first_of(" ,\t") != std::string::npos || A > 10;
+    if (!separated) {
+        for (size_t t = 0; t < line.size(); ++t) {
+            const int v = letter_of(line[t], A);
+            if (v < 0 && why.empty()) {
+                char b[128];
+                std::snprintf(b,
+                              sizeof b,
+                              "character 0x%02x at position %zu is not a letter of the "
+                              "alphabet of %d",
+                              unsigned((unsigned char)line[t]),
+                              t,
+                              A);
+                why = b;
+            }
+            out.push_back(uint8_t(v < 0 ? 0 : v));
+        }
+        return out;
+    }
+    std::string tok;
+    auto end_token = [&]() {
+        if (tok.empty())
+            return;
+        char* end = nullptr;
+        errno = 0;
+        const long v = std::strtol(tok.c_str(), &end, 10);
+        if ((*end != '\0' || errno != 0 || v < 0 || v >= A) && why.empty())
+            why = "'" + tok + "' at position " + std::to_string(out.size()) +
+                  " is not a letter of the alphabet (an integer 0 to " +
+                  std::to_string(A - 1) + ")";
+        out.push_back(uint8_t(v >= 0 && v < A ? v : 0));
+        tok.clear();
+    };
+    for (char c : line) {
+        if (c == ' ' || c == ',' || c == '\t')
+            end_token();
+        else
+            tok += c;
+    }
+    end_token();
+    return out;
+}
+
 std::vector<double> llr_line(const std::string& line,
                              std::string& why,
                              bits_given_as_llrs& guard,

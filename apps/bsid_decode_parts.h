@@ -24,6 +24,7 @@
 #include <gnuradio/bsid/core/runtime/log.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -56,6 +57,31 @@ long long
 integer(const std::string& opt, const std::string& s, long long lo, long long hi);
 
 bsid::drift_range range(const std::string& opt, const std::string& s);
+
+/*
+ * A received letter of an alphabet of A from one character (--alphabet):
+ * bits '0' and '1'; four letters 'A', 'C', 'G', 'T' (either case) or '0' to
+ * '3'; up to ten letters the digits. -1 for a character that is none.
+ */
+inline int letter_of(char c, int A)
+{
+    static const std::string dna = "ACGT";
+    if (A == 4) {
+        const size_t k = dna.find(char(std::toupper((unsigned char)c)));
+        if (k != std::string::npos)
+            return int(k);
+    }
+    const int d = c >= '0' && c <= '9' ? c - '0' : -1;
+    return d < A ? d : -1;
+}
+
+/*
+ * A line of letters (--alphabet A > 2, --input bits): characters
+ * (letter_of; up to ten letters), or integers separated by spaces or commas
+ * (any alphabet; the only form beyond ten letters). Returns the letters;
+ * `why` says what is not a letter (the frame is then an erasure).
+ */
+std::vector<uint8_t> letters_line(const std::string& line, int A, std::string& why);
 
 // Priors: each line N*q numbers.
 // Start priors: each line POSITION:WEIGHT pairs (checked against each frame when

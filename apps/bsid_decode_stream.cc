@@ -13,15 +13,24 @@ namespace bsid_decode {
 
 /*
  * --framing stream: stdin is one stream of 0s and 1s (whitespace ignored,
- * any other character a byte that is not a bit), read in chunks and decoded
- * by bsid::stream_decoder; one line per frame out (flat memory).
+ * any other character a byte that is not a bit), or over --alphabet A of
+ * letters (letter_of: "ACGT..." for four, digits up to ten), or of LLRs or A
+ * log-probabilities per item (numbers), read in chunks and decoded by
+ * bsid::stream_decoder; one line per frame out (flat memory).
  */
 int run_stream(std::shared_ptr<bsid::frame_decoder> fdec,
                const bsid::stream_options& so,
                const std::vector<long long>& tags,
                bool print_bounds)
 {
-    const bool soft = so.input == bsid::input_kind::llr;
+    const bool soft = so.input != bsid::input_kind::bits;
+    const int A = fdec->config().ch.alphabet();
+    if (!soft && A > 10)
+        die("--framing stream reads one character per letter: up to ten letters "
+            "(--alphabet " +
+            std::to_string(A) + "); give frames as lines of integers instead");
+    // values per item: A log-probabilities, or one LLR
+    const size_t width = so.input == bsid::input_kind::logprob ? size_t(A) : 1;
     bsid::stream_decoder sd(fdec, so);
     const size_t NQ = size_t(fdec->N()) * size_t(fdec->q());
     auto print = [&](const std::vector<bsid::stream_frame>& frames) {
@@ -59,7 +68,7 @@ int run_stream(std::shared_ptr<bsid::frame_decoder> fdec,
     long long pos = 0; // bits pushed so far
     size_t got;
     auto item = [&]() {
-        return pos + (long long)(soft ? llr_chunk.size() : chunk.size());
+        return pos + (long long)(soft ? llr_chunk.size() / width : chunk.size());
     };
     auto tag_here = [&]() {
         while (next_tag < tags.size() && tags[next_tag] == item())
@@ -69,7 +78,8 @@ int run_stream(std::shared_ptr<bsid::frame_decoder> fdec,
     auto end_token = [&]() {
         if (tok.empty())
             return;
-        tag_here();
+        if (llr_chunk.size() % width == 0)
+            tag_here(); // (at an item's first value)
         guard.token(tok);
         bits_given_as_llrs::stream_token(tok, item());
         double v;
@@ -84,8 +94,18 @@ int run_stream(std::shared_ptr<bsid::frame_decoder> fdec,
     auto push = [&]() {
         if (soft) {
             guard.check();
-            print(sd.push(llr_chunk.data(), llr_chunk.size(), here));
-            pos += (long long)llr_chunk.size();
+            // whole items only: the rest waits for the next read
+            const size_t whole = llr_chunk.size() / width;
+            std::vector<size_t> now, later; // tags of this chunk's items, of the next's
+            for (size_t t : here)
+                (t < whole ? now : later).push_back(t < whole ? t : t - whole);
+            print(sd.push(llr_chunk.data(), whole, now));
+            pos += (long long)whole;
+            llr_chunk.erase(llr_chunk.begin(),
+                            llr_chunk.begin() + long(whole * width));
+            chunk.clear();
+            here = std::move(later);
+            return;
         } else {
             print(sd.push(chunk.data(), chunk.size(), here));
             pos += (long long)chunk.size();
@@ -112,12 +132,17 @@ int run_stream(std::shared_ptr<bsid::frame_decoder> fdec,
             if (space)
                 continue;
             tag_here();
-            chunk.push_back(c == '0' ? 0 : c == '1' ? 1 : 2); // 2: not a bit (an erasure)
+            // a character that is not a letter: the byte A (an erasure)
+            const int v = letter_of(c, A);
+            chunk.push_back(uint8_t(v < 0 ? std::min(A, 255) : v));
         }
         push();
     }
     end_token();
     push();
+    if (!llr_chunk.empty())
+        std::cerr << "bsid_decode: the stream ends inside an item (" << llr_chunk.size()
+                  << " of its " << width << " log-probabilities); ignored\n";
     if (next_tag < tags.size())
         std::cerr << "bsid_decode: " << tags.size() - next_tag
                   << " start tags lie at or after the end of the stream (" << pos

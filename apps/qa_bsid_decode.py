@@ -536,6 +536,92 @@ class qa_bsid_decode(unittest.TestCase):
         self.assertIn("'loud' is not one of debug, info, warning, error, off", bad.stderr)
 
 
+class qa_bsid_decode_letters(unittest.TestCase):
+    """--alphabet: lines of letters (ACGT, integers), log-probabilities,
+    sync words of letters and streams, as the library decodes them."""
+
+    N = 10
+    spec = "random:4:16:2:3"
+
+    def setUp(self):
+        self.cb = bsid.codebook.from_spec(self.spec, alphabet=4)
+        self.ch = bsid.channel_params(0.01, 0.01, 0.01, alphabet=4)
+        self.args = ["--codebook", self.spec, "-N", str(self.N), "--Pi", "0.01", "--Pd", "0.01",
+                     "--Ps", "0.01", "--alphabet", "4", "--backend", "cpu",
+                     "--precision", "double"]
+        rng = np.random.default_rng(1)
+        self.msgs, self.frames = [], []
+        for k in range(4):
+            msg = rng.integers(0, 16, self.N)
+            rx, _ = bsid.transmit(self.ch, self.cb.encode(msg), k)
+            self.msgs.append(msg)
+            self.frames.append(rx)
+
+    def posteriors(self, out):
+        return [np.array([float(v) for v in line.split()]).reshape(self.N, 16)
+                for line in out.strip().split("\n")]
+
+    def test_001_letters_and_integers_as_the_library(self):
+        dec = bsid.map_decoder_core(self.cb, self.ch, self.N, backend="cpu", precision="double")
+        text = "".join("".join("ACGT"[v] for v in f) + "\n" for f in self.frames)
+        ints = "".join(" ".join(str(v) for v in f) + "\n" for f in self.frames)
+        for given in (text, text.lower(), ints):
+            r = run(self.args, given)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            for got, f in zip(self.posteriors(r.stdout), self.frames):
+                self.assertTrue(np.array_equal(got, dec.decode(f)))
+        r = run(self.args, "ACGU\n0 1 4\n")
+        self.assertEqual(r.stdout.splitlines(),
+                         ["erasure character 0x55 at position 3 is not a letter of the alphabet "
+                          "of 4",
+                          "erasure '4' at position 2 is not a letter of the alphabet (an "
+                          "integer 0 to 3)"])
+
+    def test_002_log_probabilities(self):
+        soft = bsid.map_decoder_core(self.cb, self.ch, self.N, backend="cpu", precision="double",
+                                     input="logprob")
+        lps = []
+        for f in self.frames:
+            lp = np.log(np.full((len(f), 4), 0.05))
+            lp[np.arange(len(f)), f] = np.log(0.85)
+            lps.append(lp)
+        r = run(self.args + ["--input", "logprob"],
+                "".join(" ".join("%.17g" % v for v in lp.ravel()) + "\n" for lp in lps) +
+                "0 0 0\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.strip().split("\n")
+        for got, lp in zip(self.posteriors("\n".join(lines[:4])), lps):
+            self.assertTrue(np.array_equal(got, soft.decode(lp)))
+        self.assertEqual(lines[4], "erasure 3 log-probabilities are not a whole number of "
+                                   "items of 4")
+        r = run(self.args[:-6] + ["--input", "logprob"], "")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("--input logprob is for --alphabet > 2", r.stderr)
+
+    def test_003_a_stream_with_a_sync_word_of_letters(self):
+        W = [0, 1, 2, 3, 3, 2, 1, 0]
+        rng = np.random.default_rng(2)
+        msgs, sent = [], []
+        for k in range(8):
+            m = rng.integers(0, 16, self.N)
+            msgs.append(m)
+            sent += W + self.cb.encode(m).tolist()
+        rx, _ = bsid.transmit(self.ch, np.array(sent, np.uint8), 5)
+        r = run(self.args + ["--framing", "stream", "--sync-word", "ACGTTGCA"],
+                "".join("ACGT"[v] for v in rx) + "\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.strip().split("\n")
+        self.assertEqual(len(lines), 8)
+        ok = [k for k, l in enumerate(lines) if not l.startswith("erasure")]
+        self.assertGreaterEqual(len(ok), 7)
+        for k in ok:
+            post = self.posteriors(lines[k])[0]
+            self.assertLessEqual(int(np.sum(post.argmax(axis=1) != msgs[k])), self.N // 2)
+        r = run(self.args + ["--sync-word", "ACGU"], "")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("not one of A, C, G, T", r.stderr)
+
+
 class qa_bsid_decode_estimate(unittest.TestCase):
     """--estimate: one JSON line, the library's estimate_channel on the same frames."""
 
