@@ -315,7 +315,8 @@ int run(int argc, char** argv)
             die("--input logprob is for --alphabet > 2; over bits give LLRs, "
                 "lp(1) - lp(0) (--input llr)");
         if (input == bsid::input_kind::llr && alphabet != 2)
-            die("--input llr takes soft bits; over --alphabet " + std::to_string(alphabet) +
+            die("--input llr takes soft bits; over --alphabet " +
+                std::to_string(alphabet) +
                 " give A log-probabilities per item (--input logprob)");
         const auto sync = bsid::parse_sync_word(ro.framing.sync_word, alphabet);
         fdec = std::make_shared<bsid::frame_decoder>(cfg, sync);

@@ -101,8 +101,7 @@ int run_stream(std::shared_ptr<bsid::frame_decoder> fdec,
                 (t < whole ? now : later).push_back(t < whole ? t : t - whole);
             print(sd.push(llr_chunk.data(), whole, now));
             pos += (long long)whole;
-            llr_chunk.erase(llr_chunk.begin(),
-                            llr_chunk.begin() + long(whole * width));
+            llr_chunk.erase(llr_chunk.begin(), llr_chunk.begin() + long(whole * width));
             chunk.clear();
             here = std::move(later);
             return;
