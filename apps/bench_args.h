@@ -42,6 +42,7 @@ inline const std::vector<bsid::command_line_option>& options()
                                                                 { "--Pi" },
                                                                 { "--Pd" },
                                                                 { "--Ps" },
+                                                                { "--alphabet" },
                                                                 { "--threads" },
                                                                 { "--frames" },
                                                                 { "--min-time" },
@@ -239,6 +240,16 @@ inline double llr_sigma_option(const std::map<std::string, std::string>& opt)
     return s;
 }
 
+//! --alphabet: the channel's and the code's letters (default 2, bits; 2 to 256).
+inline int alphabet_option(const std::map<std::string, std::string>& opt)
+{
+    const long long A = int_option(opt, "--alphabet", "2");
+    if (A < 2 || A > 256)
+        throw std::invalid_argument("--alphabet " + std::to_string(A) +
+                                    " must lie in 2 .. 256");
+    return int(A);
+}
+
 /*!
  * One channel from --Pi, --Pd and --Ps (the first of each list; the
  * defaults as text), checked by bsid::channel_params.
@@ -250,7 +261,8 @@ inline bsid::channel_params channel_option(const std::map<std::string, std::stri
 {
     return bsid::channel_params(number_option(opt, "--Pi", Pi),
                                 number_option(opt, "--Pd", Pd),
-                                number_option(opt, "--Ps", Ps));
+                                number_option(opt, "--Ps", Ps),
+                                alphabet_option(opt));
 }
 
 /*!
@@ -261,6 +273,7 @@ inline bsid::channel_params channel_option(const std::map<std::string, std::stri
  */
 struct channel_grid {
     std::vector<double> Pi, Pd, Ps;
+    int alphabet = 2;
 
     size_t size() const { return Pi.size() * Pd.size() * Ps.size(); }
 
@@ -268,7 +281,7 @@ struct channel_grid {
     {
         const size_t s = k % Ps.size(), d = k / Ps.size() % Pd.size(),
                      i = k / Ps.size() / Pd.size();
-        return bsid::channel_params(Pi[i], Pd[d], Ps[s]);
+        return bsid::channel_params(Pi[i], Pd[d], Ps[s], alphabet);
     }
 };
 
@@ -280,7 +293,8 @@ inline channel_grid channel_grid_option(const std::map<std::string, std::string>
 {
     return { list_option(opt, "--Pi", Pi),
              list_option(opt, "--Pd", Pd),
-             list_option(opt, "--Ps", Ps) };
+             list_option(opt, "--Ps", Ps),
+             alphabet_option(opt) };
 }
 
 //! The codebook spec of --codebook, or random:n:q:1:1 from -n and -q.
@@ -303,7 +317,7 @@ inline frame_code frame_code_option(const std::map<std::string, std::string>& op
 {
     const long long N = count_option(opt, "-N", "500");
     const std::string spec = codebook_spec(opt);
-    return { N, spec, bsid::codebook::from_spec(spec) };
+    return { N, spec, bsid::codebook::from_spec(spec, alphabet_option(opt)) };
 }
 
 /*!

@@ -80,7 +80,10 @@ Options (L: a value or a comma-separated list; every combination runs):
 Decoder options (--bench decode; defaults are config S500, Pi = Pd = 0.01, Ps = 0;
 the rates frames_per_s, mbit_per_s and cells_per_s count the frames decoded ok,
 frames_ok; erasures counts those the decoder refused):
-  -q q            alphabet size (default 16)
+  -q q            message symbols per codeword (default 16)
+  --alphabet A    the channel's letters, 2 (bits, default) to 256: the code
+                  (--codebook random: and sparse: specs, or -n and -q) is over
+                  them; the decoders over letters are the CPU's so far
   --codebook SPEC codebook spec (default random:n:q:1:1; it fixes n and q)
   --backend L     cpu | cuda | auto (default auto)
   --storage L     global | local | auto (default auto)
@@ -413,7 +416,8 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                         const auto& L = dec->limits();
                                         std::printf(
                                             "{\"bench\":\"decode\",\"codebook\":\"%s\","
-                                            "\"N\":%lld,\"n\":%d,\"q\":%d,\"Pi\":%g,"
+                                            "\"N\":%lld,\"n\":%d,\"q\":%d,"
+                                            "\"alphabet\":%d,\"Pi\":%g,"
                                             "\"Pd\":%g,\"Ps\":%g,\"Pr\":%g,"
                                             "\"backend\":\"%s\",\"storage\":\"%s\","
                                             "\"precision\":\"%s\",\"input\":\"%s\","
@@ -431,6 +435,7 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                             N,
                                             cb.n(),
                                             cb.q(),
+                                            cb.alphabet(),
                                             ch.Pi(),
                                             ch.Pd(),
                                             ch.Ps(),

@@ -44,6 +44,12 @@ void corridor_lattice_letters(const lattice_shape<real>& s, const lattice_call<r
         }
     }
 
+    // the two spare rows of the scratch (lattice_lanes_scratch): zeros, for
+    // the terms from outside the corridor or before column 0, and a soft
+    // item's diagonal weights; so that the cell loops have no branches
+    real* const zero = c.scratch + 2 * size_t(Mn) * Q;
+    real* const wrow = zero + Q;
+    std::fill(zero, zero + Q, real(0));
     for (int r = 1; r <= n; ++r) {
         const bool last = r == n;
         const real* const* const qrow = c.qsel + size_t(A) * size_t(r - 1);
@@ -54,31 +60,38 @@ void corridor_lattice_letters(const lattice_shape<real>& s, const lattice_call<r
                 std::fill(dst, dst + Q, real(0));
                 continue;
             }
-            // terms from outside the corridor or before column 0 are zeros
-            const real* diag = col >= 1 ? prev + size_t(k) * Q : nullptr;
-            const real* vert = k + 1 < Mn ? prev + size_t(k + 1) * Q : nullptr;
+            const real* diag = col >= 1 ? prev + size_t(k) * Q : zero;
+            const real* vert = k + 1 < Mn ? prev + size_t(k + 1) * Q : zero;
             const real* horz =
-                !last && k >= 1 && col >= 1 ? cur + size_t(k - 1) * Q : nullptr;
-            const uint8_t y = diag && !c.yprob ? c.y[col - 1] : 0;
-            const real* p =
-                diag && c.yprob ? c.yprob + size_t(A) * size_t(col - 1) : nullptr;
+                !last && k >= 1 && col >= 1 ? cur + size_t(k - 1) * Q : zero;
+            const real* wd = zero;
+            if (col >= 1 && c.yprob) {
+                // a soft item: the letters' weights mixed by its probabilities
+                const real* p = c.yprob + size_t(A) * size_t(col - 1);
+                const real* q0 = qrow[0];
 #pragma omp simd
-            for (size_t D = 0; D < Q; ++D) {
-                real wd = real(0);
-                if (diag) {
-                    if (p) {
-                        // a soft item: the letters' weights mixed by its probabilities
-                        for (int l = 0; l < A; ++l)
-                            wd += p[l] * qrow[l][D];
-                    } else {
-                        wd = qrow[y][D];
-                    }
+                for (size_t D = 0; D < Q; ++D)
+                    wrow[D] = p[0] * q0[D];
+                for (int l = 1; l < A; ++l) {
+                    const real* ql = qrow[l];
+                    const real pl = p[l];
+#pragma omp simd
+                    for (size_t D = 0; D < Q; ++D)
+                        wrow[D] += pl * ql[D];
                 }
-                const real dv = diag ? diag[D] : real(0);
-                const real vv = vert ? vert[D] : real(0);
-                const real hv = horz ? horz[D] : real(0);
-                dst[D] = last ? model::lattice_last_cell(wd, dv, del, vv)
-                              : model::lattice_cell(wd, dv, del, vv, ins, hv);
+                wd = wrow;
+            } else if (col >= 1) {
+                wd = qrow[c.y[col - 1]];
+            }
+            if (last) {
+#pragma omp simd
+                for (size_t D = 0; D < Q; ++D)
+                    dst[D] = model::lattice_last_cell(wd[D], diag[D], del, vert[D]);
+            } else {
+#pragma omp simd
+                for (size_t D = 0; D < Q; ++D)
+                    dst[D] =
+                        model::lattice_cell(wd[D], diag[D], del, vert[D], ins, horz[D]);
             }
         }
         std::swap(prev, cur);
