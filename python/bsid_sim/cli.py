@@ -126,9 +126,14 @@ def build_parser():
                    help="codebook spec (builtin:NAME, file:PATH, random:n:q:P:seed, "
                         "sparse:n:q); it fixes n and q")
     g.add_argument("-N", type=_positive_int, help="message symbols per frame")
+    g.add_argument("--alphabet", metavar="A", type=int, default=2,
+                   help="the channel's letters, 2 (bits, the default) to 256, DNA's 4: the "
+                        "code (random: and sparse: specs, or a file of that alphabet) and the "
+                        "sync word are over them (docs/design.md, \"Letters\")")
     g.add_argument("--sync-word", metavar="W", default="",
-                   help="a word of 0s and 1s sent before every frame's codewords and weighed "
-                        "by the decoder (docs/frame_boundaries.md)")
+                   help="a word of 0s and 1s (over letters: ACGT..., digits or comma-separated "
+                        "integers) sent before every frame's codewords and weighed by the "
+                        "decoder (docs/frame_boundaries.md)")
     g.add_argument("--sweep", choices=SWEEPS, action=_Once,
                    hint="a run sweeps one parameter",
                    help="the parameter that varies: p (Pi = Pd = p), Pi, Pd or Ps")
@@ -435,12 +440,23 @@ def _main(argv):
                 p.error(f"--{name.replace('_', '-')} needs --framing stream")
     if a.burst_bits is not None and not a.burst_rate:
         p.error("--burst-bits needs --burst-rate P (the probability of a burst after a frame)")
-    if set(a.sync_word) - {"0", "1"}:
+    if not 2 <= a.alphabet <= 256:
+        p.error(f"--alphabet {a.alphabet}: the letters are 2 to 256")
+    if a.alphabet == 2 and set(a.sync_word) - {"0", "1"}:
         p.error(f"--sync-word {a.sync_word!r}: only the characters 0 and 1")
     try:
-        cb = bsid_core.codebook.from_spec(a.codebook)
+        cb = bsid_core.codebook.from_spec(a.codebook, alphabet=a.alphabet)
     except (ValueError, OSError) as e:
         p.error(f"--codebook: {e}")
+    if a.alphabet != 2:
+        # the sync word's letters, checked (and kept as comma-separated integers)
+        try:
+            W = bsid_core.map_decoder_core(cb, bsid_core.channel_params(
+                0, 0, 0, alphabet=a.alphabet), 1, backend="cpu",
+                sync_word=a.sync_word).sync_word
+        except ValueError as e:
+            p.error(f"--sync-word: {e}")
+        a.sync_word = ",".join(str(v) for v in W)
     initial = None
     if a.estimate:
         if a.framing != "genie":
@@ -450,7 +466,8 @@ def _main(argv):
         try:
             if len(parts) != 3:
                 raise ValueError(f"{len(parts)} values")
-            initial = bsid_core.channel_params(*[float(v) for v in parts])
+            initial = bsid_core.channel_params(*[float(v) for v in parts],
+                                               alphabet=a.alphabet)
         except (TypeError, ValueError) as e:
             p.error(f"--initial {a.initial!r}: three probabilities Pi,Pd,Ps ({e})")
     try:

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import dump
 from .counting import add, end_batch, eta, stop_in_batch
-from .engine import PointResult
+from .engine import PointResult, channel_of
 from .sweep import run_configs
 
 __all__ = ["ClusterError", "OrderedMerge", "connect", "gpu_count", "run_chunk",
@@ -120,7 +120,8 @@ def _job_key(job):
     cb = job["codebook"]
     outer = job["outer"]
     local = job.get("local_devices")
-    return (cb.n, cb.q, tuple(tuple(b) for b in cb.books), job["N"], job["Pi"], job["Pd"],
+    return (cb.n, cb.q, cb.alphabet, tuple(tuple(b) for b in cb.books), job["N"], job["Pi"],
+            job["Pd"],
             job["Ps"], job["backend"], job["precision"], job["storage"], job["Pr"],
             job["sync_word"], job["seed"], outer[0] if outer else None,
             zlib.crc32(outer[1].encode()) if outer and outer[1] else 0, job["iterations"],
@@ -178,7 +179,8 @@ def _decoder(job):
     _local.entry = None  # the previous point's decoder goes first
     threads = _threads_here(job)
     devices = _devices_here(job)
-    ch = bsid_core.channel_params(job["Pi"], job["Pd"], job["Ps"])
+    ch = bsid_core.channel_params(job["Pi"], job["Pd"], job["Ps"],
+                                  alphabet=job["codebook"].alphabet)
     kw = dict(backend="cuda" if devices else "cpu", precision=job["precision"],
               storage=job["storage"], Pr=job["Pr"], threads=threads,
               sync_word=job["sync_word"])
@@ -357,8 +359,8 @@ def run_point_cluster(c, client, plan, progress=None, chunk_fn=run_chunk,
     res = PointResult(config=c, backend="", storage="", threads=1)
     src = None
     if c.dump_dir:
-        src = bsid_core.frame_source(c.codebook, bsid_core.channel_params(c.Pi, c.Pd, c.Ps),
-                                     c.N, c.seed, sync_word=c.sync_word, outer=c.outer)
+        src = bsid_core.frame_source(c.codebook, channel_of(c), c.N, c.seed,
+                                     sync_word=c.sync_word, outer=c.outer)
     merge = OrderedMerge(res, src)
     job = _job(c, plan)
     gpu = plan["gpus_per_worker"] > 0 or c.backend == "cuda"

@@ -34,6 +34,7 @@ def write_failure(c, res, src, k, counts, j):
         "format": FORMAT,
         "version": bsid_core.__version__,
         "codebook": c.spec, "n": cb.n, "q": cb.q, "P": cb.P, "books": cb.books,
+        "alphabet": cb.alphabet,
         "N": c.N, "Pi": c.Pi, "Pd": c.Pd, "Ps": c.Ps, "Pr": c.Pr,
         "mtau": list(res.mtau), "mn": list(res.mn), "sync_word": c.sync_word,
         "backend": res.backend, "precision": c.precision, "storage": res.storage,
@@ -78,8 +79,9 @@ def read_failure(path):
 
 
 def _decoder(doc, backend, storage):
-    cb = bsid_core.codebook(doc["n"], doc["books"])
-    ch = bsid_core.channel_params(doc["Pi"], doc["Pd"], doc["Ps"])
+    A = doc.get("alphabet", 2)
+    cb = bsid_core.codebook(doc["n"], doc["books"], alphabet=A)
+    ch = bsid_core.channel_params(doc["Pi"], doc["Pd"], doc["Ps"], alphabet=A)
     return bsid_core.map_decoder_core(cb, ch, doc["N"], backend=backend,
                                       precision=doc["precision"], storage=storage,
                                       mtau=tuple(doc["mtau"]), mn=tuple(doc["mn"]),

@@ -44,6 +44,12 @@ def resolved_threads(threads):
         return os.cpu_count() or 1
 
 
+def sync_length(w):
+    """The letters of a sync word as text: "0110" (one a character) or, over more
+    letters, comma-separated integers."""
+    return 0 if not w else w.count(",") + 1 if "," in w else len(w)
+
+
 @dataclass
 class PointConfig:
     """Everything that defines one point of a sweep."""
@@ -98,7 +104,7 @@ class PointConfig:
         o = self.outer
         info = (o.k * math.log2(o.q) if o is not None
                 else self.N * math.log2(self.codebook.q))
-        return info / (self.N * self.codebook.n + len(self.sync_word))
+        return info / (self.N * self.codebook.n + sync_length(self.sync_word))
 
     @property
     def bits_per_symbol(self):
@@ -250,6 +256,7 @@ class PointResult:
             "garbage_near_half": self.garbage_near_half,
             "false_ok": self.false_ok, "duplicates": self.duplicates, "missed": self.missed,
             **self._outer_columns(),
+            "alphabet": c.codebook.alphabet,
         }
 
     def _outer_columns(self):
@@ -273,8 +280,13 @@ class PointResult:
         }
 
 
+def channel_of(c):
+    """The point's channel, over its codebook's alphabet (2: bits)."""
+    return bsid_core.channel_params(c.Pi, c.Pd, c.Ps, alphabet=c.codebook.alphabet)
+
+
 def make_decoder(c):
-    ch = bsid_core.channel_params(c.Pi, c.Pd, c.Ps)
+    ch = channel_of(c)
     return bsid_core.map_decoder_core(c.codebook, ch, c.N, backend=c.backend,
                                       precision=c.precision, storage=c.storage, Pr=c.Pr,
                                       threads=c.threads, sync_word=c.sync_word)

@@ -28,7 +28,8 @@ def estimate_point(config, frames, initial, iterations, tolerance, fix=None, pro
     is 0), the iterations, whether they converged, the frames used and refused, the
     log-likelihoods and the time. progress: called after each EM iteration
     (iteration, log-likelihood, estimate), or None."""
-    truth = bsid_core.channel_params(config.Pi, config.Pd, config.Ps)
+    truth = bsid_core.channel_params(config.Pi, config.Pd, config.Ps,
+                                     alphabet=config.codebook.alphabet)
     src = bsid_core.frame_source(config.codebook, truth, config.N, config.seed,
                                  sync_word=config.sync_word)
     rx = [src.frame(k)["rx"] for k in range(frames)]

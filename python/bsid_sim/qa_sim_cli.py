@@ -364,6 +364,34 @@ class qa_sim_cli(unittest.TestCase):
         self.assertEqual(bad.returncode, 2)
         self.assertIn("--sync-word", bad.stderr)
 
+    def test_013_letters(self):
+        # --alphabet 4: the code, channel and sync word over four letters; the
+        # errors are those of the same frames decoded by the library
+        args = ["--codebook", "random:4:16:2:3", "-N", "20", "--alphabet", "4", "--backend",
+                "cpu", "--threads", "2", "--Pi", "0.02", "--Pd", "0.02", "--Ps", "0.02",
+                "--max-frames", "60", "--rel-error", "0", "--progress", "none", "--json", "-",
+                "--seed", "3", "--sync-word", "ACGTTGCA"]
+        out = run(args)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        row = json.loads(out.stdout)[0]
+        self.assertEqual((row["alphabet"], row["sync_word"], row["frames"]),
+                         (4, "0,1,2,3,3,2,1,0", 60))
+        cb = bsid.codebook.from_spec("random:4:16:2:3", alphabet=4)
+        ch = bsid.channel_params(0.02, 0.02, 0.02, alphabet=4)
+        W = [0, 1, 2, 3, 3, 2, 1, 0]
+        dec = bsid.map_decoder_core(cb, ch, 20, backend="cpu", sync_word=W)
+        batch = bsid.frame_source(cb, ch, 20, 3, sync_word=W).generate(0, 60)
+        counts = dec.count_errors(batch)
+        self.assertEqual(row["symbol_errors"], int(counts["symbol_errors"].sum()))
+        self.assertGreater(row["symbol_errors"], 0)
+        self.assertLess(row["ser"], 0.2)
+        for bad_args, says in ((["--alphabet", "1"], "--alphabet 1"),
+                               (["--sync-word", "ACGU"], "not one of A, C, G, T"),
+                               (["--codebook", "builtin:ld3-modvec6"], "binary")):
+            bad = run(args + bad_args)
+            self.assertEqual(bad.returncode, 2, bad.stderr)
+            self.assertIn(says, bad.stderr)
+
 class qa_sim_estimate(unittest.TestCase):
     """bsid-sim --estimate: the library's estimate_channel on the point's frames."""
 

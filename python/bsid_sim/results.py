@@ -29,6 +29,7 @@ COLUMNS = [
     "garbage_near_half", "false_ok", "duplicates", "missed",
     "outer", "outer_n", "outer_k", "outer_q", "rate", "iterations", "bp_iterations",
     "mean_iterations", "mean_bp_iterations", "undetected", "fer_by_iteration",
+    "alphabet",
 ]
 
 _TEXT = {"label", "codebook", "sweep", "backend", "precision", "storage", "stopped_by",

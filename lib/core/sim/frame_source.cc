@@ -25,9 +25,19 @@ frame_source::frame_source(const codebook& cb,
     : d_cb(cb), d_ch(ch), d_N(N), d_seed(seed), d_sync(std::move(sync_word))
 {
     for (auto b : d_sync) {
-        if (b > 1)
-            throw std::invalid_argument("frame_source: a sync word bit is not 0 or 1");
+        if (int(b) >= ch.alphabet())
+            throw std::invalid_argument(
+                ch.alphabet() == 2
+                    ? std::string("frame_source: a sync word bit is not 0 or 1")
+                    : detail::concat("frame_source: a sync word letter is not in 0 .. ",
+                                     ch.alphabet() - 1));
     }
+    if (cb.alphabet() != ch.alphabet())
+        throw std::invalid_argument(
+            detail::concat("frame_source: the codebook's alphabet is ",
+                           cb.alphabet(),
+                           " letters but the channel's is ",
+                           ch.alphabet()));
     if (N < 1) {
         throw std::invalid_argument(
             detail::concat("frame_source: N = ", N, " must be at least 1 symbol"));

@@ -64,18 +64,19 @@ transmit(ch, bits, s, k) (docs/random-numbers.md).
     batch = src.generate(first, count, threads=0)   # frames first .. first+count-1
     f = src.frame(k)     # dict: symbols, tx, rx, drift (G + tau + 1 values)
 
-sync_word: the word W ("0110...") sent before every frame's codewords; decode
-such frames with map_decoder_core(..., sync_word=W).
+sync_word: the word W ("0110..."; over letters "ACGT...", digits, comma
+-separated integers or a list of ints) sent before every frame's codewords;
+decode such frames with map_decoder_core(..., sync_word=W).
 )doc")
         .def(py::init([](const bsid::codebook& cb,
                          const bsid::channel_params& ch,
                          int N,
                          uint64_t seed,
-                         const std::string& sync_word,
+                         const py::object& sync_word,
                          const std::optional<bsid::ldpc_code>& outer) {
+                 const auto W = sync_word_from_python(sync_word, ch.alphabet());
                  if (!outer)
-                     return bsid::frame_source(
-                         cb, ch, N, seed, bsid::parse_sync_word(sync_word));
+                     return bsid::frame_source(cb, ch, N, seed, W);
                  const int need =
                      bsid::symbol_mapping(outer->q(), outer->n(), cb.q()).n_inner();
                  if (N != 0 && N != need) {
@@ -84,8 +85,7 @@ such frames with map_decoder_core(..., sync_word=W).
                          std::to_string(need) + " inner symbols, not " +
                          std::to_string(N) + " (pass N=0 for it)");
                  }
-                 return bsid::frame_source(
-                     cb, ch, *outer, seed, bsid::parse_sync_word(sync_word));
+                 return bsid::frame_source(cb, ch, *outer, seed, W);
              }),
              "codebook"_a,
              "channel"_a,
