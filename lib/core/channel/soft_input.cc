@@ -76,6 +76,36 @@ void item_probabilities(const received_items& y, size_t count, real* out)
 template void item_probabilities<float>(const received_items&, size_t, float*);
 template void item_probabilities<double>(const received_items&, size_t, double*);
 
+size_t find_invalid_logprob(const double* lp, size_t count, int A, std::string& what)
+{
+    for (size_t t = 0; t < count; ++t) {
+        const double* item = lp + size_t(A) * t;
+        bool any = false;
+        for (int l = 0; l < A; ++l) {
+            if (std::isnan(item[l]) ||
+                item[l] == std::numeric_limits<double>::infinity()) {
+                what = detail::concat("received log-probability of letter ",
+                                      l,
+                                      " at position ",
+                                      t,
+                                      " is ",
+                                      detail::fmt_double(item[l]),
+                                      " (a log-probability is finite, or -inf for an "
+                                      "impossible letter)");
+                return t;
+            }
+            any = any || std::isfinite(item[l]);
+        }
+        if (!any) {
+            what = detail::concat("received item at position ",
+                                  t,
+                                  ": every letter's log-probability is -inf");
+            return t;
+        }
+    }
+    return count;
+}
+
 size_t find_invalid_item(const received_items& y, size_t count, std::string& what)
 {
     if (count == 0)
@@ -110,35 +140,8 @@ size_t find_invalid_item(const received_items& y, size_t count, std::string& wha
                "bits give LLRs, lp(1) - lp(0) (input=\"llr\")";
         return 0;
     }
-    if (y.logprob) {
-        const size_t A = size_t(y.alphabet);
-        for (size_t t = 0; t < count; ++t) {
-            const double* lp = y.logprob + A * t;
-            bool any = false;
-            for (size_t l = 0; l < A; ++l) {
-                if (std::isnan(lp[l]) ||
-                    lp[l] == std::numeric_limits<double>::infinity()) {
-                    what = detail::concat("received log-probability of letter ",
-                                          l,
-                                          " at position ",
-                                          t,
-                                          " is ",
-                                          detail::fmt_double(lp[l]),
-                                          " (a log-probability is finite, or -inf for an "
-                                          "impossible letter)");
-                    return t;
-                }
-                any = any || std::isfinite(lp[l]);
-            }
-            if (!any) {
-                what = detail::concat("received item at position ",
-                                      t,
-                                      ": every letter's log-probability is -inf");
-                return t;
-            }
-        }
-        return count;
-    }
+    if (y.logprob)
+        return find_invalid_logprob(y.logprob, count, y.alphabet, what);
     if (y.llr) {
         // one branch-free pass that the compiler vectorizes (x != x only for
         // NaN; a sum would be a chain of dependent additions), then the exact

@@ -287,9 +287,7 @@ void stream_decoder::feed(const double* soft,
     for (size_t j = 0; j < count; ++j) {
         double* item = d_llr.data() + at + w * j;
         const bool bad =
-            lp ? find_invalid_item(
-                     received_items{ nullptr, nullptr, d_alphabet, item }, 1, what) == 0
-               : std::isnan(*item);
+            lp ? find_invalid_logprob(item, 1, d_alphabet, what) == 0 : std::isnan(*item);
         if (bad) {
             d_invalid.push_back(pos0 + (long long)j); // the frame it falls in: an erasure
             std::fill(item, item + w, 0.0);

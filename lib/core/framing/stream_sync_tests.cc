@@ -496,28 +496,23 @@ bool stream_decoder::judge(const frame_decode_result& r,
                 s, weak ? fit : d_judge->sync_word_threshold(), &at, &at_fit)) {
             bool short_of_items = false;
             const double other = llr_at(at, false, &short_of_items);
+            const std::string fits_there = detail::concat("the sync word fits at ",
+                                                          at,
+                                                          " (ln likelihood ratio ",
+                                                          detail::fmt_double(at_fit),
+                                                          " against ",
+                                                          detail::fmt_double(fit),
+                                                          "), and ");
             if (short_of_items && d_ended && at_fit >= fit) {
                 why = { frame_status::sync_ambiguous,
-                        detail::concat("the sync word fits at ",
-                                       at,
-                                       " (ln likelihood ratio ",
-                                       detail::fmt_double(at_fit),
-                                       " against ",
-                                       detail::fmt_double(fit),
-                                       "), and the stream ends before the frame read "
-                                       "from there can be compared") };
+                        fits_there + "the stream ends before the frame read from there "
+                                     "can be compared" };
                 return false;
             }
             if (other >= r.log_likelihood_ratio - alignment_judge::edge_margin) {
                 why = { frame_status::sync_ambiguous,
-                        detail::concat("the sync word fits at ",
-                                       at,
-                                       " (ln likelihood ratio ",
-                                       detail::fmt_double(at_fit),
-                                       " against ",
-                                       detail::fmt_double(fit),
-                                       "), and the frame read from there is nearly as "
-                                       "likely (",
+                        detail::concat(fits_there,
+                                       "the frame read from there is nearly as likely (",
                                        detail::fmt_double(other),
                                        " against ",
                                        detail::fmt_double(r.log_likelihood_ratio),

@@ -221,9 +221,7 @@ exact_letter_weights::exact_letter_weights(const channel_params& ch)
     d_tab.resize(size_t(A) * size_t(A));
     for (int x = 0; x < A; ++x)
         for (int y = 0; y < A; ++y)
-            d_tab[size_t(x * A + y)] =
-                A == 2 ? (x == y ? ch.Pt() * (1 - ch.Ps()) : ch.Pt() * ch.Ps())
-                       : ch.Pt() * ch.emission(unsigned(x), unsigned(y));
+            d_tab[size_t(x * A + y)] = ch.Pt() * ch.emission(unsigned(x), unsigned(y));
 }
 
 namespace {

@@ -178,6 +178,14 @@ decoder_limits map_decoder::limits_for(const decoder_config& cfg)
                            " (codebook(..., alphabet=A) and channel_params(..., "
                            "alphabet=A) must agree)"));
     }
+    if (cfg.ch.alphabet() == 2 && !cfg.ch.substitution().empty()) {
+        // the binary decoders weigh one substitution probability Ps (match,
+        // mismatch); an asymmetric matrix would be decoded as its mean
+        throw std::invalid_argument(
+            "map_decoder: a binary channel with a substitution matrix is not decoded yet "
+            "(the binary decoders take one Ps); give Ps, or use the matrix over A > 2 "
+            "letters");
+    }
     const long long tau = (long long)cfg.N * cfg.cb.n();
     if (tau > (1LL << 30)) {
         throw std::invalid_argument(

@@ -255,27 +255,14 @@ received_frame logprobs_from_python(const py::handle& obj, int alphabet)
         f.logprob = lp; // checked by the decoder (find_invalid_item)
         return f;
     }
-    // bits: LLRs lp(1) - lp(0), each row checked first (-inf - -inf is NaN)
+    // bits: LLRs lp(1) - lp(0), the rows checked first (-inf - -inf is NaN)
     const py::ssize_t L = lp.shape(0);
     py::array_t<double> llr(L);
     const double* src = lp.data();
     double* dst = llr.mutable_data();
-    const double inf = std::numeric_limits<double>::infinity();
-    for (py::ssize_t t = 0; t < L; ++t) {
-        const double l0 = src[2 * t], l1 = src[2 * t + 1];
-        if (f.bad.empty()) {
-            std::ostringstream os;
-            if (std::isnan(l0) || std::isnan(l1) || l0 == inf || l1 == inf)
-                os << "received log-probability at position " << t << " is "
-                   << (std::isnan(l0) || std::isnan(l1) ? "nan" : "inf")
-                   << " (a log-probability is finite, or -inf for an impossible letter)";
-            else if (l0 == -inf && l1 == -inf)
-                os << "received item at position " << t
-                   << ": every letter's log-probability is -inf";
-            f.bad = os.str();
-        }
-        dst[t] = l1 - l0;
-    }
+    bsid::find_invalid_logprob(src, size_t(L), 2, f.bad);
+    for (py::ssize_t t = 0; t < L; ++t)
+        dst[t] = src[2 * t + 1] - src[2 * t];
     f.soft = true;
     f.llr = llr;
     return f;

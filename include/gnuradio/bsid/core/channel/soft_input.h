@@ -82,6 +82,13 @@ void item_probabilities(const received_items& y, size_t count, real* out);
  */
 size_t find_invalid_item(const received_items& y, size_t count, std::string& what);
 
+/*!
+ * The first of `count` items of A log-probabilities each (item t's at
+ * [A t]) that is not valid: a NaN or +inf value, or every value -inf; count
+ * when all are valid; `what` receives why.
+ */
+size_t find_invalid_logprob(const double* lp, size_t count, int A, std::string& what);
+
 } // namespace bsid
 
 #endif /* INCLUDED_BSID_CORE_SOFT_INPUT_H */
