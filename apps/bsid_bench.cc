@@ -83,7 +83,7 @@ frames_ok; erasures counts those the decoder refused):
   -q q            message symbols per codeword (default 16)
   --alphabet A    the channel's letters, 2 (bits, default) to 256: the code
                   (--codebook random: and sparse: specs, or -n and -q) is over
-                  them; the decoders over letters are the CPU's so far
+                  them
   --codebook SPEC codebook spec (default random:n:q:1:1; it fixes n and q)
   --backend L     cpu | cuda | auto (default auto)
   --storage L     global | local | auto (default auto)

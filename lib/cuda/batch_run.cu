@@ -85,7 +85,7 @@ void batch_run<real>::gather_items()
     // frame's items as LLRs (bits as +-infinity, which weigh exactly as bits),
     // copied on all cores straight into pinned memory
     for (size_t j = 0; j < count; ++j) {
-        soft = soft || frames[todo[pos + j]].llr != nullptr;
+        soft = soft || dec.soft_frame(frames[todo[pos + j]]);
         total += (long long)frames[todo[pos + j]].rho;
     }
     soft = soft && total > 0; // no items at all: the (empty) bit path
@@ -103,20 +103,13 @@ void batch_run<real>::gather_items()
     if (io)
         any_prior = io->log_priors != nullptr;
     if (soft && !io) {
-        ln.llr_host.ensure(size_t(total));
+        const size_t per = dec.soft_per_item();
+        ln.llr_host.ensure(per * size_t(total));
         double* llr = ln.llr_host.get();
 #pragma omp parallel for schedule(dynamic, 4) num_threads(dec.d_lane_threads)
-        for (long long jj = 0; jj < (long long)count; ++jj) {
-            const frame_view& fv = frames[todo[pos + size_t(jj)]];
-            double* to = llr + offset[size_t(jj)];
-            if (fv.llr) {
-                std::copy(fv.llr, fv.llr + fv.rho, to);
-            } else {
-                const double inf = std::numeric_limits<double>::infinity();
-                for (size_t t = 0; t < fv.rho; ++t)
-                    to[t] = fv.bits[t] ? inf : -inf;
-            }
-        }
+        for (long long jj = 0; jj < (long long)count; ++jj)
+            dec.soft_host(frames[todo[pos + size_t(jj)]],
+                          llr + per * size_t(offset[size_t(jj)]));
     }
 }
 
@@ -196,10 +189,11 @@ void batch_run<real>::allocate()
 {
     // all device buffers are kept between batches (grown when needed)
     if (soft && !io) {
-        ln.llr.ensure(size_t(total));
-        ln.soft.ensure(2 * size_t(total));
-        ln.llr.upload(ln.llr_host.get(), size_t(total));
-        launch_soft_items<real>(ln.llr.get(), ln.soft.get(), total);
+        const size_t per = dec.soft_per_item();
+        ln.llr.ensure(per * size_t(total));
+        ln.soft.ensure(std::max<size_t>(per, 2) * size_t(total));
+        ln.llr.upload(ln.llr_host.get(), per * size_t(total));
+        dec.soft_on_device(ln.llr.get(), ln.soft.get(), total);
     }
     const size_t prior_size = any_prior ? size_t(F) * Nn * Q : 0;
     ln.priors.ensure(prior_size);
@@ -236,7 +230,7 @@ void batch_run<real>::upload()
         meta[j] = offset[j];
         meta[count + j] = rho[j];
         meta[2 * count + j] = words;
-        if (!soft)
+        if (!soft && dec.d_A == 2)
             words += rho[j] / 64 + 3;
     }
     words = std::max<long long>(words, 1);
@@ -398,6 +392,11 @@ launch_params<real> batch_run<real>::make_params() const
                                                  k > 0 ? p.row0[k - 1] : real(0))
                            : real(0);
     }
+    p.A = dec.d_A;
+    p.letters_uniform = dec.d_cfg.ch.substitution().empty() ? 1 : 0;
+    p.lw = dec.d_lw.get();
+    p.lwreg = dec.d_lwreg.get();
+    p.letter_words = dec.d_letter_words.get();
     p.mtlo = dec.d_limits.mtau.lo;
     p.dlo = dec.d_limits.mn.lo;
     p.Mt = Mt;
@@ -440,7 +439,7 @@ template <typename real>
 void batch_run<real>::set_params()
 {
     p = make_params();
-    if (!soft) {
+    if (!soft && dec.d_A == 2) {
         launch_pack(p.bits,
                     d_offset,
                     d_rho,

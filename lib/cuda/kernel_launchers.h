@@ -35,7 +35,7 @@ struct general_shape {
  * block and grid, within 32 MiB of rows).
  */
 template <typename real>
-general_shape plan_general(int Mn, const cudaDeviceProp& prop);
+general_shape plan_general(int Mn, const cudaDeviceProp& prop, bool letters = false);
 
 //! One pass (pass_G or pass_L) of the general lattice kernel; scratch: the
 //! shape's scratch_items when its rows are in global memory.
@@ -48,6 +48,11 @@ void launch_lattice_general(const general_shape& g,
 //! Soft input: total LLRs as 2 total probabilities w(0), w(1) (the kernels' p.soft).
 template <typename real>
 void launch_soft_items(const double* llr, real* out, long long total);
+
+//! Soft input over letters: total probabilities, computed in double on the
+//! host (item_probabilities), in the decoder's precision.
+template <typename real>
+void launch_cast_items(const double* w, real* out, long long total);
 
 //! Packs each frame's received bits, 64 to a word after one word of padding.
 void launch_pack(const uint8_t* bits,

@@ -28,7 +28,23 @@ namespace cuda {
  * block's dynamic shared memory) or, when they do not fit there, in global
  * scratch (column k of thread t at scratch[k * nthreads + t]).
  */
-template <typename real, bool SHARED>
+// The diagonal weight over A > 2 letters (LETTERS): letter x sent, the
+// received item a letter y (A P(y | x), p.lw) or A probabilities w (their
+// mixture, as corridor_lattice_letters).
+template <typename real>
+__device__ __forceinline__ real
+letter_diag(const launch_params<real>& p, unsigned x, const uint8_t* y, const real* w)
+{
+    const real* row = p.lw + (long long)x * p.A;
+    if (!w)
+        return row[*y];
+    real s = real(0);
+    for (int l = 0; l < p.A; ++l)
+        s += w[l] * row[l];
+    return s;
+}
+
+template <typename real, bool SHARED, bool LETTERS>
 __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int pass)
 {
     extern __shared__ __align__(16) unsigned char general_rows[];
@@ -83,12 +99,18 @@ __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int
         const long long avail = inside ? rho - start : -1;
         const long long first = p.offset[f] + (inside ? start : 0);
         const uint8_t* y = p.soft ? nullptr : p.bits + first;
-        const real* sw = p.soft ? p.soft + 2 * first : nullptr; // soft input
+        const int per_item = LETTERS ? p.A : 2; // a soft item's probabilities
+        const real* sw = p.soft ? p.soft + per_item * first : nullptr; // soft input
         const uint32_t* words = p.words + (long long)(i % p.P) * p.q;
         const bool pr = p.priors && p.has_prior[f];
         const real* prior = pr ? p.priors + ((long long)f * p.N + i) * p.q : nullptr;
         const int k0 = -p.dlo;
         const lattice_weights<real> wts{ p.ins, p.del, p.match, p.mismatch };
+        // letters: the place value of a codeword's first letter, A^(n - 1)
+        uint32_t top = 1;
+        if (LETTERS)
+            for (int r = 1; r < p.n; ++r)
+                top *= uint32_t(p.A);
         for (int D = 0; D < p.q; ++D) {
             const uint32_t word = words[D];
             real s = real(0);
@@ -103,9 +125,13 @@ __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int
                 // rows 1..n (eqn:F; eqn:F_lastrow without the insertion term), in
                 // place: going up in k, row[k] and row[k + 1] still hold row
                 // r - 1 when read, and row[k - 1] already holds row r.
+                uint32_t place = top;
                 for (int r = 1; r <= p.n; ++r) {
                     const real ins = r < p.n ? p.ins : real(0);
-                    const unsigned xb = (word >> (p.n - r)) & 1u; // bit r - 1, MSB first
+                    // letter r - 1, most significant first
+                    const unsigned xb = LETTERS ? (word / place) % uint32_t(p.A)
+                                                : (word >> (p.n - r)) & 1u;
+                    place /= uint32_t(p.A);
                     for (int k = 0; k < p.Mn; ++k) {
                         const long long c = (long long)r + p.dlo + k;
                         real* cell = row + (long long)k * stride;
@@ -115,10 +141,20 @@ __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int
                         }
                         // neighbours outside the corridor or before the segment are 0
                         const real diag = c >= 1 ? *cell : real(0);
-                        const real wdiag =
-                            c < 1 ? real(0)
-                            : sw ? wts.diag_soft(xb, sw[2 * (c - 1)], sw[2 * (c - 1) + 1])
-                                 : wts.diag(xb, y[c - 1]);
+                        real wdiag = real(0);
+                        if (c < 1)
+                            wdiag = real(0);
+                        else if (LETTERS)
+                            wdiag =
+                                letter_diag(p,
+                                            xb,
+                                            sw ? nullptr : y + (c - 1),
+                                            sw ? sw + (long long)p.A * (c - 1) : nullptr);
+                        else if (sw)
+                            wdiag =
+                                wts.diag_soft(xb, sw[2 * (c - 1)], sw[2 * (c - 1) + 1]);
+                        else
+                            wdiag = wts.diag(xb, y[c - 1]);
                         const real vert =
                             k + 1 < p.Mn ? row[(long long)(k + 1) * stride] : real(0);
                         const real horz =
@@ -211,28 +247,57 @@ template void launch_soft_items<float>(const double*, float*, long long);
 template void launch_soft_items<double>(const double*, double*, long long);
 
 template <typename real>
+__global__ void cast_items_kernel(const double* w, real* out, long long total)
+{
+    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x)
+        out[t] = real(w[t]);
+}
+
+template <typename real>
+void launch_cast_items(const double* w, real* out, long long total)
+{
+    if (total <= 0)
+        return;
+    const unsigned grid = unsigned(std::min<long long>((total + 255) / 256, 65535));
+    cast_items_kernel<real><<<grid, 256>>>(w, out, total);
+    BSID_CUDA(cudaGetLastError());
+}
+
+template void launch_cast_items<float>(const double*, float*, long long);
+template void launch_cast_items<double>(const double*, double*, long long);
+
+template <typename real>
 void launch_lattice_general(const general_shape& g,
                             const launch_params<real>& p,
                             real* scratch,
                             int pass)
 {
+    const bool letters = p.A > 2;
     if (g.shared_bytes > 0) {
-        lattice_kernel_general<real, true>
-            <<<g.grid, g.block, g.shared_bytes>>>(p, nullptr, pass);
+        if (letters)
+            lattice_kernel_general<real, true, true>
+                <<<g.grid, g.block, g.shared_bytes>>>(p, nullptr, pass);
+        else
+            lattice_kernel_general<real, true, false>
+                <<<g.grid, g.block, g.shared_bytes>>>(p, nullptr, pass);
+    } else if (letters) {
+        lattice_kernel_general<real, false, true><<<g.grid, g.block>>>(p, scratch, pass);
     } else {
-        lattice_kernel_general<real, false><<<g.grid, g.block>>>(p, scratch, pass);
+        lattice_kernel_general<real, false, false><<<g.grid, g.block>>>(p, scratch, pass);
     }
     BSID_CUDA(cudaGetLastError());
 }
 
 template <typename real>
-general_shape plan_general(int Mn, const cudaDeviceProp& prop)
+general_shape plan_general(int Mn, const cudaDeviceProp& prop, bool letters)
 {
     general_shape g;
     const size_t per_thread = 2 * sizeof(real) * size_t(std::max(Mn, 1));
     const int block = plan_general_block(per_thread, size_t(prop.sharedMemPerBlockOptin));
     if (block >= 32) {
-        const auto kernel = lattice_kernel_general<real, true>;
+        const auto kernel = letters ? lattice_kernel_general<real, true, true>
+                                    : lattice_kernel_general<real, true, false>;
         const size_t bytes = per_thread * size_t(block);
         BSID_CUDA(cudaFuncSetAttribute(
             kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
@@ -251,7 +316,12 @@ general_shape plan_general(int Mn, const cudaDeviceProp& prop)
     // loop covers any number of items)
     int min_grid = 0, b = 0;
     BSID_CUDA(cudaOccupancyMaxPotentialBlockSize(
-        &min_grid, &b, lattice_kernel_general<real, false>, 0, 0));
+        &min_grid,
+        &b,
+        letters ? lattice_kernel_general<real, false, true>
+                : lattice_kernel_general<real, false, false>,
+        0,
+        0));
     g.block = std::max(32, b / 32 * 32);
     const size_t most =
         std::max<size_t>(1, (size_t(32) << 20) / (per_thread * size_t(g.block)));
@@ -268,8 +338,8 @@ template void launch_lattice_general<double>(const general_shape&,
                                              const launch_params<double>&,
                                              double*,
                                              int);
-template general_shape plan_general<float>(int, const cudaDeviceProp&);
-template general_shape plan_general<double>(int, const cudaDeviceProp&);
+template general_shape plan_general<float>(int, const cudaDeviceProp&, bool);
+template general_shape plan_general<double>(int, const cudaDeviceProp&, bool);
 
 void launch_pack(const uint8_t* bits,
                  const long long* offset,

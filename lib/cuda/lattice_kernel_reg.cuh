@@ -160,7 +160,7 @@ struct weights_regs {
     const real (&W0)[J];
     const real (&W1)[J];
     template <typename F>
-    __device__ __forceinline__ void row(bool x, F&& f) const
+    __device__ __forceinline__ void row(unsigned x, F&& f) const
     {
         if (x)
             f(diag_regs<real, J>{ W1 });
@@ -168,13 +168,13 @@ struct weights_regs {
             f(diag_regs<real, J>{ W0 });
     }
 };
-// ... or the received bits of the thread's segment (the wide kernels).
+// ... or the received bits of the thread's segment (the wide kernels) ...
 template <typename real>
 struct weights_bits {
     unsigned long long win;
     real wmatch, wmismatch;
     template <typename F>
-    __device__ __forceinline__ void row(bool x, F&& f) const
+    __device__ __forceinline__ void row(unsigned x, F&& f) const
     {
         unsigned long long m = x ? win : ~win;
         // opaque to the optimizer, so that it does not hoist the weights out
@@ -182,6 +182,52 @@ struct weights_bits {
         // the registers this form is for saving)
         asm volatile("" : "+l"(m));
         f(diag_bits<real>{ m, wmatch, wmismatch });
+    }
+};
+// ... or, over A <= 4 letters with uniform substitutions and hard input, the
+// received letters of the thread's segment, 2 bits each: per row a mask of
+// the items equal to the row's letter, and a bit test and a select a node
+// (diag_letter_bits; the letters kernels' LMASK form) ...
+template <typename real>
+struct diag_letter_bits {
+    unsigned long long m; // bit 2 j: item j equals the row's letter
+    real wmatch, wmismatch;
+    __device__ __forceinline__ real operator()(int j) const
+    {
+        return ((m >> (2 * j)) & 1ull) ? wmatch : wmismatch; // j < 32
+    }
+};
+template <typename real>
+struct weights_letter_bits {
+    unsigned long long ypk; // item j at bits 2 j, 2 j + 1
+    real wmatch, wmismatch;
+    template <typename F>
+    __device__ __forceinline__ void row(unsigned x, F&& f) const
+    {
+        constexpr unsigned long long low = 0x5555555555555555ull;
+        const unsigned long long z = ypk ^ (low * x); // 00 where item j is x
+        unsigned long long m = ~(z | (z >> 1)) & low;
+        asm volatile("" : "+l"(m)); // as weights_bits: no tables hoisted
+        f(diag_letter_bits<real>{ m, wmatch, wmismatch });
+    }
+};
+// ... or, over A <= AL letters, a table per letter (the letters kernels;
+// every lane of a warp takes the same branch).
+template <typename real, int J, int AL>
+struct weights_letters {
+    static_assert(AL == 4, "the letters kernels hold four tables");
+    const real (&W)[AL][J];
+    template <typename F>
+    __device__ __forceinline__ void row(unsigned x, F&& f) const
+    {
+        if (x == 0)
+            f(diag_regs<real, J>{ W[0] });
+        else if (x == 1)
+            f(diag_regs<real, J>{ W[1] });
+        else if (x == 2)
+            f(diag_regs<real, J>{ W[2] });
+        else
+            f(diag_regs<real, J>{ W[3] });
     }
 };
 
@@ -194,13 +240,16 @@ struct weights_bits {
 // codewords with the same first CK bits shares them, each of its others
 // starting from row CK + 1 (written from the kept rows into its own); KZ
 // (EXACT only): the zero corner skipped (plan_reg_corner). PAD: MN is the corridor padded
-// (wide_corridor), p.Mn its width (lattice_row).
+// (wide_corridor), p.Mn its width (lattice_row). LB: the bits a codeword
+// letter takes in a word (1: bits; 4: launch_params::letter_words, no rows
+// kept).
 template <typename real,
           int MN,
           int NMAX,
           bool EXACT,
           int KZ = 0,
           bool PAD = false,
+          int LB = 1,
           typename WEIGHTS>
 __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
                                                   const WEIGHTS& wts,
@@ -211,7 +260,8 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
                                                   int pass,
                                                   real* Lout)
 {
-    constexpr int CK = EXACT ? reg_checkpoint<real, NMAX> : 0;
+    constexpr int CK = EXACT && LB == 1 ? reg_checkpoint<real, NMAX> : 0;
+    constexpr uint32_t letter_mask = (1u << LB) - 1u;
     static_assert(CK == 0 || CK + 1 < NMAX, "row CK + 1 is not the last");
     const int n = EXACT ? NMAX : p.n;
     const int mn = PAD ? p.Mn : MN;
@@ -248,7 +298,7 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
         }
 #pragma unroll
         for (int r = CK > 0 ? CK + 2 : 1; r <= NMAX; ++r) {
-            const bool x = ((word >> (n - r)) & 1u) != 0;
+            const unsigned x = (word >> (LB * (n - r))) & letter_mask;
             if (r < n) {
                 wts.row(x, [&](const auto& Wt) {
                     lattice_row<real, MN, KZ, PAD>(cur, Wt, p.ins, r, mn);
@@ -279,7 +329,7 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
 // codewords of exactly NMAX bits without renormalization (the common case)
 // run a loop with no tests per row, with the zero corner skipped where m_n^-
 // allows (plan_reg_corner); the others test each row.
-template <typename real, int MN, int NMAX, bool PAD, typename WEIGHTS>
+template <typename real, int MN, int NMAX, bool PAD, int LB = 1, typename WEIGHTS>
 __device__ __forceinline__ void lattice_all_codewords(const launch_params<real>& p,
                                                       const WEIGHTS& wts,
                                                       const uint32_t* words,
@@ -293,17 +343,17 @@ __device__ __forceinline__ void lattice_all_codewords(const launch_params<real>&
         constexpr int CW = reg_corner<NMAX, MN>::wide, CN = reg_corner<NMAX, MN>::narrow;
         const int k0 = -p.dlo;
         if (CW > 0 && k0 >= CW) {
-            lattice_codewords<real, MN, NMAX, true, CW, PAD>(
+            lattice_codewords<real, MN, NMAX, true, CW, PAD, LB>(
                 p, wts, words, index, prior, aux, pass, Lout);
         } else if (CN > 0 && CN < CW && k0 >= CN) {
-            lattice_codewords<real, MN, NMAX, true, (CN < CW ? CN : 0), PAD>(
+            lattice_codewords<real, MN, NMAX, true, (CN < CW ? CN : 0), PAD, LB>(
                 p, wts, words, index, prior, aux, pass, Lout);
         } else {
-            lattice_codewords<real, MN, NMAX, true, 0, PAD>(
+            lattice_codewords<real, MN, NMAX, true, 0, PAD, LB>(
                 p, wts, words, index, prior, aux, pass, Lout);
         }
     } else {
-        lattice_codewords<real, MN, NMAX, false, 0, PAD>(
+        lattice_codewords<real, MN, NMAX, false, 0, PAD, LB>(
             p, wts, words, index, prior, aux, pass, Lout);
     }
 }
@@ -335,13 +385,31 @@ __device__ __forceinline__ void lattice_all_codewords(const launch_params<real>&
  * its received bit (diag_bits: a bit test and a select; wide_bit_weights);
  * MN is the corridor rounded up to a multiple of 8 (wide_corridor; the
  * nodes past p.Mn stay 0), and NMAX + MN <= 64.
+ *
+ * AL = 4 (the letters kernels): over an alphabet of A = 3 or 4 letters, the
+ * diagonal weights a table per letter (weights_letters) made from the
+ * received letters, or from soft items' probabilities (p.soft, read in the
+ * same instance: the tables are made once per thread), and the codewords
+ * from p.letter_words; no rows kept. LMASK: hard letters with uniform
+ * substitutions (launch_params::letters_uniform), a match mask per row
+ * instead of the tables (weights_letter_bits; the tables' registers spill).
  */
-template <typename real, int MN, int NMAX, bool SOFT, bool WIDE = false>
-__global__ void
-__launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, NMAX>))
+template <typename real,
+          int MN,
+          int NMAX,
+          bool SOFT,
+          bool WIDE = false,
+          int AL = 2,
+          bool LMASK = false>
+__global__ void __launch_bounds__(reg_block,
+                                  (AL > 2 ? letters_min_blocks<real>
+                                   : WIDE ? wide_min_blocks
+                                          : reg_min_blocks<real, MN, NMAX>))
     lattice_kernel_reg(launch_params<real> p, int chunks, int pass)
 {
     static_assert(!(SOFT && WIDE), "the wide kernels read bits");
+    static_assert(AL == 2 || !(SOFT || WIDE), "the letters kernels read both forms");
+    constexpr bool letters = AL > 2;
     static_assert(NMAX + MN <= 64, "a thread's segment is one 64-bit word");
     constexpr int J = NMAX + MN;
     // By index (pass L, and pass G unless plan_shared_g): block fi is index
@@ -431,7 +499,7 @@ __launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, 
     // soft input: the frame's item probabilities (w(0), w(1) per item)
     const real* sw = SOFT ? p.soft + 2 * p.offset[f] : nullptr;
     unsigned long long win = 0;
-    if (inside && !SOFT) {
+    if (inside && !SOFT && !letters) {
         const long long pos = B + 64; // the packed bits start with 64 bits of padding
         const long long wd = pos >> 6;
         const int sh = int(pos & 63);
@@ -441,15 +509,59 @@ __launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, 
             win |= pk[wd + 1] << (64 - sh);
     }
     // a kernel that keeps rows runs each book in increasing order
-    constexpr int kept_rows = reg_checkpoint<real, NMAX>;
+    constexpr int kept_rows = letters ? 0 : reg_checkpoint<real, NMAX>;
     constexpr bool sorted = kept_rows > 0;
-    const uint32_t* words =
-        (sorted ? p.sorted_words : p.words) + (long long)(i % p.P) * p.q;
+    const uint32_t* words = (letters  ? p.letter_words
+                             : sorted ? p.sorted_words
+                                      : p.words) +
+                            (long long)(i % p.P) * p.q;
     const int* index = sorted ? p.sorted_index + (long long)(i % p.P) * p.q : nullptr;
     const bool pr = p.priors && p.has_prior[f];
     const real* prior = pr ? p.priors + ((long long)f * p.N + i) * p.q : nullptr;
 
-    if constexpr (WIDE && wide_bit_weights<real>) {
+    if constexpr (letters && LMASK) {
+        static_assert(J <= 32, "2 bits an item in one word");
+        unsigned long long ypk = 0;
+        const long long base = p.offset[f] + B;
+#pragma unroll
+        for (int j = 0; j < J; ++j) {
+            const bool in = inside && j < p.n + MN && B + j >= 0 && B + j < rho;
+            const unsigned long long y =
+                in ? (unsigned long long)(p.bits[base + j] & 3u) : 0;
+            ypk |= y << (2 * j);
+        }
+        const weights_letter_bits<real> wts{ ypk, p.lwreg[0], p.lwreg[1] };
+        lattice_all_codewords<real, MN, NMAX, false, 4>(
+            p, wts, words, index, prior, aux, pass, Lout);
+    } else if constexpr (letters) {
+        // W[x][j]: the weight of a step that sends letter x and consumes
+        // item j of the segment, A P(y_j | x) / del, or its mixture over a
+        // soft item's probabilities; items outside the frame or past the
+        // codeword's reach as letter 0 (their nodes count for nothing)
+        real W[AL][J];
+        const long long base = p.offset[f] + B;
+#pragma unroll
+        for (int j = 0; j < J; ++j) {
+            const bool in = inside && j < p.n + MN && B + j >= 0 && B + j < rho;
+            const real* sw =
+                in && p.soft ? p.soft + (long long)p.A * (base + j) : nullptr;
+            const int y = in && !p.soft ? int(p.bits[base + j]) : 0;
+#pragma unroll
+            for (int x = 0; x < AL; ++x) {
+                const real* row = p.lwreg + (long long)(x < p.A ? x : 0) * p.A;
+                real v = row[y];
+                if (sw) {
+                    v = real(0);
+                    for (int l = 0; l < p.A; ++l)
+                        v += sw[l] * row[l];
+                }
+                W[x][j] = v;
+            }
+        }
+        const weights_letters<real, J, AL> wts{ W };
+        lattice_all_codewords<real, MN, NMAX, false, 4>(
+            p, wts, words, index, prior, aux, pass, Lout);
+    } else if constexpr (WIDE && wide_bit_weights<real>) {
         const weights_bits<real> wts{ win, p.wmatch, p.wmismatch };
         lattice_all_codewords<real, MN, NMAX, true>(
             p, wts, words, index, prior, aux, pass, Lout);
@@ -492,6 +604,21 @@ __launch_bounds__(reg_block, (WIDE ? wide_min_blocks : reg_min_blocks<real, MN, 
         if (!by_position) {
             if (a < p.Mt)
                 store(fw, a);
+        } else if constexpr (letters && sizeof(real) == 4) {
+            // the warp's lanes on the same index at a time, so that each
+            // store is 32 consecutive states (lanes whose first index differs
+            // stored to scattered sectors, and in float the partial sectors
+            // cost a read of DRAM each: pass G 3.6x slower; in double the
+            // same loop cost pass L more than it saved, docs/benchmarks.md)
+            const bool mine = a < span && first < p.Wc && a - p.n * first >= 0;
+            const int k0 = warp_min(mine ? first : p.Wc);
+            for (int k = k0; k < p.Wc; k += p.share_P) {
+                const bool here = mine && k >= first && a - p.n * k >= 0;
+                if (!__any_sync(0xffffffffu, here))
+                    break; // a - n k only falls as k grows
+                if (here)
+                    store((long long)f * p.W + k, a - p.n * k);
+            }
         } else if (a < span) {
             for (int k = first; k < p.Wc && a - p.n * k >= 0; k += p.share_P)
                 store((long long)f * p.W + k, a - p.n * k);
@@ -524,6 +651,38 @@ std::array<lattice_launcher<real>, sizeof...(M)>
 make_lattice_reg_table(std::integer_sequence<int, M...>)
 {
     return { { lattice_reg_entry<real, NMAX, M + 1>()... } };
+}
+
+// The letters kernels: per corridor and band, the mask form for hard
+// letters with uniform substitutions, the tables for the rest (soft items,
+// a substitution matrix) (lattice_kernel_reg, AL = 4).
+template <typename real, int MN, int NMAX>
+void launch_lattice_letters(
+    unsigned grid, unsigned block, const launch_params<real>& p, int chunks, int pass)
+{
+    if (!p.soft && p.letters_uniform)
+        lattice_kernel_reg<real, MN, NMAX, false, false, 4, true>
+            <<<grid, block>>>(p, chunks, pass);
+    else
+        lattice_kernel_reg<real, MN, NMAX, false, false, 4, false>
+            <<<grid, block>>>(p, chunks, pass);
+}
+
+template <typename real, int NMAX, int MN>
+constexpr lattice_launcher<real> lattice_letters_entry()
+{
+    if constexpr (letters_fit(NMAX, MN)) {
+        return &launch_lattice_letters<real, MN, NMAX>;
+    } else {
+        return nullptr;
+    }
+}
+
+template <typename real, int NMAX, int... M>
+std::array<lattice_launcher<real>, sizeof...(M)>
+make_lattice_letters_table(std::integer_sequence<int, M...>)
+{
+    return { { lattice_letters_entry<real, NMAX, M + 1>()... } };
 }
 
 template <typename real, int MN, int NMAX>
@@ -571,6 +730,27 @@ make_lattice_wide_table(std::integer_sequence<int, S...>)
         return table.data();                                     \
     }                                                            \
     }                                                            \
+    }
+
+// The letters kernels of one precision (both bands) per translation unit.
+#define BSID_LATTICE_LETTERS_TABLE(REAL)                               \
+    namespace bsid {                                                   \
+    namespace cuda {                                                   \
+    template <>                                                        \
+    const lattice_launcher<REAL>* lattice_letters_table<REAL, 4>()     \
+    {                                                                  \
+        static const auto table = make_lattice_letters_table<REAL, 4>( \
+            std::make_integer_sequence<int, letters_max_corridor>{});  \
+        return table.data();                                           \
+    }                                                                  \
+    template <>                                                        \
+    const lattice_launcher<REAL>* lattice_letters_table<REAL, 8>()     \
+    {                                                                  \
+        static const auto table = make_lattice_letters_table<REAL, 8>( \
+            std::make_integer_sequence<int, letters_max_corridor>{});  \
+        return table.data();                                           \
+    }                                                                  \
+    }                                                                  \
     }
 
 // One precision and band per translation unit.

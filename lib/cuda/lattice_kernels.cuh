@@ -53,14 +53,25 @@ struct launch_params {
     real renorm_factor;          // del^R, keeps the scaled rows far from overflow
     real out_scale;              // undoes the scaling left at row n
     real row0[reg_max_corridor]; // row 0 of the scaled lattice away from the frame's ends
+    // over an alphabet of A > 2 letters (A = 2: bits, and these are unused):
+    // the diagonal weights A P(received y | sent x) at [A x + y] in the
+    // ratio form (lw, the general kernel) and divided by del (lwreg, the
+    // register kernels); each codeword's letters 4 bits each, the first in
+    // the highest used nibble (letter r - 1 at bits 4 (n - r); n <= 8)
+    int A;
+    int letters_uniform; // 1: uniform substitutions (lwreg[0], lwreg[1]: match, mismatch)
+    const real* lw;
+    const real* lwreg;
+    const uint32_t* letter_words; // P x q, or null where n > 8
     // limits
     int mtlo, dlo, Mt, Mn; // (ends outside m_tau: states b outside [0, Mt))
     // the batch
     int F;
-    const uint8_t* bits; // all frames' received bits (hard input)
+    const uint8_t* bits; // all frames' received bits or letters (hard input)
     // or, for a batch with soft input, all frames' items as 2 probabilities
     // w(0), w(1) each (model::llr_probabilities; item t of frame f at
-    // 2 (offset[f] + t)); null for hard input
+    // 2 (offset[f] + t)), or over A letters A probabilities each
+    // (item_probabilities; at A (offset[f] + t)); null for hard input
     const real* soft;
     const long long* offset; // per frame: start of its bits
     const long long* rho;    // per frame: received length
@@ -195,6 +206,14 @@ __device__ __forceinline__ real warp_sum(real v)
     return v;
 }
 
+// The least over the lanes of a warp; every lane gets it (any architecture).
+__device__ __forceinline__ int warp_min(int v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v = min(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
 // (reg_max_segment, reg_max_corridor: above launch_params)
 constexpr int reg_block =
     128; // threads per block at most (32 or 64 when M_tau is that small)
@@ -243,6 +262,20 @@ constexpr int reg_checkpoint = !reg_keeps_rows<real> ? 0
                                : NMAX == 24          ? 10
                                                      : 0;
 
+// The letters kernels (lattice_kernel_reg, AL = 4): codewords of up to 4 or
+// 8 letters (bands 4 and 8) and corridors whose four weight tables, row and
+// sums (4 (NMAX + MN) + 2 MN values) stay within 160 registers' worth; in
+// float held to 128 registers a thread (4 blocks of 128 threads per SM), in
+// double to 255 (2 blocks).
+constexpr int letters_max_corridor = 24;
+constexpr bool letters_fit(int nmax, int Mn)
+{
+    return Mn >= 1 && Mn <= letters_max_corridor && nmax + Mn <= reg_max_segment &&
+           4 * (nmax + Mn) + 2 * Mn <= 160;
+}
+template <typename real>
+constexpr int letters_min_blocks = sizeof(real) == 4 ? 4 : 2;
+
 template <typename real>
 using lattice_launcher = void (*)(
     unsigned grid, unsigned block, const launch_params<real>& p, int chunks, int pass);
@@ -266,6 +299,25 @@ lattice_launcher<real> lattice_reg_launcher(int n, int Mn)
                                       : nmax == 16 ? lattice_reg_table<real, 16>()
                                                    : lattice_reg_table<real, 32>();
     return t[Mn - 1];
+}
+
+//! The letters kernels of one precision and band (4 or 8), indexed by MN -
+//! 1 (letters_max_corridor entries; null where !letters_fit).
+template <typename real, int NMAX>
+const lattice_launcher<real>* lattice_letters_table();
+
+//! The letters kernel for an alphabet of A letters, codewords of n letters
+//! and a corridor of Mn nodes, or null (then the general kernel).
+template <typename real>
+lattice_launcher<real> lattice_letters_launcher(int A, int n, int Mn)
+{
+    if (A < 3 || A > 4 || n < 1 || n > 8)
+        return nullptr;
+    const int nmax = n <= 4 ? 4 : 8;
+    if (!letters_fit(nmax, Mn))
+        return nullptr;
+    return nmax == 4 ? lattice_letters_table<real, 4>()[Mn - 1]
+                     : lattice_letters_table<real, 8>()[Mn - 1];
 }
 
 //! The wide kernels of one precision, indexed by wide_slot(); null where

@@ -58,8 +58,13 @@ size_t memory_model::per_frame(size_t rho) const
     const size_t Nq = size_t(N) * size_t(q);
     // the state metrics in double; priors and posteriors in the decoder's
     // precision and in double
-    const size_t received =
-        soft ? rho * (sizeof(double) + 2 * real_bytes) : rho + rho / 8;
+    // soft items: an LLR (double) and 2 reals each over bits, A doubles and A
+    // reals over A > 2 letters; hard ones a byte each, and bits packed
+    const size_t A = size_t(alphabet);
+    const size_t received = soft     ? (A == 2 ? rho * (sizeof(double) + 2 * real_bytes)
+                                               : rho * A * (sizeof(double) + real_bytes))
+                            : A == 2 ? rho + rho / 8
+                                     : rho;
     // the E-step: w(0), w(1) per item in double, 4 events per index and per
     // frame, and 2 item posteriors per item
     const size_t events_bytes =

@@ -54,8 +54,10 @@ struct memory_model {
     size_t general_scratch =
         0; //!< the general lattice kernel's rows (0 with the register kernels)
     //! the batch is soft: its items travel as LLRs (double) and probabilities
-    //! (2 reals) instead of bits
+    //! (2 reals) instead of bits; over A > 2 letters as A probabilities in
+    //! double and in real
     bool soft = false;
+    int alphabet = 2;
     //! some frame asks for its expected events (frame_view::events): each
     //! frame's items in double and the events per index; items: and the item
     //! posteriors; events_scratch: the events kernel's workspaces (bytes, per

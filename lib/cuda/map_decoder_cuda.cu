@@ -47,6 +47,7 @@
 #include "host_team.h"
 #include "map_decoder_cuda.h"
 #include "runtime/format.h"
+#include <gnuradio/bsid/core/channel/soft_input.h>
 #include <gnuradio/bsid/core/estimation/event_counts.h>
 #include <gnuradio/bsid/core/inner/model.h>
 #include <gnuradio/bsid/core/runtime/log.h>
@@ -54,6 +55,7 @@
 #include <omp.h>
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -117,8 +119,17 @@ cuda_decoder<real>::cuda_decoder(const decoder_config& cfg,
 
     // The register kernels' form of the weights (launch_plan.h)
     d_regw = plan_register_weights(cfg.ch, n(), sizeof(real) == 4);
-    d_reg = d_regw.usable ? lattice_reg_launcher<real>(n(), d_limits.mn.size()) : nullptr;
-    if (!d_reg && d_regw.usable) {
+    d_A = cfg.ch.alphabet();
+    if (d_A > 2) {
+        letter_inputs(cfg);
+        d_reg = d_regw.usable
+                    ? lattice_letters_launcher<real>(d_A, n(), d_limits.mn.size())
+                    : nullptr;
+    } else {
+        d_reg =
+            d_regw.usable ? lattice_reg_launcher<real>(n(), d_limits.mn.size()) : nullptr;
+    }
+    if (!d_reg && d_regw.usable && d_A == 2) {
         // past the register kernels' reach: the wide ones, for hard input
         d_reg = lattice_wide_launcher<real>(n(), d_limits.mn.size());
         d_reg_hard_only = d_reg != nullptr;
@@ -129,7 +140,7 @@ cuda_decoder<real>::cuda_decoder(const decoder_config& cfg,
     // The general kernel (a corridor too wide for the register kernels)
     // keeps its rows in shared memory where they fit (plan_general).
     if (!d_reg || d_reg_hard_only) // (soft input then takes the general kernel)
-        d_general = plan_general<real>(d_limits.mn.size(), d_prop);
+        d_general = plan_general<real>(d_limits.mn.size(), d_prop, d_A > 2);
     // alpha/beta blocks: one state per thread up to ab_max_block states
     // (the fast path), a multiple of 32 for the reductions
     d_ab_block =
@@ -174,6 +185,66 @@ cuda_decoder<real>::cuda_decoder(const decoder_config& cfg,
                                  : detail::concat("block ", d_ab_block, ab_form())));
 }
 
+// Over A > 2 letters, the kernels' weights and codewords
+// (launch_params::lw, lwreg, letter_words): A P(y | x) in the ratio form, as
+// the CPU's letter tables, and divided by del for the register kernels.
+template <typename real>
+void cuda_decoder<real>::letter_inputs(const decoder_config& cfg)
+{
+    const size_t A = size_t(d_A);
+    const double del = lattice_weights<double>::ratio(cfg.ch).del;
+    std::vector<real> lw(A * A), lwreg(A * A);
+    for (size_t x = 0; x < A; ++x) {
+        for (size_t y = 0; y < A; ++y) {
+            const double w = double(A) * cfg.ch.emission(unsigned(x), unsigned(y));
+            lw[x * A + y] = real(w);
+            lwreg[x * A + y] = real(w / del);
+        }
+    }
+    d_lw.allocate(lw.size());
+    d_lw.upload(lw.data(), lw.size());
+    d_lwreg.allocate(lwreg.size());
+    d_lwreg.upload(lwreg.data(), lwreg.size());
+    if (n() > 8)
+        return; // the general kernel takes the codewords as they are
+    std::vector<uint32_t> packed;
+    for (const auto& book : cfg.cb.books()) {
+        for (const uint32_t word : book) {
+            uint32_t v = 0;
+            for (int r = 0; r < n(); ++r)
+                v |= uint32_t(cfg.cb.letter(word, r)) << (4 * (n() - 1 - r));
+            packed.push_back(v);
+        }
+    }
+    d_letter_words.allocate(packed.size());
+    d_letter_words.upload(packed.data(), packed.size());
+}
+
+template <typename real>
+void cuda_decoder<real>::soft_host(const frame_view& fv, double* to) const
+{
+    if (d_A > 2) {
+        item_probabilities(fv.items(d_A), fv.rho, to);
+    } else if (fv.llr) {
+        std::copy(fv.llr, fv.llr + fv.rho, to);
+    } else {
+        const double inf = std::numeric_limits<double>::infinity();
+        for (size_t t = 0; t < fv.rho; ++t)
+            to[t] = fv.bits[t] ? inf : -inf;
+    }
+}
+
+template <typename real>
+void cuda_decoder<real>::soft_on_device(const double* in,
+                                        real* out,
+                                        long long items) const
+{
+    if (d_A > 2)
+        launch_cast_items<real>(in, out, items * d_A);
+    else
+        launch_soft_items<real>(in, out, items);
+}
+
 // pass G's mapping, for the log (plan_shared_g over a whole frame; a
 // local window takes it where its own width allows)
 template <typename real>
@@ -207,6 +278,9 @@ std::string cuda_decoder<real>::lattice_form() const
     if (d_reg_hard_only)
         return detail::concat("wide registers (general for soft input), zero corner ",
                               plan_wide_corner(n(), Mn, lo, d_regw.renorm_rows));
+    if (d_reg && d_A > 2)
+        return detail::concat("letters registers, zero corner ",
+                              plan_reg_corner(n(), Mn, lo, d_regw.renorm_rows));
     if (d_reg)
         return detail::concat("registers, zero corner ",
                               plan_reg_corner(n(), Mn, lo, d_regw.renorm_rows));
@@ -488,6 +562,7 @@ memory_model cuda_decoder<real>::memory() const
     m.Mt = d_limits.mtau.size();
     m.Mn = d_limits.mn.size();
     m.real_bytes = sizeof(real);
+    m.alphabet = d_A;
     // the general lattice kernel's rows (two of Mn values per thread)
     // (counted unless every batch, soft or not, runs on d_reg)
     m.general_scratch = use_reg(true) ? 0 : sizeof(real) * d_general.scratch_items;

@@ -117,6 +117,19 @@ private:
     std::string g_form() const;
     std::string ab_form() const;
     std::string lattice_form() const;
+    void letter_inputs(const decoder_config& cfg);
+    // A soft batch's items (any frame soft: soft_frame) travel in double,
+    // soft_per_item() values an item: over bits LLRs (bits as +-infinity,
+    // which weigh exactly as bits), over A > 2 letters the A probabilities
+    // (item_probabilities; a hard letter exactly 1 and 0s); soft_host writes
+    // one frame's, soft_on_device makes the kernels' p.soft of `items` items.
+    static bool soft_frame(const frame_view& fv)
+    {
+        return fv.llr != nullptr || fv.logprob != nullptr;
+    }
+    size_t soft_per_item() const { return d_A == 2 ? 1 : size_t(d_A); }
+    void soft_host(const frame_view& fv, double* to) const;
+    void soft_on_device(const double* in, real* out, long long items) const;
 
     std::vector<size_t> check_chunk(const std::vector<frame_view>& frames,
                                     const std::vector<double*>& post,
@@ -174,6 +187,10 @@ private:
     device_buffer<uint32_t> d_words;
     device_buffer<uint32_t> d_sorted_words; // launch_params::sorted_words
     device_buffer<int> d_sorted_index;
+    // over A > 2 letters (letter_inputs; launch_params::lw, lwreg, letter_words)
+    int d_A = 2;
+    device_buffer<real> d_lw, d_lwreg;
+    device_buffer<uint32_t> d_letter_words;
     // the E-step's weights and launch shape (event_kernels.h)
     lattice_weights<double> d_ev_w{};
     event_plan d_ev_plan;

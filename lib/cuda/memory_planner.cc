@@ -45,7 +45,7 @@ chunk_memory memory_planner::chunk(const std::vector<frame_view>& frames,
     for (size_t j = 0; j < count; ++j) {
         const frame_view& fv = frames[todo[pos + j]];
         c.rho[j] = fv.rho;
-        m.soft = m.soft || fv.llr != nullptr;
+        m.soft = m.soft || fv.llr != nullptr || fv.logprob != nullptr;
         m.events = m.events || fv.events != nullptr;
         m.items = m.items || (fv.events && fv.item_posteriors);
     }

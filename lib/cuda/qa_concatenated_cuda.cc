@@ -62,6 +62,11 @@ std::vector<scheme> schemes()
           codebook::random(5, 8, 2, 4),
           ldpc_code::regular(32, 16, 16, 2, 3),
           channel_params(0.03, 0.03, 0.005) },
+        // GF(16) symbols as the message symbols of an inner code of four letters
+        { "q16_letters",
+          codebook::random(4, 16, 2, 3, 4),
+          ldpc_code::regular(60, 30, 16, 3, 5),
+          channel_params(0.02, 0.02, 0.01, 4) },
     };
 }
 
@@ -72,8 +77,9 @@ struct outcome {
     std::vector<std::tuple<int, size_t, std::vector<int32_t>>> seen;
 };
 
-// Frames of the scheme: simulated ones, every fifth as LLRs (soft input),
-// then an empty frame and one far too long (erasures).
+// Frames of the scheme: simulated ones, every fifth as LLRs (soft input;
+// over letters A log-probabilities an item), then an empty frame and one far
+// too long (erasures).
 struct frames_of {
     frame_batch batch;
     std::vector<std::vector<double>> llr;
@@ -90,12 +96,18 @@ void make_frames(const scheme& s, int count, frames_of& f)
     f.llr.resize(size_t(count));
     for (int k = 0; k < count; ++k) {
         frame_view v = f.batch.view(size_t(k));
+        const int A = s.ch.alphabet();
         if (k % 5 == 4) {
             auto& l = f.llr[size_t(k)];
-            for (size_t t = 0; t < v.rho; ++t)
-                l.push_back((v.bits[t] ? 3.0 : -3.0) + noise(rng));
+            for (size_t t = 0; t < v.rho; ++t) {
+                if (A == 2)
+                    l.push_back((v.bits[t] ? 3.0 : -3.0) + noise(rng));
+                else
+                    for (int y = 0; y < A; ++y)
+                        l.push_back((y == v.bits[t] ? 0.0 : -3.0) + noise(rng));
+            }
             v.bits = nullptr;
-            v.llr = l.data();
+            (A == 2 ? v.llr : v.logprob) = l.data();
         }
         f.views.push_back(v);
     }

@@ -70,6 +70,12 @@ TEST(launch_plan, soft_batches_count_their_llrs_and_probabilities)
         m.soft = true;
         // 8 bytes of LLR and 2 reals of probabilities per item, not 9/8 of a byte
         EXPECT_EQ(m.per_frame(4000), hard - (4000 + 500) + 4000 * (8 + 2 * real));
+        // over four letters: 4 doubles and 4 reals an item, and no packed bits
+        memory_model l = m;
+        l.alphabet = 4;
+        EXPECT_EQ(l.per_frame(4000), hard - (4000 + 500) + 4000 * 4 * (8 + real));
+        l.soft = false;
+        EXPECT_EQ(l.per_frame(4000), hard - 500);
         // so a soft batch's window is never larger than a hard one's
         const std::vector<size_t> rho(256, 4000);
         const size_t usable = size_t(200) << 20;

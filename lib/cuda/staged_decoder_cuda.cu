@@ -41,28 +41,24 @@ std::vector<char> cuda_decoder<real>::stage(const std::vector<frame_view>& frame
     for (size_t k = 0; k < frames.size(); ++k) {
         if (!valid[k])
             continue;
-        d_staged.soft = d_staged.soft || frames[k].llr != nullptr;
+        d_staged.soft = d_staged.soft || soft_frame(frames[k]);
         d_staged.offset[k] = total;
         total += (long long)frames[k].rho;
     }
     d_staged.soft = d_staged.soft && total > 0;
     const size_t T = size_t(std::max<long long>(total, 1));
     if (d_staged.soft) {
-        // every frame's items as LLRs (bits as +-infinity), as run() does
-        std::vector<double> llr(T, 0.0);
-        const double inf = std::numeric_limits<double>::infinity();
+        // every frame's items in the soft form, as run() does
+        const size_t per = soft_per_item();
+        std::vector<double> llr(per * T, 0.0);
         for (size_t k = 0; k < frames.size(); ++k) {
-            if (!valid[k])
-                continue;
-            const frame_view& fv = frames[k];
-            double* to = llr.data() + d_staged.offset[k];
-            for (size_t t = 0; t < fv.rho; ++t)
-                to[t] = fv.llr ? fv.llr[t] : (fv.bits[t] ? inf : -inf);
+            if (valid[k])
+                soft_host(frames[k], llr.data() + per * size_t(d_staged.offset[k]));
         }
-        d_staged_llr.ensure(T);
-        d_staged_soft.ensure(2 * T);
-        d_staged_llr.upload(llr.data(), T);
-        launch_soft_items<real>(d_staged_llr.get(), d_staged_soft.get(), total);
+        d_staged_llr.ensure(per * T);
+        d_staged_soft.ensure(std::max<size_t>(per, 2) * T);
+        d_staged_llr.upload(llr.data(), per * T);
+        soft_on_device(d_staged_llr.get(), d_staged_soft.get(), total);
     } else {
         std::vector<uint8_t> bits(T, 0);
         for (size_t k = 0; k < frames.size(); ++k) {

@@ -122,7 +122,7 @@ void channel_params::require_bits(const std::string& who) const
                            ": the channel's alphabet has ",
                            d_alphabet,
                            " letters; this part works on bits (alphabet 2), while "
-                           "map_decoder (backend cpu) decodes any alphabet"));
+                           "map_decoder decodes any alphabet"));
     }
 }
 

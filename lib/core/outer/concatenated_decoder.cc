@@ -54,7 +54,6 @@ concatenated_decoder::concatenated_decoder(map_decoder& inner,
       d_bp(outer.make_decoder(outer_config_for(inner, threads))),
       d_threads(resolve_threads(threads))
 {
-    inner.config().ch.require_bits("concatenated_decoder");
     if (inner.N() != d_map.n_inner()) {
         throw std::invalid_argument(
             detail::concat("concatenated_decoder: the outer code's n = ",
@@ -170,6 +169,7 @@ concatenated_decoder::host_loop(const std::vector<frame_view>& frames,
             frame_view v;
             v.bits = frames[k].bits;
             v.llr = frames[k].llr;
+            v.logprob = frames[k].logprob;
             v.rho = frames[k].rho;
             v.boundaries = frames[k].boundaries;
             v.extrinsic = true;

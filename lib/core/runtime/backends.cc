@@ -99,27 +99,6 @@ std::unique_ptr<map_decoder> auto_cuda(Build build)
 
 std::unique_ptr<map_decoder> map_decoder::make(const decoder_config& cfg)
 {
-    if (cfg.ch.alphabet() != 2) {
-        // the CPU lattice over A letters (corridor_lattice_letters); the CUDA
-        // kernels read codewords as bits
-        limits_for(cfg); // the alphabets' own errors first
-        if (cfg.backend == backend_kind::cuda) {
-            throw std::invalid_argument(
-                detail::concat("map_decoder: the CUDA backend decodes bits (alphabet 2); "
-                               "alphabet ",
-                               cfg.ch.alphabet(),
-                               " decodes with backend \"cpu\" (or \"auto\")"));
-        }
-        if (cfg.backend == backend_kind::automatic)
-            log(log_level::info,
-                detail::concat("map_decoder: backend auto -> cpu (alphabet ",
-                               cfg.ch.alphabet(),
-                               ": the CPU lattice)"));
-        decoder_config one = cfg;
-        one.backend = backend_kind::cpu;
-        one.cuda.devices.clear();
-        return make_cpu_decoder(one);
-    }
     if (!cfg.cuda.devices.empty()) {
         check_devices(cfg.cuda.devices);
         const std::vector<int> devices = cfg.cuda.devices;

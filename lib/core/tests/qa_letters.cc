@@ -13,8 +13,7 @@
 // start priors, free ends, look-ahead) against qa_frame_reference.h's brute
 // force; soft items (A log-probabilities each); and what is refused clearly.
 
-#include "qa_frame_reference.h"
-#include "qa_reference.h"
+#include "qa_letters_reference.h"
 #include <gnuradio/bsid/core/channel/channel.h>
 #include <gnuradio/bsid/core/estimation/event_counts.h>
 #include <gnuradio/bsid/core/framing/stream_decoder.h>
@@ -31,172 +30,19 @@
 using namespace bsid;
 using namespace bsid::qa;
 
-namespace {
-
-const precision_kind precisions[] = { precision_kind::dual, precision_kind::single };
-const storage_kind storages[] = { storage_kind::global, storage_kind::local };
-
-// a random row-stochastic A x A matrix with a heavy diagonal and some zeros
-std::vector<double> random_matrix(std::mt19937_64& rng, int A)
-{
-    std::uniform_real_distribution<double> u(0, 1);
-    std::vector<double> S(size_t(A * A));
-    for (int x = 0; x < A; ++x) {
-        double sum = 0;
-        for (int y = 0; y < A; ++y) {
-            double v = x == y ? 4 + u(rng) : (u(rng) < 0.3 ? 0.0 : u(rng));
-            S[size_t(x * A + y)] = v;
-            sum += v;
-        }
-        for (int y = 0; y < A; ++y)
-            S[size_t(x * A + y)] /= sum;
-    }
-    return S;
-}
-
-// a random tiny case over A letters: N <= 3, n <= 3, q <= min(A^n, 6), P in
-// {1, 2}, uniform or matrix substitutions, optional priors
-tiny_case letters_case(std::mt19937_64& rng, int A, bool matrix, bool with_priors)
-{
-    std::uniform_real_distribution<double> u(0, 1);
-    const int n = 1 + int(rng() % 3), N = 1 + int(rng() % 3), P = 1 + int(rng() % 2);
-    int words = 1;
-    for (int k = 0; k < n; ++k)
-        words *= A;
-    const int q = 2 + int(rng() % uint64_t(std::min(words, 6) - 1));
-    const codebook cb = codebook::random(n, q, P, rng(), A);
-    const double Pi = 0.25 * u(rng), Pd = 0.25 * u(rng), Ps = 0.3 * u(rng);
-    const channel_params ch = matrix ? channel_params(Pi, Pd, 0, A, random_matrix(rng, A))
-                                     : channel_params(Pi, Pd, Ps, A);
-    std::vector<int64_t> msg(static_cast<size_t>(N));
-    for (auto& s : msg)
-        s = int64_t(rng() % uint64_t(q));
-    const auto x = cb.encode(msg.data(), msg.size());
-    auto t = transmit(ch, x.data(), x.size(), rng(), 0);
-    if (t.rx.empty())
-        t.rx.push_back(uint8_t(rng() % uint64_t(A)));
-    std::vector<double> pri;
-    if (with_priors) {
-        pri.resize(size_t(N * q));
-        for (auto& v : pri)
-            v = u(rng) < 0.2 ? 0.0 : u(rng);
-        for (int i = 0; i < N; ++i)
-            pri[size_t(i * q) + rng() % uint64_t(q)] += 0.5;
-    }
-    return { cb, ch, N, t.rx, pri, {} };
-}
-
-decoder_config cpu_config(const tiny_case& tc, precision_kind p, storage_kind s)
-{
-    decoder_config cfg(tc.cb, tc.ch, tc.N);
-    cfg.backend = backend_kind::cpu;
-    cfg.precision = p;
-    cfg.storage = s;
-    return cfg;
-}
-
-std::string what(const tiny_case& tc, precision_kind p, storage_kind s)
-{
-    return "A=" + std::to_string(tc.cb.alphabet()) + " N=" + std::to_string(tc.N) +
-           " n=" + std::to_string(tc.cb.n()) + " q=" + std::to_string(tc.cb.q()) +
-           " P=" + std::to_string(tc.cb.P()) + " " + tc.ch.repr() + " " + to_string(p) +
-           " " + to_string(s);
-}
-
-} // namespace
-
 TEST(letters, exact_against_brute_force_with_wide_limits)
 {
-    std::mt19937_64 rng(test_seed() + 40);
-    for (int trial = 0; trial < 48; ++trial) {
-        const int A = std::vector<int>{ 3, 4, 8 }[size_t(trial % 3)];
-        const tiny_case tc = letters_case(rng, A, trial % 4 >= 2, trial % 2 == 1);
-        const auto ref = brute_force_app(tc, nullptr);
-        for (auto p : precisions)
-            for (auto s : storages) {
-                auto cfg = cpu_config(tc, p, s);
-                wide_limits(cfg, tc);
-                auto dec = map_decoder::make(cfg);
-                std::vector<double> post(size_t(tc.N * tc.cb.q()));
-                const frame_view f{ tc.y.data(),
-                                    tc.y.size(),
-                                    tc.priors.empty() ? nullptr : tc.priors.data() };
-                const auto r = dec->decode(f, post.data());
-                ASSERT_TRUE(r.ok()) << r.reason << " " << what(tc, p, s);
-                EXPECT_LT(max_abs_diff(post, ref),
-                          p == precision_kind::dual ? 1e-9 : 1e-4)
-                    << "trial " << trial << " " << what(tc, p, s);
-            }
-    }
+    check_letters_wide_limits(backend_kind::cpu, test_seed() + 40, 60);
 }
 
 TEST(letters, exact_against_restricted_reference_with_default_limits)
 {
-    std::mt19937_64 rng(test_seed() + 41);
-    int decoded = 0;
-    for (int trial = 0; trial < 48; ++trial) {
-        const int A = std::vector<int>{ 4, 3, 5, 8 }[size_t(trial % 4)];
-        const tiny_case tc = letters_case(rng, A, trial % 3 == 0, trial % 2 == 0);
-        for (auto p : precisions)
-            for (auto s : storages) {
-                auto dec = map_decoder::make(cpu_config(tc, p, s));
-                std::vector<double> post(size_t(tc.N * tc.cb.q()));
-                const frame_view f{ tc.y.data(),
-                                    tc.y.size(),
-                                    tc.priors.empty() ? nullptr : tc.priors.data() };
-                const auto r = dec->decode(f, post.data());
-                const long long drift =
-                    (long long)tc.y.size() - (long long)tc.N * tc.cb.n();
-                if (!dec->limits().mtau.contains(drift)) {
-                    EXPECT_EQ(r.status, frame_status::drift_out_of_range);
-                    continue;
-                }
-                const auto ref = brute_force_app(tc, &dec->limits());
-                double total = 0;
-                for (double v : ref)
-                    total += v;
-                if (!std::isfinite(total)) { // zero probability within the limits
-                    EXPECT_EQ(r.status, frame_status::impossible) << r.reason;
-                    continue;
-                }
-                ASSERT_TRUE(r.ok()) << r.reason << " " << what(tc, p, s);
-                ++decoded;
-                EXPECT_LT(max_abs_diff(post, ref),
-                          p == precision_kind::dual ? 1e-9 : 1e-4)
-                    << "trial " << trial << " " << what(tc, p, s);
-            }
-    }
-    EXPECT_GT(decoded, 100);
+    check_letters_default_limits(backend_kind::cpu, test_seed() + 41, 60);
 }
 
 TEST(letters, extrinsic_and_log_priors_against_brute_force)
 {
-    std::mt19937_64 rng(test_seed() + 42);
-    for (int trial = 0; trial < 24; ++trial) {
-        const int A = trial % 2 ? 4 : 3;
-        const tiny_case tc = letters_case(rng, A, trial % 3 == 1, true);
-        const auto ref = brute_force_extrinsic(tc);
-        const auto app = brute_force_app(tc, nullptr);
-        int zeros = 0;
-        const auto logs = log_priors_of(tc, zeros);
-        for (auto p : precisions)
-            for (auto s : storages) {
-                auto cfg = cpu_config(tc, p, s);
-                wide_limits(cfg, tc);
-                auto dec = map_decoder::make(cfg);
-                const double tol = p == precision_kind::dual ? 1e-9 : 1e-4;
-                std::vector<double> post(size_t(tc.N * tc.cb.q()));
-                frame_view f{ tc.y.data(), tc.y.size(), tc.priors.data() };
-                f.extrinsic = true;
-                ASSERT_TRUE(dec->decode(f, post.data()).ok()) << what(tc, p, s);
-                EXPECT_LT(max_abs_diff(post, ref), tol) << "extrinsic " << what(tc, p, s);
-                frame_view g{ tc.y.data(), tc.y.size(), logs.data() };
-                g.log_priors = true;
-                ASSERT_TRUE(dec->decode(g, post.data()).ok()) << what(tc, p, s);
-                EXPECT_LT(max_abs_diff(post, app), tol)
-                    << "log priors " << what(tc, p, s);
-            }
-    }
+    check_letters_extrinsic(backend_kind::cpu, test_seed() + 42, 24);
 }
 
 TEST(letters, batches_decode_each_frame_as_alone)
@@ -205,9 +51,8 @@ TEST(letters, batches_decode_each_frame_as_alone)
     const codebook cb = codebook::random(4, 16, 3, 5, 4);
     const channel_params ch(0.02, 0.02, 0.03, 4);
     decoder_config cfg(cb, ch, 30);
-    cfg.backend = backend_kind::automatic; // the CPU, for letters
+    cfg.backend = backend_kind::cpu;
     auto dec = map_decoder::make(cfg);
-    EXPECT_EQ(dec->backend(), backend_kind::cpu);
     std::vector<std::vector<uint8_t>> rx;
     std::vector<frame_view> views;
     for (int k = 0; k < 6; ++k) {
@@ -244,45 +89,18 @@ TEST(letters, batches_decode_each_frame_as_alone)
     }
 }
 
-// a tiny code over A letters: n = 2, q = 3, P = 1 (n = 1 for A = 8)
-codebook tiny_letters_code(int A)
-{
-    if (A == 8)
-        return codebook(1, { { 5, 0, 2 } }, 8);
-    return codebook(2, { { uint32_t(A + 1), 2, uint32_t(A * A - 1) } }, A);
-}
-
-// check_boundary_models over A letters with each sync word of `words`
-// (keyed by A), for uniform and matrix substitutions, hard or soft items
-void check_letters_boundaries(const std::vector<std::pair<int, std::string>>& words,
-                              bool soft,
-                              uint64_t seed)
-{
-    std::mt19937_64 rng(seed);
-    for (const auto& [A, W] : words) {
-        for (bool matrix : { false, true }) {
-            const channel_params ch =
-                matrix ? channel_params(0.1, 0.15, 0, A, random_matrix(rng, A))
-                       : channel_params(0.1, 0.15, 0.05, A);
-            check_boundary_models(backend_kind::cpu,
-                                  tiny_letters_code(A),
-                                  ch,
-                                  { "", W },
-                                  uint32_t((soft ? 100 : 0) + A),
-                                  soft);
-        }
-    }
-}
-
 TEST(letters, frame_boundaries_against_brute_force)
 {
-    check_letters_boundaries(
-        { { 3, "2,0,1" }, { 4, "GAT" }, { 8, "7,0,3" } }, false, test_seed() + 42);
+    check_letters_boundaries(backend_kind::cpu,
+                             { { 3, "2,0,1" }, { 4, "GAT" }, { 8, "7,0,3" } },
+                             false,
+                             test_seed() + 42);
 }
 
 TEST(letters, soft_items_against_brute_force)
 {
-    check_letters_boundaries({ { 3, "1,2" }, { 4, "CG" } }, true, test_seed() + 43);
+    check_letters_boundaries(
+        backend_kind::cpu, { { 3, "1,2" }, { 4, "CG" } }, true, test_seed() + 43);
 }
 
 TEST(letters, sync_words_of_letters_are_parsed_and_checked)
@@ -479,15 +297,6 @@ TEST(letters, the_parts_that_work_on_bits_refuse_letters_clearly)
     const codebook cb = codebook::random(3, 8, 1, 1, 4);
     const channel_params ch(0.01, 0.01, 0.01, 4);
     decoder_config cfg(cb, ch, 5);
-    cfg.backend = backend_kind::cuda;
-    try {
-        map_decoder::make(cfg);
-        FAIL();
-    } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("the CUDA backend decodes bits"),
-                  std::string::npos)
-            << e.what();
-    }
     cfg.backend = backend_kind::cpu;
     // a binary channel with a substitution matrix: the binary decoders take
     // one Ps, so it is refused rather than decoded as the matrix's mean

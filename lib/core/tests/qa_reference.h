@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -278,6 +279,34 @@ inline void make_soft(tiny_case& tc, std::mt19937_64& rng)
         tc.llr[j] = sign * mag;
     }
     // y stays: a test may compare against the hard decisions
+}
+
+/*
+ * The reference for a decode of tc with the decoder's own limits:
+ * brute_force_app restricted as the decoder restricts P(y | X); or nothing
+ * where the decoder must refuse the frame, after checking that it did: its
+ * drift outside m_tau (drift_out_of_range), or zero probability within the
+ * limits (impossible).
+ */
+inline std::optional<std::vector<double>>
+restricted_reference(const tiny_case& tc, const map_decoder& dec, const frame_result& r)
+{
+    const size_t width = tc.ch.alphabet() == 2 ? 1 : size_t(tc.ch.alphabet());
+    const long long rho =
+        (long long)(tc.llr.empty() ? tc.y.size() : tc.llr.size() / width);
+    if (!dec.limits().mtau.contains(rho - (long long)tc.N * tc.cb.n())) {
+        EXPECT_EQ(r.status, frame_status::drift_out_of_range) << r.reason;
+        return std::nullopt;
+    }
+    auto ref = brute_force_app(tc, &dec.limits());
+    double total = 0;
+    for (double v : ref)
+        total += v;
+    if (!std::isfinite(total)) { // zero probability within the limits
+        EXPECT_EQ(r.status, frame_status::impossible) << r.reason;
+        return std::nullopt;
+    }
+    return ref;
 }
 
 /*

@@ -304,5 +304,46 @@ class qa_decode_letters(unittest.TestCase):
                                      self.N // 2)
 
 
+class qa_concatenated_letters(unittest.TestCase):
+    """The concatenated decoder over four letters: the outer code's GF(16)
+    symbols are the inner code's message symbols, whatever letters the inner
+    codewords are made of (docs/dna.md)."""
+
+    code = bsid.ldpc_code.from_spec("ldpc-regular:60:30:16:3:1")
+    cb = bsid.codebook.random(4, 16, 2, 3, alphabet=4)
+    ch = bsid.channel_params(0.01, 0.01, 0.01, alphabet=4)
+
+    def test_001_frames_of_letters_decode_to_their_information(self):
+        src = bsid.frame_source(self.cb, self.ch, 0, 5, outer=self.code)
+        batch = src.generate(0, 12, threads=2)
+        self.assertTrue(all(int(batch.rx(j).max()) < 4 for j in range(len(batch))))
+        inner = bsid.map_decoder_core(self.cb, self.ch, src.N, backend="cpu")
+        dec = bsid.concatenated_decoder_core(inner, self.code, iterations=4,
+                                             bp_iterations=30, threads=2)
+        r = dec.count_errors(batch, threads=2)
+        good = np.sum((r["status"] == 0) & (r["symbol_errors"] == 0))
+        self.assertGreaterEqual(good, 11, r)
+        for j in range(len(batch)):
+            if r["status"][j] == 0 and r["symbol_errors"][j] == 0:
+                np.testing.assert_array_equal(r["info"][j], batch.info[j])
+
+    def test_002_log_probabilities(self):
+        src = bsid.frame_source(self.cb, self.ch, 0, 6, outer=self.code)
+        soft = bsid.map_decoder_core(self.cb, self.ch, src.N, backend="cpu",
+                                     input="logprob")
+        dec = bsid.concatenated_decoder_core(soft, self.code, iterations=4,
+                                             bp_iterations=30)
+        frames = []
+        for j in range(4):
+            rx = src.frame(j)["rx"]
+            lp = np.full((len(rx), 4), np.log(0.05 / 3))
+            lp[np.arange(len(rx)), rx] = np.log(0.95)
+            frames.append(lp)
+        out = dec.decode(frames)
+        for j, r in enumerate(out):
+            self.assertEqual(r["status"], "ok", r["reason"])
+            np.testing.assert_array_equal(r["info"], src.info(j))
+
+
 if __name__ == "__main__":
     unittest.main()
