@@ -376,6 +376,10 @@ int run(int argc, char** argv)
         }
     } catch (const bsid::io_error& e) {
         die(e.what());
+    } catch (const std::bad_alloc&) {
+        // the decoder itself (its drift limits and tables grow with N)
+        die("out of memory: the decoder's working memory for N = " + opt["-N"] +
+            " does not fit; try a smaller N");
     } catch (const std::exception& e) {
         die(e.what());
     }

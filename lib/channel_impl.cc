@@ -25,10 +25,11 @@ channel::sptr channel::make(double Pi,
                             double Ps,
                             uint64_t seed,
                             const std::string& len_tag_key,
-                            bool drift_tags)
+                            bool drift_tags,
+                            int alphabet)
 {
     return gnuradio::make_block_sptr<channel_impl>(
-        Pi, Pd, Ps, seed, len_tag_key, drift_tags);
+        Pi, Pd, Ps, seed, len_tag_key, drift_tags, alphabet);
 }
 
 channel_impl::channel_impl(double Pi,
@@ -36,11 +37,12 @@ channel_impl::channel_impl(double Pi,
                            double Ps,
                            uint64_t seed,
                            const std::string& len_tag_key,
-                           bool drift_tags)
+                           bool drift_tags,
+                           int alphabet)
     : gr::block("channel",
                 gr::io_signature::make(1, 1, sizeof(uint8_t)),
                 gr::io_signature::make(1, 1, sizeof(uint8_t))),
-      d_params(Pi, Pd, Ps),
+      d_params(Pi, Pd, Ps, alphabet),
       d_seed(seed),
       d_len_key(pmt::intern(len_tag_key)),
       d_drift_tags(drift_tags),
@@ -61,9 +63,8 @@ channel_impl::channel_impl(double Pi,
 
 void channel_impl::set_channel(double Pi, double Pd, double Ps)
 {
-    const ::bsid::channel_params p(Pi, Pd, Ps); // throws, leaving the channel unchanged
     std::lock_guard<std::mutex> lock(d_params_mutex);
-    d_params = p;
+    d_params = d_params.with_rates(Pi, Pd, Ps); // throws, leaving the channel unchanged
 }
 void channel_impl::set_Pi(double Pi) { set_channel(Pi, this->Pd(), this->Ps()); }
 void channel_impl::set_Pd(double Pd) { set_channel(this->Pi(), Pd, this->Ps()); }
@@ -175,10 +176,15 @@ void channel_impl::finish_frame(uint64_t missing)
         const auto p = d_frame->params();
         if (!d_tagged_params || *d_tagged_params != p) {
             // the settings this frame was sent with, when they change
-            d_queue.tag(
-                start,
-                channel_key,
-                pmt::init_f64vector(3, std::vector<double>{ p.Pi(), p.Pd(), p.Ps() }));
+            d_queue.tag(start,
+                        channel_key,
+                        p.alphabet() == 2
+                            ? pmt::init_f64vector(
+                                  3, std::vector<double>{ p.Pi(), p.Pd(), p.Ps() })
+                            : pmt::init_f64vector(
+                                  4,
+                                  std::vector<double>{
+                                      p.Pi(), p.Pd(), p.Ps(), double(p.alphabet()) }));
             d_tagged_params = p;
         }
         if (d_drift_tags) {

@@ -28,7 +28,8 @@ public:
                  double Ps,
                  uint64_t seed,
                  const std::string& len_tag_key,
-                 bool drift_tags);
+                 bool drift_tags,
+                 int alphabet);
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,

@@ -35,7 +35,8 @@ codebook_encoder_impl::codebook_encoder_impl(const ::bsid::codebook& codebook,
       d_cb(codebook),
       d_N(N),
       d_len_key(pmt::intern(len_tag_key)),
-      d_sync(::bsid::parse_sync_word(sync_word)) // throws for a character not 0 or 1
+      // throws for a character that is not a letter of the codebook's alphabet
+      d_sync(::bsid::parse_sync_word(sync_word, codebook.alphabet()))
 {
     if (N < 1) {
         throw std::invalid_argument("codebook_encoder: N = " + std::to_string(N) +
@@ -108,8 +109,8 @@ void codebook_encoder_impl::finish_frame()
     d_bits.resize(G + size_t(d_N) * size_t(n));
     for (size_t i = 0; i < size_t(d_N); ++i) {
         const uint32_t w = d_cb.word(i, d_sym[i]);
-        for (int r = 0; r < n; ++r) // MSB first
-            d_bits[G + i * size_t(n) + size_t(r)] = uint8_t((w >> (n - 1 - r)) & 1u);
+        for (int r = 0; r < n; ++r) // the first letter (bit) most significant
+            d_bits[G + i * size_t(n) + size_t(r)] = uint8_t(d_cb.letter(w, r));
     }
     d_bits_at = 0;
     d_bit_tags.clear();

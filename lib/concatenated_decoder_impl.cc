@@ -74,7 +74,7 @@ concatenated_decoder_impl::concatenated_decoder_impl(
       d_K(outer.k() * ::bsid::error_counter::bits_per_symbol(outer.q())),
       d_max_batch(options.decoding.max_batch),
       d_len_key(pmt::intern(options.framing.len_tag_key)),
-      d_sync(::bsid::parse_sync_word(options.framing.sync_word)),
+      d_sync(::bsid::parse_sync_word(options.framing.sync_word, codebook.alphabet())),
       d_soft(::bsid::parse_input_kind(options.input.kind) == ::bsid::input_kind::llr),
       d_stream(parse_framing("concatenated_decoder", options.framing.framing)),
       d_rx(d_logger,

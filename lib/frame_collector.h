@@ -198,10 +198,18 @@ public:
     {
         // the channel block's settings for this frame and those after it
         std::string why;
-        if (pmt::is_f64vector(t.value) && pmt::length(t.value) == 3) {
+        const size_t len = pmt::is_f64vector(t.value) ? pmt::length(t.value) : 0;
+        const int A = channel().alphabet();
+        if (len == 3 || len == 4) {
+            // (Pi, Pd, Ps) over bits, (Pi, Pd, Ps, A) over A > 2 letters
             const auto v = pmt::f64vector_elements(t.value);
+            const double tagged = len == 4 ? v[3] : 2.0;
             try {
-                const ::bsid::channel_params ch(v[0], v[1], v[2]);
+                if (tagged != double(A))
+                    throw std::invalid_argument(
+                        "it announces a channel over " + std::to_string(tagged) +
+                        " letters; the decoder's alphabet has " + std::to_string(A));
+                const ::bsid::channel_params ch = channel().with_rates(v[0], v[1], v[2]);
                 d_channel_tagged = true;
                 {
                     std::lock_guard<std::mutex> lock(d_mutex);
@@ -215,7 +223,7 @@ public:
             }
         } else {
             why = "the value " + pmt::write_string(t.value) +
-                  " is not three doubles (Pi, Pd, Ps)";
+                  " is not three doubles (Pi, Pd, Ps) or four (Pi, Pd, Ps, A)";
         }
         GR_LOG_WARN(d_logger,
                     "the bsid_channel tag on input item " + std::to_string(t.offset) +
@@ -230,7 +238,8 @@ public:
      */
     bool set_channel(double Pi, double Pd, double Ps)
     {
-        const ::bsid::channel_params ch(Pi, Pd, Ps); // throws on bad values
+        // throws on bad values; the decoder's alphabet and matrix stay
+        const ::bsid::channel_params ch = channel().with_rates(Pi, Pd, Ps);
         if (d_channel_tagged) {
             GR_LOG_DEBUG(d_logger,
                          "set_channel(" + ch.repr() +

@@ -106,7 +106,7 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
       d_llr_scale(options.output.llr_scale),
       d_llr_clip(options.output.llr_clip),
       d_len_key(pmt::intern(options.framing.len_tag_key)),
-      d_sync(::bsid::parse_sync_word(options.framing.sync_word)),
+      d_sync(::bsid::parse_sync_word(options.framing.sync_word, codebook.alphabet())),
       d_soft(::bsid::parse_input_kind(options.input.kind) == ::bsid::input_kind::llr),
       d_stream(parse_framing("map_decoder", options.framing.framing)),
       d_rx(d_logger,
@@ -196,7 +196,7 @@ void map_decoder_impl::set_channel(double Pi, double Pd, double Ps)
     if (d_rx.set_channel(Pi, Pd, Ps)) { // for frames that start from now on
         d_new_initial = true;           // the next estimate starts from it
         if (d_watch)
-            d_watch->set_channel(::bsid::channel_params(Pi, Pd, Ps));
+            d_watch->set_channel(d_cfg.ch.with_rates(Pi, Pd, Ps));
     }
 }
 

@@ -179,7 +179,9 @@ class map_decoder_pdu(gr.basic_block):
         self._codebook = codebook
 
         self._lock = threading.Lock()
-        self._dec = self._make_decoder(bsid_core.channel_params(Pi, Pd, Ps))
+        # over the codebook's alphabet (bits, or letters: docs/dna.md)
+        self._dec = self._make_decoder(
+            bsid_core.channel_params(Pi, Pd, Ps, alphabet=codebook.alphabet))
         self._N = self._dec.N
         self._q = self._dec.q
         self._m = bits_per_symbol(self._q)
@@ -221,7 +223,8 @@ class map_decoder_pdu(gr.basic_block):
 
     def set_channel(self, Pi, Pd, Ps):
         """Decodes the following frames for the channel (Pi, Pd, Ps)."""
-        ch = bsid_core.channel_params(Pi, Pd, Ps)  # raises before anything changes
+        # raises before anything changes
+        ch = bsid_core.channel_params(Pi, Pd, Ps, alphabet=self._codebook.alphabet)
         with self._lock:
             self._dec = self._make_decoder(ch)
             dec = self._dec

@@ -38,9 +38,15 @@ namespace bsid {
  * tag: it is counted, and a "bsid_frames_lost" tag (long: frames lost just
  * before this one) marks the first item of the next frame (a loss at the very
  * end of the stream has no item left: it is counted and logged). A
- * "bsid_channel" tag (f64vector: Pi, Pd, Ps) marks the first frame and each
- * frame whose settings differ from the previous tag's, so that
- * bsid.map_decoder can decode every frame with the channel it went through.
+ * "bsid_channel" tag (f64vector: Pi, Pd, Ps; over A > 2 letters Pi, Pd, Ps,
+ * A) marks the first frame and each frame whose settings differ from the
+ * previous tag's, so that bsid.map_decoder can decode every frame with the
+ * channel it went through.
+ *
+ * Over an \p alphabet of A > 2 letters (bsid.channel_params(..., alphabet=A),
+ * docs/dna.md) the items are letters in [0, A), one per byte: an inserted
+ * letter is uniformly random, and a substituted one each of the A - 1 others
+ * alike.
  *
  * A frame that receives fewer bits than its length tag says (the next
  * length tag comes early, or the stream ends: an encoder input that is not a
@@ -51,8 +57,8 @@ namespace bsid {
  * untagged stream.
  *
  * An untagged stream is one endless frame 0. Input bytes other than 0 and 1
- * are an error: the block logs it, emits what it produced before, and ends its
- * stream; error() returns the message.
+ * (letters: A or more) are an error: the block logs it, emits what it produced before,
+ * and ends its stream; error() returns the message.
  *
  * set_Pi, set_Pd, set_Ps and set_channel take effect at the next frame
  * (immediately on an untagged stream) and are safe to call while the
@@ -69,13 +75,16 @@ public:
      * \param seed         the run's seed
      * \param len_tag_key  the tagged-stream length key
      * \param drift_tags   add a "bsid_drift" tag to each output frame
+     * \param alphabet     the letters, 2 (bits) to 256 (DNA's four: A, C, G, T
+     *                     as 0..3); items are bytes in [0, alphabet)
      */
     static sptr make(double Pi,
                      double Pd,
                      double Ps,
                      uint64_t seed,
                      const std::string& len_tag_key = "packet_len",
-                     bool drift_tags = false);
+                     bool drift_tags = false,
+                     int alphabet = 2);
 
     virtual void set_Pi(double Pi) = 0;
     virtual void set_Pd(double Pd) = 0;

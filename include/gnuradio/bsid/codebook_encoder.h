@@ -22,8 +22,10 @@ namespace bsid {
  *
  * \details
  * Input: int32 message symbols in [0, q). Output: unpacked bits (one 0/1 per
- * byte), n per symbol, the most significant bit of each codeword first.
- * Symbol i of a frame uses book i mod P of the codebook.
+ * byte), n per symbol, the most significant bit of each codeword first; over a
+ * codebook of A > 2 letters (DNA's four: A, C, G, T as 0..3), one letter in
+ * [0, A) per byte, the codeword's first letter first. Symbol i of a frame
+ * uses book i mod P of the codebook.
  *
  * Frames hold N symbols. On a tagged stream a frame starts at each \p
  * len_tag_key tag (whose value must be N); on an untagged stream frames are cut
@@ -51,7 +53,9 @@ public:
      * \param codebook    the inner code (bsid.codebook)
      * \param N           message symbols per frame
      * \param len_tag_key the tagged-stream length key
-     * \param sync_word   the word sent before every frame ("0110..."; "" for none)
+     * \param sync_word   the word sent before every frame ("0110..."; over letters
+     *                    "ACGT..." for four, digits or comma-separated integers;
+     *                    "" for none)
      */
     static sptr make(const ::bsid::codebook& codebook,
                      int N,

@@ -114,6 +114,13 @@ const std::vector<double>& channel_params::substitution() const
     return d_subst ? *d_subst : no_matrix();
 }
 
+channel_params channel_params::with_rates(double Pi, double Pd, double Ps) const
+{
+    if (d_subst)
+        return channel_params(Pi, Pd, 0, d_alphabet, *d_subst);
+    return channel_params(Pi, Pd, Ps, d_alphabet);
+}
+
 void channel_params::require_bits(const std::string& who) const
 {
     if (d_alphabet != 2) {

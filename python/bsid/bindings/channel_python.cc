@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(channel.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(5f912483f82a5579fc14353491839da5)                     */
+/* BINDTOOL_HEADER_FILE_HASH(6fdfd570de6da625cfd857a0716a83e0)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -43,6 +43,7 @@ void bind_channel(py::module& m)
              py::arg("seed"),
              py::arg("len_tag_key") = "packet_len",
              py::arg("drift_tags") = false,
+             py::arg("alphabet") = 2,
              D(channel, make))
 
 

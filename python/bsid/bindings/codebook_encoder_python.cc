@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(codebook_encoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(ce3a633e05ac62e82b4484303ef8907e)                     */
+/* BINDTOOL_HEADER_FILE_HASH(e6273d6c8dc9af36402fad7ac105fdc0)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -55,7 +55,7 @@ void bind_concatenated_decoder(py::module& m)
                  return concatenated_decoder::make(
                      codebook,
                      outer,
-                     ::bsid::channel_params(Pi, Pd, Ps),
+                     ::bsid::channel_params(Pi, Pd, Ps, codebook.alphabet()),
                      iterations,
                      bp_iterations,
                      gr::bsid::read_receiver_keywords(

@@ -61,7 +61,7 @@ void bind_map_decoder(py::module& m)
                  return map_decoder::make(
                      codebook,
                      N,
-                     ::bsid::channel_params(Pi, Pd, Ps),
+                     ::bsid::channel_params(Pi, Pd, Ps, codebook.alphabet()),
                      gr::bsid::read_receiver_keywords(
                          "map_decoder", map_decoder_options(), args, kwargs));
              }),

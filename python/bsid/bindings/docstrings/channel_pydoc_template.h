@@ -89,7 +89,10 @@ Args:
     seed : the run's seed
     len_tag_key : the tagged-stream length key (default "packet_len")
     drift_tags : add a "bsid_drift" tag (long, rho - tau) to the first item
-        of each output frame (default False))doc";
+        of each output frame (default False)
+    alphabet : the letters, 2 (bits, the default) to 256 (DNA's four: A, C,
+        G, T as 0..3); items are bytes in [0, alphabet), and bsid_channel
+        tags then carry (Pi, Pd, Ps, A))doc";
 
 
 static const char* __doc_gr_bsid_channel_set_Pi = R"doc(Set the insertion probability Pi.

@@ -47,7 +47,8 @@ Args:
     codebook : the inner code (bsid.codebook)
     N : message symbols per frame
     len_tag_key : the tagged-stream length key (default "packet_len")
-    sync_word : the word sent before every frame ("0110..."; "" for none))doc";
+    sync_word : the word sent before every frame ("0110..."; over letters
+        "ACGT..." for four, digits or comma-separated integers; "" for none))doc";
 
 
 static const char* __doc_gr_bsid_codebook_encoder_codebook_encoder_0 = R"doc()doc";
@@ -69,7 +70,8 @@ Args:
     codebook : the inner code (bsid.codebook)
     N : message symbols per frame
     len_tag_key : the tagged-stream length key (default "packet_len")
-    sync_word : the word sent before every frame ("0110..."; "" for none))doc";
+    sync_word : the word sent before every frame ("0110..."; over letters
+        "ACGT..." for four, digits or comma-separated integers; "" for none))doc";
 
 
 static const char* __doc_gr_bsid_codebook_encoder_frames = R"doc(Frames sent so far.)doc";

@@ -74,10 +74,16 @@ public:
     }
 
     /*!
+     * The same channel (alphabet, substitution matrix) with new Pi and Pd,
+     * and Ps where substitutions are uniform (a matrix keeps its own): what
+     * a receiver's set_channel(Pi, Pd, Ps) means. Throws as construction.
+     */
+    channel_params with_rates(double Pi, double Pd, double Ps) const;
+
+    /*!
      * std::invalid_argument "<who>: ... alphabet ..." unless the alphabet is
-     * 2: for the parts that work on bits only (frame boundaries and sync
-     * words, stream decoding, estimation, the concatenated decoder, the CUDA
-     * decoder); the CPU MAP decoder decodes any alphabet.
+     * 2: for the parts that work on bits only (estimation's expected
+     * events); the decoders decode any alphabet.
      */
     void require_bits(const std::string& who) const;
 
