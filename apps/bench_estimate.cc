@@ -33,7 +33,8 @@ int bench_estimate(const std::map<std::string, std::string>& opt)
     const auto init = list_option(opt, "--initial", "0.01,0.01,0.01");
     if (init.size() != 3)
         throw std::invalid_argument("--initial takes Pi,Pd,Ps");
-    const bsid::channel_params initial(init[0], init[1], init[2]);
+    // over the channel's alphabet (--alphabet)
+    const bsid::channel_params initial(init[0], init[1], init[2], truth.alphabet());
     const long long count = count_option(opt, "--frames", "200");
     const uint64_t seed = seed_option(opt);
     const auto backends = words_option(opt, "--backend", "auto");
@@ -49,6 +50,11 @@ int bench_estimate(const std::map<std::string, std::string>& opt)
     const auto llr = bpsk_llrs(rx, llr_sigma, seed);
     for (const auto& in : inputs) {
         const bool soft = bsid::parse_input_kind(in) == bsid::input_kind::llr;
+        if (bsid::parse_input_kind(in) == bsid::input_kind::logprob ||
+            (soft && truth.alphabet() != 2))
+            throw std::invalid_argument("--bench estimate: --input " + in +
+                                        ": the benchmark's soft input is BPSK LLRs, of "
+                                        "bits; over letters it takes --input bits");
         std::vector<bsid::frame_view> views;
         for (size_t k = 0; k < rx.size(); ++k) {
             bsid::frame_view v;

@@ -75,19 +75,24 @@ Frame boundaries (docs/frame_boundaries.md):
 
 Channel estimation (docs/receiving.md, "Channel estimation"):
   --estimate        instead of decoding, estimate Pi, Pd, Ps (and for --input
-                    llr the LLRs' scale) from all the frames by EM, starting at
-                    --Pi, --Pd, --Ps; prints one JSON line: Pi, Pd, Ps,
-                    llr_scale, iterations, converged, frames_used,
-                    frames_refused, log_likelihoods, events, notes. Frames are
-                    lines (with --sync-word, each begins with it), or with
-                    --framing stream one stream decoded frame after frame from
-                    position 0 at each iteration (--lookahead applies)
+                    llr or logprob the items' scale) from all the frames by EM,
+                    starting at --Pi, --Pd, --Ps; prints one JSON line: Pi, Pd,
+                    Ps, alphabet, llr_scale, iterations, converged,
+                    frames_used, frames_refused, log_likelihoods, events,
+                    notes (and substitution, substitution_counts with a
+                    matrix). Frames are lines (with --sync-word, each begins
+                    with it), or with --framing stream one stream decoded
+                    frame after frame from position 0 at each iteration
+                    (--lookahead applies)
   --iterations I    at most I EM iterations (default 100)
   --tolerance X     stop when no estimate moves by more than X, relative
                     (default 1e-4)
   --fix NAMES       keep these at their initial values: a comma list of Pi,
                     Pd, Ps, llr_scale
   --llr-scale C     the initial LLR scale (default 1)
+  --substitution-matrix
+                    over --alphabet > 2: estimate the full A x A substitution
+                    matrix (P(received y | sent x)) instead of one Ps
 
 Stream framing (docs/receiving.md, docs/bsid_decode.md):
   --framing F       lines (default): one frame per line, as above; stream: the
@@ -148,6 +153,8 @@ const std::vector<bsid::command_line_option> options = { { "--codebook" },
                                                          { "--tolerance" },
                                                          { "--fix" },
                                                          { "--llr-scale" },
+                                                         { "--substitution-matrix",
+                                                           false },
                                                          { "--log-level" } };
 
 /*
@@ -256,7 +263,11 @@ int run(int argc, char** argv)
     if (opt.count("--start") && opt.count("--unsynchronized"))
         die("give --start or --unsynchronized, not both");
     const bool estimate = opt.count("--estimate") > 0;
-    for (const char* k : { "--iterations", "--tolerance", "--fix", "--llr-scale" }) {
+    for (const char* k : { "--iterations",
+                           "--tolerance",
+                           "--fix",
+                           "--llr-scale",
+                           "--substitution-matrix" }) {
         if (!estimate && opt.count(k))
             die(std::string(k) + " needs --estimate");
     }

@@ -14,8 +14,9 @@ namespace bsid_decode {
 /*
  * --estimate: every frame of stdin (one per line) read, the channel estimated
  * from them (bsid::estimate_channel) and printed as one JSON line. A line
- * that is not a frame (a character other than 0 and 1, a token that is not
- * an LLR) is refused and counted, as the decoder would refuse it.
+ * that is not a frame (a character other than 0 and 1, or over --alphabet A
+ * not a letter; a token that is not an LLR or a log-probability) is refused
+ * and counted, as the decoder would refuse it.
  */
 int run_estimate(const bsid::frame_decoder& dec,
                  std::map<std::string, std::string>& opt,
@@ -51,6 +52,7 @@ int run_estimate(const bsid::frame_decoder& dec,
         eo.tolerance = number("--tolerance", opt["--tolerance"]);
     if (opt.count("--llr-scale"))
         eo.llr_scale = number("--llr-scale", opt["--llr-scale"]);
+    eo.substitution_matrix = opt.count("--substitution-matrix") > 0;
     if (opt.count("--fix")) {
         std::stringstream ss(opt["--fix"]);
         std::string name;
@@ -62,7 +64,9 @@ int run_estimate(const bsid::frame_decoder& dec,
             }
         }
     }
-    const bool soft = input == bsid::input_kind::llr;
+    const int A = dec.config().ch.alphabet();
+    const bool logprob = input == bsid::input_kind::logprob;
+    const bool soft = input == bsid::input_kind::llr || logprob;
     std::vector<std::vector<uint8_t>> bits;
     std::vector<std::vector<double>> llrs;
     std::vector<size_t> line_of; // the frames' line indices (for their priors)
@@ -88,26 +92,41 @@ int run_estimate(const bsid::frame_decoder& dec,
                 continue;
             }
             for (const char c : tok) {
-                if (c != '0' && c != '1')
+                const int v = letter_of(c, A);
+                if (v < 0)
                     die("--estimate: character '" + std::string(1, c) + "' at item " +
-                        std::to_string(pos) + " of the stream is not 0 or 1");
-                b.push_back(uint8_t(c - '0'));
+                        std::to_string(pos) + " of the stream is not " +
+                        (A == 2 ? std::string("0 or 1")
+                                : "a letter of the alphabet of " + std::to_string(A)));
+                b.push_back(uint8_t(v));
                 ++pos;
             }
         }
-        if (soft)
+        if (soft && !logprob)
             guard.check();
+        if (logprob && l.size() % size_t(A) != 0)
+            die("--estimate: the stream's " + std::to_string(l.size()) +
+                " log-probabilities are not a whole number of items of " +
+                std::to_string(A));
         bsid::stream_options so;
         so.lookahead = lookahead;
+        bsid::received_items items;
+        items.alphabet = A;
+        if (logprob)
+            items.logprob = l.data();
+        else if (soft)
+            items.llr = l.data();
+        else
+            items.bits = b.data();
         try {
-            est = bsid::estimate_channel_stream(
-                dec.config(),
-                soft ? bsid::received_items{ nullptr, l.data() }
-                     : bsid::received_items{ b.data(), nullptr },
-                soft ? l.size() : b.size(),
-                eo,
-                dec.sync_word(),
-                so);
+            est = bsid::estimate_channel_stream(dec.config(),
+                                                items,
+                                                logprob ? l.size() / size_t(A)
+                                                : soft  ? l.size()
+                                                        : b.size(),
+                                                eo,
+                                                dec.sync_word(),
+                                                so);
         } catch (const std::exception& e) {
             die(e.what());
         }
@@ -120,9 +139,15 @@ int run_estimate(const bsid::frame_decoder& dec,
         if (soft) {
             std::string why;
             auto l = llr_line(line, why, guard, count + 1);
-            ok = why.empty();
+            ok = why.empty() && (!logprob || l.size() % size_t(A) == 0);
             if (ok)
                 llrs.push_back(std::move(l));
+        } else if (A != 2) {
+            std::string why;
+            auto b = letters_line(line, A, why);
+            ok = why.empty();
+            if (ok)
+                bits.push_back(std::move(b));
         } else {
             std::vector<uint8_t> b;
             for (const char c : line) {
@@ -138,7 +163,7 @@ int run_estimate(const bsid::frame_decoder& dec,
             ++bad;
         ++count;
     }
-    if (soft)
+    if (soft && !logprob)
         guard.check();
     if (!priors.empty() && priors.size() != 1 && priors.size() < count)
         die("priors file has " + std::to_string(priors.size()) + " lines but there are " +
@@ -146,7 +171,10 @@ int run_estimate(const bsid::frame_decoder& dec,
     std::vector<bsid::frame_view> views;
     for (size_t k = 0; k < line_of.size(); ++k) {
         bsid::frame_view v;
-        if (soft) {
+        if (logprob) {
+            v.logprob = llrs[k].data();
+            v.rho = llrs[k].size() / size_t(A);
+        } else if (soft) {
             v.llr = llrs[k].data();
             v.rho = llrs[k].size();
         } else {
@@ -181,12 +209,30 @@ int print_estimate(const bsid::channel_estimate& est, size_t bad)
     };
     std::string out = "{\"Pi\":" + num(est.ch.Pi()) + ",\"Pd\":" + num(est.ch.Pd()) +
                       ",\"Ps\":" + num(est.ch.Ps()) +
-                      ",\"llr_scale\":" + num(est.llr_scale) +
-                      ",\"iterations\":" + std::to_string(est.iterations) +
-                      ",\"converged\":" + (est.converged ? "true" : "false") +
-                      ",\"frames_used\":" + std::to_string(est.frames_used) +
-                      ",\"frames_refused\":" + std::to_string(est.frames_refused + bad) +
-                      ",\"log_likelihoods\":[";
+                      ",\"alphabet\":" + std::to_string(est.ch.alphabet());
+    if (est.ch.has_substitution_matrix()) {
+        // row x: P(received y | x transmitted), then the counts behind it
+        const size_t A = size_t(est.ch.alphabet());
+        auto matrix = [&](const std::vector<double>& m) {
+            std::string s = "[";
+            for (size_t x = 0; x < A; ++x) {
+                s += x ? ",[" : "[";
+                for (size_t y = 0; y < A; ++y)
+                    s += (y ? "," : "") + num(m[x * A + y]);
+                s += "]";
+            }
+            return s + "]";
+        };
+        out += ",\"substitution\":" + matrix(est.ch.substitution());
+        if (est.substitution_counts.size() == A * A)
+            out += ",\"substitution_counts\":" + matrix(est.substitution_counts);
+    }
+    out += ",\"llr_scale\":" + num(est.llr_scale) +
+           ",\"iterations\":" + std::to_string(est.iterations) +
+           ",\"converged\":" + (est.converged ? "true" : "false") +
+           ",\"frames_used\":" + std::to_string(est.frames_used) +
+           ",\"frames_refused\":" + std::to_string(est.frames_refused + bad) +
+           ",\"log_likelihoods\":[";
     for (size_t k = 0; k < est.log_likelihoods.size(); ++k)
         out += (k ? "," : "") + num(est.log_likelihoods[k]);
     out += "],\"events\":{\"insertions\":" + num(est.events.ins) +

@@ -621,6 +621,30 @@ class qa_bsid_decode_letters(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("not one of A, C, G, T", r.stderr)
 
+    def test_004_estimate_over_letters(self):
+        import json
+        text = "".join("".join("ACGT"[v] for v in f) + "\n" for f in self.frames)
+        init = bsid.channel_params(0.01, 0.01, 0.01, alphabet=4)
+        for extra, matrix in (([], False), (["--substitution-matrix"], True)):
+            r = run(self.args + ["--estimate", "--iterations", "5"] + extra, text + "ACGU\n")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            got = json.loads(r.stdout)
+            ch, ll, info = bsid.estimate_channel(self.cb, self.N, self.frames, init,
+                                                 iterations=5, details=True, backend="cpu",
+                                                 substitution_matrix=matrix)
+            self.assertEqual(got["alphabet"], 4)
+            self.assertEqual(got["frames_refused"], 1)  # the line with U
+            self.assertEqual((got["Pi"], got["Pd"], got["Ps"]), (ch.Pi, ch.Pd, ch.Ps))
+            self.assertEqual(got["log_likelihoods"], ll)
+            if matrix:
+                self.assertEqual(got["substitution"], [list(r) for r in ch.substitution])
+                self.assertEqual(got["substitution_counts"], info["substitution_counts"])
+            else:
+                self.assertNotIn("substitution", got)
+        r = run(self.args + ["--substitution-matrix"], "")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("--substitution-matrix needs --estimate", r.stderr)
+
 
 class qa_bsid_decode_estimate(unittest.TestCase):
     """--estimate: one JSON line, the library's estimate_channel on the same frames."""

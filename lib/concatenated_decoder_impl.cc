@@ -63,8 +63,11 @@ concatenated_decoder_impl::concatenated_decoder_impl(
     int bp_iterations,
     const ::bsid::receiver_options& options)
     : gr::block("concatenated_decoder",
-                gr::io_signature::make(
-                    1, 1, input_item_size("concatenated_decoder", options.input.kind)),
+                gr::io_signature::make(1,
+                                       1,
+                                       input_item_size("concatenated_decoder",
+                                                       options.input.kind,
+                                                       codebook.alphabet())),
                 gr::io_signature::make(1, 1, sizeof(uint8_t))),
       d_code(outer),
       // the decoding options parsed as the map_decoder block parses them
@@ -75,11 +78,11 @@ concatenated_decoder_impl::concatenated_decoder_impl(
       d_max_batch(options.decoding.max_batch),
       d_len_key(pmt::intern(options.framing.len_tag_key)),
       d_sync(::bsid::parse_sync_word(options.framing.sync_word, codebook.alphabet())),
-      d_soft(::bsid::parse_input_kind(options.input.kind) == ::bsid::input_kind::llr),
+      d_soft(::bsid::parse_input_kind(options.input.kind) != ::bsid::input_kind::bits),
       d_stream(parse_framing("concatenated_decoder", options.framing.framing)),
       d_rx(d_logger,
            options.framing.len_tag_key,
-           d_soft,
+           input_floats("concatenated_decoder", options.input.kind, codebook.alphabet()),
            options.input.follow_channel_tags,
            d_cfg.ch,
            { [this](const ::bsid::channel_params& ch) { return build(ch); },
@@ -197,7 +200,7 @@ void concatenated_decoder_impl::emit_stream(
             d_rx.ready().push_back(std::move(f));
             continue;
         }
-        f.rho = d_soft ? f.llr.size() : f.bits.size();
+        f.rho = d_soft ? f.llr.size() / d_rx.values_per_item() : f.bits.size();
         d_rx.ready().push_back(std::move(f));
     }
 }
@@ -215,7 +218,10 @@ concatenated_decoder_impl::decode(decoder& dec, const std::vector<const frame*>&
         for (size_t j : which) {
             const frame& f = *fs[j];
             ::bsid::frame_view v;
-            if (d_soft) {
+            if (d_soft && d_rx.values_per_item() > 1) { // A log-probabilities an item
+                v.logprob = f.llr.data();
+                v.rho = f.llr.size() / d_rx.values_per_item();
+            } else if (d_soft) {
                 v.llr = f.llr.data();
                 v.rho = f.llr.size();
             } else {

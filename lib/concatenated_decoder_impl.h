@@ -94,7 +94,7 @@ private:
     const int d_max_batch;
     const pmt::pmt_t d_len_key;
     const std::vector<uint8_t> d_sync;
-    const bool d_soft; // input "llr": float items
+    const bool d_soft; // input "llr" or "logprob": float items
     const bool d_stream;
 
     // the input's frames (tagged, or the stream decoder's, which emit_stream

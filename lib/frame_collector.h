@@ -56,18 +56,35 @@ inline bool parse_framing(const std::string& block, const std::string& s)
 }
 
 /*!
- * A decoder block's input item for its `input` parameter: a byte per bit
- * ("bits") or a float per LLR ("llr"); anything else throws
- * std::invalid_argument naming the block.
+ * The floats of a decoder block's soft input item for its `input` parameter
+ * and the decoder's alphabet A: one LLR ("llr", bits only), or A
+ * log-probabilities ("logprob": a vector of A floats an item; for bits the
+ * LLR path, lp(1) - lp(0)); 0 for bits ("bits", a byte an item: a bit, or a
+ * letter in [0, A)). Anything else throws std::invalid_argument naming the
+ * block.
  */
-inline size_t input_item_size(const std::string& block, const std::string& input)
+inline int input_floats(const std::string& block, const std::string& input, int A)
 {
     if (input == "bits")
-        return sizeof(uint8_t);
-    if (input == "llr")
-        return sizeof(float);
+        return 0;
+    if (input == "llr") {
+        if (A != 2)
+            throw std::invalid_argument(
+                block + ": input 'llr' is for bits (LLRs are soft bits); over " +
+                std::to_string(A) + " letters give log-probabilities: input 'logprob'");
+        return 1;
+    }
+    if (input == "logprob")
+        return A;
     throw std::invalid_argument(block + ": input '" + input +
-                                "' is not one of bits, llr");
+                                "' is not one of bits, llr, logprob");
+}
+
+//! A decoder block's input item size in bytes (input_floats).
+inline size_t input_item_size(const std::string& block, const std::string& input, int A)
+{
+    const int f = input_floats(block, input, A);
+    return f == 0 ? sizeof(uint8_t) : size_t(f) * sizeof(float);
 }
 
 /*!
@@ -98,9 +115,11 @@ public:
     //! or (lost > 0) a run of frames the channel lost.
     struct frame {
         std::vector<uint8_t> bits;
-        std::vector<double> llr; // soft input: the frame's LLRs instead of bits
-        size_t rho = 0;          // bits received (bits holds them unless refused early)
-        std::string erasure;     // status name, if already refused
+        //! soft input instead of bits: an LLR per item, or over A > 2 letters
+        //! A log-probabilities per item (values_per_item())
+        std::vector<double> llr;
+        size_t rho = 0;      // bits received (bits holds them unless refused early)
+        std::string erasure; // status name, if already refused
         std::vector<gr::tag_t> tags; // other tags on the frame's first bit
         decoder_ptr dec;             // the decoder (channel) the frame is decoded with
         bool store = true;           // false: refused already, its bits are not kept
@@ -120,26 +139,35 @@ public:
 
     /*!
      * logger: the block's, for the warnings (held by reference: the block
-     * owns the collector). len_tag_key: the frames' length tags. soft: float
-     * LLR items, else a byte per bit. follow_channel_tags: whether
-     * bsid_channel tags switch the decoder. ch: the channel the block was
-     * made with; its decoder is built by start().
+     * owns the collector). len_tag_key: the frames' length tags. floats:
+     * the floats of a soft input item (input_floats: 1 for an LLR, A for A
+     * log-probabilities; two log-probabilities over bits are taken as their
+     * LLR), 0 for a byte an item (a bit or a letter). follow_channel_tags:
+     * whether bsid_channel tags switch the decoder. ch: the channel the
+     * block was made with; its decoder is built by start().
      */
     frame_collector(const gr::logger_ptr& logger,
                     const std::string& len_tag_key,
-                    bool soft,
+                    int floats,
                     bool follow_channel_tags,
                     const ::bsid::channel_params& ch,
                     callbacks cb)
         : d_logger(logger),
           d_len_key(pmt::intern(len_tag_key)),
-          d_soft(soft),
+          d_soft(floats > 0),
+          d_floats(floats),
+          d_per(floats == 2 ? 1 : std::max(floats, 1)),
           d_follow_channel(follow_channel_tags),
           d_cb(std::move(cb)),
           d_ch(ch),
-          d_asm(d_len_key, d_lost_key, soft ? sizeof(float) : sizeof(uint8_t))
+          d_asm(d_len_key,
+                d_lost_key,
+                floats > 0 ? size_t(floats) * sizeof(float) : sizeof(uint8_t))
     {
     }
+
+    //! The values frame::llr holds per item: 1 (LLRs), or A (log-probabilities).
+    size_t values_per_item() const { return d_per; }
 
     //! Builds the first decoder, for the channel the block was made with
     //! (once the block can build one).
@@ -289,10 +317,12 @@ public:
                                                bool keep_history)
     {
         const auto fd = d_cb.frames(current_decoder());
-        const auto opt = ::bsid::make_stream_options(framing,
-                                                     fd->sync_word().size(),
-                                                     d_soft ? ::bsid::input_kind::llr
-                                                            : ::bsid::input_kind::bits);
+        const auto opt =
+            ::bsid::make_stream_options(framing,
+                                        fd->sync_word().size(),
+                                        d_per > 1 ? ::bsid::input_kind::logprob
+                                        : d_soft  ? ::bsid::input_kind::llr
+                                                  : ::bsid::input_kind::bits);
         d_sd = std::make_unique<::bsid::stream_decoder>(fd, opt); // checks the options
         d_start_key = pmt::intern(framing.start_tag_key);
         d_keep_history = keep_history;
@@ -325,15 +355,19 @@ public:
         const auto* llr = static_cast<const float*>(in_items);
         auto push_until = [&](size_t upto) {
             take_channel();
+            if (d_soft) {
+                // float items, decoded in double
+                d_llr_chunk.clear();
+                append_soft(llr + done * size_t(d_floats), upto - done, d_llr_chunk);
+            }
             if (d_keep_history) { // kept to cut the in-sync frames out of
                 if (d_soft)
-                    d_hist_llr.insert(d_hist_llr.end(), llr + done, llr + upto);
+                    d_hist_llr.insert(
+                        d_hist_llr.end(), d_llr_chunk.begin(), d_llr_chunk.end());
                 else
                     d_hist_bits.insert(d_hist_bits.end(), bits + done, bits + upto);
             }
             if (d_soft) {
-                d_llr_chunk.assign(llr + done,
-                                   llr + upto); // float items, decoded in double
                 if (llr_gain != 1.0)
                     for (double& l : d_llr_chunk)
                         l *= llr_gain;
@@ -383,8 +417,9 @@ public:
             return false;
         const size_t a = size_t(uint64_t(f.start) - d_hist_begin);
         const size_t b = size_t(uint64_t(f.end) - d_hist_begin);
-        if (d_soft && b <= d_hist_llr.size())
-            llr.assign(d_hist_llr.begin() + long(a), d_hist_llr.begin() + long(b));
+        if (d_soft && b * d_per <= d_hist_llr.size())
+            llr.assign(d_hist_llr.begin() + long(a * d_per),
+                       d_hist_llr.begin() + long(b * d_per));
         else if (!d_soft && b <= d_hist_bits.size())
             bits.assign(d_hist_bits.begin() + long(a), d_hist_bits.begin() + long(b));
         else
@@ -411,6 +446,19 @@ private:
     static std::string status_name(::bsid::frame_status s)
     {
         return ::bsid::to_string(s);
+    }
+
+    //! count soft items of d_floats floats each, appended to `to` in double:
+    //! as they are, or two log-probabilities over bits as their LLR
+    //! lp(1) - lp(0) (NaN where both are -infinity: an invalid item)
+    void append_soft(const float* in, size_t count, std::vector<double>& to) const
+    {
+        if (d_floats == 2) {
+            for (size_t j = 0; j < count; ++j)
+                to.push_back(double(in[2 * j + 1]) - double(in[2 * j]));
+            return;
+        }
+        to.insert(to.end(), in, in + count * size_t(d_floats));
     }
 
     //! A decoder for the channel, described in the log.
@@ -456,13 +504,14 @@ private:
         const size_t F = fd->sync_word().size() + size_t(fd->tau()) +
                          size_t(std::max(0, fd->limits().mtau.hi));
         const size_t keep = 4 * F + chunk;
-        auto trim = [&](auto& h) {
-            if (h.size() > keep) {
-                d_hist_begin += h.size() - keep;
-                h.erase(h.begin(), h.begin() + long(h.size() - keep));
+        // (the history holds `per` values an item)
+        auto trim = [&](auto& h, size_t per) {
+            if (h.size() > keep * per) {
+                d_hist_begin += (h.size() - keep * per) / per;
+                h.erase(h.begin(), h.begin() + long(h.size() - keep * per));
             }
         };
-        d_soft ? trim(d_hist_llr) : trim(d_hist_bits);
+        d_soft ? trim(d_hist_llr, d_per) : trim(d_hist_bits, 1);
     }
 
     // frame_assembler::events: the input's frames as they arrive
@@ -492,7 +541,7 @@ private:
         }
         d_cur.store = d_cur.erasure.empty();
         if (d_cur.store && d_soft)
-            d_cur.llr.reserve(size_t(length));
+            d_cur.llr.reserve(size_t(length) * d_per);
         else if (d_cur.store)
             d_cur.bits.reserve(size_t(length));
     }
@@ -517,7 +566,7 @@ private:
     {
         if (d_cur.store && d_soft) {
             const auto* f = reinterpret_cast<const float*>(in); // the assembler's floats
-            d_cur.llr.insert(d_cur.llr.end(), f, f + count);
+            append_soft(f, count, d_cur.llr);
         } else if (d_cur.store) {
             d_cur.bits.insert(d_cur.bits.end(), in, in + count);
         }
@@ -594,6 +643,8 @@ private:
     const pmt::pmt_t d_drift_key = pmt::intern("bsid_drift");
     const pmt::pmt_t d_len_key;
     const bool d_soft;
+    const int d_floats; // the floats of a soft input item (input_floats)
+    const size_t d_per; // the values frame::llr holds per item
     const bool d_follow_channel;
     const callbacks d_cb;
 

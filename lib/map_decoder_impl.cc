@@ -61,9 +61,9 @@ size_t item_size(map_decoder_impl::mode m, int q)
 }
 
 // the input ports: the received items, and with priors_input a vector of q floats
-gr::io_signature::sptr ports_in(const std::string& input, bool priors, int q)
+gr::io_signature::sptr ports_in(const std::string& input, bool priors, int q, int A)
 {
-    const int item = int(input_item_size("map_decoder", input));
+    const int item = int(input_item_size("map_decoder", input, A));
     if (!priors)
         return gr::io_signature::make(1, 1, item);
     return gr::io_signature::make2(2, 2, item, int(sizeof(float)) * q);
@@ -97,7 +97,10 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                                    const ::bsid::channel_params& channel,
                                    const ::bsid::receiver_options& options)
     : gr::block("map_decoder",
-                ports_in(options.input.kind, options.input.priors_input, codebook.q()),
+                ports_in(options.input.kind,
+                         options.input.priors_input,
+                         codebook.q(),
+                         codebook.alphabet()),
                 gr::io_signature::make(
                     1, 1, item_size(parse_mode(options.output.kind), codebook.q()))),
       d_cfg(::bsid::make_decoder_config(codebook, N, channel, options.decoding)),
@@ -107,11 +110,11 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
       d_llr_clip(options.output.llr_clip),
       d_len_key(pmt::intern(options.framing.len_tag_key)),
       d_sync(::bsid::parse_sync_word(options.framing.sync_word, codebook.alphabet())),
-      d_soft(::bsid::parse_input_kind(options.input.kind) == ::bsid::input_kind::llr),
+      d_soft(::bsid::parse_input_kind(options.input.kind) != ::bsid::input_kind::bits),
       d_stream(parse_framing("map_decoder", options.framing.framing)),
       d_rx(d_logger,
            options.framing.len_tag_key,
-           d_soft,
+           input_floats("map_decoder", options.input.kind, codebook.alphabet()),
            options.input.follow_channel_tags,
            d_cfg.ch,
            { [this](const ::bsid::channel_params& ch) { return build(ch); },
@@ -436,8 +439,10 @@ void map_decoder_impl::drain(uint64_t cap, double wait_ms)
         if (r.result.ok()) {
             // does N fit the frames? (their received lengths, against the
             // channel each went through: bsid_channel tags may change it)
-            d_watch->add_received_length(
-                d_soft ? r.frame.llr.size() : r.frame.bits.size(), e.ch);
+            d_watch->add_received_length(d_soft
+                                             ? r.frame.llr.size() / d_rx.values_per_item()
+                                             : r.frame.bits.size(),
+                                         e.ch);
             track(std::move(r.frame.bits),
                   e.llr.empty() ? std::move(r.frame.llr) : std::move(e.llr));
         } else {

@@ -127,7 +127,7 @@ private:
     const float d_llr_scale, d_llr_clip;
     const pmt::pmt_t d_len_key;
     const std::vector<uint8_t> d_sync; // W before every frame
-    const bool d_soft;                 // input "llr": float items
+    const bool d_soft;                 // input "llr" or "logprob": float items
     size_t d_items_per_frame;
     const bool d_stream; // stream framing
 

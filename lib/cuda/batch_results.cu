@@ -29,13 +29,18 @@ void batch_run<real>::finish()
 {
     const int* status = ln.status_host.get();
     const int* where = status + count;
-    std::vector<double> ev_out, ev_items_host;
+    const size_t A = size_t(dec.d_A);
+    std::vector<double> ev_out, ev_items_host, ev_pairs;
     if (Fe > 0) {
         ev_out.resize(size_t(Fe) * 4);
         ln.ev_out.download(ev_out.data(), ev_out.size());
         if (any_items) {
-            ev_items_host.resize(2 * size_t(total));
+            ev_items_host.resize(A * size_t(total));
             ln.ev_items.download(ev_items_host.data(), ev_items_host.size());
+        }
+        if (npairs > 0) {
+            ev_pairs.resize(size_t(Fe) * size_t(npairs));
+            ln.ev_pairs.download(ev_pairs.data(), ev_pairs.size());
         }
     }
     if (io) {
@@ -103,8 +108,13 @@ void batch_run<real>::finish()
                 ev.trans = v[2];
                 ev.subst = v[3];
                 if (frames[k].item_posteriors) {
-                    const double* from = ev_items_host.data() + 2 * size_t(offset[j]);
-                    std::copy(from, from + 2 * frames[k].rho, frames[k].item_posteriors);
+                    const double* from = ev_items_host.data() + A * size_t(offset[j]);
+                    std::copy(from, from + A * frames[k].rho, frames[k].item_posteriors);
+                }
+                if (frames[k].substitution_counts) {
+                    const double* from =
+                        ev_pairs.data() + size_t(fe_of[j]) * size_t(npairs);
+                    std::copy(from, from + A * A, frames[k].substitution_counts);
                 }
             } else {
                 dec.write_no_events(frames[k]);

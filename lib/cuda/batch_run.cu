@@ -278,8 +278,16 @@ void batch_run<real>::prepare_events()
     }
     Fe = int(ev_frames.size());
     any_items = std::find(ev_items.begin(), ev_items.end(), 1) != ev_items.end();
+    const int A = dec.d_A;
+    bool any_pairs = false;
+    for (size_t j = 0; j < count; ++j)
+        any_pairs = any_pairs || (frames[todo[pos + j]].events &&
+                                  frames[todo[pos + j]].substitution_counts);
+    // (a frame of more letters than the kernel counts pairs for is decoded
+    // on the CPU: cuda_decoder::decode_chunk)
+    npairs = any_pairs && A <= events_max_pairs_alphabet ? A * A : 0;
     if (Fe > 0) {
-        ln.ev_yprob.ensure(std::max<size_t>(2 * size_t(total), 1));
+        ln.ev_yprob.ensure(std::max<size_t>(size_t(A) * size_t(total), 1));
         ln.ev_frames.ensure(size_t(Fe));
         ln.ev_want.ensure(size_t(Fe));
         ln.ev_index.ensure(size_t(Fe) * size_t(Nn) * 4);
@@ -288,17 +296,25 @@ void batch_run<real>::prepare_events()
         ln.ev_frames.upload(ev_frames.data(), size_t(Fe));
         ln.ev_want.upload(ev_items.data(), size_t(Fe));
         BSID_CUDA(cudaMemset(ln.ev_out.get(), 0, sizeof(double) * size_t(Fe) * 4));
+        if (npairs > 0) {
+            ln.ev_pairs_index.ensure(size_t(Fe) * size_t(Nn) * size_t(npairs));
+            ln.ev_pairs.ensure(size_t(Fe) * size_t(npairs));
+            BSID_CUDA(cudaMemset(
+                ln.ev_pairs.get(), 0, sizeof(double) * size_t(Fe) * size_t(npairs)));
+        }
         if (any_items) {
-            ln.ev_items.ensure(std::max<size_t>(2 * size_t(total), 1));
-            BSID_CUDA(
-                cudaMemset(ln.ev_items.get(), 0, sizeof(double) * 2 * size_t(total)));
+            ln.ev_items.ensure(std::max<size_t>(size_t(A) * size_t(total), 1));
+            BSID_CUDA(cudaMemset(
+                ln.ev_items.get(), 0, sizeof(double) * size_t(A) * size_t(total)));
         }
         // the items' probabilities in double (a soft batch holds every
-        // frame's items as LLRs, bits as +-infinity)
+        // frame's items as LLRs, bits as +-infinity; over letters as their
+        // A probabilities)
         launch_event_items(soft ? nullptr : p_bits,
                            soft ? ln.llr.get() : nullptr,
                            ln.ev_yprob.get(),
-                           total);
+                           total,
+                           A);
     }
 }
 
@@ -555,6 +571,8 @@ void batch_run<real>::events()
         e.del = dec.d_ev_w.del;
         e.match = dec.d_ev_w.match;
         e.mismatch = dec.d_ev_w.mismatch;
+        e.A = dec.d_A;
+        e.lw = dec.d_A > 2 ? dec.d_ev_lw.get() : nullptr;
         e.words = dec.d_words.get();
         e.alpha = ln.alpha.get();
         e.beta = ln.beta.get();
@@ -570,6 +588,8 @@ void batch_run<real>::events()
         e.index_events = ln.ev_index.get();
         e.events = ln.ev_out.get();
         e.items = any_items ? ln.ev_items.get() : nullptr;
+        e.index_pairs = npairs > 0 ? ln.ev_pairs_index.get() : nullptr;
+        e.pairs = npairs > 0 ? ln.ev_pairs.get() : nullptr;
         e.scratch = ln.ev_scratch.get();
         e.acc_global = ln.ev_scratch.get() + size_t(dec.d_ev_plan.grid) *
                                                  dec.d_ev_plan.block *

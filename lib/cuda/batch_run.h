@@ -114,6 +114,7 @@ private:
     std::vector<int> ev_frames, ev_items, fe_of;
     int Fe = 0;
     bool any_items = false;
+    int npairs = 0; // the substitution counts each frame of the E-step gets (A^2 or 0)
     // prepare_outputs
     size_t NQ = 0, nout = 0;
     std::vector<size_t> parts;

@@ -145,14 +145,12 @@ public:
         std::vector<std::tuple<int, size_t, size_t>> seen; // pass, frame, row
         std::vector<int32_t> seen_rows;
 
-        // the frames as the inner decoder sees them: their items and
-        // boundaries only (the loop sets the priors)
+        // the frames as the inner decoder sees them: their input (items of
+        // any kind, boundaries) and no outputs; the loop sets the priors
         std::vector<frame_view> views(K);
         for (size_t k = 0; k < K; ++k) {
-            views[k].bits = frames[k].bits;
-            views[k].llr = frames[k].llr;
-            views[k].rho = frames[k].rho;
-            views[k].boundaries = frames[k].boundaries;
+            views[k] = frame_view(static_cast<const frame_input&>(frames[k]));
+            views[k].priors = nullptr;
             views[k].extrinsic = true;
             views[k].log_priors = true;
         }

@@ -61,6 +61,7 @@ struct decoder_lane {
     pinned_buffer<int> status_host; // and of status
     // the E-step (event_kernels.h): allocated by the first batch that asks
     device_buffer<double> ev_yprob, ev_index, ev_out, ev_items, ev_scratch;
+    device_buffer<double> ev_pairs_index, ev_pairs; // substitution counts (A > 2)
     device_buffer<int> ev_frames, ev_want;
     cudaEvent_t kernels_done = nullptr; // recorded after its chunk's kernels
     // pass L in parts (run()): the copy stream, an event recorded after
@@ -114,6 +115,7 @@ struct decoder_lane {
                          &l.ev_index,
                          &l.ev_items,
                          &l.ev_scratch,
+                         &l.ev_pairs_index,
                          &l.seg_trans,
                          &l.seg_scale,
                          &l.seg_start })

@@ -15,13 +15,16 @@
 // These kernels run only for batches in which some frame asks for events,
 // after alpha and beta are final (d_alpha and d_beta keep all N + 1 indices
 // of every frame in both storage modes):
-//  - event_items_kernel: every item's probabilities w(0), w(1) in double;
+//  - event_items_kernel: every item's probabilities w(0) .. w(A - 1) in double
+//    (A = 2 for bits);
 //  - events_kernel: one block per (frame, i) at a time (a grid-stride loop),
 //    one thread per (a, D) of it (a loop when M_tau q exceeds the block). Each
 //    thread runs codeword_events for its start state and codeword, weighted
 //    by alpha_i(a) P(D) and beta_{i+1}; the block sums the return values into
-//    lambda_i (in a fixed order) and the events likewise, and stores the
-//    events divided by lambda_i per (frame, i). For a frame that asks for item
+//    lambda_i (in a fixed order) and the events likewise (and, when a frame
+//    asks, each thread's A x A substitution counts, for A <=
+//    events_max_pairs_alphabet), and stores them divided by lambda_i per
+//    (frame, i). For a frame that asks for item
 //    posteriors, one thread per start state a instead, its codewords in turn:
 //    it gathers its state's item posteriors in its own workspace, the block
 //    adds them into its sums (shared memory) in rounds of states at least
@@ -52,15 +55,22 @@ constexpr int ev_red = 5 * 32; // the block reductions' shared doubles
 
 // The item callback of codeword_events: item c (from the state's start) was
 // transmitted and received as b with posterior v, gathered in the thread's
-// buffer of 2 (n + M_n) values (c < n + M_n - 1).
+// buffer of A (n + M_n) values (c < n + M_n - 1).
 struct gather_items {
     double* buf; // null: the frame does not ask for item posteriors
+    int A;
     __host__ __device__ void operator()(long long c, int b, double v) const
     {
         if (buf)
-            buf[2 * c + b] += v;
+            buf[A * c + b] += v;
     }
 };
+
+// The substitution counts a thread keeps (A^2, or none)
+__host__ __device__ inline int pair_slots(int A, bool pairs)
+{
+    return pairs && A <= events_max_pairs_alphabet ? A * A : 0;
+}
 
 // The indices K apart whose blocks' items never overlap: a block's items
 // span n + M_tau + M_n positions from n i + m_tau^-.
@@ -92,11 +102,17 @@ __device__ void block_sum5(double v[5], double* red)
     }
 }
 
-__global__ void
-event_items_kernel(const uint8_t* bits, const double* llr, double* out, long long total)
+__global__ void event_items_kernel(
+    const uint8_t* bits, const double* llr, double* out, long long total, int A)
 {
     for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total;
          t += (long long)gridDim.x * blockDim.x) {
+        if (A > 2) {
+            // letters: their probabilities as given, or one-hot
+            for (int y = 0; y < A; ++y)
+                out[A * t + y] = llr ? llr[A * t + y] : (int(bits[t]) == y ? 1.0 : 0.0);
+            continue;
+        }
         double w0, w1;
         if (llr) {
             model::llr_probabilities(llr[t], w0, w1);
@@ -113,21 +129,24 @@ __global__ void events_kernel(event_params p)
 {
     extern __shared__ double sh[];
     double* red = sh;
-    // the block's item posteriors of one (frame, i): item first + j / 2
-    // received as j % 2, before dividing by lambda_i
+    // the block's item posteriors of one (frame, i): item first + j / A
+    // received as j % A, before dividing by lambda_i
     double* acc =
         p.acc_global ? p.acc_global + (long long)blockIdx.x * p.acc : sh + ev_red;
-    const int n = p.n, q = p.q, Mt = p.Mt, Mn = p.Mn, dlo = p.dlo;
+    const int n = p.n, q = p.q, Mt = p.Mt, Mn = p.Mn, dlo = p.dlo, A = p.A;
+    const int npairs = pair_slots(A, p.index_pairs != nullptr);
     // this thread's workspace: F, B, the end weights, the diagonal weights,
-    // its item posteriors and the codeword's bits (event_params::stride)
+    // its item posteriors, its substitution counts and the codeword's
+    // letters (event_params::stride)
     double* Fw =
         p.scratch + ((long long)blockIdx.x * blockDim.x + threadIdx.x) * p.stride;
     double* Bw = Fw + (long long)(n + 1) * Mn;
     double* endw = Bw + 2 * Mn;
     double* qw = endw + Mn;
     const int reach = n + Mn; // items a state's codewords can read
-    double* ibuf = qw + 2 * n;
-    uint8_t* x = reinterpret_cast<uint8_t*>(ibuf + 2 * reach);
+    double* ibuf = qw + A * n;
+    double* pw = ibuf + A * reach;
+    uint8_t* x = reinterpret_cast<uint8_t*>(pw + npairs);
     // this launch's indices: i = cls, cls + classes, ...
     const int per_frame = (p.N - p.cls + p.classes - 1) / p.classes;
     const long long work = (long long)p.Fe * per_frame;
@@ -159,10 +178,12 @@ __global__ void events_kernel(event_params p)
                                   : nullptr;
         const long long rho = p.rho[f];
         const long long first = (long long)n * i + p.mtlo;
-        const double* yprob = p.yprob + 2 * p.offset[f];
+        const double* yprob = p.yprob + (long long)A * p.offset[f];
         const uint32_t* book = p.words + (long long)(i % p.P) * q;
         event_counts ev;
         double lambda = 0;
+        for (int k = 0; k < npairs; ++k)
+            pw[k] = 0.0;
         // state a's end weights into endw; false where it adds nothing (as
         // the CPU's live(): no path reaches it, it lies outside the frame, or
         // its share is negligible)
@@ -187,11 +208,23 @@ __global__ void events_kernel(event_params p)
                 return; // a zero prior: nothing to add
             const long long start = first + a;
             const uint32_t word = book[D];
-            for (int r = 0; r < n; ++r) {
-                const unsigned xr = (word >> (n - 1 - r)) & 1u;
-                x[r] = uint8_t(xr);
-                qw[2 * r] = xr == 0u ? p.match : p.mismatch;
-                qw[2 * r + 1] = xr == 1u ? p.match : p.mismatch;
+            if (A == 2) {
+                for (int r = 0; r < n; ++r) {
+                    const unsigned xr = (word >> (n - 1 - r)) & 1u;
+                    x[r] = uint8_t(xr);
+                    qw[2 * r] = xr == 0u ? p.match : p.mismatch;
+                    qw[2 * r + 1] = xr == 1u ? p.match : p.mismatch;
+                }
+            } else {
+                // the word's base-A digits, most significant first
+                uint32_t w = word;
+                for (int r = n - 1; r >= 0; --r) {
+                    const unsigned xr = w % unsigned(A);
+                    w /= unsigned(A);
+                    x[r] = uint8_t(xr);
+                    for (int y = 0; y < A; ++y)
+                        qw[A * r + y] = p.lw[int(xr) * A + y];
+                }
             }
             lambda += model::codeword_events(n,
                                              dlo,
@@ -200,15 +233,17 @@ __global__ void events_kernel(event_params p)
                                              p.ins,
                                              p.del,
                                              1,
+                                             A,
                                              qw,
                                              x,
-                                             yprob + 2 * start,
+                                             yprob + (long long)A * start,
                                              endw,
                                              &scale,
                                              Fw,
                                              Bw,
                                              ev,
-                                             gather_items{ buf });
+                                             gather_items{ buf, A },
+                                             npairs ? pw : nullptr);
         };
         if (!items) {
             // one thread per (a, D) (the live states' pairs spread over the block)
@@ -225,15 +260,15 @@ __global__ void events_kernel(event_params p)
             for (int a0 = 0; a0 < Mt; a0 += int(blockDim.x)) {
                 const int a = a0 + int(threadIdx.x);
                 const bool live = state_ends(a);
-                for (int k = 0; k < 2 * reach; ++k)
+                for (int k = 0; k < A * reach; ++k)
                     ibuf[k] = 0.0;
                 for (int D = 0; live && D < q; ++D)
                     pair_events(a, D, ibuf);
                 for (int round = 0; round < reach; ++round) {
                     __syncthreads();
                     if (live && a % reach == round) {
-                        for (int k = 0; k < 2 * reach; ++k)
-                            acc[2 * a + k] += ibuf[k];
+                        for (int k = 0; k < A * reach; ++k)
+                            acc[A * a + k] += ibuf[k];
                     }
                 }
             }
@@ -248,9 +283,22 @@ __global__ void events_kernel(event_params p)
             for (int k = 0; k < 4; ++k)
                 out[k] = s[k + 1] * inv;
         }
+        // the substitution counts, five at a time, each summed in a fixed order
+        for (int k0 = 0; k0 < npairs; k0 += 5) {
+            double v[5];
+            for (int k = 0; k < 5; ++k)
+                v[k] = k0 + k < npairs ? pw[k0 + k] : 0.0;
+            block_sum5(v, red);
+            if (threadIdx.x == 0) {
+                double* out = p.index_pairs + ((long long)fe * p.N + i) * npairs;
+                for (int k = 0; k < 5 && k0 + k < npairs; ++k)
+                    out[k0 + k] = v[k] * inv;
+            }
+        }
         if (items) {
             // no other block of this launch touches these items (index classes)
-            const long long to = 2 * (p.offset[f] + first); // item first (may be < 0)
+            const long long to =
+                (long long)A * (p.offset[f] + first); // item first (may be < 0)
             for (int k = threadIdx.x; k < p.acc; k += blockDim.x) {
                 const double v = acc[k];
                 if (v != 0.0 && inv != 0.0)
@@ -263,29 +311,39 @@ __global__ void events_kernel(event_params p)
 
 __global__ void events_sum_kernel(event_params p)
 {
+    // per frame its 4 events, then its substitution counts (if any)
+    const int per = 4 + pair_slots(p.A, p.index_pairs != nullptr);
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= 4 * p.Fe)
+    if (t >= per * p.Fe)
         return;
-    const int fe = t / 4, k = t % 4;
+    const int fe = t / per, k = t % per;
     if (p.status[p.frames[fe]] != st_ok)
         return; // no events (the host writes zeros)
-    const double* v = p.index_events + (long long)fe * p.N * 4 + k;
+    const int m = k < 4 ? 4 : per - 4;
+    const double* v = k < 4 ? p.index_events + (long long)fe * p.N * 4 + k
+                            : p.index_pairs + (long long)fe * p.N * m + (k - 4);
     double s = 0;
     for (int i = 0; i < p.N; ++i)
-        s += v[(long long)i * 4];
-    p.events[t] = s;
+        s += v[(long long)i * m];
+    if (k < 4)
+        p.events[fe * 4 + k] = s;
+    else
+        p.pairs[(long long)fe * m + (k - 4)] = s;
 }
 
 } // namespace
 
-event_plan plan_events(int n, int q, int Mt, int Mn, const cudaDeviceProp& prop)
+event_plan plan_events(int n, int q, int Mt, int Mn, int A, const cudaDeviceProp& prop)
 {
     event_plan e;
-    e.stride = size_t(n + 1) * size_t(Mn) + 3 * size_t(Mn) + 2 * size_t(n) +
-               2 * size_t(n + Mn) + (size_t(n) + 7) / 8;
+    // F, B, end weights; the diagonal weights, the item posteriors and the
+    // substitution counts; the letters (bytes)
+    e.stride = size_t(n + 1) * size_t(Mn) + 3 * size_t(Mn) + size_t(A) * size_t(n) +
+               size_t(A) * size_t(n + Mn) + size_t(pair_slots(A, true)) +
+               (size_t(n) + 7) / 8;
     const long long pairs = (long long)Mt * q;
     e.block = int(std::min<long long>(ev_max_block, (pairs + 31) / 32 * 32));
-    e.acc = 2 * (n + Mt + Mn);
+    e.acc = A * (n + Mt + Mn);
     const size_t shared = sizeof(double) * (size_t(ev_red) + size_t(e.acc));
     size_t dyn = sizeof(double) * size_t(ev_red);
     if (shared <= size_t(48) << 10) {
@@ -317,15 +375,13 @@ size_t event_plan::scratch_doubles() const
     return size_t(grid) * size_t(block) * stride + (acc_shared ? 0 : size_t(grid) * acc);
 }
 
-void launch_event_items(const uint8_t* bits,
-                        const double* llr,
-                        double* out,
-                        long long total)
+void launch_event_items(
+    const uint8_t* bits, const double* llr, double* out, long long total, int A)
 {
     if (total <= 0)
         return;
     const unsigned grid = unsigned(std::min<long long>((total + 255) / 256, 65535));
-    event_items_kernel<<<grid, 256>>>(bits, llr, out, total);
+    event_items_kernel<<<grid, 256>>>(bits, llr, out, total, A);
     BSID_CUDA(cudaGetLastError());
 }
 
@@ -346,7 +402,8 @@ void launch_events(const event_plan& e, event_params p)
         events_kernel<<<grid, e.block, e.shared_bytes>>>(p);
         BSID_CUDA(cudaGetLastError());
     }
-    events_sum_kernel<<<unsigned((4 * p.Fe + 127) / 128), 128>>>(p);
+    const int per = 4 + pair_slots(p.A, p.index_pairs != nullptr);
+    events_sum_kernel<<<unsigned((per * p.Fe + 127) / 128), 128>>>(p);
     BSID_CUDA(cudaGetLastError());
 }
 

@@ -65,11 +65,14 @@ size_t memory_model::per_frame(size_t rho) const
                                                : rho * A * (sizeof(double) + real_bytes))
                             : A == 2 ? rho + rho / 8
                                      : rho;
-    // the E-step: w(0), w(1) per item in double, 4 events per index and per
-    // frame, and 2 item posteriors per item
+    // the E-step: A probabilities per item in double, 4 events per index and
+    // per frame, A item posteriors per item, and the A x A substitution
+    // counts per index and per frame (if asked: counted for any)
+    const size_t pairs = A * A;
     const size_t events_bytes =
         !events ? 0
-                : sizeof(double) * (2 * rho + 4 * size_t(N + 1) + (items ? 2 * rho : 0)) +
+                : sizeof(double) * (A * rho + (4 + pairs) * size_t(N + 1) +
+                                    (items ? A * rho : 0)) +
                       2 * sizeof(int);
     return sizeof(double) * (rows + 2 * Nq) + real_bytes * 2 * Nq + received +
            events_bytes + 64;

@@ -115,7 +115,8 @@ cuda_decoder<real>::cuda_decoder(const decoder_config& cfg,
     }
     // the E-step's lattices run in double in both precisions
     d_ev_w = lattice_weights<double>::ratio(cfg.ch);
-    d_ev_plan = plan_events(n(), q(), d_limits.mtau.size(), d_limits.mn.size(), d_prop);
+    d_ev_plan = plan_events(
+        n(), q(), d_limits.mtau.size(), d_limits.mn.size(), cfg.ch.alphabet(), d_prop);
 
     // The register kernels' form of the weights (launch_plan.h)
     d_regw = plan_register_weights(cfg.ch, n(), sizeof(real) == 4);
@@ -205,6 +206,12 @@ void cuda_decoder<real>::letter_inputs(const decoder_config& cfg)
     d_lw.upload(lw.data(), lw.size());
     d_lwreg.allocate(lwreg.size());
     d_lwreg.upload(lwreg.data(), lwreg.size());
+    std::vector<double> evw(A * A); // the E-step's, in double
+    for (size_t x = 0; x < A; ++x)
+        for (size_t y = 0; y < A; ++y)
+            evw[x * A + y] = double(A) * cfg.ch.emission(unsigned(x), unsigned(y));
+    d_ev_lw.allocate(evw.size());
+    d_ev_lw.upload(evw.data(), evw.size());
     if (n() > 8)
         return; // the general kernel takes the codewords as they are
     std::vector<uint32_t> packed;
@@ -321,6 +328,8 @@ cuda_decoder<real>::decode_batch(const std::vector<frame_view>& frames,
                 fail_chunk(frames, post, from, to, results);
                 continue;
             }
+            if (d_A > events_max_pairs_alphabet)
+                pairs_on_cpu(frames, post, todo, results);
             decode_chunk(ln,
                          frames,
                          post,
@@ -519,15 +528,33 @@ void cuda_decoder<real>::fail(const std::vector<frame_view>& frames,
     }
 }
 
-// A frame without events (refused, or failed): zero events and item posteriors.
+// The frames of todo that ask for substitution counts over more letters than
+// the events kernel keeps them for (events_max_pairs_alphabet): decoded on
+// the CPU, and taken out of todo.
 template <typename real>
-void cuda_decoder<real>::write_no_events(const frame_view& f)
+void cuda_decoder<real>::pairs_on_cpu(const std::vector<frame_view>& frames,
+                                      const std::vector<double*>& post,
+                                      std::vector<size_t>& todo,
+                                      std::vector<frame_result>& results) noexcept
 {
-    if (!f.events)
-        return;
-    *f.events = event_counts{};
-    if (f.item_posteriors)
-        std::fill(f.item_posteriors, f.item_posteriors + 2 * f.rho, 0.0);
+    size_t kept = 0;
+    for (const size_t k : todo) {
+        if (!(frames[k].events && frames[k].substitution_counts)) {
+            todo[kept++] = k;
+            continue;
+        }
+        try {
+            results[k] = on_cpu(frames[k], post[k]);
+        } catch (const std::exception& e) {
+            write_no_result(frames[k], post[k]);
+            results[k].status = frame_status::decoder_error;
+            try {
+                results[k].reason = e.what();
+            } catch (...) {
+            }
+        }
+    }
+    todo.resize(kept);
 }
 
 // A frame decoded by the CPU backend instead (one at a time: the lanes share it).

@@ -158,8 +158,12 @@ private:
               size_t count,
               std::vector<frame_result>& results,
               const std::string& what) noexcept;
-    static void write_no_events(const frame_view& f);
+    void write_no_events(const frame_view& f) const { clear_events(f, d_A); }
     frame_result on_cpu(const frame_view& frame, double* post);
+    void pairs_on_cpu(const std::vector<frame_view>& frames,
+                      const std::vector<double*>& post,
+                      std::vector<size_t>& todo,
+                      std::vector<frame_result>& results) noexcept;
     map_decoder& cpu_fallback();
 
     int nwarps() const { return (d_limits.mtau.size() + 31) / 32; }
@@ -193,6 +197,8 @@ private:
     device_buffer<uint32_t> d_letter_words;
     // the E-step's weights and launch shape (event_kernels.h)
     lattice_weights<double> d_ev_w{};
+    device_buffer<double>
+        d_ev_lw; // over A > 2 letters: A P(y | x), A x A (event_params::lw)
     event_plan d_ev_plan;
     std::vector<std::unique_ptr<lane>> d_lanes; // one per stream (d_streams)
     int d_streams = 1;

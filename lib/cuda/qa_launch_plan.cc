@@ -95,10 +95,22 @@ TEST(launch_plan, batches_with_events_count_the_e_step)
     const size_t usable = size_t(150) << 20;
     const size_t W_plain = plan_window(m, rho, usable, storage_kind::local, 0);
     m.events = true;
-    // each item's probabilities and 4 events per index and per frame
-    EXPECT_EQ(m.per_frame(4000), plain + 8 * (2 * 4000 + 4 * 501) + 8);
+    // each item's probabilities, and 4 events and 2 x 2 substitution counts
+    // per index and per frame
+    EXPECT_EQ(m.per_frame(4000), plain + 8 * (2 * 4000 + 8 * 501) + 8);
     m.items = true; // and 2 item posteriors per item
-    EXPECT_EQ(m.per_frame(4000), plain + 8 * (4 * 4000 + 4 * 501) + 8);
+    EXPECT_EQ(m.per_frame(4000), plain + 8 * (4 * 4000 + 8 * 501) + 8);
+    {
+        // over four letters: 4 of each per item, 4 x 4 counts per index
+        memory_model l = m;
+        l.alphabet = 4;
+        l.events = false;
+        l.items = false;
+        const size_t letters = l.per_frame(4000);
+        l.events = true;
+        l.items = true;
+        EXPECT_EQ(l.per_frame(4000), letters + 8 * (8 * 4000 + 20 * 501) + 8);
+    }
     EXPECT_GT(W_plain, 0u);
     EXPECT_LT(W_plain, size_t(m.N - 1));
     EXPECT_LT(plan_window(m, rho, usable, storage_kind::local, 0), W_plain);

@@ -106,7 +106,10 @@ class map_decoder_pdu(gr.basic_block):
         llr_scale: multiplier of the LLRs ("llr" output).
         llr_clip: magnitude limit of the LLRs after scaling, 0 for none
             ("llr" output).
-        input: "bits" (u8vector PDUs) or "llr" (f32vector or f64vector PDUs
+        input: "bits" (u8vector PDUs of bits or letters), "logprob" (f32vector
+            or f64vector PDUs of A log-probabilities per item, item after
+            item; over bits two an item, taken as their LLR) or "llr"
+            (f32vector or f64vector PDUs
             of soft decisions; docs/receiving.md, "Soft input").
 
     Message ports: input "pdus" and output "pdus", as in gr-pdu. A PDU is
@@ -168,8 +171,9 @@ class map_decoder_pdu(gr.basic_block):
             raise ValueError('map_decoder_pdu: llr_clip must be finite and >= 0 (0: no clip), '
                              'got %r' % (llr_clip,))
 
-        if input not in ('bits', 'llr'):
-            raise ValueError('map_decoder_pdu: input must be "bits" or "llr", got %r' % (input,))
+        if input not in ('bits', 'llr', 'logprob'):
+            raise ValueError('map_decoder_pdu: input must be "bits", "llr" or "logprob", got %r'
+                             % (input,))
         self._output = output
         self._input = input
         self._llr_scale = float(llr_scale)
@@ -286,11 +290,21 @@ class map_decoder_pdu(gr.basic_block):
         if not pmt.is_dict(meta):
             self._refuse('the metadata is not a dictionary')
             return
-        if self._input == 'llr':
+        if self._input in ('llr', 'logprob'):
             if not (pmt.is_f32vector(vec) or pmt.is_f64vector(vec)):
-                self._refuse('the vector is not an f32vector or f64vector of LLRs')
+                self._refuse('the vector is not an f32vector or f64vector of %s'
+                             % ('LLRs' if self._input == 'llr' else 'log-probabilities'))
                 return
             rx = np.asarray(pmt.to_python(vec), dtype=np.float64)
+            if self._input == 'logprob':
+                A = self._codebook.alphabet
+                if rx.size % A:
+                    # not whole items: the frame is an erasure, not dropped
+                    self._publish_erasure(meta, 'invalid_input', rx.size,
+                                          '%d log-probabilities are not a whole number '
+                                          'of items of %d' % (rx.size, A))
+                    return
+                rx = rx.reshape(-1, A)
         else:
             if not pmt.is_u8vector(vec):
                 self._refuse('the vector is not a u8vector of bits')
@@ -301,10 +315,14 @@ class map_decoder_pdu(gr.basic_block):
         try:
             out = self._output_vector(dec.decode(rx))
         except bsid_core.FrameRefused as e:
-            status = getattr(e, 'status', 'invalid_input')
-            out = self._erased_vector()
-            meta = pmt.dict_add(meta, _ERASURE_KEY, pmt.intern(status))
-            self._erasures += 1
-            self._log('debug', 'frame %d (rho = %d) erased: %s' % (self._frames, rx.size, e))
+            self._publish_erasure(meta, getattr(e, 'status', 'invalid_input'), len(rx), e)
+            return
         self._frames += 1
         self.message_port_pub(_PORT, pmt.cons(meta, out))
+
+    def _publish_erasure(self, meta, status, rho, why):
+        meta = pmt.dict_add(meta, _ERASURE_KEY, pmt.intern(status))
+        self._erasures += 1
+        self._log('debug', 'frame %d (rho = %d) erased: %s' % (self._frames, rho, why))
+        self._frames += 1
+        self.message_port_pub(_PORT, pmt.cons(meta, self._erased_vector()))

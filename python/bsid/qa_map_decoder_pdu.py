@@ -251,6 +251,34 @@ class qa_map_decoder_pdu(gr_unittest.TestCase):
         with self.assertRaises(ValueError):
             self.make("hard", input="soft")
 
+    def test_003c_log_probabilities_over_letters(self):
+        # input="logprob" over four letters: A log-probabilities an item,
+        # item after item; a length that is not a multiple of A is an erasure
+        cb = bsid_core.codebook.from_spec("random:4:16:2:3", alphabet=4)
+        ch = bsid_core.channel_params(0.01, 0.01, 0.01, alphabet=4)
+        core = bsid_core.map_decoder_core(cb, ch, 12, input="logprob")
+        rng = np.random.default_rng(4)
+        lps, msgs = [], []
+        for k in range(3):
+            y = bsid_core.transmit(ch, cb.encode(rng.integers(0, 16, 12)), 2, frame=k)[0]
+            lp = np.full((len(y), 4), np.log(0.02 / 3))
+            lp[np.arange(len(y)), y] = np.log(0.98)
+            lps.append(lp)
+            msgs.append(pmt.cons(pmt.make_dict(),
+                                 pmt.init_f32vector(lp.size, lp.ravel().tolist())))
+        msgs.append(pmt.cons(pmt.make_dict(), pmt.init_f32vector(5, [0.0] * 5)))
+        blk = map_decoder_pdu(cb, 12, 0.01, 0.01, 0.01, input="logprob")
+        outs = self.run_block(blk, msgs)
+        self.assertEqual(blk.frames(), 4)
+        self.assertEqual(blk.erasures(), 1)
+        for out, lp in zip(outs[:3], lps):
+            np.testing.assert_allclose(
+                np.array(pmt.f32vector_elements(pmt.cdr(out))).reshape(12, 16),
+                core.decode(lp.astype(np.float32).astype(np.float64)), atol=1e-6)
+        self.assertEqual(pmt.symbol_to_string(
+            pmt.dict_ref(pmt.car(outs[3]), pmt.intern("bsid_erasure"), pmt.PMT_NIL)),
+            "invalid_input")
+
     def test_004_posteriors_to_llr(self):
         # q = 4: symbol 3 is binary 11, symbol 2 is 10 (MSB first)
         post = np.array([[0.0, 0.0, 0.0, 1.0],

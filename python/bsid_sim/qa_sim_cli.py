@@ -438,6 +438,28 @@ class qa_sim_estimate(unittest.TestCase):
         self.assertAlmostEqual(row["Pd_estimate"], ch.Pd, delta=1e-15)
         self.assertEqual(row["log_likelihoods"], ll)
 
+    def test_002b_four_letters(self):
+        # --alphabet 4: the frames' letters, a sync word of letters, the
+        # initial point over the same alphabet
+        W = "ACGTTGCA"
+        r = run(["--codebook", "random:3:16:4:5", "--alphabet", "4", "-N", "12",
+                 "--backend", "cpu", "--seed", "1", "--Pi", "0.03", "--Pd", "0.01",
+                 "--Ps", "0.01", "--precision", "double", "--estimate",
+                 "--estimate-frames", "5", "--iterations", "2", "--sync-word", W,
+                 "--json", "-", "-q"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        row = json.loads(r.stdout)[0]
+        cb = bsid.codebook.from_spec("random:3:16:4:5", alphabet=4)
+        truth = bsid.channel_params(0.03, 0.01, 0.01, alphabet=4)
+        src = bsid.frame_source(cb, truth, 12, 1, sync_word="0,1,2,3,3,2,1,0")
+        ch, ll = bsid.estimate_channel(cb, 12, [src.frame(k)["rx"] for k in range(5)],
+                                       initial=bsid.channel_params(0.01, 0.01, 0.01,
+                                                                   alphabet=4),
+                                       iterations=2, backend="cpu", sync_word=W)
+        self.assertEqual(ch.alphabet, 4)
+        self.assertAlmostEqual(row["Pd_estimate"], ch.Pd, delta=1e-15)
+        self.assertEqual(row["log_likelihoods"], ll)
+
     def test_003_bad_arguments(self):
         r = run(TINY + ["--Pi", "0.01", "--estimate", "--initial", "0.01,0.01"])
         self.assertEqual(r.returncode, 2)

@@ -35,7 +35,8 @@ namespace bsid {
  * symbol_mapping(q_o, n, q).n_inner() inner symbols per frame, from the
  * outer code and the codebook.
  *
- * Input: unpacked bits (or, \p input "llr", float LLRs, as for
+ * Input: unpacked bits (or, \p input "llr", float LLRs, or \p input
+ * "logprob", vectors of A float log-probabilities, as for
  * bsid.map_decoder), a \p len_tag_key tag on the first bit of each received
  * frame (tagged framing), or a plain bitstream (stream framing).
  *

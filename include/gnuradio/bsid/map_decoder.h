@@ -115,7 +115,12 @@ namespace bsid {
  * framing, and "bits" above means these items. A NaN makes its frame an
  * "invalid_input" erasure. Connecting a byte stream to a decoder made for
  * LLRs, or the reverse, is refused by GNU Radio when the flowgraph is
- * connected (the item sizes differ).
+ * connected (the item sizes differ). Over A > 2 letters (the codebook's
+ * alphabet) soft input is \p input "logprob": each input item is a vector of
+ * A floats, ln p(r | y) for y = 0 .. A-1 up to a constant (-inf: an
+ * impossible letter; a NaN, a +inf or all -inf make the frame an
+ * "invalid_input" erasure), a basecaller's output for DNA; over bits,
+ * "logprob" items of two floats are taken as the LLR lp(1) - lp(0).
  * Channel estimation (\p estimate_every K > 0, either framing, with or
  * without a sync word;
  * docs/receiving.md, "Channel estimation"): the block keeps the last K

@@ -121,18 +121,6 @@ channel_params channel_params::with_rates(double Pi, double Pd, double Ps) const
     return channel_params(Pi, Pd, Ps, d_alphabet);
 }
 
-void channel_params::require_bits(const std::string& who) const
-{
-    if (d_alphabet != 2) {
-        throw std::invalid_argument(
-            detail::concat(who,
-                           ": the channel's alphabet has ",
-                           d_alphabet,
-                           " letters; this part works on bits (alphabet 2), while "
-                           "map_decoder decodes any alphabet"));
-    }
-}
-
 bool channel_params::operator==(const channel_params& o) const
 {
     if (d_Pi != o.d_Pi || d_Pd != o.d_Pd || d_alphabet != o.d_alphabet ||

@@ -36,10 +36,60 @@ struct scale_objective {
     double q = 0, d1 = 0, d2 = 0;
 };
 
+// The same for log-probabilities lp over A letters: each item weighs as
+// softmax(c lp); Q = sum_y p_y (c lp_y - lse(c lp)), Q' = sum_y p_y lp_y -
+// m E[lp], Q'' = -m Var[lp] (m = sum_y p_y, moments under softmax(c lp)),
+// letters of probability 0 (lp = -infinity) left out
+void add_logprob_items(const llr_posteriors& f, double c, scale_objective& o)
+{
+    const size_t A = size_t(f.alphabet);
+    for (size_t j = 0; j < f.count; ++j) {
+        const double* lp = f.logprob + A * j;
+        const double* p = f.post + A * j;
+        double m = 0, top = -std::numeric_limits<double>::infinity();
+        for (size_t y = 0; y < A; ++y) {
+            if (std::isfinite(lp[y])) {
+                m += p[y];
+                top = std::max(top, c * lp[y]);
+            }
+        }
+        if (m == 0)
+            continue;
+        double z = 0, e1 = 0, e2 = 0;
+        for (size_t y = 0; y < A; ++y) {
+            if (!std::isfinite(lp[y]))
+                continue;
+            const double w = std::exp(c * lp[y] - top);
+            z += w;
+            e1 += w * lp[y];
+        }
+        e1 /= z;
+        for (size_t y = 0; y < A; ++y) {
+            if (!std::isfinite(lp[y]))
+                continue;
+            const double w = std::exp(c * lp[y] - top) / z;
+            e2 += w * (lp[y] - e1) * (lp[y] - e1);
+        }
+        const double lse = top + std::log(z);
+        for (size_t y = 0; y < A; ++y) {
+            if (std::isfinite(lp[y]) && p[y] != 0) {
+                o.q += p[y] * (c * lp[y] - lse);
+                o.d1 += p[y] * lp[y];
+            }
+        }
+        o.d1 -= m * e1;
+        o.d2 -= m * e2;
+    }
+}
+
 scale_objective scale_at(const std::vector<llr_posteriors>& frames, double c)
 {
     scale_objective o;
     for (const auto& f : frames) {
+        if (f.logprob) {
+            add_logprob_items(f, c, o);
+            continue;
+        }
         for (size_t j = 0; j < f.count; ++j) {
             const double l = f.llr[j];
             const double p0 = f.post[2 * j], p1 = f.post[2 * j + 1];
@@ -109,6 +159,21 @@ bool moved(double a, double b, double tol, double floor)
     return d > floor && d > tol * std::max(std::fabs(a), std::fabs(b));
 }
 
+// The initial point: cfg's channel, as a matrix of its uniform substitutions
+// when a matrix is to be estimated from a channel without one.
+channel_params initial_channel(const decoder_config& cfg, const estimate_options& opt)
+{
+    const channel_params& ch = cfg.ch;
+    if (!opt.substitution_matrix || ch.has_substitution_matrix())
+        return ch;
+    const unsigned A = unsigned(ch.alphabet());
+    std::vector<double> S(size_t(A) * A);
+    for (unsigned x = 0; x < A; ++x)
+        for (unsigned y = 0; y < A; ++y)
+            S[size_t(x) * A + y] = ch.emission(x, y);
+    return channel_params(ch.Pi(), ch.Pd(), 0, int(A), std::move(S));
+}
+
 // The checks both framings share: options and the initial point.
 void check_start(const decoder_config& cfg, const estimate_options& opt, bool soft)
 {
@@ -124,6 +189,10 @@ void check_start(const decoder_config& cfg, const estimate_options& opt, bool so
                            detail::fmt_double(opt.llr_scale),
                            " must be positive and finite"));
     const channel_params& ch0 = cfg.ch;
+    if (opt.substitution_matrix && ch0.alphabet() == 2)
+        throw std::invalid_argument(
+            "estimate_channel: a substitution matrix is estimated over more than two "
+            "letters; a binary channel's substitutions are Ps");
     for (const auto& [name, v, fixed] : { std::make_tuple("Pi", ch0.Pi(), opt.fix_Pi),
                                           std::make_tuple("Pd", ch0.Pd(), opt.fix_Pd),
                                           std::make_tuple("Ps", ch0.Ps(), opt.fix_Ps) }) {
@@ -139,10 +208,42 @@ void check_start(const decoder_config& cfg, const estimate_options& opt, bool so
 // One E-step's sums over the frames used.
 struct expectation {
     event_counts events;
+    std::vector<double> pairs; // substitution counts (A x A), with a matrix
     double log_likelihood = 0;
     size_t used = 0;
     std::vector<llr_posteriors> items; // soft input: the LLRs and their posteriors
 };
+
+/*
+ * The substitution matrix's M-step: row x becomes the expected transmissions
+ * of x received as each y over all of x's (pairs, A x A). A letter never
+ * sent (no expected transmission) keeps its row, noted.
+ */
+void matrix_step(channel_estimate& est,
+                 const std::vector<double>& pairs,
+                 std::vector<double>& S,
+                 int it)
+{
+    const size_t A = size_t(est.ch.alphabet());
+    for (size_t x = 0; x < A; ++x) {
+        double row = 0;
+        for (size_t y = 0; y < A; ++y)
+            row += pairs[x * A + y];
+        if (!(row > 0)) {
+            note(est,
+                 log_level::warning,
+                 detail::concat("iteration ",
+                                it,
+                                ": letter ",
+                                x,
+                                " is never expected to be transmitted; its row of the "
+                                "substitution matrix is kept"));
+            continue;
+        }
+        for (size_t y = 0; y < A; ++y)
+            S[x * A + y] = pairs[x * A + y] / row;
+    }
+}
 
 /*
  * The M-step: the i.i.d. events' closed forms (fixed values kept), the LLR
@@ -208,11 +309,19 @@ bool maximize(channel_estimate& est,
         if (!why.empty())
             note(est, log_level::warning, detail::concat("iteration ", it, ": ", why));
     }
-    const channel_params next(Pi, Pd, Ps);
-    const bool changed = moved(next.Pi(), est.ch.Pi(), opt.tolerance, 1e-12) ||
-                         moved(next.Pd(), est.ch.Pd(), opt.tolerance, 1e-12) ||
-                         moved(next.Ps(), est.ch.Ps(), opt.tolerance, 1e-12) ||
-                         moved(c, est.llr_scale, opt.tolerance, 0.0);
+    const int A = est.ch.alphabet();
+    std::vector<double> S = est.ch.substitution(); // empty: uniform substitutions
+    est.substitution_counts = e.pairs;
+    if (!S.empty() && !opt.fix_Ps)
+        matrix_step(est, e.pairs, S, it);
+    const channel_params next =
+        S.empty() ? channel_params(Pi, Pd, Ps, A) : channel_params(Pi, Pd, 0, A, S);
+    bool changed = moved(next.Pi(), est.ch.Pi(), opt.tolerance, 1e-12) ||
+                   moved(next.Pd(), est.ch.Pd(), opt.tolerance, 1e-12) ||
+                   moved(next.Ps(), est.ch.Ps(), opt.tolerance, 1e-12) ||
+                   moved(c, est.llr_scale, opt.tolerance, 0.0);
+    for (size_t k = 0; k < S.size() && !changed; ++k)
+        changed = moved(S[k], est.ch.substitution()[k], opt.tolerance, 1e-12);
     est.ch = next;
     est.llr_scale = c;
     log(log_level::debug,
@@ -333,9 +442,9 @@ channel_estimate estimate_channel(const decoder_config& cfg_in,
                                   const estimate_options& opt,
                                   const std::vector<uint8_t>& sync_word)
 {
-    cfg_in.ch.require_bits("estimate_channel");
     if (frames.empty())
         throw std::invalid_argument("estimate_channel: no frames to estimate from");
+    const size_t A = size_t(cfg_in.ch.alphabet());
     bool soft = false;
     for (size_t k = 0; k < frames.size(); ++k) {
         const frame_view& f = frames[k];
@@ -344,14 +453,21 @@ channel_estimate estimate_channel(const decoder_config& cfg_in,
                 detail::concat("estimate_channel: frame ",
                                k,
                                " has boundary weights; tagged frames only"));
-        if ((f.bits != nullptr) == (f.llr != nullptr) && f.rho > 0)
-            throw std::invalid_argument(detail::concat(
-                "estimate_channel: frame ", k, " must hold either bits or LLRs"));
-        soft = soft || f.llr;
+        const int kinds =
+            (f.bits != nullptr) + (f.llr != nullptr) + (f.logprob != nullptr);
+        if (kinds != 1 && f.rho > 0)
+            throw std::invalid_argument(
+                detail::concat("estimate_channel: frame ",
+                               k,
+                               " must hold exactly one of hard items, LLRs and "
+                               "log-probabilities"));
+        soft = soft || f.llr || f.logprob;
     }
     check_start(cfg_in, opt, soft);
 
     decoder_config cfg = cfg_in;
+    cfg.ch = initial_channel(cfg_in, opt);
+    const bool matrix = cfg.ch.has_substitution_matrix();
     const long long sent = (long long)sync_word.size() + (long long)cfg.N * cfg.cb.n();
     long long dmin = 0, dmax = 0; // the frames' end drifts, and 0
     for (const auto& f : frames) {
@@ -362,7 +478,7 @@ channel_estimate estimate_channel(const decoder_config& cfg_in,
     }
 
     channel_estimate est;
-    est.ch = cfg_in.ch;
+    est.ch = cfg.ch;
     est.llr_scale = soft ? opt.llr_scale : 1.0;
     {
         // frames whose lengths say N does not fit them (setup_watch; it logs)
@@ -377,7 +493,7 @@ channel_estimate estimate_channel(const decoder_config& cfg_in,
     state_space space{};
     for (int it = 0; it < opt.iterations; ++it) {
         space = iteration_limits(
-            cfg_in, sync_word.size(), est.ch, dmin, dmax, it > 0 ? &space : nullptr);
+            cfg, sync_word.size(), est.ch, dmin, dmax, it > 0 ? &space : nullptr);
         cfg.ch = est.ch;
         cfg.mtau = space.mtau;
         cfg.mn = space.mn;
@@ -396,17 +512,24 @@ channel_estimate estimate_channel(const decoder_config& cfg_in,
                 for (size_t j = 0; j < r.L; ++j)
                     scaled[k][j] = est.llr_scale * frames[k].llr[j];
                 r.llr = scaled[k].data();
+            } else if (frames[k].logprob) {
+                scaled[k].resize(A * r.L);
+                for (size_t j = 0; j < A * r.L; ++j)
+                    scaled[k][j] = est.llr_scale * frames[k].logprob[j];
+                r.logprob = scaled[k].data();
             } else {
                 r.bits = frames[k].bits;
             }
             r.priors = frames[k].priors; // known symbols, or an outer decoder's
             r.log_priors = frames[k].log_priors;
             r.events = true;
+            r.substitution_counts = matrix;
             req.push_back(r);
             which.push_back(k);
         }
         auto got = dec.decode_batch(req);
         expectation e;
+        e.pairs.assign(matrix ? A * A : 0, 0.0);
         std::vector<frame_result> statuses;
         for (size_t v = 0; v < got.size(); ++v) {
             const size_t k = which[v];
@@ -432,10 +555,15 @@ channel_estimate estimate_channel(const decoder_config& cfg_in,
             results[k] = std::move(got[v]);
             ++e.used;
             e.events += results[k].events;
+            for (size_t j = 0; j < e.pairs.size(); ++j)
+                e.pairs[j] += results[k].substitution_counts[j];
             e.log_likelihood += results[k].log_likelihood_ratio;
-            if (frames[k].llr)
-                e.items.push_back(
-                    { frames[k].llr, results[k].item_posteriors.data(), frames[k].rho });
+            if (frames[k].llr || frames[k].logprob)
+                e.items.push_back({ frames[k].llr,
+                                    results[k].item_posteriors.data(),
+                                    frames[k].rho,
+                                    frames[k].logprob,
+                                    int(A) });
         }
         if (e.used == 0)
             refused_every_frame(statuses);
@@ -462,15 +590,20 @@ channel_estimate estimate_channel_stream(const decoder_config& cfg_in,
                                          const std::vector<uint8_t>& sync_word,
                                          stream_options sopt)
 {
-    cfg_in.ch.require_bits("estimate_channel");
     if (count == 0 || stream.empty())
         throw std::invalid_argument("estimate_channel: an empty stream to estimate from");
     const bool soft = stream.soft();
+    const size_t A = size_t(cfg_in.ch.alphabet());
     check_start(cfg_in, opt, soft);
-    sopt.input = soft ? input_kind::llr : input_kind::bits;
+    sopt.input = stream.logprob ? input_kind::logprob
+                 : soft         ? input_kind::llr
+                                : input_kind::bits;
     sopt.events = true;
+    const channel_params ch0 = initial_channel(cfg_in, opt);
+    const bool matrix = ch0.has_substitution_matrix();
+    sopt.substitution_counts = matrix;
     channel_estimate est;
-    est.ch = cfg_in.ch;
+    est.ch = ch0;
     est.llr_scale = soft ? opt.llr_scale : 1.0;
     std::vector<double> scaled, items;
     for (int it = 0; it < opt.iterations; ++it) {
@@ -479,7 +612,12 @@ channel_estimate estimate_channel_stream(const decoder_config& cfg_in,
         auto dec = std::make_shared<frame_decoder>(cfg, sync_word);
         stream_decoder sd(dec, sopt); // checks the options
         std::vector<stream_frame> frames;
-        if (soft) {
+        if (stream.logprob) {
+            scaled.resize(A * count);
+            for (size_t j = 0; j < A * count; ++j)
+                scaled[j] = est.llr_scale * stream.logprob[j];
+            frames = sd.push(scaled.data(), count);
+        } else if (soft) {
             scaled.resize(count);
             for (size_t j = 0; j < count; ++j)
                 scaled[j] = est.llr_scale * stream.llr[j];
@@ -497,7 +635,8 @@ channel_estimate estimate_channel_stream(const decoder_config& cfg_in,
         std::vector<frame_result> statuses;
         size_t refused = 0;
         if (soft)
-            items.assign(2 * count, 0.0);
+            items.assign(A * count, 0.0);
+        e.pairs.assign(matrix ? A * A : 0, 0.0);
         for (const auto& f : frames) {
             statuses.push_back(f.result);
             if (!f.result.ok()) {
@@ -506,14 +645,17 @@ channel_estimate estimate_channel_stream(const decoder_config& cfg_in,
             }
             ++e.used;
             e.events += f.events;
+            for (size_t j = 0; j < e.pairs.size(); ++j)
+                e.pairs[j] += f.substitution_counts[j];
             e.log_likelihood += f.log_likelihood_ratio;
             for (size_t j = 0; soft && j < f.item_posteriors.size(); ++j)
-                items[2 * size_t(f.segment_begin) + j] += f.item_posteriors[j];
+                items[A * size_t(f.segment_begin) + j] += f.item_posteriors[j];
         }
         if (e.used == 0)
             refused_every_frame(statuses);
         if (soft)
-            e.items.push_back({ stream.llr, items.data(), count });
+            e.items.push_back(
+                { stream.llr, items.data(), count, stream.logprob, int(A) });
         est.frames_refused = refused;
         est.mtau = dec->limits().mtau;
         est.mn = dec->limits().mn;

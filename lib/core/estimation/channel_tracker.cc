@@ -56,32 +56,35 @@ void channel_tracker::start_pending()
     // the frames are shared with the estimate, never copied or changed
     std::vector<std::shared_ptr<const held>> frames(d_frames.begin(), d_frames.end());
     const uint64_t seen = d_seen;
-    d_running = std::async(std::launch::async,
-                           [cfg = d_cfg, opt = d_opt, sync = d_sync, frames, seen] {
-                               update u;
-                               u.frames_seen = seen;
-                               try {
-                                   std::vector<frame_view> views;
-                                   for (const auto& f : frames) {
-                                       frame_view v;
-                                       if (f->llr.empty()) {
-                                           v.bits = f->bits.data();
-                                           v.rho = f->bits.size();
-                                       } else {
-                                           v.llr = f->llr.data();
-                                           v.rho = f->llr.size();
-                                       }
-                                       views.push_back(v);
-                                   }
-                                   u.estimate = estimate_channel(cfg, views, opt, sync);
-                                   u.ok = true;
-                               } catch (const std::exception& e) {
-                                   u.error = e.what();
-                               } catch (...) {
-                                   u.error = "the estimate failed";
-                               }
-                               return u;
-                           });
+    d_running = std::async(
+        std::launch::async, [cfg = d_cfg, opt = d_opt, sync = d_sync, frames, seen] {
+            update u;
+            u.frames_seen = seen;
+            try {
+                std::vector<frame_view> views;
+                for (const auto& f : frames) {
+                    frame_view v;
+                    if (f->llr.empty()) {
+                        v.bits = f->bits.data();
+                        v.rho = f->bits.size();
+                    } else if (cfg.ch.alphabet() == 2) {
+                        v.llr = f->llr.data();
+                        v.rho = f->llr.size();
+                    } else { // A log-probabilities an item
+                        v.logprob = f->llr.data();
+                        v.rho = f->llr.size() / size_t(cfg.ch.alphabet());
+                    }
+                    views.push_back(v);
+                }
+                u.estimate = estimate_channel(cfg, views, opt, sync);
+                u.ok = true;
+            } catch (const std::exception& e) {
+                u.error = e.what();
+            } catch (...) {
+                u.error = "the estimate failed";
+            }
+            return u;
+        });
 }
 
 std::optional<channel_tracker::update> channel_tracker::poll()

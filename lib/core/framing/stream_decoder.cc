@@ -390,6 +390,7 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
             r.lookahead = tail_model ? d_opt.lookahead : 0;
             r.next_frame_follows = tail_model;
             r.events = d_opt.events;
+            r.substitution_counts = d_opt.events && d_opt.substitution_counts;
             r.random_before =
                 d_acquired; // a window's starts: the bits before them random
             r.gap = tail_model ? d_opt.gap_probability : 0.0;
@@ -506,6 +507,7 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
         r.lookahead = seg_end < full_end ? 0 : d_dec->N();
         r.next_frame_follows = seg_end == full_end;
         r.events = d_opt.events;
+        r.substitution_counts = d_opt.events && d_opt.substitution_counts;
         r.random_before = true; // starts compared on the same bits
         r.gap = r.next_frame_follows ? d_opt.gap_probability : 0.0;
         d_req_cut = false; // a failed search is a frame length of sync_lost
@@ -556,6 +558,7 @@ void stream_decoder::take(frame_decode_result& r,
     f.segment_end = d_seg_end;
     f.events = r.events;
     f.item_posteriors = std::move(r.item_posteriors);
+    f.substitution_counts = std::move(r.substitution_counts);
     out.push_back(std::move(f));
     ++d_k;
 

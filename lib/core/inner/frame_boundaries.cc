@@ -413,14 +413,20 @@ void frame_decoder::finish(const frame_request& r,
     const double* alphaN = p.metrics.data();
     const double* beta0 = p.metrics.data() + Mt;
     if (r.events) {
+        const size_t A = size_t(p.A);
         out.item_posteriors = std::move(p.items);
-        out.item_posteriors.resize(2 * r.L, 0.0);
+        out.item_posteriors.resize(A * r.L, 0.0);
+        out.substitution_counts = std::move(p.pairs);
+        if (r.substitution_counts)
+            out.substitution_counts.resize(A * A, 0.0);
         if (ok) {
             out.events = p.events;
             if (!p.plain && !d_sync.empty())
                 sync_word_events(r, p, beta0, out);
         } else {
             std::fill(out.item_posteriors.begin(), out.item_posteriors.end(), 0.0);
+            std::fill(
+                out.substitution_counts.begin(), out.substitution_counts.end(), 0.0);
         }
     }
 
@@ -544,17 +550,19 @@ void frame_decoder::sync_word_events(const frame_request& r,
     const long long G = (long long)d_sync.size();
     const long long Mt = p.hi_b - p.lo_b + 1;
     const long long x_lo = p.p0 + p.lo_b, x_hi = p.p0 + p.hi_b;
-    const auto w = lattice_weights<double>::exact(d_cfg.ch);
-    std::vector<double> qw(2 * size_t(G)), F, B, endw, prob;
+    const exact_letter_weights w(d_cfg.ch);
+    const int A = w.A;
+    std::vector<double> qw(size_t(A) * size_t(G)), F, B, endw, prob;
     std::vector<uint8_t> x(d_sync.begin(), d_sync.end());
     for (long long k = 0; k < G; ++k) {
-        for (unsigned b = 0; b < 2; ++b)
-            qw[size_t(2 * k + b)] = w.diag(d_sync[size_t(k)], b);
+        for (int b = 0; b < A; ++b)
+            qw[size_t(A * k + b)] = w.diag(d_sync[size_t(k)], unsigned(b));
     }
     struct start_part {
         double log_weight;
         event_counts ev;
-        std::vector<double> items; // 2 (ny + 1): item s + c
+        std::vector<double> items; // A ny: item s + c
+        std::vector<double> pairs; // A x A, if asked
         long long s;
     };
     std::vector<start_part> parts;
@@ -571,19 +579,21 @@ void frame_decoder::sync_word_events(const frame_request& r,
         for (long long c = c0; c <= ny; ++c) {
             const long long a = s + c - x_lo;
             if (a >= 0 && a < Mt && beta0[a] > 0) {
-                endw[size_t(c)] = std::ldexp(beta0[a], int(c)); // node k = c of row G
+                // node k = c of row G
+                endw[size_t(c)] = times_letters_pow(beta0[a], c, A);
                 any = true;
             }
         }
         if (!any)
             continue;
-        prob.resize(2 * size_t(ny) + 2);
-        item_probabilities(r.items() + s, size_t(ny), prob.data());
+        prob.resize(size_t(A) * (size_t(ny) + 1));
+        item_probabilities(r.items(A) + s, size_t(ny), prob.data());
         F.resize(size_t(G + 1) * size_t(Mn));
         B.resize(2 * size_t(Mn));
         start_part part;
         part.s = s;
-        part.items.assign(2 * size_t(ny), 0.0);
+        part.items.assign(size_t(A) * size_t(ny), 0.0);
+        part.pairs.assign(r.substitution_counts ? size_t(A) * size_t(A) : 0, 0.0);
         const double one = 1.0;
         const double tot = model::codeword_events(
             int(G),
@@ -593,6 +603,7 @@ void frame_decoder::sync_word_events(const frame_request& r,
             w.ins,
             w.del,
             1,
+            A,
             qw.data(),
             x.data(),
             prob.data(),
@@ -601,7 +612,8 @@ void frame_decoder::sync_word_events(const frame_request& r,
             F.data(),
             B.data(),
             part.ev,
-            [&](long long c, int b, double v) { part.items[size_t(2 * c + b)] += v; });
+            [&](long long c, int b, double v) { part.items[size_t(A * c + b)] += v; },
+            part.pairs.empty() ? nullptr : part.pairs.data());
         if (!(tot > 0) || !std::isfinite(tot))
             continue;
         const double inv = 1.0 / tot;
@@ -610,6 +622,8 @@ void frame_decoder::sync_word_events(const frame_request& r,
         part.ev.trans *= inv;
         part.ev.subst *= inv;
         for (double& v : part.items)
+            v *= inv;
+        for (double& v : part.pairs)
             v *= inv;
         part.log_weight =
             std::log(p.start.weights[k]) + std::log(tot) + p.start_scale(s, x_lo);
@@ -628,7 +642,9 @@ void frame_decoder::sync_word_events(const frame_request& r,
         out.events.trans += f * part.ev.trans;
         out.events.subst += f * part.ev.subst;
         for (size_t j = 0; j < part.items.size(); ++j)
-            out.item_posteriors[2 * size_t(part.s) + j] += f * part.items[j];
+            out.item_posteriors[size_t(A) * size_t(part.s) + j] += f * part.items[j];
+        for (size_t j = 0; j < part.pairs.size(); ++j)
+            out.substitution_counts[j] += f * part.pairs[j];
     }
 }
 

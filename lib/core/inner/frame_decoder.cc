@@ -286,8 +286,12 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
     for_each_request(R, [&](size_t k) {
         prepare(requests[k], p[k], random_tail);
         p[k].post.assign(size_t(N()) * size_t(q()), 1.0 / q()); // (uniform if refused)
-        if (requests[k].events)
-            p[k].items.assign(2 * requests[k].L, 0.0);
+        if (requests[k].events) {
+            const size_t A = size_t(d_cfg.ch.alphabet());
+            p[k].items.assign(A * requests[k].L, 0.0);
+            if (requests[k].substitution_counts)
+                p[k].pairs.assign(A * A, 0.0);
+        }
     });
 
     lap(&frame_stage_times::prepare);
@@ -394,7 +398,8 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
             v.log_evidence = &p[k].backend_evidence;
             if (r.events) {
                 v.events = &p[k].events;
-                v.item_posteriors = p[k].items.data() + 2 * start;
+                v.item_posteriors = p[k].items.data() + d_cfg.ch.alphabet() * start;
+                v.substitution_counts = p[k].pairs.empty() ? nullptr : p[k].pairs.data();
             }
             views.push_back(v);
             posts.push_back(p[k].post.data());

@@ -65,7 +65,8 @@ struct frame_decoder::prepared {
     std::vector<double> metrics;  // alpha_N then beta_0
     std::vector<double> post;
     event_counts events;       // frame_request::events: the backend's part
-    std::vector<double> items; // and its item posteriors (2 L)
+    std::vector<double> items; // and its item posteriors (A L)
+    std::vector<double> pairs; // and its substitution counts (A x A), if asked
     // the evidence: the start and end weights given to the backend are the
     // exact ones (times 2^(x - x_lo) and 2^-(e - e_lo)) over these scales
     double log_scale_start = 0, log_scale_end = 0;

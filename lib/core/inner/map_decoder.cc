@@ -298,14 +298,6 @@ bool map_decoder::precheck(const frame_view& frame, frame_result& result) const
         result = { frame_status::invalid_input, what };
         return false;
     }
-    if (items.alphabet != 2 && (frame.events || frame.item_posteriors)) {
-        result = { frame_status::invalid_input,
-                   detail::concat("expected channel events (estimation) are computed for "
-                                  "bits; the decoder's alphabet has ",
-                                  items.alphabet,
-                                  " letters") };
-        return false;
-    }
     result = {};
     return true;
 }
@@ -464,6 +456,20 @@ void map_decoder::write_no_evidence(const frame_view& frame)
 {
     if (frame.log_evidence)
         *frame.log_evidence = -std::numeric_limits<double>::infinity();
+}
+
+void map_decoder::clear_events(const frame_view& frame, int A)
+{
+    if (!frame.events)
+        return;
+    *frame.events = event_counts{};
+    if (frame.item_posteriors)
+        std::fill(
+            frame.item_posteriors, frame.item_posteriors + size_t(A) * frame.rho, 0.0);
+    if (frame.substitution_counts)
+        std::fill(frame.substitution_counts,
+                  frame.substitution_counts + size_t(A) * size_t(A),
+                  0.0);
 }
 
 void map_decoder::fill_uniform(double* post) const

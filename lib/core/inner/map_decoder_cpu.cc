@@ -228,8 +228,9 @@ public:
     /*
      * The diagonal weights over an alphabet of A letters, in the likelihood
      * ratio form (lattice_weights::ratio): A P(received y | letter x sent),
-     * per book, codeword letter r and received letter y: qsel[p][A r + y][D].
-     * No expected events (EM is binary).
+     * per book, codeword letter r and received letter y: qsel[p][A r + y][D];
+     * and the same in double with the codewords' letters, for the expected
+     * events.
      */
     void letter_tables(const decoder_config& cfg)
     {
@@ -248,6 +249,27 @@ public:
             }
             for (int k = 0; k < A * n; ++k)
                 d_qsel[size_t(p)].push_back(tab.data() + size_t(k) * size_t(Q));
+        }
+        // the same weights in double, and the codewords' letters, for the
+        // expected events (frame_view::events)
+        d_ev_w = lattice_weights<double>::ratio(cfg.ch);
+        d_ev_qw.resize(size_t(cfg.cb.P()));
+        d_ev_x.resize(size_t(cfg.cb.P()));
+        for (int p = 0; p < cfg.cb.P(); ++p) {
+            auto& qw = d_ev_qw[size_t(p)];
+            auto& xl = d_ev_x[size_t(p)];
+            qw.assign(size_t(A) * size_t(n) * size_t(Q), 0.0);
+            xl.assign(size_t(n) * size_t(Q), 0);
+            for (int r = 0; r < n; ++r) {
+                for (int D = 0; D < Q; ++D) {
+                    const unsigned x =
+                        cfg.cb.letter(cfg.cb.books()[size_t(p)][size_t(D)], r);
+                    xl[size_t(r) * Q + D] = uint8_t(x);
+                    for (int y = 0; y < A; ++y)
+                        qw[(size_t(A) * size_t(r) + size_t(y)) * size_t(Q) + size_t(D)] =
+                            double(A) * cfg.ch.emission(x, unsigned(y));
+                }
+            }
         }
     }
 
@@ -269,6 +291,7 @@ private:
         aligned_vector<double>
             ev_items;                   // one index's item posteriors, before normalizing
         aligned_vector<double> ev_mass; // alpha_i(m') beta_i(m') (unnormalized beta)
+        aligned_vector<double> ev_pairs; // one index's substitution counts (A x A)
         frame_boundaries bounds;
         // ln of the products of alpha's normalizers and of sum alpha_N beta_N
         double log_evidence = 0;
@@ -368,15 +391,10 @@ private:
                                 stage_times& t) noexcept
     {
         if (f.events)
-            *f.events = event_counts{};
-        if (f.events && f.item_posteriors)
-            std::fill(f.item_posteriors, f.item_posteriors + 2 * f.rho, 0.0);
+            clear_events(f, alphabet());
         const frame_result r = decode_contained(f, post, ws, t);
-        if (!r.ok() && f.events) {
-            *f.events = event_counts{};
-            if (f.item_posteriors)
-                std::fill(f.item_posteriors, f.item_posteriors + 2 * f.rho, 0.0);
-        }
+        if (!r.ok() && f.events)
+            clear_events(f, alphabet());
         if (r.ok()) {
             const size_t Mt = size_t(d_limits.mtau.size());
             write_boundary_metrics(f,
@@ -465,13 +483,14 @@ private:
             item_probabilities(f.items(A), f.rho, ws.soft.data());
         }
         if (f.events) {
-            ws.ev_prob.resize(2 * f.rho);
-            item_probabilities(f.items(), f.rho, ws.ev_prob.data());
+            ws.ev_prob.resize(size_t(A) * f.rho);
+            item_probabilities(f.items(A), f.rho, ws.ev_prob.data());
             ws.ev_F.resize(size_t(n() + 1) * size_t(Mn) * size_t(Q));
             ws.ev_B.resize(2 * size_t(Mn) * size_t(Q));
             ws.ev_end.resize(size_t(Mn));
             ws.ev_scale.resize(size_t(Q));
-            ws.ev_items.resize(2 * size_t(n() + Mt + Mn));
+            ws.ev_items.resize(size_t(A) * size_t(n() + Mt + Mn));
+            ws.ev_pairs.resize(f.substitution_counts ? size_t(A) * size_t(A) : 0);
             ws.ev_mass.resize(size_t(Mt));
         }
         const flush_denormals ftz;
@@ -676,7 +695,7 @@ private:
      */
     void index_events(const frame_view& f, int i, workspace& ws) const
     {
-        const int n = this->n(), Q = q();
+        const int n = this->n(), Q = q(), A = alphabet();
         const int Mt = d_limits.mtau.size(), Mn = d_limits.mn.size();
         const int dlo = d_limits.mn.lo;
         const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
@@ -685,6 +704,7 @@ private:
         const int p = int(size_t(i) % d_ev_qw.size());
         const long long first = (long long)n * i + d_limits.mtau.lo;
         std::fill(ws.ev_items.begin(), ws.ev_items.end(), 0.0);
+        std::fill(ws.ev_pairs.begin(), ws.ev_pairs.end(), 0.0);
         event_counts ev;
         double lambda = 0, mass = 0;
         for (int a = 0; a < Mt; ++a)
@@ -704,7 +724,7 @@ private:
             for (int D = 0; D < Q; ++D)
                 ws.ev_scale[size_t(D)] = alpha_i[a] * (prior ? prior[D] : 1.0 / Q);
             const long long start = first + a;
-            double* items = ws.ev_items.data() + 2 * size_t(a);
+            double* items = ws.ev_items.data() + size_t(A) * size_t(a);
             lambda += model::codeword_events(
                 n,
                 dlo,
@@ -713,15 +733,17 @@ private:
                 d_ev_w.ins,
                 d_ev_w.del,
                 Q,
+                A,
                 d_ev_qw[size_t(p)].data(),
                 d_ev_x[size_t(p)].data(),
-                ws.ev_prob.data() + 2 * start,
+                ws.ev_prob.data() + size_t(A) * size_t(start),
                 ws.ev_end.data(),
                 ws.ev_scale.data(),
                 ws.ev_F.data(),
                 ws.ev_B.data(),
                 ev,
-                [&](long long c, int b, double v) { items[2 * c + b] += v; });
+                [&](long long c, int b, double v) { items[A * c + b] += v; },
+                ws.ev_pairs.empty() ? nullptr : ws.ev_pairs.data());
         }
         double inv = 0;
         if (!model::normalizer(lambda, inv))
@@ -732,12 +754,14 @@ private:
         f.events->subst += ev.subst * inv;
         if (f.item_posteriors) {
             for (size_t j = 0; j < ws.ev_items.size(); ++j) {
-                const long long item = first + (long long)(j / 2);
+                const long long item = first + (long long)(j / size_t(A));
                 if (ws.ev_items[j] != 0.0)
-                    f.item_posteriors[2 * item + (long long)(j % 2)] +=
+                    f.item_posteriors[A * item + (long long)(j % size_t(A))] +=
                         ws.ev_items[j] * inv;
             }
         }
+        for (size_t j = 0; j < ws.ev_pairs.size(); ++j)
+            f.substitution_counts[j] += ws.ev_pairs[j] * inv;
     }
 
     cpu::lattice_shape<real> d_lattice; // the weights, n, q and the corridor m_n

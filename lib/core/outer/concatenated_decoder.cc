@@ -166,12 +166,9 @@ concatenated_decoder::host_loop(const std::vector<frame_view>& frames,
         std::vector<double*> outs(active.size());
         for (size_t j = 0; j < active.size(); ++j) {
             const size_t k = active[j];
-            frame_view v;
-            v.bits = frames[k].bits;
-            v.llr = frames[k].llr;
-            v.logprob = frames[k].logprob;
-            v.rho = frames[k].rho;
-            v.boundaries = frames[k].boundaries;
+            // the frame's input (items of any kind, boundaries), no outputs
+            frame_view v(static_cast<const frame_input&>(frames[k]));
+            v.priors = nullptr;
             v.extrinsic = true;
             v.log_priors = true;
             if (pass > 1)

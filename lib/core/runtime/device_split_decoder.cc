@@ -65,16 +65,6 @@ std::vector<index_range> plan_device_split(const std::vector<size_t>& rho, int d
 
 namespace {
 
-// A frame without events (refused, or failed): zero events and item posteriors.
-void write_no_events(const frame_view& f)
-{
-    if (!f.events)
-        return;
-    *f.events = event_counts{};
-    if (f.item_posteriors)
-        std::fill(f.item_posteriors, f.item_posteriors + 2 * f.rho, 0.0);
-}
-
 decoder_config checked_config(const decoder_config& cfg,
                               const std::vector<std::unique_ptr<map_decoder>>& parts)
 {
@@ -294,7 +284,7 @@ device_split_decoder::decode_batch(const std::vector<frame_view>& frames,
                 fill_uniform(post[j]);
                 write_boundary_metrics(frames[j], nullptr, nullptr, nullptr);
                 write_no_evidence(frames[j]);
-                write_no_events(frames[j]);
+                clear_events(frames[j], alphabet());
                 results[j] = { frame_status::decoder_error,
                                "the decoder failed on the frame: " + what };
             }

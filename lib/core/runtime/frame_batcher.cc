@@ -317,11 +317,17 @@ void frame_batcher::decode_batch_of(ready_batch& b)
             continue; // refused by prepare()
         const batched_frame& f = b.frames[k].frame;
         frame_view v;
-        v.rho = f.soft ? f.llr.size() : f.bits.size();
-        if (f.soft)
+        const size_t A = size_t(b.dec->config().ch.alphabet());
+        if (f.soft && A > 2) { // A log-probabilities an item
+            v.logprob = f.llr.data();
+            v.rho = f.llr.size() / A;
+        } else if (f.soft) {
             v.llr = f.llr.data();
-        else
+            v.rho = f.llr.size();
+        } else {
             v.bits = f.bits.data();
+            v.rho = f.bits.size();
+        }
         if (!f.log_priors.empty()) {
             v.priors = f.log_priors.data();
             v.log_priors = true;

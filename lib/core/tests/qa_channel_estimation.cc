@@ -220,16 +220,6 @@ decoder_config estimation_config(const codebook& cb, const channel_params& initi
     return cfg;
 }
 
-// EM's property: ln P(rx | theta_k) never decreases, up to the rounding of a
-// sum of frames' log-likelihoods.
-void expect_non_decreasing(const std::vector<double>& ll, const std::string& what)
-{
-    ASSERT_GE(ll.size(), 2u) << what;
-    for (size_t k = 1; k < ll.size(); ++k)
-        EXPECT_GE(ll[k], ll[k - 1] - 1e-12 * std::fabs(ll[k - 1]))
-            << what << " step " << k;
-    EXPECT_GT(ll.back(), ll.front()) << what;
-}
 
 TEST(channel_estimation, log_likelihood_never_decreases)
 {

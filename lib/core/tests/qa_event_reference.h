@@ -18,10 +18,12 @@
 #include <gnuradio/bsid/core/channel/channel_params.h>
 #include <gnuradio/bsid/core/estimation/event_counts.h>
 #include <gnuradio/bsid/core/inner/codebook.h>
+#include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace bsid {
@@ -29,43 +31,48 @@ namespace qa {
 
 struct reference_events {
     event_counts ev;
-    std::vector<double> items; // 2 rho: P(item j sent and received as 0), (as 1)
+    std::vector<double> items; // A rho: P(item j sent and received as y) at [A j + y]
+    std::vector<double> pairs; // A x A: expected transmissions of x received as y
 };
 
 /*
- * llr, if not null, replaces the bits (soft input: item j received as b
- * weighs p_j(b) = 1 / (1 + e^(-+l_j)), an inserted item 1/2, as a random
- * bit); prior (N q, normalized) or null for uniform. With a sync word W
- * (sync) every frame sends W || X(D); with starts, the frame's first bit is
- * rx[s] with weight pi(s) (normalized here), and it ends with rx[rho - 1].
+ * Over the channel's alphabet of A letters: prob, if not null, replaces the
+ * received letters rx (soft input: item j received as y weighs
+ * prob[A j + y]; an inserted item 1/A, as a random letter); prior (N q,
+ * normalized) or null for uniform. With a sync word W (sync) every frame
+ * sends W || X(D); with starts, the frame's first item is rx[s] with weight
+ * pi(s) (normalized here), and it ends with rx[rho - 1].
  */
-inline reference_events brute_force_events(const codebook& cb,
-                                           int N,
-                                           const channel_params& ch,
-                                           const uint8_t* rx,
-                                           const double* llr,
-                                           int rho,
-                                           const double* prior = nullptr,
-                                           const std::vector<uint8_t>& sync = {},
-                                           std::vector<std::pair<int, double>> starts = {
-                                               { 0, 1.0 } })
+inline reference_events
+brute_force_letter_events(const codebook& cb,
+                          int N,
+                          const channel_params& ch,
+                          const uint8_t* rx,
+                          const double* prob,
+                          int rho,
+                          const double* prior = nullptr,
+                          const std::vector<uint8_t>& sync = {},
+                          std::vector<std::pair<int, double>> starts = { { 0, 1.0 } })
 {
     const int n = cb.n(), q = cb.q(), G = int(sync.size()), tau = G + N * n;
+    const int A = ch.alphabet();
     double pi_sum = 0;
     for (const auto& st : starts)
         pi_sum += st.second;
-    auto p_item = [&](int c, int b) {
-        if (!llr)
-            return rx[c] == b ? 1.0 : 0.0;
-        return b ? 1 / (1 + std::exp(-llr[c])) : 1 / (1 + std::exp(llr[c]));
+    auto p_item = [&](int c, int y) {
+        if (!prob)
+            return rx[c] == y ? 1.0 : 0.0;
+        return prob[size_t(A) * size_t(c) + size_t(y)];
     };
     // long double sums: a frame has millions of paths, and a double sum of
     // that many terms would carry an error near 1e-9 itself
     long double Z = 0, ins = 0, del = 0, trans = 0, subst = 0;
-    std::vector<long double> items(2 * size_t(rho), 0.0L);
+    std::vector<long double> items(size_t(A) * size_t(rho), 0.0L);
+    std::vector<long double> pairs(size_t(A) * size_t(A), 0.0L);
     std::vector<uint8_t> x(static_cast<size_t>(tau));
     std::copy(sync.begin(), sync.end(), x.begin());
-    std::vector<int> got(static_cast<size_t>(rho), -1); // -1 inserted, else b
+    std::vector<int> got(static_cast<size_t>(rho), -1);  // -1 inserted, else y
+    std::vector<int> sent(static_cast<size_t>(rho), -1); // the letter transmitted
     long long msgs = 1;
     for (int i = 0; i < N; ++i)
         msgs *= q;
@@ -78,7 +85,7 @@ inline reference_events brute_force_events(const codebook& cb,
             pD *= prior ? prior[size_t(i) * q + D] : 1.0 / q;
             const uint32_t w = cb.word(i, D);
             for (int r = 0; r < n; ++r)
-                x[size_t(G + i * n + r)] = uint8_t((w >> (n - 1 - r)) & 1u);
+                x[size_t(G + i * n + r)] = uint8_t(cb.letter(w, r));
         }
         if (pD == 0)
             continue;
@@ -90,7 +97,7 @@ inline reference_events brute_force_events(const codebook& cb,
         auto walk = [&](auto&& self, int r, int c, long double w, counts k) -> void {
             if (w == 0)
                 return;
-            if (r == tau) { // no insertion after the last bit
+            if (r == tau) { // no insertion after the last letter
                 if (c != rho)
                     return;
                 const long double p = (long double)pD * w;
@@ -99,34 +106,38 @@ inline reference_events brute_force_events(const codebook& cb,
                 del += p * k.del;
                 trans += p * k.trans;
                 subst += p * k.subst;
-                for (int j = 0; j < rho; ++j) {
-                    if (got[size_t(j)] >= 0 && j >= first)
-                        items[2 * size_t(j) + size_t(got[size_t(j)])] += p;
+                for (int j = first; j < rho; ++j) {
+                    if (got[size_t(j)] >= 0) {
+                        items[size_t(A) * size_t(j) + size_t(got[size_t(j)])] += p;
+                        pairs[size_t(sent[size_t(j)] * A + got[size_t(j)])] += p;
+                    }
                 }
                 return;
             }
-            if (c < rho) { // an insertion of a random item
+            if (c < rho) { // an insertion of a random letter
                 got[size_t(c)] = -1;
                 counts k1 = k;
                 ++k1.ins;
-                self(self, r, c + 1, w * ch.Pi() * 0.5, k1);
+                self(self, r, c + 1, w * ch.Pi() / A, k1);
             }
             { // a deletion
                 counts k1 = k;
                 ++k1.del;
                 self(self, r + 1, c, w * ch.Pd(), k1);
             }
-            if (c < rho) { // a transmission, received as b
-                for (int b = 0; b < 2; ++b) {
-                    const bool flip = b != x[size_t(r)];
+            if (c < rho) { // a transmission, received as y
+                for (int y = 0; y < A; ++y) {
+                    const bool other = y != x[size_t(r)];
                     counts k1 = k;
                     ++k1.trans;
-                    k1.subst += flip ? 1 : 0;
-                    got[size_t(c)] = b;
+                    k1.subst += other ? 1 : 0;
+                    got[size_t(c)] = y;
+                    sent[size_t(c)] = x[size_t(r)];
                     self(self,
                          r + 1,
                          c + 1,
-                         w * ch.Pt() * (flip ? ch.Ps() : 1 - ch.Ps()) * p_item(c, b),
+                         w * ch.Pt() * ch.emission(x[size_t(r)], unsigned(y)) *
+                             p_item(c, y),
                          k1);
                 }
             }
@@ -145,7 +156,46 @@ inline reference_events brute_force_events(const codebook& cb,
     acc.ev.subst = double(subst / Z);
     for (const long double p : items)
         acc.items.push_back(double(p / Z));
+    for (const long double p : pairs)
+        acc.pairs.push_back(double(p / Z));
     return acc;
+}
+
+/*
+ * The same over bits: llr, if not null, replaces the bits (soft input: item
+ * j received as b weighs p_j(b) = 1 / (1 + e^(-+l_j))).
+ */
+inline reference_events brute_force_events(const codebook& cb,
+                                           int N,
+                                           const channel_params& ch,
+                                           const uint8_t* rx,
+                                           const double* llr,
+                                           int rho,
+                                           const double* prior = nullptr,
+                                           const std::vector<uint8_t>& sync = {},
+                                           std::vector<std::pair<int, double>> starts = {
+                                               { 0, 1.0 } })
+{
+    std::vector<double> prob;
+    if (llr) {
+        for (int c = 0; c < rho; ++c) {
+            prob.push_back(1 / (1 + std::exp(llr[c])));
+            prob.push_back(1 / (1 + std::exp(-llr[c])));
+        }
+    }
+    return brute_force_letter_events(
+        cb, N, ch, rx, llr ? prob.data() : nullptr, rho, prior, sync, std::move(starts));
+}
+
+// EM's property: ln P(rx | theta_k) never decreases, up to the rounding of a
+// sum of frames' log-likelihoods (the estimation tests, bits and letters).
+inline void expect_non_decreasing(const std::vector<double>& ll, const std::string& what)
+{
+    ASSERT_GE(ll.size(), 2u) << what;
+    for (size_t k = 1; k < ll.size(); ++k)
+        EXPECT_GE(ll[k], ll[k - 1] - 1e-12 * std::fabs(ll[k - 1]))
+            << what << " step " << k;
+    EXPECT_GT(ll.back(), ll.front()) << what;
 }
 
 struct events_case {
@@ -159,8 +209,9 @@ struct events_case {
 
 // The paths brute_force_events walks for one message: each a sequence of t
 // transmissions, tau - t deletions and rho - t insertions, and with soft
-// input each transmission taken as either item (2^t); hard items prune one.
-inline double brute_force_paths(int tau, int rho, bool soft)
+// input each transmission taken as any of the A letters (A^t); hard items
+// prune the others.
+inline double brute_force_paths(int tau, int rho, bool soft, int A = 2)
 {
     double total = 0;
     for (int t = 0; t <= std::min(tau, rho); ++t) {
@@ -174,7 +225,7 @@ inline double brute_force_paths(int tau, int rho, bool soft)
             m /= k;
         for (int k = 2; k <= rho - t; ++k)
             m /= k;
-        total += soft ? m * std::ldexp(1.0, t) : m;
+        total += soft ? m * std::pow(double(A), t) : m;
     }
     return total;
 }

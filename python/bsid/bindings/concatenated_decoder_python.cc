@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(concatenated_decoder.h)                                    */
-/* BINDTOOL_HEADER_FILE_HASH(a8fd6317424a3f75c805a363cb314d71)                     */
+/* BINDTOOL_HEADER_FILE_HASH(bc0d34e569e2ed0fdb97c693ce7f1cfe)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(map_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(e3aacb4a9b586c2b70872744fc8ae305)                     */
+/* BINDTOOL_HEADER_FILE_HASH(ec48d7ae81110ff266f56a8521314703)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

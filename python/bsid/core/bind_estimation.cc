@@ -36,12 +36,13 @@ void bind_estimation(py::module_& m)
            int device,
            const py::object& devices,
            bool details,
-           const std::string& sync_word,
+           const py::object& sync_word,
            const std::string& framing,
            int lookahead,
-           const py::object& progress) {
+           const py::object& progress,
+           bool substitution_matrix) {
             const bsid::input_kind kind = bsid::parse_input_kind(input);
-            const auto sync = bsid::parse_sync_word(sync_word);
+            const auto sync = sync_word_from_python(sync_word, initial.alphabet());
             if (framing != "tagged" && framing != "stream")
                 throw py::value_error("estimate_channel: framing '" + framing +
                                       "' is not one of tagged, stream");
@@ -58,6 +59,7 @@ void bind_estimation(py::module_& m)
             opt.iterations = iterations;
             opt.tolerance = tolerance;
             opt.llr_scale = llr_scale;
+            opt.substitution_matrix = substitution_matrix;
             if (!fix.is_none()) {
                 for (const auto& item : py::iter(fix))
                     opt.fix(py::str(item)); // ValueError for another name
@@ -132,6 +134,17 @@ void bind_estimation(py::module_& m)
             ev["transmissions"] = est.events.trans;
             ev["substitutions"] = est.events.subst;
             d["events"] = ev;
+            if (!est.substitution_counts.empty()) {
+                const size_t A = size_t(est.ch.alphabet());
+                py::list rows;
+                for (size_t x = 0; x < A; ++x) {
+                    py::list row;
+                    for (size_t y = 0; y < A; ++y)
+                        row.append(est.substitution_counts[x * A + y]);
+                    rows.append(row);
+                }
+                d["substitution_counts"] = rows;
+            }
             d["mtau"] = range_tuple(est.mtau);
             d["mn"] = range_tuple(est.mn);
             py::list notes;
@@ -163,6 +176,7 @@ void bind_estimation(py::module_& m)
         "framing"_a = "tagged",
         "lookahead"_a = -1,
         "progress"_a = py::none(),
+        "substitution_matrix"_a = false,
         R"doc(
 Estimates the channel from received frames by expectation-maximization over
 the decoder's lattice (docs/design.md section 3, "Channel estimation", docs/receiving.md):
@@ -171,8 +185,11 @@ the decoder's lattice (docs/design.md section 3, "Channel estimation", docs/rece
     ch, ll, info = estimate_channel(cb, N, llrs, initial=ch0, input="llr", details=True)
 
 frames: tagged frames (each starts at drift 0 and ends at its last item), 0/1
-arrays, or LLR arrays with input="llr"; with sync_word W ("0110..."), each
-frame begins with W, weighed through the channel with the rest. With
+arrays, or LLR arrays with input="llr"; over A > 2 letters (the initial
+channel's alphabet) arrays of letters, or (L, A) arrays of log-probabilities
+with input="logprob"; with sync_word W ("0110...", letters such as "ACGT"
+for A = 4, or a list of ints), each frame begins with W, weighed through the channel with the
+rest. With
 framing="stream", frames is one array: a received stream of frames back to
 back (each W || X(D)), decoded frame after frame by a stream_decoder at each
 iteration's estimate (first frame at position 0; lookahead as
@@ -180,7 +197,11 @@ stream_decoder's), and the frames decoded in sync estimate; their
 log-likelihoods then follow the frames found and need not increase. Each iteration decodes every frame at
 the current estimate and takes its exact expected insertions I, deletions D,
 transmissions T and substitutions S: Pi = I/(I+D+T), Pd = D/(I+D+T),
-Ps = S/T; for LLRs also a scale c (the items weigh as c l). It stops after
+Ps = S/T; for LLRs also a scale c (the items weigh as c l; log-probabilities
+as c lp, normalized). With substitution_matrix=True (A > 2; implied by an
+initial channel with a matrix) the full A x A substitution matrix is
+estimated instead of Ps: row x is the expected transmissions of x received as
+each y over those of x, and details gives their substitution_counts. It stops after
 `iterations`, or when no estimated value moves by more than `tolerance`
 (relative). Returns the estimate and the log-likelihood at each iterate (the
 initial point first; ln P(rx | model) - ln P(rx | random items), summed over
@@ -188,7 +209,8 @@ the frames used), which never decreases; with details=True also a dict:
 llr_scale, iterations, converged, frames_used, frames_refused, events (the
 last E-step's expected counts), mtau, mn and notes (clamps, refusals, a
 setup that does not fit).
-fix: names to keep at their initial values ("Pi", "Pd", "Ps", "llr_scale").
+fix: names to keep at their initial values ("Pi", "Pd", "Ps", "llr_scale";
+"Ps" keeps a substitution matrix).
 A parameter to estimate must start above 0 (EM keeps a 0 at 0). progress: a
 callable given (iteration from 0, its log-likelihood, the new estimate) after
 each iteration, for long estimates (bsid-sim --estimate prints them). Notes

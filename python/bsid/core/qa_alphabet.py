@@ -140,13 +140,12 @@ class qa_transmit_letters(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "codebook's alphabet is 4 letters but the channel's is 2"):
             bsid.map_decoder_core(cb, bsid.channel_params(0.01, 0.01, 0), 10)
 
-    def test_005_parts_that_work_on_bits_say_so(self):
-        # the estimator's expected events are counted over bits for now
-        cb = bsid.codebook.from_spec("random:4:16:1:1", alphabet=4)
-        ch = bsid.channel_params(0.01, 0.01, 0, alphabet=4)
-        with self.assertRaisesRegex(ValueError, "the channel's alphabet has 4 letters; this "
-                                                "part works on bits"):
-            bsid.estimate_channel(cb, 10, [np.zeros(40, np.uint8)], initial=ch)
+    def test_005_a_binary_matrix_estimate_is_refused(self):
+        cb = bsid.codebook.from_spec("builtin:ld3-modvec6")
+        with self.assertRaisesRegex(ValueError, "more than two letters"):
+            bsid.estimate_channel(cb, 10, [np.zeros(60, np.uint8)],
+                                  initial=bsid.channel_params(0.01, 0.01, 0.01),
+                                  substitution_matrix=True)
 
 
 class qa_decode_letters(unittest.TestCase):
@@ -343,6 +342,72 @@ class qa_concatenated_letters(unittest.TestCase):
         for j, r in enumerate(out):
             self.assertEqual(r["status"], "ok", r["reason"])
             np.testing.assert_array_equal(r["info"], src.info(j))
+
+
+class qa_estimate_letters(unittest.TestCase):
+    """estimate_channel over four letters: hard letters, log-probabilities and
+    their scale, a full substitution matrix, a sync word of letters (the exact
+    E-step is checked against a brute force in the C++ tests)."""
+
+    cb = bsid.codebook.from_spec("random:3:16:4:5", alphabet=4)
+    truth = bsid.channel_params(0.03, 0.02, 0.02, alphabet=4)
+    initial = bsid.channel_params(0.01, 0.01, 0.05, alphabet=4)
+    N = 40
+
+    def frames(self, count, sync=()):
+        rng = np.random.default_rng(11)
+        out = []
+        for k in range(count):
+            x = np.concatenate([np.array(sync, np.uint8),
+                                self.cb.encode(rng.integers(0, 16, self.N))])
+            out.append(bsid.transmit(self.truth, x, seed=7, frame=k)[0])
+        return out
+
+    def test_001_hard_letters(self):
+        ch, ll, info = bsid.estimate_channel(self.cb, self.N, self.frames(80), self.initial,
+                                             details=True, backend="cpu", threads=2)
+        self.assertEqual(ch.alphabet, 4)
+        self.assertTrue(info["converged"])
+        self.assertTrue(all(b >= a - 1e-9 * abs(a) for a, b in zip(ll, ll[1:])))
+        for name in ("Pi", "Pd", "Ps"):
+            self.assertLess(abs(getattr(ch, name) / getattr(self.truth, name) - 1), 0.25,
+                            f"{name}: {ch}")
+        self.assertNotIn("substitution_counts", info)
+
+    def test_002_log_probabilities_and_their_scale(self):
+        frames = []
+        for y in self.frames(80):
+            lp = np.full((len(y), 4), 0.5 * np.log(0.01 / 3))
+            lp[np.arange(len(y)), y] = 0.5 * np.log(0.99)
+            frames.append(lp)
+        ch, ll, info = bsid.estimate_channel(self.cb, self.N, frames, self.initial,
+                                             input="logprob", details=True, backend="cpu",
+                                             threads=2)
+        self.assertGreater(info["llr_scale"], 1.5)  # the halved confidence, undone
+        self.assertLess(abs(ch.Pd / self.truth.Pd - 1), 0.25, str(ch))
+
+    def test_003_substitution_matrix(self):
+        ch, ll, info = bsid.estimate_channel(self.cb, self.N, self.frames(80), self.initial,
+                                             iterations=15, details=True, backend="cpu",
+                                             threads=2, substitution_matrix=True)
+        self.assertTrue(ch.substitution is not None and len(ch.substitution) == 4)
+        counts = np.array(info["substitution_counts"])
+        self.assertEqual(counts.shape, (4, 4))
+        self.assertAlmostEqual(counts.sum(), info["events"]["transmissions"],
+                               delta=1e-6 * counts.sum())
+        self.assertAlmostEqual(counts.sum() - np.trace(counts),
+                               info["events"]["substitutions"], delta=1e-6 * counts.sum())
+        for x in range(4):
+            self.assertGreater(ch.substitution[x][x], 0.95, str(ch))
+
+    def test_004_sync_word_of_letters(self):
+        W = [0, 1, 2, 3, 3, 2, 1, 0]
+        ch = bsid.estimate_channel(self.cb, self.N, self.frames(60, W), self.initial,
+                                   sync_word=W, backend="cpu", threads=2)[0]
+        same = bsid.estimate_channel(self.cb, self.N, self.frames(60, W), self.initial,
+                                     sync_word="ACGTTGCA", backend="cpu", threads=2)[0]
+        self.assertEqual(ch, same)
+        self.assertLess(abs(ch.Pd / self.truth.Pd - 1), 0.3, str(ch))
 
 
 if __name__ == "__main__":

@@ -81,13 +81,6 @@ public:
     channel_params with_rates(double Pi, double Pd, double Ps) const;
 
     /*!
-     * std::invalid_argument "<who>: ... alphabet ..." unless the alphabet is
-     * 2: for the parts that work on bits only (estimation's expected
-     * events); the decoders decode any alphabet.
-     */
-    void require_bits(const std::string& who) const;
-
-    /*!
      * "channel_params(Pi=..., Pd=..., Ps=...)", with round-trip precision, and
      * ", alphabet=A" and ", substitution=[[...], ...]" where they are not the
      * binary channel's defaults.

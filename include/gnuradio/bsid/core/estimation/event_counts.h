@@ -44,70 +44,54 @@ struct event_counts {
 
 namespace model {
 
-/*!
- * \brief The edge posteriors of one codeword's corridor lattice, for L
- * codewords at once (lanes; the CPU runs all q, a CUDA thread one).
- *
- * The lattice is the decoder's (eqn:F, eqn:F_lastrow, in the weights the
- * caller gives: the decoders' likelihood ratios): node (r, k) has read r
- * transmitted bits and c = r + dlo + k received items from the codeword's
- * start, 0 <= c <= avail. Forward values F come from F(0, -dlo) = 1 by
- * model::lattice_cell; backward values B from the end weights of row n by
- * the same cell run the other way (B(r, c) = diag B(r+1, c+1) + del B(r+1, c)
- * + ins B(r, c+1)). An edge u -> v of weight w then has the posterior
- * scale F(u) w B(v). With scale[l] = alpha_i(m') P(D) / lambda_i and end
- * weights beta_{i+1}, the edges of all (m', D) of index i sum to the
- * expected events of codeword i given the frame.
- *
- * A diagonal edge is split by what arrived: the item was received as b with
- * weight qw(r, b) w_c(b) (the match weight if b is the sent bit x, the
- * mismatch weight if not; model::soft_diag is the sum of the two), so a
- * substitution's posterior is exact for soft items too.
- *
- * \param n,dlo,Mn rows 0..n, corridor [dlo, dlo + Mn - 1]
- * \param avail    received items from the codeword's start
- * \param ins,del  horizontal and vertical step weights (no insertion on row n)
- * \param qw       qw[(2 r + b) L + l]: diagonal weight of sending bit r of
- *                 lane l and receiving b
- * \param x        x[r L + l]: bit r of lane l's codeword
- * \param yprob    items' probabilities w(0), w(1), two per item from the
- *                 codeword's start (a hard bit b: (1 - b, b))
- * \param endw     Mn weights of row n's nodes (0 where not allowed)
- * \param scale    L factors, one per lane
- * \param F        (n + 1) Mn L values of workspace
- * \param B        2 Mn L values of workspace
- * \param out      receives the lanes' expected events (added)
- * \param item     item(c, b, v): item c was transmitted and received as b
- *                 with posterior v (summed over the lanes; called only for
- *                 v > 0)
- * \return         the lanes' total weight, sum over l of scale[l] times
- *                 sum over k of F(n, k) endw[k] (what the edges of a row of
- *                 the lattice sum to: the caller normalizes by its sum)
- */
-template <typename Item>
-BSID_HD double codeword_events(int n,
-                               int dlo,
-                               int Mn,
-                               long long avail,
-                               double ins,
-                               double del,
-                               int L,
-                               const double* qw,
-                               const uint8_t* x,
-                               const double* yprob,
-                               const double* endw,
-                               const double* scale,
-                               double* F,
-                               double* B,
-                               event_counts& out,
-                               const Item& item)
+// model::codeword_events (below) for an alphabet known at compile time
+namespace events_detail {
+
+// The diagonal weight of lane l sending letter row qr (qr[b L] for b =
+// 0..A-1) and receiving an item of probabilities w: for bits exactly
+// model::soft_diag, for A letters the same sum in order.
+template <int AS>
+BSID_HD double diag_weight(int A, const double* w, const double* qr, int L)
 {
+    if (AS == 2)
+        return model::soft_diag(w[0], w[1], qr[0], qr[L]);
+    double s = 0;
+    for (int b = 0; b < A; ++b)
+        s += w[b] * qr[size_t(b) * L];
+    return s;
+}
+
+// codeword_events for A = AS letters (AS = 2: bits) or any A (AS = 0).
+template <int AS, typename Item>
+BSID_HD double codeword_events_impl(int n,
+                                    int dlo,
+                                    int Mn,
+                                    long long avail,
+                                    double ins,
+                                    double del,
+                                    int L,
+                                    int A,
+                                    const double* qw,
+                                    const uint8_t* x,
+                                    const double* yprob,
+                                    const double* endw,
+                                    const double* scale,
+                                    double* F,
+                                    double* B,
+                                    event_counts& out,
+                                    const Item& item,
+                                    double* pairs)
+{
+    if (AS != 0)
+        A = AS;
     const int k0 = -dlo;
     auto at = [&](double* rows, int r, int k) { return rows + (size_t(r) * Mn + k) * L; };
     auto ok = [&](int r, int k) {
         const long long c = (long long)r + dlo + k;
         return c >= 0 && c <= avail;
     };
+    // row r's diagonal weights start at qw[A r L]: qrow(r)[b L + l]
+    auto qrow = [&](int r) { return qw + size_t(A) * size_t(r) * size_t(L); };
 
     // Forward: row 0 (insertions only), then rows 1..n (eqn:F, eqn:F_lastrow).
     for (int k = 0; k < Mn; ++k) {
@@ -125,16 +109,13 @@ BSID_HD double codeword_events(int n,
                     f[l] = 0.0;
                 continue;
             }
-            const double w0 = c >= 1 ? yprob[2 * (c - 1)] : 0.0;
-            const double w1 = c >= 1 ? yprob[2 * (c - 1) + 1] : 0.0;
+            const double* w = c >= 1 ? yprob + size_t(A) * size_t(c - 1) : nullptr;
             const double* diag = at(F, r - 1, k);
             const double* vert = k + 1 < Mn ? at(F, r - 1, k + 1) : nullptr;
             const double* horz = k >= 1 && c >= 1 ? at(F, r, k - 1) : nullptr;
-            const double* q0 = qw + size_t(2 * (r - 1)) * L;
-            const double* q1 = q0 + L;
+            const double* qr = qrow(r - 1);
             for (int l = 0; l < L; ++l) {
-                f[l] = model::lattice_cell(c >= 1 ? model::soft_diag(w0, w1, q0[l], q1[l])
-                                                  : 0.0,
+                f[l] = model::lattice_cell(w ? diag_weight<AS>(A, w, qr + l, L) : 0.0,
                                            diag[l],
                                            del,
                                            vert ? vert[l] : 0.0,
@@ -166,24 +147,53 @@ BSID_HD double codeword_events(int n,
             const double* b = Bcur + size_t(k) * L;
             if (r >= 1 && c >= 1) {
                 const double* fd = at(F, r - 1, k);
-                const double* q0 = qw + size_t(2 * (r - 1)) * L;
-                const double* q1 = q0 + L;
+                const double* qr = qrow(r - 1);
                 const uint8_t* xr = x + size_t(r - 1) * L;
-                const double w0 = yprob[2 * (c - 1)], w1 = yprob[2 * (c - 1) + 1];
-                double s0 = 0, s1 = 0, sub = 0;
-                for (int l = 0; l < L; ++l) {
-                    const double e = fd[l] * b[l] * scale[l];
-                    const double v0 = e * q0[l] * w0, v1 = e * q1[l] * w1;
-                    s0 += v0;
-                    s1 += v1;
-                    sub += xr[l] ? v0 : v1;
+                const double* w = yprob + size_t(A) * size_t(c - 1);
+                if (AS == 2) {
+                    const double* q0 = qr;
+                    const double* q1 = qr + L;
+                    const double w0 = w[0], w1 = w[1];
+                    double s0 = 0, s1 = 0, sub = 0;
+                    for (int l = 0; l < L; ++l) {
+                        const double e = fd[l] * b[l] * scale[l];
+                        const double v0 = e * q0[l] * w0, v1 = e * q1[l] * w1;
+                        s0 += v0;
+                        s1 += v1;
+                        sub += xr[l] ? v0 : v1;
+                        if (pairs) {
+                            pairs[2 * xr[l]] += v0;
+                            pairs[2 * xr[l] + 1] += v1;
+                        }
+                    }
+                    out.trans += s0 + s1;
+                    out.subst += sub;
+                    if (s0 > 0)
+                        item(c - 1, 0, s0);
+                    if (s1 > 0)
+                        item(c - 1, 1, s1);
+                } else {
+                    // received letter by letter (a hard item: only its own)
+                    for (int y = 0; y < A; ++y) {
+                        const double wy = w[y];
+                        if (wy == 0.0)
+                            continue;
+                        const double* qy = qr + size_t(y) * L;
+                        double s = 0, sub = 0;
+                        for (int l = 0; l < L; ++l) {
+                            const double v = fd[l] * b[l] * scale[l] * qy[l] * wy;
+                            s += v;
+                            if (xr[l] != y)
+                                sub += v;
+                            if (pairs)
+                                pairs[size_t(xr[l]) * A + y] += v;
+                        }
+                        out.trans += s;
+                        out.subst += sub;
+                        if (s > 0)
+                            item(c - 1, y, s);
+                    }
                 }
-                out.trans += s0 + s1;
-                out.subst += sub;
-                if (s0 > 0)
-                    item(c - 1, 0, s0);
-                if (s1 > 0)
-                    item(c - 1, 1, s1);
             }
             if (r >= 1 && k + 1 < Mn) {
                 const double* fv = at(F, r - 1, k + 1);
@@ -214,16 +224,13 @@ BSID_HD double codeword_events(int n,
             }
             // diagonal to (r, k) and horizontal to (r - 1, k + 1) read item c
             const bool next = c + 1 <= avail;
-            const double w0 = next ? yprob[2 * c] : 0.0;
-            const double w1 = next ? yprob[2 * c + 1] : 0.0;
-            const double* q0 = qw + size_t(2 * (r - 1)) * L;
-            const double* q1 = q0 + L;
+            const double* w = next ? yprob + size_t(A) * size_t(c) : nullptr;
+            const double* qr = qrow(r - 1);
             const double* bd = Bcur + size_t(k) * L;
             const double* bv = k >= 1 ? Bcur + size_t(k - 1) * L : nullptr;
             const double* bh = next && k + 1 < Mn ? Bprev + size_t(k + 1) * L : nullptr;
             for (int l = 0; l < L; ++l) {
-                bp[l] = model::lattice_cell(next ? model::soft_diag(w0, w1, q0[l], q1[l])
-                                                 : 0.0,
+                bp[l] = model::lattice_cell(w ? diag_weight<AS>(A, w, qr + l, L) : 0.0,
                                             bd[l],
                                             del,
                                             bv ? bv[l] : 0.0,
@@ -236,6 +243,114 @@ BSID_HD double codeword_events(int n,
         Bprev = t;
     }
     return total;
+}
+
+} // namespace events_detail
+
+/*!
+ * \brief The edge posteriors of one codeword's corridor lattice, for L
+ * codewords at once (lanes; the CPU runs all q, a CUDA thread one), over an
+ * alphabet of A letters (2: bits).
+ *
+ * The lattice is the decoder's (eqn:F, eqn:F_lastrow, in the weights the
+ * caller gives: the decoders' likelihood ratios): node (r, k) has read r
+ * transmitted letters and c = r + dlo + k received items from the codeword's
+ * start, 0 <= c <= avail. Forward values F come from F(0, -dlo) = 1 by
+ * model::lattice_cell; backward values B from the end weights of row n by
+ * the same cell run the other way (B(r, c) = diag B(r+1, c+1) + del B(r+1, c)
+ * + ins B(r, c+1)). An edge u -> v of weight w then has the posterior
+ * scale F(u) w B(v). With scale[l] = alpha_i(m') P(D) / lambda_i and end
+ * weights beta_{i+1}, the edges of all (m', D) of index i sum to the
+ * expected events of codeword i given the frame.
+ *
+ * A diagonal edge is split by what arrived: the item was received as b with
+ * weight qw(r, b) w_c(b) (the channel's weight of sending the lane's letter
+ * and receiving b, times the item's probability of being b; the diagonal
+ * weight is their sum over b, model::soft_diag for bits), so a
+ * substitution's posterior is exact for soft items too.
+ *
+ * \param n,dlo,Mn rows 0..n, corridor [dlo, dlo + Mn - 1]
+ * \param avail    received items from the codeword's start
+ * \param ins,del  horizontal and vertical step weights (no insertion on row n)
+ * \param L        lanes
+ * \param A        letters of the alphabet (2 for bits)
+ * \param qw       qw[(A r + b) L + l]: diagonal weight of sending letter r of
+ *                 lane l and receiving b
+ * \param x        x[r L + l]: letter r of lane l's codeword
+ * \param yprob    items' probabilities w(0) .. w(A - 1), A per item from the
+ *                 codeword's start (a hard letter b: 1 at b, 0 elsewhere)
+ * \param endw     Mn weights of row n's nodes (0 where not allowed)
+ * \param scale    L factors, one per lane
+ * \param F        (n + 1) Mn L values of workspace
+ * \param B        2 Mn L values of workspace
+ * \param out      receives the lanes' expected events (added)
+ * \param item     item(c, b, v): item c was transmitted and received as b
+ *                 with posterior v (summed over the lanes; called only for
+ *                 v > 0)
+ * \param pairs    null, or A x A sums that receive (added) the posterior of
+ *                 each transmission of letter x received as b at [x A + b]
+ *                 (the substitution matrix's counts)
+ * \return         the lanes' total weight, sum over l of scale[l] times
+ *                 sum over k of F(n, k) endw[k] (what the edges of a row of
+ *                 the lattice sum to: the caller normalizes by its sum)
+ */
+template <typename Item>
+BSID_HD double codeword_events(int n,
+                               int dlo,
+                               int Mn,
+                               long long avail,
+                               double ins,
+                               double del,
+                               int L,
+                               int A,
+                               const double* qw,
+                               const uint8_t* x,
+                               const double* yprob,
+                               const double* endw,
+                               const double* scale,
+                               double* F,
+                               double* B,
+                               event_counts& out,
+                               const Item& item,
+                               double* pairs = nullptr)
+{
+    if (A == 2)
+        return events_detail::codeword_events_impl<2>(n,
+                                                      dlo,
+                                                      Mn,
+                                                      avail,
+                                                      ins,
+                                                      del,
+                                                      L,
+                                                      A,
+                                                      qw,
+                                                      x,
+                                                      yprob,
+                                                      endw,
+                                                      scale,
+                                                      F,
+                                                      B,
+                                                      out,
+                                                      item,
+                                                      pairs);
+    return events_detail::codeword_events_impl<0>(n,
+                                                  dlo,
+                                                  Mn,
+                                                  avail,
+                                                  ins,
+                                                  del,
+                                                  L,
+                                                  A,
+                                                  qw,
+                                                  x,
+                                                  yprob,
+                                                  endw,
+                                                  scale,
+                                                  F,
+                                                  B,
+                                                  out,
+                                                  item,
+                                                  pairs);
 }
 
 } // namespace model

@@ -102,6 +102,8 @@ struct stream_options {
      * and item_posteriors; docs/design.md section 3, "Channel estimation").
      */
     bool events = false;
+    //! With events: also their substitution counts (stream_frame::substitution_counts).
+    bool substitution_counts = false;
 };
 
 /*!
@@ -128,11 +130,14 @@ struct stream_frame {
     /*!
      * With stream_options::events, for a decoded frame: its expected events
      * and, for each item of [segment_begin, segment_end), the posterior that
-     * it is one of the frame's transmitted bits received as 0 (entry 2 j) or
-     * 1 (2 j + 1); zeros and empty otherwise.
+     * it is one of the frame's transmitted letters received as y (entry A j
+     * + y; for bits 2 j: as 0, 2 j + 1: as 1); zeros and empty otherwise.
+     * With stream_options::substitution_counts also the A x A counts of
+     * frame_decode_result::substitution_counts.
      */
     event_counts events;
     std::vector<double> item_posteriors;
+    std::vector<double> substitution_counts;
     //! start - nominal_start and end - nominal_end (0 for an erasure)
     long long start_drift() const { return start < 0 ? 0 : start - nominal_start; }
     long long end_drift() const { return end < 0 ? 0 : end - nominal_end; }

@@ -99,6 +99,11 @@ struct frame_request {
      */
     bool events = false;
     /*!
+     * With events: also the substitution counts (frame_decode_result::
+     * substitution_counts), for estimating a substitution matrix.
+     */
+    bool substitution_counts = false;
+    /*!
      * The bits between the start prior's first position s_0 and a start s
      * are random bits (each weighs 1/2), so that starts are compared on the
      * same bits rx[s_0:L]: the weight of start s is pi(s) 2^-(s - s_0). For a
@@ -175,11 +180,18 @@ struct frame_decode_result {
      * With frame_request::events: the expected insertions, deletions,
      * transmissions and substitutions of the frame (W || X(D) from its
      * start to its end), and for each item of the segment the posterior
-     * that it is one of the frame's transmitted bits received as 0 (entry
-     * 2 j) or as 1 (2 j + 1). Zeros for a refused frame.
+     * that it is one of the frame's transmitted letters received as y
+     * (entry A j + y, A the alphabet; for bits 2 j: as 0, 2 j + 1: as 1).
+     * Zeros for a refused frame.
      */
     event_counts events;
     std::vector<double> item_posteriors;
+    /*!
+     * With frame_request::substitution_counts: A x A values, the expected
+     * transmissions of letter x received as y at [x A + y]
+     * (frame_outputs::substitution_counts). Zeros for a refused frame.
+     */
+    std::vector<double> substitution_counts;
 };
 
 //! Wall time of decode_batch's stages, summed over calls (profiling on):

@@ -224,13 +224,22 @@ struct frame_outputs {
      */
     event_counts* events = nullptr;
     /*!
-     * With events: 2 rho values that receive, for each item j, the
-     * posterior probability that it is a transmitted bit received as 0
-     * (entry 2 j) and as 1 (entry 2 j + 1); 1 minus their sum is the
-     * probability that it was inserted (or lies outside the frame's path).
-     * Zeros for a refused frame.
+     * With events: A rho values (A the decoder's alphabet, 2 for bits) that
+     * receive, for each item j, the posterior probability that it is a
+     * transmitted letter received as y (entry A j + y; for bits: as 0, entry
+     * 2 j, and as 1, entry 2 j + 1); 1 minus their sum is the probability
+     * that it was inserted (or lies outside the frame's path). Zeros for a
+     * refused frame.
      */
     double* item_posteriors = nullptr;
+    /*!
+     * With events: A x A values that receive the expected number of
+     * transmissions of letter x received as letter y at [x A + y] (the
+     * counts the M-step of a substitution matrix needs; their sum is
+     * events->trans, their off-diagonal sum events->subst). Zeros for a
+     * refused frame.
+     */
+    double* substitution_counts = nullptr;
 };
 
 /*!
@@ -339,6 +348,8 @@ public:
     int N() const { return d_cfg.N; }
     int n() const { return d_cfg.cb.n(); }
     int q() const { return d_cfg.cb.q(); }
+    //! The letters of the channel's alphabet (2 for bits).
+    int alphabet() const { return d_cfg.ch.alphabet(); }
     long long tau() const { return (long long)d_cfg.N * d_cfg.cb.n(); }
     //! The backend and storage actually used (never "auto").
     virtual backend_kind backend() const = 0;
@@ -387,6 +398,13 @@ protected:
 
     //! A refused frame's log evidence, if asked for: -infinity.
     static void write_no_evidence(const frame_view& frame);
+
+    /*!
+     * A frame without events (refused, or not decoded yet): zero events, and
+     * zero item posteriors (A rho values) and substitution counts (A x A)
+     * where asked for. A: the decoder's alphabet.
+     */
+    static void clear_events(const frame_view& frame, int A);
 
     decoder_config d_cfg;
     decoder_limits d_limits;

@@ -60,7 +60,7 @@ struct framing_options {
 
 //! What comes in besides the frames, and what the receiver learns from them.
 struct input_options {
-    std::string kind = "bits"; //!< "bits" or "llr"
+    std::string kind = "bits"; //!< "bits", "llr" or "logprob" (A floats an item)
     bool follow_channel_tags = true;
     int estimate_every = 0;
     bool priors_input = false;

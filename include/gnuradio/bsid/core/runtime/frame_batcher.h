@@ -31,8 +31,10 @@ struct batcher_options {
 //! A received frame for the batcher: its items, owned, and how to decode it.
 struct batched_frame {
     std::vector<uint8_t> bits; //!< received bits (0/1 bytes), or
-    std::vector<double> llr;   //!< soft input: one LLR per received item
-    bool soft = false;         //!< the items are llr, not bits
+    //! soft input: one LLR per received item, or over A > 2 letters A
+    //! log-probabilities per item (frame_input::logprob)
+    std::vector<double> llr;
+    bool soft = false; //!< the items are llr, not bits
     /*!
      * The frame's symbol priors, N x q natural logs (up to a constant per
      * row; -inf: an impossible symbol), or empty for uniform priors
