@@ -201,6 +201,14 @@ void batch_run<real>::allocate()
     if (any_prior && !io)
         ln.post_d.ensure(size_t(F) * Nn * Q);
     ln.G.ensure(size_t(F) * W * Mt * Mn);
+    // the position table, where the decoder's memory model counts it
+    // (plan_position_table over a frame), for the widest window's books
+    // and positions (a narrower window takes at most as many)
+    table_books = dec.d_table && dec.d_memory.model().table_books > 0
+                      ? std::min(dec.d_cfg.cb.P(), int(W))
+                      : 0;
+    table_span = ((long long)dec.n() * ((long long)W - 1) + Mt + 31) / 32 * 32;
+    ln.table.ensure(size_t(F) * size_t(table_books) * Q * Mn * size_t(table_span));
     ln.Lpart.ensure(size_t(F) * W * size_t(dec.nwarps()) * Q);
     ln.alpha.ensure(size_t(F) * (Nn + 1) * Mt);
     ln.beta.ensure(size_t(F) * (Nn + 1) * Mt);
@@ -430,6 +438,9 @@ launch_params<real> batch_run<real>::make_params() const
     p.W = int(W);
     p.nwarps = dec.nwarps();
     p.G = ln.G.get();
+    p.T = table_books > 0 ? ln.table.get() : nullptr; // each pass takes it or not
+    p.T_span = int(table_span);
+    p.T_stride = (long long)table_books * Q * Mn * table_span;
     p.Lpart = ln.Lpart.get();
     p.alpha = ln.alpha.get();
     p.beta = ln.beta.get();
@@ -669,11 +680,16 @@ void batch_run<real>::launch_lattice(int pass)
         return;
     }
     // share_P > 0: pass G by position, for the frames without priors;
-    // g_prior_frames: by index, for the frames with priors only
-    auto launch = [&](int share_P, int g_prior_frames) {
+    // g_prior_frames: by index, for the frames with priors only; table:
+    // pass G stores the position table (books share_P); l_prior_frames:
+    // pass L for the frames with priors only (the others' from the table)
+    auto launch = [&](int share_P, int g_prior_frames, bool table, int l_prior_frames) {
         launch_params<real> lp = p;
         lp.share_P = share_P;
         lp.g_prior_frames = g_prior_frames;
+        lp.T = table ? p.T : nullptr;
+        lp.T_books = share_P;
+        lp.l_prior_frames = l_prior_frames;
         const int span = share_P > 0 ? p.n * (p.Wc - 1) + p.Mt : p.Mt;
         // no idle warps when M_tau is small: they would take a block's
         // place on an SM while the working warps of small batches wait
@@ -687,16 +703,33 @@ void batch_run<real>::launch_lattice(int pass)
                   pass);
         BSID_CUDA(cudaGetLastError());
     };
-    const int books = pass == pass_G && dec.d_share_g && prior_frames < p.F
-                          ? plan_shared_g(p.n, p.P, p.Mt, p.Wc)
-                          : 0;
-    if (books == 0) {
-        launch(0, 0);
+    if (pass == pass_L) {
+        if (table_made.books > 0 && table_made.i0 == p.i0 && table_made.Wc == p.Wc) {
+            // the frames without priors from the table pass G made for
+            // this window, those with priors by their lattices
+            launch_params<real> lp = p;
+            lp.T_books = table_made.books;
+            dec.d_table(lp);
+            BSID_CUDA(cudaGetLastError());
+            if (prior_frames > 0)
+                launch(0, 0, false, 1);
+        } else {
+            launch(0, 0, false, 0);
+        }
         return;
     }
-    launch(books, 0);
+    const int books =
+        dec.d_share_g && prior_frames < p.F ? plan_shared_g(p.n, p.P, p.Mt, p.Wc) : 0;
+    const bool table =
+        books > 0 && p.T && plan_position_table(p.n, p.q, p.P, p.Mt, p.Wc) == books;
+    table_made = table_window{ p.i0, p.Wc, table ? books : 0 };
+    if (books == 0) {
+        launch(0, 0, false, 0);
+        return;
+    }
+    launch(books, 0, table, 0);
     if (prior_frames > 0)
-        launch(0, 1);
+        launch(0, 1, false, 0);
 }
 
 template class batch_run<float>;

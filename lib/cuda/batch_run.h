@@ -124,6 +124,14 @@ private:
     std::unique_lock<std::mutex> order;
     launch_params<real> p{};
     int prior_frames = 0;
+    // the position table (launch_params::T): the books and positions its
+    // buffer holds per frame (0 books: none), and the window (i0, Wc) and
+    // residues pass G last made it for (books 0: none made)
+    int table_books = 0;
+    long long table_span = 0;
+    struct table_window {
+        int i0 = -1, Wc = 0, books = 0;
+    } table_made;
     // per-stage device time (bsid_bench), from events around each stage
     stage_clock clock;
 };

@@ -45,6 +45,7 @@ struct copy_wait {
 template <typename real>
 struct decoder_lane {
     device_buffer<real> G, Lpart, scratch, priors;
+    device_buffer<real> table;         // the position table (launch_params::T), if any
     device_buffer<double> alpha, beta; // the state metrics, in double
     device_buffer<double> log_alpha_norm, log_beta_norm, log_lambda_end;
     device_buffer<double> priors_exact, post_d; // batches with priors
@@ -105,7 +106,7 @@ struct decoder_lane {
     template <typename L, typename F>
     static void each_cached(L& l, F&& f)
     {
-        for (auto* b : { &l.G, &l.Lpart, &l.post, &l.scratch, &l.soft })
+        for (auto* b : { &l.G, &l.Lpart, &l.table, &l.post, &l.scratch, &l.soft })
             f(*b); // device_buffer<real>
         for (auto* b : { &l.alpha,
                          &l.beta,

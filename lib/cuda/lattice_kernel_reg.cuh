@@ -117,14 +117,29 @@ __device__ __forceinline__ void lattice_last_row(real (&cur)[MN], const DIAG& Wt
 }
 
 // What a lattice kernel does with the last row of codeword D's lattice.
-template <typename real, int MN>
-__device__ __forceinline__ void
-lattice_out(real (&aux)[MN], const real (&cur)[MN], real wD, int pass, real* Lout, int D)
+// Over letters (LB > 1), pass G by position with the position table
+// (launch_params::T) also stores the row itself: Lout is then the thread's
+// place in the table, node e of codeword D at Lout[D MN tspan + 32 e].
+template <typename real, int MN, int LB = 1>
+__device__ __forceinline__ void lattice_out(real (&aux)[MN],
+                                            const real (&cur)[MN],
+                                            real wD,
+                                            int pass,
+                                            real* Lout,
+                                            int D,
+                                            int tspan = 0)
 {
     if (pass == pass_G) {
 #pragma unroll
         for (int e = 0; e < MN; ++e)
             aux[e] = fma(wD, cur[e], aux[e]);
+        if constexpr (LB > 1) {
+            if (Lout) {
+#pragma unroll
+                for (int e = 0; e < MN; ++e)
+                    Lout[(long long)D * MN * tspan + 32 * e] = cur[e];
+            }
+        }
     } else {
         // without the prior: finish_kernel applies it in double
         real s = real(0);
@@ -312,8 +327,13 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
                 wts.row(x, [&](const auto& Wt) {
                     lattice_last_row<real, MN, KZ>(cur, Wt, r);
                     if constexpr (EXACT)
-                        lattice_out<real, MN>(
-                            aux, cur, prior ? prior[D] : real(1), pass, Lout, D);
+                        lattice_out<real, MN, LB>(aux,
+                                                  cur,
+                                                  prior ? prior[D] : real(1),
+                                                  pass,
+                                                  Lout,
+                                                  D,
+                                                  p.T_span);
                 });
             }
         }
@@ -321,7 +341,8 @@ __device__ __forceinline__ void lattice_codewords(const launch_params<real>& p,
         // bit, which the compiler then keeps a branch (alone, the last row
         // took its weights by a select a node)
         if constexpr (!EXACT)
-            lattice_out<real, MN>(aux, cur, prior ? prior[D] : real(1), pass, Lout, D);
+            lattice_out<real, MN, LB>(
+                aux, cur, prior ? prior[D] : real(1), pass, Lout, D, p.T_span);
     }
 }
 
@@ -393,6 +414,9 @@ __device__ __forceinline__ void lattice_all_codewords(const launch_params<real>&
  * from p.letter_words; no rows kept. LMASK: hard letters with uniform
  * substitutions (launch_params::letters_uniform), a match mask per row
  * instead of the tables (weights_letter_bits; the tables' registers spill).
+ * With the position table (launch_params::T), pass G by position stores each
+ * codeword's last row there, and pass L runs here only for the frames with
+ * priors (l_prior_frames; the others': lattice_table_kernel).
  */
 template <typename real,
           int MN,
@@ -434,6 +458,10 @@ __global__ void __launch_bounds__(reg_block,
         return; // whole warps past the states (positions)
     if (pass == pass_L && p.status[f] != st_ok)
         return; // the whole block
+    if constexpr (letters) {
+        if (pass == pass_L && p.l_prior_frames != 0 && p.has_prior[f] == 0)
+            return; // pass L from the position table (lattice_table_kernel)
+    }
     if (pass == pass_G && (p.has_prior[f] != 0 ? by_position : p.g_prior_frames != 0))
         return; // the frame's G is made by the other mapping
     // by position: the first of the residue's indices (iw + k share_P) that
@@ -469,7 +497,16 @@ __global__ void __launch_bounds__(reg_block,
         return inside && b >= 0 && b < p.Mt && ((keep >> e) & 1ull) != 0;
     };
     const real scale = p.out_scale;
+    // pass L: the warp's partial sums; pass G by position over letters with
+    // the position table: the thread's place in it (residue iw, position a)
     real* Lout = p.Lpart + (fw * p.nwarps + w) * p.q;
+    if constexpr (letters) {
+        if (pass == pass_G)
+            Lout = by_position && p.T && a < span
+                       ? p.T + f * p.T_stride + (long long)iw * p.q * p.Mn * p.T_span +
+                             (long long)(a >> 5) * 32 * p.Mn + (a & 31)
+                       : nullptr;
+    }
 
     real aux[MN]; // pass_G: the sums over D; pass_L: alpha(a) beta(a + d)
     if (pass == pass_L) {

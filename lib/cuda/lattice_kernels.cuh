@@ -91,8 +91,24 @@ struct launch_params {
     int g_prior_frames; // pass G by index: 1 for only the frames with priors
     int nwarps;         // warps of 32 states per (frame, i): ceil(Mt / 32)
     real* G;            // F x W x Mn x Mt: G(f, i, e, a) = sum over D of gamma
-    real* Lpart;        // F x W x nwarps x q: partial sums of L over 32 states
-    double* alpha;      // F x (N + 1) x Mt (double in both precisions)
+    // The letters kernels' position table (plan_position_table): pass G by
+    // position also stores each codeword's last row, node e of codeword D
+    // from position a (as pass G's threads: n i0 + m_tau^- + a) for residue
+    // r < T_books (pass G's share_P) at
+    //   T[f T_stride + (r q + D) Mn T_span + (a / 32) 32 Mn + 32 e + a % 32]
+    // (tiles of 32 positions, node by node: a warp's 32 positions are one or
+    // two lines of each node, and a thread's nodes 32 values apart), and pass
+    // L reads it back (lattice_table_kernel) instead of making the lattices
+    // again; null: no table. T_span: the positions, a multiple of 32;
+    // T_stride: a frame's part (at least T_books q Mn T_span).
+    real* T;
+    int T_books, T_span;
+    long long T_stride;
+    // pass L by the lattices for the frames with priors only (the others'
+    // from the table)
+    int l_prior_frames;
+    real* Lpart;   // F x W x nwarps x q: partial sums of L over 32 states
+    double* alpha; // F x (N + 1) x Mt (double in both precisions)
     const unsigned long long* packed; // per frame: 64 bits of padding, then its bits
     const long long* packed_offset;   // per frame: its first word
     double* beta;                     // F x (N + 1) x Mt (double in both precisions)
@@ -152,6 +168,7 @@ launch_params<real> frame_range(const launch_params<real>& p, int f0, int nf)
     r.start = at(p.start, Mt);
     r.end = at(p.end, Mt);
     r.G = at(p.G, size_t(p.W) * size_t(p.Mn) * Mt);
+    r.T = at(p.T, size_t(p.T_stride));
     r.Lpart = at(p.Lpart, size_t(p.W) * size_t(p.nwarps) * size_t(p.q));
     r.alpha = at(p.alpha, rows * Mt);
     r.beta = at(p.beta, rows * Mt);
@@ -184,7 +201,10 @@ launch_params<real> frame_range(const launch_params<real>& p, int f0, int nf)
  *          sum_a alpha_i(a) sum_e R_i(a, a + d | D) beta_{i+1}(a + d)
  *          over each warp's 32 states, into Lpart (eqn:L before the prior,
  *          the sum over the warps and the normalization: finish_kernel).
- * gamma itself is never stored: it would be q times G, read back once.
+ * gamma itself is never stored: it would be q times G, read back once. Over
+ * letters, where plan_position_table says so, the last rows R(. | D) that
+ * pass G made by position are stored (launch_params::T) and pass L reads them
+ * (lattice_table_kernel): the same products and sums, bit for bit.
  */
 
 //! 1 / Lambda_i of index i of frame f (see launch_params::log_alpha_norm).
@@ -318,6 +338,25 @@ lattice_launcher<real> lattice_letters_launcher(int A, int n, int Mn)
         return nullptr;
     return nmax == 4 ? lattice_letters_table<real, 4>()[Mn - 1]
                      : lattice_letters_table<real, 8>()[Mn - 1];
+}
+
+//! Pass L from the position table (lattice_table_kernel) over the window of
+//! p: it makes its own grid.
+template <typename real>
+using table_launcher = void (*)(const launch_params<real>& p);
+
+//! The table launchers of one precision, one per corridor Mn = 1 ..
+//! letters_max_corridor (index Mn - 1; lattice_letters_*.cu).
+template <typename real>
+const table_launcher<real>* lattice_table_table();
+
+//! The pass L launcher from the table for a corridor of Mn nodes, or null.
+template <typename real>
+table_launcher<real> lattice_table_launcher(int Mn)
+{
+    if (Mn < 1 || Mn > letters_max_corridor)
+        return nullptr;
+    return lattice_table_table<real>()[Mn - 1];
 }
 
 //! The wide kernels of one precision, indexed by wide_slot(); null where

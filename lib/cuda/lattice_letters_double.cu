@@ -4,8 +4,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// The letters lattice kernels in double (lattice_kernels.cuh, letters_fit).
+// The letters lattice kernels in double (lattice_kernels.cuh, letters_fit),
+// and pass L from their position table (lattice_kernel_table.cuh).
 
 #include "lattice_kernel_reg.cuh"
+#include "lattice_kernel_table.cuh"
 
 BSID_LATTICE_LETTERS_TABLE(double)
+BSID_LATTICE_TABLE_TABLE(double)

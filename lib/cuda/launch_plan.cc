@@ -47,7 +47,9 @@ register_weights plan_register_weights(const channel_params& ch, int n, bool sin
 size_t memory_model::per_index() const
 {
     const size_t MtMn = size_t(Mt) * size_t(Mn);
-    return real_bytes * (MtMn + size_t(nwarps()) * size_t(q));
+    // the table's n positions an index (its M_tau more: per_frame)
+    const size_t table = size_t(table_books) * size_t(n) * size_t(q) * size_t(Mn);
+    return real_bytes * (MtMn + size_t(nwarps()) * size_t(q) + table);
 }
 
 size_t memory_model::per_frame(size_t rho) const
@@ -74,8 +76,11 @@ size_t memory_model::per_frame(size_t rho) const
                 : sizeof(double) * (A * rho + (4 + pairs) * size_t(N + 1) +
                                     (items ? A * rho : 0)) +
                       2 * sizeof(int);
+    // the position table's M_tau positions past a window's n per index
+    const size_t table =
+        real_bytes * size_t(table_books) * size_t(Mt) * size_t(q) * size_t(Mn);
     return sizeof(double) * (rows + 2 * Nq) + real_bytes * 2 * Nq + received +
-           events_bytes + 64;
+           events_bytes + table + 64;
 }
 
 size_t plan_window(const memory_model& m,
@@ -162,6 +167,15 @@ int plan_shared_g(int n, int P, int Mt, int Wc)
     const long long by_position = books * warps((long long)n * (Wc - 1) + Mt);
     const long long by_index = (long long)Wc * warps(Mt);
     return 4 * by_position <= 3 * by_index ? int(books) : 0;
+}
+
+int plan_position_table(int n, int q, int P, int Mt, int Wc)
+{
+    const int books = plan_shared_g(n, P, Mt, Wc);
+    if (books == 0 || q < 1)
+        return 0;
+    const long long table = (long long)books * ((long long)n * (Wc - 1) + Mt) * q;
+    return table <= 4 * (long long)Wc * Mt ? books : 0;
 }
 
 namespace {

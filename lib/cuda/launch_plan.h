@@ -64,9 +64,13 @@ struct memory_model {
     //! batch)
     bool events = false, items = false;
     size_t events_scratch = 0;
+    //! the position table (plan_position_table over a whole frame): its
+    //! books, 0 without one, and the codeword length it needs
+    int table_books = 0, n = 0;
 
     int nwarps() const { return (Mt + 31) / 32; }
-    //! G and the partial L of one symbol index of one frame
+    //! G, the partial L and the position table's part of one symbol index
+    //! of one frame
     size_t per_index() const;
     //! alpha, beta, the boundary weights, the posteriors and the bits (or the
     //! LLRs and their probabilities) of one frame of rho items, and with
@@ -167,6 +171,18 @@ int plan_reg_block(int Mt);
  * S500 (n = 8, P = 6, Mt = 128) 6 x 4128 against 500 x 128 states.
  */
 int plan_shared_g(int n, int P, int Mt, int Wc);
+
+/*!
+ * \brief The letters kernels' position table (launch_params::T): pass G by
+ * position (plan_shared_g) also stores the last row of every codeword's
+ * lattice, P' books x (n (Wc - 1) + Mt) positions x q codewords x Mn nodes,
+ * and pass L reads them back (lattice_table_kernel) instead of making the
+ * lattices again for every index and state. Returns P' where pass G is by
+ * position and the table takes at most 4 times G's memory (Wc Mt Mn values;
+ * the four-letter analogue of S500, n = 4, q = 16, Mt = 92: 0.73 times),
+ * else 0 (pass L makes the lattices).
+ */
+int plan_position_table(int n, int q, int P, int Mt, int Wc);
 
 //! The register kernels' band of codeword lengths: codewords of n bits run in the
 //! kernels for at most 8, 12, 16 or 32 bits.

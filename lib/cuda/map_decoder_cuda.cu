@@ -126,6 +126,8 @@ cuda_decoder<real>::cuda_decoder(const decoder_config& cfg,
         d_reg = d_regw.usable
                     ? lattice_letters_launcher<real>(d_A, n(), d_limits.mn.size())
                     : nullptr;
+        d_table = d_reg && d_share_g ? lattice_table_launcher<real>(d_limits.mn.size())
+                                     : nullptr;
     } else {
         d_reg =
             d_regw.usable ? lattice_reg_launcher<real>(n(), d_limits.mn.size()) : nullptr;
@@ -260,8 +262,13 @@ std::string cuda_decoder<real>::g_form() const
     const int books = d_reg && d_share_g
                           ? plan_shared_g(n(), d_cfg.cb.P(), d_limits.mtau.size(), N())
                           : 0;
-    return books > 0 ? detail::concat(
-                           "; G by position (", books, " books, frames without priors)")
+    const bool table =
+        d_table &&
+        plan_position_table(n(), q(), d_cfg.cb.P(), d_limits.mtau.size(), N()) > 0;
+    return books > 0 ? detail::concat("; G by position (",
+                                      books,
+                                      " books, frames without priors)",
+                                      table ? ", pass L from its table" : "")
                      : std::string("; G by index");
 }
 
@@ -590,6 +597,8 @@ memory_model cuda_decoder<real>::memory() const
     m.Mn = d_limits.mn.size();
     m.real_bytes = sizeof(real);
     m.alphabet = d_A;
+    m.n = n();
+    m.table_books = d_table ? plan_position_table(n(), q(), d_cfg.cb.P(), m.Mt, N()) : 0;
     // the general lattice kernel's rows (two of Mn values per thread)
     // (counted unless every batch, soft or not, runs on d_reg)
     m.general_scratch = use_reg(true) ? 0 : sizeof(real) * d_general.scratch_items;

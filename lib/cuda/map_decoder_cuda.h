@@ -218,6 +218,9 @@ private:
     bool d_ab_warp =
         true; // warp recursions where M_tau allows (BSID_CUDA_AB=block: never)
     lattice_launcher<real> d_reg = nullptr; // the register kernel, if any
+    // over letters with G by position: pass L from the position table
+    // (plan_position_table decides per window), else null
+    table_launcher<real> d_table = nullptr;
     bool d_reg_hard_only =
         false; // d_reg is a wide kernel: soft input takes the general one
     register_weights d_regw;

@@ -411,6 +411,39 @@ TEST(launch_plan, g_by_position_where_it_takes_fewer_threads)
         EXPECT_EQ(plan_shared_g(c.n, c.P, c.Mt, c.Wc), c.books) << c.why;
 }
 
+// The letters kernels' position table: only where pass G is by position
+// (plan_shared_g), and only where its P' (n (Wc - 1) + Mt) q rows take at
+// most 4 times G's Wc Mt; its memory counted per index (n q Mn) and per
+// frame (Mt q Mn) for each book.
+TEST(launch_plan, position_table_where_g_is_by_position_and_it_fits)
+{
+    struct C {
+        int n, q, P, Mt, Wc, books;
+        const char* why;
+    };
+    for (const C& c :
+         { C{ 4, 16, 1, 92, 500, 1, "four letters: 2088 x 16 against 4 x 46000" },
+           C{ 4, 64, 1, 92, 500, 1, "q = 64: 133632 against 184000" },
+           C{ 4, 256, 1, 92, 500, 0, "q = 256: 534528, past 4 times G" },
+           C{ 4, 16, 3, 92, 500, 3, "3 books: 100224 against 184000" },
+           C{ 32, 4, 1, 32, 100, 0, "G by index (plan_shared_g: n past M_tau)" },
+           C{ 4, 16, 1, 92, 0, 0, "no indices" },
+           C{ 4, 0, 1, 92, 500, 0, "no codewords" } }) {
+        EXPECT_EQ(plan_position_table(c.n, c.q, c.P, c.Mt, c.Wc), c.books) << c.why;
+    }
+    // the edge exactly: (4 x 99 + 100) x 80 = 39680 against 4 x 100 x 100 =
+    // 40000, and one codeword more past it
+    EXPECT_EQ(plan_position_table(4, 80, 1, 100, 100), 1);
+    EXPECT_EQ(plan_position_table(4, 81, 1, 100, 100), 0);
+
+    memory_model m = model_of(500, 16, 92, 12);
+    const size_t index = m.per_index(), frame = m.per_frame(2000);
+    m.n = 4;
+    m.table_books = 1;
+    EXPECT_EQ(m.per_index(), index + 4u * 4 * 16 * 12);
+    EXPECT_EQ(m.per_frame(2000), frame + 4u * 92 * 16 * 12);
+}
+
 TEST(launch_plan, general_kernel_rows_in_shared_memory_where_they_fit)
 {
     const size_t limit = 227 * 1024; // an H100's or H200's opt-in shared memory per block

@@ -15,6 +15,7 @@
 // posteriors, substitution counts) against the brute force and the CPU. Skips
 // cleanly where no GPU is usable.
 
+#include "launch_plan.h"
 #include "qa_letter_events_reference.h"
 #include "qa_letters_reference.h"
 #include "qa_log_capture.h"
@@ -52,6 +53,38 @@ struct sized_case {
     int N;
     const char* form;
 };
+
+// `count` frames of a real-size case through its channel (transmit seed
+// `seed`, frame k), log-probabilities for frame 1's letters (a basecaller
+// sure of most letters) and priors for a frame
+struct sized_frames {
+    std::vector<std::vector<uint8_t>> rx;
+    std::vector<double> logprob, priors;
+};
+sized_frames
+make_sized_frames(const sized_case& c, int count, uint64_t seed, std::mt19937_64& rng)
+{
+    const int A = c.ch.alphabet(), q = c.cb.q();
+    sized_frames fr;
+    for (int k = 0; k < count; ++k) {
+        std::vector<int64_t> msg(size_t(c.N));
+        for (auto& s : msg)
+            s = int64_t(rng() % uint64_t(q));
+        const auto x = c.cb.encode(msg.data(), msg.size());
+        fr.rx.push_back(transmit(c.ch, x.data(), x.size(), seed, uint64_t(k)).rx);
+    }
+    const auto& y = fr.rx[1];
+    fr.logprob.resize(y.size() * size_t(A));
+    std::uniform_real_distribution<double> u(0, 1);
+    for (size_t j = 0; j < y.size(); ++j)
+        for (int l = 0; l < A; ++l)
+            fr.logprob[j * size_t(A) + size_t(l)] =
+                l == y[j] ? std::log(0.8 + 0.19 * u(rng)) : -3 - 4 * u(rng);
+    fr.priors.resize(size_t(c.N * q));
+    for (auto& v : fr.priors)
+        v = 0.1 + u(rng);
+    return fr;
+}
 
 } // namespace
 
@@ -227,30 +260,16 @@ TEST_F(cuda_letters, register_and_general_kernels_match_the_cpu)
     };
     for (const auto& c : cases) {
         const int A = c.ch.alphabet(), q = c.cb.q();
-        // three frames: hard letters, log-probabilities (a basecaller sure
-        // of most letters), hard letters with priors
-        std::vector<std::vector<uint8_t>> rx;
-        for (int k = 0; k < 3; ++k) {
-            std::vector<int64_t> msg(size_t(c.N));
-            for (auto& s : msg)
-                s = int64_t(rng() % uint64_t(q));
-            const auto x = c.cb.encode(msg.data(), msg.size());
-            rx.push_back(transmit(c.ch, x.data(), x.size(), 21, uint64_t(k)).rx);
-        }
-        std::vector<double> lp(rx[1].size() * size_t(A));
-        std::uniform_real_distribution<double> u(0, 1);
-        for (size_t j = 0; j < rx[1].size(); ++j)
-            for (int l = 0; l < A; ++l)
-                lp[j * size_t(A) + size_t(l)] =
-                    l == rx[1][j] ? std::log(0.8 + 0.19 * u(rng)) : -3 - 4 * u(rng);
-        std::vector<double> pri(size_t(c.N * q));
-        for (auto& v : pri)
-            v = 0.1 + u(rng);
-        std::vector<frame_view> views{ frame_view{ rx[0].data(), rx[0].size() },
-                                       frame_view{ nullptr, rx[1].size() },
-                                       frame_view{
-                                           rx[2].data(), rx[2].size(), pri.data() } };
-        views[1].logprob = lp.data();
+        // three frames: hard letters, log-probabilities, hard letters with
+        // priors
+        const sized_frames fr = make_sized_frames(c, 3, 21, rng);
+        const auto& rx = fr.rx;
+        std::vector<frame_view> views{
+            frame_view{ rx[0].data(), rx[0].size() },
+            frame_view{ nullptr, rx[1].size() },
+            frame_view{ rx[2].data(), rx[2].size(), fr.priors.data() }
+        };
+        views[1].logprob = fr.logprob.data();
         std::vector<std::vector<double>> want(3, std::vector<double>(size_t(c.N * q)));
         std::vector<double*> wp{ want[0].data(), want[1].data(), want[2].data() };
         decoder_config cfg(c.cb, c.ch, c.N);
@@ -277,6 +296,107 @@ TEST_F(cuda_letters, register_and_general_kernels_match_the_cpu)
                     ASSERT_TRUE(gr[size_t(k)].ok())
                         << what << ": " << gr[size_t(k)].reason;
                     EXPECT_LT(max_abs_diff(got[size_t(k)], want[size_t(k)]),
+                              prec == precision_kind::dual ? 1e-9 : 1e-3)
+                        << what << " frame " << k;
+                }
+            }
+    }
+}
+
+// Pass L from the position table (plan_position_table, lattice_table_kernel):
+// the lattices' last rows that pass G stored by position are the rows pass L
+// made itself by index, so every posterior must equal the decoder's without
+// the table (decoder_config::share_g false: G and L by index) bit for bit, and
+// the CPU's (1e-9 in double, in float as the real-size check above). Reached
+// on purpose: each configuration's plan is checked to take the table for the
+// whole frame, and the log to say so. Books of period 1, 3 and 2; uniform
+// substitutions with hard letters (the mask kernels) and a matrix, four
+// letters and three (n = 6, the 8-letter band); batches of hard letters,
+// log-probabilities, a frame with priors (pass L by its lattices beside the
+// table), a letter outside the alphabet and an empty frame (refused alone);
+// global storage and local windows of 5 indices; both precisions.
+TEST_F(cuda_letters, pass_l_from_the_position_table_equals_pass_l_by_index)
+{
+    std::mt19937_64 rng(test_seed() + 147);
+    std::vector<double> S{ 0.96, 0.02, 0.01, 0.01, 0.03, 0.9,  0.05, 0.02,
+                           0.0,  0.04, 0.95, 0.01, 0.02, 0.02, 0.0,  0.96 };
+    const std::vector<sized_case> cases = {
+        { codebook::random(4, 16, 1, 11, 4), channel_params(0.01, 0.01, 0, 4), 150, "" },
+        { codebook::random(4, 16, 3, 12, 4),
+          channel_params(0.02, 0.01, 0.03, 4),
+          400,
+          "" },
+        { codebook::random(4, 12, 2, 13, 4),
+          channel_params(0.01, 0.02, 0, 4, S),
+          100,
+          "" },
+        { codebook::random(6, 16, 1, 14, 3),
+          channel_params(0.01, 0.01, 0.01, 3),
+          80,
+          "" },
+    };
+    for (const auto& c : cases) {
+        const int A = c.ch.alphabet(), q = c.cb.q();
+        decoder_config cfg(c.cb, c.ch, c.N);
+        const auto lim = map_decoder::make(cfg)->limits();
+        ASSERT_GT(cuda::plan_position_table(c.cb.n(), q, c.cb.P(), lim.mtau.size(), c.N),
+                  0)
+            << c.ch.repr() << ": no table";
+        sized_frames fr = make_sized_frames(c, 4, 23, rng);
+        auto& rx = fr.rx;
+        rx[3][rx[3].size() / 2] = uint8_t(A); // outside the alphabet
+        const uint8_t none = 0;
+        std::vector<frame_view> views{
+            frame_view{ rx[0].data(), rx[0].size() },
+            frame_view{ nullptr, rx[1].size() },
+            frame_view{ rx[2].data(), rx[2].size(), fr.priors.data() },
+            frame_view{ rx[3].data(), rx[3].size() },
+            frame_view{ &none, 0 },
+        };
+        views[1].logprob = fr.logprob.data();
+        const size_t F = views.size(), NQ = size_t(c.N * q);
+        auto run = [&](const decoder_config& d, std::vector<frame_result>& res) {
+            std::vector<std::vector<double>> out(F, std::vector<double>(NQ));
+            std::vector<double*> ptr;
+            for (auto& o : out)
+                ptr.push_back(o.data());
+            res = map_decoder::make(d)->decode_batch(views, ptr);
+            return out;
+        };
+        cfg.backend = backend_kind::cpu;
+        cfg.precision = precision_kind::dual;
+        std::vector<frame_result> ref_res;
+        const auto ref = run(cfg, ref_res);
+        for (auto prec : letters_precisions)
+            for (auto storage : letters_storages) {
+                decoder_config by = cfg;
+                by.backend = backend_kind::cuda;
+                by.precision = prec;
+                by.storage = storage;
+                by.cuda.local_window = storage == storage_kind::local ? 5 : 0;
+                const std::string what =
+                    "A=" + std::to_string(A) + " n=" + std::to_string(c.cb.n()) +
+                    " P=" + std::to_string(c.cb.P()) + " " + c.ch.repr() + " " +
+                    to_string(prec) + " " + to_string(storage);
+                std::vector<frame_result> res[2];
+                std::vector<std::vector<double>> post[2];
+                for (bool share : { false, true }) {
+                    log_capture capture;
+                    by.cuda.share_g = share;
+                    post[share] = run(by, res[share]);
+                    EXPECT_EQ(capture.has("pass L from its table"), share) << what;
+                }
+                for (size_t k = 0; k < F; ++k) {
+                    ASSERT_EQ(res[1][k].status, ref_res[k].status)
+                        << what << " frame " << k << ": " << res[1][k].reason;
+                    ASSERT_EQ(res[0][k].status, res[1][k].status)
+                        << what << " frame " << k;
+                    ASSERT_EQ(res[1][k].ok(), k < 3) << what << " frame " << k;
+                    if (!res[1][k].ok())
+                        continue;
+                    EXPECT_EQ(max_abs_diff(post[1][k], post[0][k]), 0.0)
+                        << what << " frame " << k;
+                    EXPECT_LT(max_abs_diff(post[1][k], ref[k]),
                               prec == precision_kind::dual ? 1e-9 : 1e-3)
                         << what << " frame " << k;
                 }

@@ -115,7 +115,8 @@ the one device; a device that does not exist is a RuntimeError for
 backend "cuda", and backend "auto" then decodes on the CPU), and share_g
 (True: the register kernels make the sums G that alpha and beta read once
 per book and received position where that saves work, for frames without
-priors; False: once per index and state; the values are the same, see
+priors, and over letters pass L then reads the lattices' rows that pass G
+stored; False: once per index and state; the values are the same, see
 docs/design.md, "G by position"). The environment
 variables BSID_CUDA_DEVICE, BSID_CUDA_AB=block and BSID_CUDA_LOCAL_WINDOW
 override them. sync_word: the word W ("0110...") that begins every frame and

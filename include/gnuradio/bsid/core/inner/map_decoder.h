@@ -92,7 +92,9 @@ struct cuda_options {
      * The register kernels make G (the sums that alpha and beta read)
      * once per book and received position, shared by every index whose state
      * starts there, where that takes fewer threads than once per index and
-     * state (frames without priors; docs/design.md, "G by position"); false:
+     * state (frames without priors; docs/design.md, "G by position"); over
+     * letters, pass L then reads the lattices' last rows that pass G stored
+     * by position (the position table) instead of making them again; false:
      * always by index. The values are the same either way.
      */
     bool share_g = true;
