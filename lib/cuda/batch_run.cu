@@ -207,7 +207,7 @@ void batch_run<real>::allocate()
     table_books = dec.d_table && dec.d_memory.model().table_books > 0
                       ? std::min(dec.d_cfg.cb.P(), int(W))
                       : 0;
-    table_span = ((long long)dec.n() * ((long long)W - 1) + Mt + 31) / 32 * 32;
+    table_span = plan_table_span(dec.n(), int(W), Mt);
     ln.table.ensure(size_t(F) * size_t(table_books) * Q * Mn * size_t(table_span));
     ln.Lpart.ensure(size_t(F) * W * size_t(dec.nwarps()) * Q);
     ln.alpha.ensure(size_t(F) * (Nn + 1) * Mt);

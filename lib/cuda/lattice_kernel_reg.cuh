@@ -12,7 +12,7 @@
 #ifndef INCLUDED_BSID_CUDA_LATTICE_KERNEL_REG_CUH
 #define INCLUDED_BSID_CUDA_LATTICE_KERNEL_REG_CUH
 
-#include "lattice_kernels.cuh"
+#include "lattice_terms.cuh"
 #include <array>
 #include <stdexcept>
 #include <utility>
@@ -150,21 +150,6 @@ __device__ __forceinline__ void lattice_out(real (&aux)[MN],
         if ((threadIdx.x & 31) == 0)
             Lout[D] = s;
     }
-}
-
-// Which nodes k of a lattice's last row (row n) lie inside the frame, as
-// bits: node (r, k) consumes the received bits up to r + k - 1 + m_n^- past
-// its state's position, so with `left` = (bits from the state's position to
-// the frame's end) - m_n^-, it is inside when r + k <= left. A node inside
-// depends only on nodes inside (its three neighbours have r + k no larger
-// than its own), so the lattice runs unmasked and only the last row's
-// outside nodes are set to 0: every path into them consumes a bit that does
-// not exist. (Nodes before the frame's start are the zero corner, 0 from
-// row 0 on.)
-__device__ __forceinline__ unsigned long long lattice_keep_mask(long long left, int n)
-{
-    const long long kmax = left - n; // the last node kept
-    return kmax >= 63 ? ~0ull : kmax < 0 ? 0ull : (2ull << kmax) - 1ull;
 }
 
 // The diagonal weights of a thread, for either transmitted bit: the two
@@ -510,19 +495,7 @@ __global__ void __launch_bounds__(reg_block,
 
     real aux[MN]; // pass_G: the sums over D; pass_L: alpha(a) beta(a + d)
     if (pass == pass_L) {
-        const double al = inside ? p.alpha[((long long)f * (p.N + 1) + i) * p.Mt + a] *
-                                       lattice_pass_L_scale(p, f, i)
-                                 : 0.0;
-        const double* bn = p.beta + ((long long)f * (p.N + 1) + i + 1) * p.Mt;
-        bool any = false;
-#pragma unroll
-        for (int e = 0; e < MN; ++e) {
-            aux[e] = ((!WIDE || e < p.Mn) && counts(a, e))
-                         ? real(al * bn[a + p.dlo + e] * double(scale))
-                         : real(0);
-            any = any || aux[e] != real(0);
-        }
-        if (!__any_sync(0xffffffffu, any)) {
+        if (!__any_sync(0xffffffffu, pass_l_terms<real, MN, WIDE>(p, f, i, a, aux))) {
             for (int D = threadIdx.x & 31; D < p.q; D += 32)
                 Lout[D] = real(0);
             return;

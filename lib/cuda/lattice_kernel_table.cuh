@@ -11,7 +11,7 @@
 #ifndef INCLUDED_BSID_CUDA_LATTICE_KERNEL_TABLE_CUH
 #define INCLUDED_BSID_CUDA_LATTICE_KERNEL_TABLE_CUH
 
-#include "lattice_kernels.cuh"
+#include "lattice_terms.cuh"
 #include <algorithm>
 #include <array>
 #include <utility>
@@ -19,8 +19,8 @@
 namespace bsid {
 namespace cuda {
 
-// The indices a thread of lattice_table_kernel sums for: as many corridors
-// of sums as fit in about 48 registers, 1 to 8.
+// The indices a block of lattice_table_kernel sums for at most: as many
+// corridors of terms as fit in about 48 registers a thread, 1 to 8.
 constexpr int table_tile_of(int regs, int Mn)
 {
     const int k = regs / Mn;
@@ -29,135 +29,155 @@ constexpr int table_tile_of(int regs, int Mn)
 template <int MN>
 constexpr int table_tile = table_tile_of(48, MN);
 
+// The threads of a block of lattice_table_kernel at most.
+constexpr int table_block_max = 2 * reg_block;
+
+// The sums a block of lattice_table_kernel keeps in shared memory between
+// its reductions: table_group codewords x K indices x reg_block states
+// (each warp's 32 one place apart, table_pad: no bank conflicts).
+template <int K>
+constexpr int table_group = 32 / K;
+__host__ __device__ constexpr int table_pad(int t) { return t + t / 32; }
+constexpr int table_states_padded = table_pad(reg_block);
+
 /*
  * Pass L where pass G left, by position, the last row R(a, . | D) of every
  * codeword's lattice from every received position (lattice_kernel_reg over
  * letters with launch_params::T): the lattices depend on the position and the
  * book alone, so pass L need not make them again for every index and state.
  *
- * Block (f, tile, chunk): frame f, the window's indices tile K .. tile K + K
- * - 1 (K = table_tile), and states chunk blockDim + threadIdx. A thread makes
- * its sums alpha beta (aux) at each of the K indices exactly as
- * lattice_kernel_reg's pass L does, then, codeword by codeword, reads the
- * row at its position for each index and sums it against them. With the
- * codeword outermost, the K indices' rows (positions n apart, each warp's
- * overlapping the next index's) are read from the L1 cache after the first.
- * The products, their order and the warps' sums are those of
- * lattice_kernel_reg: Lpart bit for bit. Frames with priors are left to
- * lattice_kernel_reg (pass G made theirs by index, without the table).
+ * A block sums k indices of one book (k <= table_tile, table_tile_plan):
+ * iw_r = c + P (g k + r), r < k, where P = T_books, c the book and g the
+ * block's tile of it, for the states S c' .. S c' + S - 1 (S =
+ * table_states_plan, c' the chunk). Index iw_r's state S c' + t starts at
+ * position n iw_0 + S c' + t + n P r, so thread j of the block holds the
+ * position n iw_0 + S c' + j and, for each r, the state t = j - n P r: it
+ * reads each row of the table once for all k indices (by index, each state
+ * reads it again for each index that starts a state there). Its terms
+ * alpha beta (pass_l_terms), the products and their order are pass L's by
+ * index. Codewords go in groups of table_group: each thread leaves its sums
+ * in shared memory, then one thread a warp of states, index and codeword
+ * adds the warp's 32 sums in warp_sum's order (lane_tree_sum): Lpart bit for
+ * bit, without the 5 shuffles a sum of every lane. Frames with priors are
+ * left to lattice_kernel_reg (pass G made theirs by index, without the
+ * table).
  */
 template <typename real, int MN>
-__global__ void __launch_bounds__(reg_block)
-    lattice_table_kernel(launch_params<real> p, int chunks, int tiles)
+__global__ void __launch_bounds__(table_block_max)
+    lattice_table_kernel(launch_params<real> p, int chunks, int tiles, int S, int k)
 {
     constexpr int K = table_tile<MN>;
+    constexpr int G = table_group<K>;
+    __shared__ real sums[G][K][table_states_padded];
+    const int P = p.T_books;
     const int ft = blockIdx.x / chunks;
     const int chunk = blockIdx.x - ft * chunks;
-    const int f = ft / tiles;
-    const int tile = ft - f * tiles;
-    const int a = chunk * int(blockDim.x) + int(threadIdx.x);
-    if ((a & ~31) >= p.Mt)
-        return; // whole warps past the states
-    if (p.status[f] != st_ok || p.has_prior[f] != 0)
+    const int fc = ft / tiles;
+    const int g = ft - fc * tiles;
+    const int f = fc / P;
+    const int c = fc - f * P; // the book
+    const int iw0 = c + P * g * k;
+    if (iw0 >= p.Wc || p.status[f] != st_ok || p.has_prior[f] != 0)
         return; // the whole block
-    const int w = a >> 5;
-    const long long rho = p.rho[f];
-    const real scale = p.out_scale;
-    real* Lf = p.Lpart + (long long)f * p.W * p.nwarps * p.q;
-    const real* Tf = p.T + f * p.T_stride;
+    const int j = int(threadIdx.x);
+    const int nP = p.n * P;
+    const int s0 = chunk * S;                           // the block's first state
     const long long plane = (long long)p.Mn * p.T_span; // a codeword's rows
+    // the thread's position, inside the part of the table pass G made
+    // (threads past every index's states read a row there and sum nothing)
+    const int pos = min(p.n * iw0 + s0 + j, p.n * (p.Wc - 1) + p.Mt - 1);
+    const real* row = p.T + f * p.T_stride + (long long)c * p.q * plane +
+                      (long long)(pos >> 5) * 32 * p.Mn + (pos & 31);
 
-    real aux[K][MN];    // alpha(a) beta(a + d) at each index of the tile
-    bool live[K];       // some lane of the warp has a term there
-    const real* row[K]; // the index's first row at the state's position
+    real aux[K][MN]; // the terms of (r, state j - n P r), or 0
+    bool term[K];    // whether the thread holds a state of index r
 #pragma unroll
     for (int r = 0; r < K; ++r) {
-        const int iw = tile * K + r;
-        // indices past the window and states past M_tau read a row
-        // inside the table and sum it with zeros: no term, and no output
-        // (the old kernel's lanes past M_tau summed finite rows with zeros)
-        const int iw_in = iw < p.Wc ? iw : p.Wc - 1;
-        const int pos = p.n * iw_in + (a < p.Mt ? a : p.Mt - 1);
-        row[r] = Tf + (long long)(iw_in % p.T_books) * p.q * plane +
-                 (long long)(pos >> 5) * 32 * p.Mn + (pos & 31);
-        live[r] = false;
+        const int t = j - nP * r;
+        const int iw = iw0 + P * r;
+        term[r] = r < k && iw < p.Wc && t >= 0 && t < S;
+        if (term[r])
+            pass_l_terms<real, MN>(p, f, p.i0 + iw, s0 + t, aux[r]);
+        else {
 #pragma unroll
-        for (int e = 0; e < MN; ++e)
-            aux[r][e] = real(0);
-        if (iw >= p.Wc)
-            continue; // (the same for the whole block)
-        const int i = p.i0 + iw;
-        const long long start = (long long)p.n * i + p.mtlo + a;
-        const bool inside = a < p.Mt && start >= 0 && start <= rho;
-        const unsigned long long keep =
-            inside ? lattice_keep_mask(rho - start - p.dlo, p.n) | ~((1ull << MN) - 1ull)
-                   : ~0ull;
-        const double al = inside ? p.alpha[((long long)f * (p.N + 1) + i) * p.Mt + a] *
-                                       lattice_pass_L_scale(p, f, i)
-                                 : 0.0;
-        const double* bn = p.beta + ((long long)f * (p.N + 1) + i + 1) * p.Mt;
-        bool any = false;
-#pragma unroll
-        for (int e = 0; e < MN; ++e) {
-            const int b = a + p.dlo + e;
-            const bool counts = inside && b >= 0 && b < p.Mt && ((keep >> e) & 1ull) != 0;
-            aux[r][e] = counts ? real(al * bn[b] * double(scale)) : real(0);
-            any = any || aux[r][e] != real(0);
-        }
-        live[r] = __any_sync(0xffffffffu, any);
-        if (!live[r]) {
-            real* Lout = Lf + ((long long)iw * p.nwarps + w) * p.q;
-            for (int D = threadIdx.x & 31; D < p.q; D += 32)
-                Lout[D] = real(0);
+            for (int e = 0; e < MN; ++e)
+                aux[r][e] = real(0);
         }
     }
 
-    // every index's sum at once, so that their loads, multiply-adds and
-    // the warps' sums overlap (each alone waits on its loads and then on
-    // its shuffles: 12 cycles an instruction)
-    for (int D = 0; D < p.q; ++D) {
-        real s[K];
+    // the reductions: item u of a group is (codeword d, index r, warp of
+    // states v), v fastest; warps past M_tau have none
+    const int nw = min(S, p.Mt - s0 + 31) >> 5;
+    for (int D0 = 0; D0 < p.q; D0 += G) {
+        const int dg = min(G, p.q - D0);
+        for (int d = 0; d < dg; ++d) {
+            real v[MN];
 #pragma unroll
-        for (int r = 0; r < K; ++r)
-            s[r] = real(0);
-#pragma unroll
-        for (int e = 0; e < MN; ++e) {
-#pragma unroll
-            for (int r = 0; r < K; ++r)
-                s[r] = fma(__ldg(row[r] + 32 * e), aux[r][e], s[r]);
-        }
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
+            for (int e = 0; e < MN; ++e)
+                v[e] = __ldg(row + 32 * e);
+            row += plane;
+            real sr[K];
 #pragma unroll
             for (int r = 0; r < K; ++r)
-                s[r] += __shfl_xor_sync(0xffffffffu, s[r], o);
-        }
-        if ((threadIdx.x & 31) == 0) {
+                sr[r] = real(0);
 #pragma unroll
-            for (int r = 0; r < K; ++r)
-                if (live[r])
-                    Lf[((long long)(tile * K + r) * p.nwarps + w) * p.q + D] = s[r];
-        }
+            for (int e = 0; e < MN; ++e) {
 #pragma unroll
-        for (int r = 0; r < K; ++r)
-            row[r] += plane;
+                for (int r = 0; r < K; ++r)
+                    sr[r] = fma(v[e], aux[r][e], sr[r]);
+            }
+#pragma unroll
+            for (int r = 0; r < K; ++r) {
+                const int t = j - nP * r;
+                if (term[r]) // a state past M_tau sums 0 (its row may be unset)
+                    sums[d][r][table_pad(t)] = s0 + t < p.Mt ? sr[r] : real(0);
+            }
+        }
+        __syncthreads();
+        if (j < dg * k * nw) {
+            const int v = j % nw;
+            const int dr = j / nw;
+            const int r = dr % k;
+            const int d = dr / k;
+            const int iw = iw0 + P * r;
+            if (iw < p.Wc) {
+                const real x = lane_tree_sum(&sums[d][r][table_pad(32 * v)]);
+                const int w = (s0 >> 5) + v;
+                p.Lpart[(((long long)f * p.W + iw) * p.nwarps + w) * p.q + D0 + d] = x;
+            }
+        }
+        __syncthreads();
     }
 }
 
-// Threads per block of lattice_table_kernel: the states in whole warps, up
-// to reg_block (no idle warp beside M_tau = 92's three).
-inline int plan_table_block(int Mt) { return std::min(reg_block, (Mt + 31) / 32 * 32); }
+// The states a block of lattice_table_kernel sums for: the states in whole
+// warps, up to reg_block (no idle warp beside M_tau = 92's three).
+inline int table_states_plan(int Mt) { return std::min(reg_block, (Mt + 31) / 32 * 32); }
+
+// The indices of one book a block sums for (up to K = table_tile): as many
+// as the block's positions S + n P (k - 1) allow in table_block_max threads,
+// and 1 where consecutive indices of a book share no position (n P >= S).
+inline int table_tile_plan(int S, int n, int P, int K)
+{
+    const int nP = n * P;
+    if (nP >= S)
+        return 1;
+    return std::max(1, std::min(K, 1 + (table_block_max - S) / nP));
+}
 
 template <typename real, int MN>
 void launch_lattice_table(const launch_params<real>& p)
 {
-    constexpr int K = table_tile<MN>;
-    const int block = plan_table_block(p.Mt);
-    const int chunks = (p.Mt + block - 1) / block;
-    const int tiles = (p.Wc + K - 1) / K;
+    const int S = table_states_plan(p.Mt);
+    const int P = p.T_books;
+    const int k = table_tile_plan(S, p.n, P, table_tile<MN>);
+    const int block = (S + p.n * P * (k - 1) + 31) / 32 * 32;
+    const int chunks = (p.Mt + S - 1) / S;
+    const int per_book = (p.Wc + P - 1) / P; // indices of a book at most
+    const int tiles = (per_book + k - 1) / k;
     lattice_table_kernel<real, MN>
-        <<<unsigned(size_t(p.F) * size_t(tiles) * size_t(chunks)), unsigned(block)>>>(
-            p, chunks, tiles);
+        <<<unsigned(size_t(p.F) * size_t(P) * size_t(tiles) * size_t(chunks)),
+           unsigned(block)>>>(p, chunks, tiles, S, k);
 }
 
 template <typename real, int... M>

@@ -226,6 +226,28 @@ __device__ __forceinline__ real warp_sum(real v)
     return v;
 }
 
+// The sum of 32 values v[0 .. 31] by one thread, in warp_sum's order (its
+// butterfly adds the values 16 apart, then those sums 8 apart, and so on:
+// addition commutes, so every lane of warp_sum holds this tree's result):
+// warp_sum of lane l's v[l], bit for bit.
+template <typename real>
+__device__ __forceinline__ real lane_tree_sum(const real* v)
+{
+    real t[16];
+#pragma unroll
+    for (int l = 0; l < 16; ++l)
+        t[l] = v[l] + v[l + 16];
+#pragma unroll
+    for (int l = 0; l < 8; ++l)
+        t[l] = t[l] + t[l + 8];
+#pragma unroll
+    for (int l = 0; l < 4; ++l)
+        t[l] = t[l] + t[l + 4];
+    t[0] = t[0] + t[2];
+    t[1] = t[1] + t[3];
+    return t[0] + t[1];
+}
+
 // The least over the lanes of a warp; every lane gets it (any architecture).
 __device__ __forceinline__ int warp_min(int v)
 {

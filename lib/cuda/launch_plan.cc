@@ -76,9 +76,10 @@ size_t memory_model::per_frame(size_t rho) const
                 : sizeof(double) * (A * rho + (4 + pairs) * size_t(N + 1) +
                                     (items ? A * rho : 0)) +
                       2 * sizeof(int);
-    // the position table's M_tau positions past a window's n per index
+    // the position table's M_tau positions past a window's n per index, and
+    // up to 31 more for its whole tiles of 32 (plan_table_span)
     const size_t table =
-        real_bytes * size_t(table_books) * size_t(Mt) * size_t(q) * size_t(Mn);
+        real_bytes * size_t(table_books) * size_t(Mt + 31) * size_t(q) * size_t(Mn);
     return sizeof(double) * (rows + 2 * Nq) + real_bytes * 2 * Nq + received +
            events_bytes + table + 64;
 }
@@ -176,6 +177,11 @@ int plan_position_table(int n, int q, int P, int Mt, int Wc)
         return 0;
     const long long table = (long long)books * ((long long)n * (Wc - 1) + Mt) * q;
     return table <= 4 * (long long)Wc * Mt ? books : 0;
+}
+
+long long plan_table_span(int n, int W, int Mt)
+{
+    return ((long long)n * ((long long)W - 1) + Mt + 31) / 32 * 32;
 }
 
 namespace {

@@ -184,6 +184,12 @@ int plan_shared_g(int n, int P, int Mt, int Wc);
  */
 int plan_position_table(int n, int q, int P, int Mt, int Wc);
 
+//! The positions a book's rows of the position table take over a window of
+//! W indices: n (W - 1) + Mt, rounded up to whole tiles of 32 (the table's
+//! layout, launch_params::T). At most n W + Mt + 31: what the memory model
+//! counts (per_index, per_frame).
+long long plan_table_span(int n, int W, int Mt);
+
 //! The register kernels' band of codeword lengths: codewords of n bits run in the
 //! kernels for at most 8, 12, 16 or 32 bits.
 constexpr int reg_band(int n) { return n <= 8 ? 8 : n <= 12 ? 12 : n <= 16 ? 16 : 32; }

@@ -441,7 +441,20 @@ TEST(launch_plan, position_table_where_g_is_by_position_and_it_fits)
     m.n = 4;
     m.table_books = 1;
     EXPECT_EQ(m.per_index(), index + 4u * 4 * 16 * 12);
-    EXPECT_EQ(m.per_frame(2000), frame + 4u * 92 * 16 * 12);
+    EXPECT_EQ(m.per_frame(2000), frame + 4u * (92 + 31) * 16 * 12);
+    // the model covers the table's whole tiles of 32 positions over any
+    // window: n (W - 1) + Mt rounded up is at most n W + Mt + 31
+    EXPECT_EQ(plan_table_span(4, 500, 92), 2112); // 2088 rounded up
+    EXPECT_EQ(plan_table_span(4, 1, 32), 32);
+    EXPECT_EQ(plan_table_span(4, 1, 33), 64);
+    for (int n : { 1, 3, 4, 8 })
+        for (int Mt : { 1, 31, 32, 92, 140 })
+            for (int W : { 1, 2, 5, 37, 500 }) {
+                const long long span = plan_table_span(n, W, Mt);
+                EXPECT_GE(span, (long long)n * (W - 1) + Mt);
+                EXPECT_EQ(span % 32, 0);
+                EXPECT_LE(span, (long long)n * W + Mt + 31) << n << " " << W << " " << Mt;
+            }
 }
 
 TEST(launch_plan, general_kernel_rows_in_shared_memory_where_they_fit)

@@ -320,22 +320,41 @@ TEST_F(cuda_letters, pass_l_from_the_position_table_equals_pass_l_by_index)
     std::mt19937_64 rng(test_seed() + 147);
     std::vector<double> S{ 0.96, 0.02, 0.01, 0.01, 0.03, 0.9,  0.05, 0.02,
                            0.0,  0.04, 0.95, 0.01, 0.02, 0.02, 0.0,  0.96 };
-    const std::vector<sized_case> cases = {
-        { codebook::random(4, 16, 1, 11, 4), channel_params(0.01, 0.01, 0, 4), 150, "" },
-        { codebook::random(4, 16, 3, 12, 4),
-          channel_params(0.02, 0.01, 0.03, 4),
-          400,
-          "" },
-        { codebook::random(4, 12, 2, 13, 4),
-          channel_params(0.01, 0.02, 0, 4, S),
-          100,
-          "" },
-        { codebook::random(6, 16, 1, 14, 3),
-          channel_params(0.01, 0.01, 0.01, 3),
-          80,
-          "" },
+    struct table_case {
+        sized_case c;
+        int local_window; // cuda_options::local_window (for local storage)
     };
-    for (const auto& c : cases) {
+    const std::vector<table_case> cases = {
+        { { codebook::random(4, 16, 1, 11, 4),
+            channel_params(0.01, 0.01, 0, 4),
+            150,
+            "" },
+          5 },
+        { { codebook::random(4, 16, 3, 12, 4),
+            channel_params(0.02, 0.01, 0.03, 4),
+            400,
+            "" },
+          5 },
+        { { codebook::random(4, 12, 2, 13, 4),
+            channel_params(0.01, 0.02, 0, 4, S),
+            100,
+            "" },
+          5 },
+        { { codebook::random(6, 16, 1, 14, 3),
+            channel_params(0.01, 0.01, 0.01, 3),
+            80,
+            "" },
+          5 },
+        // M_tau = 140: two chunks of states; 22 books n = 4 apart take 88
+        // positions, so a block sums 2 of their indices, not table_tile's 3
+        { { codebook::random(4, 4, 22, 15, 4),
+            channel_params(0.03, 0.03, 0.01, 4),
+            400,
+            "" },
+          200 },
+    };
+    for (const auto& tc : cases) {
+        const sized_case& c = tc.c;
         const int A = c.ch.alphabet(), q = c.cb.q();
         decoder_config cfg(c.cb, c.ch, c.N);
         const auto lim = map_decoder::make(cfg)->limits();
@@ -373,7 +392,8 @@ TEST_F(cuda_letters, pass_l_from_the_position_table_equals_pass_l_by_index)
                 by.backend = backend_kind::cuda;
                 by.precision = prec;
                 by.storage = storage;
-                by.cuda.local_window = storage == storage_kind::local ? 5 : 0;
+                by.cuda.local_window =
+                    storage == storage_kind::local ? tc.local_window : 0;
                 const std::string what =
                     "A=" + std::to_string(A) + " n=" + std::to_string(c.cb.n()) +
                     " P=" + std::to_string(c.cb.P()) + " " + c.ch.repr() + " " +
