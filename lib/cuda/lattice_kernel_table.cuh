@@ -29,9 +29,6 @@ constexpr int table_tile_of(int regs, int Mn)
 template <int MN>
 constexpr int table_tile = table_tile_of(48, MN);
 
-// The threads of a block of lattice_table_kernel at most.
-constexpr int table_block_max = 2 * reg_block;
-
 // The sums a block of lattice_table_kernel keeps in shared memory between
 // its reductions: table_group codewords x K indices x reg_block states
 // (each warp's 32 one place apart, table_pad: no bank conflicts).
@@ -39,6 +36,7 @@ template <int K>
 constexpr int table_group = 32 / K;
 __host__ __device__ constexpr int table_pad(int t) { return t + t / 32; }
 constexpr int table_states_padded = table_pad(reg_block);
+static_assert(reg_block >= 128, "plan_table_launch's states fit the sums");
 
 /*
  * Pass L where pass G left, by position, the last row R(a, . | D) of every
@@ -46,10 +44,10 @@ constexpr int table_states_padded = table_pad(reg_block);
  * letters with launch_params::T): the lattices depend on the position and the
  * book alone, so pass L need not make them again for every index and state.
  *
- * A block sums k indices of one book (k <= table_tile, table_tile_plan):
+ * A block sums k indices of one book (k <= table_tile, plan_table_launch):
  * iw_r = c + P (g k + r), r < k, where P = T_books, c the book and g the
  * block's tile of it, for the states S c' .. S c' + S - 1 (S =
- * table_states_plan, c' the chunk). Index iw_r's state S c' + t starts at
+ * plan_table_launch's states, c' the chunk). Index iw_r's state S c' + t starts at
  * position n iw_0 + S c' + t + n P r, so thread j of the block holds the
  * position n iw_0 + S c' + j and, for each r, the state t = j - n P r: it
  * reads each row of the table once for all k indices (by index, each state
@@ -150,34 +148,13 @@ __global__ void __launch_bounds__(table_block_max)
     }
 }
 
-// The states a block of lattice_table_kernel sums for: the states in whole
-// warps, up to reg_block (no idle warp beside M_tau = 92's three).
-inline int table_states_plan(int Mt) { return std::min(reg_block, (Mt + 31) / 32 * 32); }
-
-// The indices of one book a block sums for (up to K = table_tile): as many
-// as the block's positions S + n P (k - 1) allow in table_block_max threads,
-// and 1 where consecutive indices of a book share no position (n P >= S).
-inline int table_tile_plan(int S, int n, int P, int K)
-{
-    const int nP = n * P;
-    if (nP >= S)
-        return 1;
-    return std::max(1, std::min(K, 1 + (table_block_max - S) / nP));
-}
-
 template <typename real, int MN>
 void launch_lattice_table(const launch_params<real>& p)
 {
-    const int S = table_states_plan(p.Mt);
-    const int P = p.T_books;
-    const int k = table_tile_plan(S, p.n, P, table_tile<MN>);
-    const int block = (S + p.n * P * (k - 1) + 31) / 32 * 32;
-    const int chunks = (p.Mt + S - 1) / S;
-    const int per_book = (p.Wc + P - 1) / P; // indices of a book at most
-    const int tiles = (per_book + k - 1) / k;
+    const table_launch t = plan_table_launch(p.n, p.T_books, p.Mt, p.Wc, table_tile<MN>);
     lattice_table_kernel<real, MN>
-        <<<unsigned(size_t(p.F) * size_t(P) * size_t(tiles) * size_t(chunks)),
-           unsigned(block)>>>(p, chunks, tiles, S, k);
+        <<<unsigned(size_t(p.F) * size_t(p.T_books) * size_t(t.tiles) * size_t(t.chunks)),
+           unsigned(t.block)>>>(p, t.chunks, t.tiles, t.states, t.tile);
 }
 
 template <typename real, int... M>

@@ -184,6 +184,21 @@ long long plan_table_span(int n, int W, int Mt)
     return ((long long)n * ((long long)W - 1) + Mt + 31) / 32 * 32;
 }
 
+table_launch plan_table_launch(int n, int books, int Mt, int Wc, int K)
+{
+    table_launch t;
+    t.states = std::min(128, (Mt + 31) / 32 * 32);
+    t.chunks = (Mt + t.states - 1) / t.states;
+    const int nP = n * books;
+    t.tile = nP >= t.states
+                 ? 1
+                 : std::max(1, std::min(K, 1 + (table_block_max - t.states) / nP));
+    t.block = (t.states + nP * (t.tile - 1) + 31) / 32 * 32;
+    const int per_book = (Wc + books - 1) / books;
+    t.tiles = (per_book + t.tile - 1) / t.tile;
+    return t;
+}
+
 namespace {
 
 int plan_corner(int n, int nmax, int Mn, int dlo, unsigned renorm_rows)

@@ -184,6 +184,28 @@ int plan_shared_g(int n, int P, int Mt, int Wc);
  */
 int plan_position_table(int n, int q, int P, int Mt, int Wc);
 
+//! The threads of a block of pass L from the position table at most.
+constexpr int table_block_max = 256;
+
+/*!
+ * \brief The grid of pass L from the position table (lattice_table_kernel)
+ * over a window of Wc indices with `books` books and M_tau = Mt states, for
+ * at most K indices a block (the kernel's registers, table_tile):
+ * - states: the states a block sums for: Mt in whole warps, up to 128 (no
+ *   idle warp beside M_tau = 92's three), in `chunks` chunks;
+ * - tile: the indices of one book a block sums for: consecutive indices of a
+ *   book start their states n books positions apart, so a block of `tile`
+ *   indices holds states + n books (tile - 1) positions, as many as fit in
+ *   table_block_max threads, up to K; 1 where they share no position (n
+ *   books >= states);
+ * - block: those positions in whole warps; tiles: a book's tiles (every
+ *   book gets as many, of its at most ceil(Wc / books) indices).
+ */
+struct table_launch {
+    int states = 0, chunks = 0, tile = 0, block = 0, tiles = 0;
+};
+table_launch plan_table_launch(int n, int books, int Mt, int Wc, int K);
+
 //! The positions a book's rows of the position table take over a window of
 //! W indices: n (W - 1) + Mt, rounded up to whole tiles of 32 (the table's
 //! layout, launch_params::T). At most n W + Mt + 31: what the memory model

@@ -263,8 +263,7 @@ std::string cuda_decoder<real>::g_form() const
                           ? plan_shared_g(n(), d_cfg.cb.P(), d_limits.mtau.size(), N())
                           : 0;
     const bool table =
-        d_table &&
-        plan_position_table(n(), q(), d_cfg.cb.P(), d_limits.mtau.size(), N()) > 0;
+        d_memory.model().table_books > 0; // where the memory model counts it
     return books > 0 ? detail::concat("; G by position (",
                                       books,
                                       " books, frames without priors)",

@@ -457,6 +457,60 @@ TEST(launch_plan, position_table_where_g_is_by_position_and_it_fits)
             }
 }
 
+// Pass L from the position table's grid (plan_table_launch): the states in
+// whole warps up to 128, the indices a block takes as their positions allow
+// in table_block_max threads (1 where a book's indices share no position),
+// and every state and index of the window covered.
+TEST(launch_plan, table_launch_covers_the_window_in_blocks_that_fit)
+{
+    // the four-letter analogue of S500: 3 warps of states, 4 indices 4
+    // positions apart (96 + 12 positions: 4 warps), 125 tiles
+    table_launch t = plan_table_launch(4, 1, 92, 500, 4);
+    EXPECT_EQ(t.states, 96);
+    EXPECT_EQ(t.chunks, 1);
+    EXPECT_EQ(t.tile, 4);
+    EXPECT_EQ(t.block, 128);
+    EXPECT_EQ(t.tiles, 125);
+    // M_tau = 140 in two chunks; 22 books 88 positions apart: 2 indices
+    // (128 + 88 positions), not 3; 19 indices a book in 10 tiles
+    t = plan_table_launch(4, 22, 140, 400, 3);
+    EXPECT_EQ(t.states, 128);
+    EXPECT_EQ(t.chunks, 2);
+    EXPECT_EQ(t.tile, 2);
+    EXPECT_EQ(t.block, 224);
+    EXPECT_EQ(t.tiles, 10);
+    // a book's indices share no position: one a block
+    t = plan_table_launch(4, 8, 30, 100, 4);
+    EXPECT_EQ(t.states, 32);
+    EXPECT_EQ(t.tile, 1);
+    EXPECT_EQ(t.block, 32);
+    // the registers, not the threads, bound it: 8 indices of 32 states
+    t = plan_table_launch(4, 1, 20, 100, 8);
+    EXPECT_EQ(t.tile, 8);
+    EXPECT_EQ(t.block, 64);
+    for (int n : { 1, 4, 8 })
+        for (int books : { 1, 2, 5, 22 })
+            for (int Mt : { 1, 31, 92, 128, 129, 300 })
+                for (int Wc : { 1, 5, 37, 500 })
+                    for (int K : { 1, 3, 8 }) {
+                        t = plan_table_launch(n, books, Mt, Wc, K);
+                        const std::string why =
+                            std::to_string(n) + " " + std::to_string(books) + " " +
+                            std::to_string(Mt) + " " + std::to_string(Wc) + " " +
+                            std::to_string(K);
+                        EXPECT_EQ(t.states % 32, 0) << why;
+                        EXPECT_LE(t.states, 128) << why;
+                        EXPECT_GE(t.states * t.chunks, Mt) << why;
+                        EXPECT_LT(t.states * (t.chunks - 1), Mt) << why;
+                        EXPECT_GE(t.tile, 1) << why;
+                        EXPECT_LE(t.tile, K) << why;
+                        EXPECT_EQ(t.block % 32, 0) << why;
+                        EXPECT_LE(t.block, table_block_max) << why;
+                        EXPECT_GE(t.block, t.states + n * books * (t.tile - 1)) << why;
+                        EXPECT_GE((long long)t.tiles * t.tile * books, Wc) << why;
+                    }
+}
+
 TEST(launch_plan, general_kernel_rows_in_shared_memory_where_they_fit)
 {
     const size_t limit = 227 * 1024; // an H100's or H200's opt-in shared memory per block
