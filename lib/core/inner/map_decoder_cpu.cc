@@ -25,9 +25,11 @@
 // pass for the backward pass; local recomputes each block there and keeps only
 // one at a time (the paper's "local storage", with L fused into beta).
 
+#include "inner/codeword_weights.h"
 #include "inner/cpu_lattice.h"
 #include "inner/map_decoder_cpu.h"
 #include "runtime/aligned_vector.h"
+#include "runtime/flush_denormals.h"
 #include "runtime/format.h"
 #include "runtime/parallel_loop.h"
 #include <gnuradio/bsid/core/estimation/event_counts.h>
@@ -35,9 +37,6 @@
 #include <gnuradio/bsid/core/inner/model.h>
 #include <gnuradio/bsid/core/runtime/log.h>
 #include <unistd.h>
-#if defined(__SSE__)
-#include <xmmintrin.h>
-#endif
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -52,23 +51,7 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-/*
- * Flush-to-zero and denormals-are-zero while a frame is decoded. Values below
- * the smallest normal float (1e-38, relative to a normalized alpha of order
- * 1) change no posterior at float precision, but subnormal arithmetic is
- * about a hundred times slower on x86. The caller's mode is restored.
- */
-class flush_denormals
-{
-public:
-#if defined(__SSE__)
-    flush_denormals() : d_saved(_mm_getcsr()) { _mm_setcsr(d_saved | 0x8040); }
-    ~flush_denormals() { _mm_setcsr(d_saved); }
-
-private:
-    unsigned d_saved;
-#endif
-};
+using detail::flush_denormals;
 
 double seconds_since(clock_type::time_point t0)
 {
@@ -101,10 +84,7 @@ public:
         const int Q = q();
         d_qtab.resize(size_t(cfg.cb.P()));
         d_qsel.resize(size_t(cfg.cb.P()));
-        if (cfg.ch.alphabet() != 2)
-            letter_tables(cfg);
-        else
-            bit_tables(cfg);
+        weight_tables(cfg);
 
         const size_t block = size_t(d_limits.mn.size()) * size_t(Q);
         const size_t global_bytes =
@@ -180,96 +160,23 @@ public:
         return results;
     }
 
-    // Diagonal weights per book, bit row and received bit: qsel[p][2r+b][D];
-    // and the same in double with the codewords' bits, for the expected
-    // events (frame_view::events).
-    void bit_tables(const decoder_config& cfg)
-    {
-        const int n = this->n(), Q = q();
-        for (int p = 0; p < cfg.cb.P(); ++p) {
-            auto& tab = d_qtab[size_t(p)];
-            tab.assign(size_t(2 * n) * size_t(Q), real(0));
-            for (int r = 0; r < n; ++r) {
-                for (int D = 0; D < Q; ++D) {
-                    const int x =
-                        int((cfg.cb.books()[size_t(p)][size_t(D)] >> (n - 1 - r)) & 1u);
-                    for (int b = 0; b < 2; ++b) {
-                        tab[size_t(2 * r + b) * Q + D] =
-                            b == x ? d_lattice.w.match : d_lattice.w.mismatch;
-                    }
-                }
-            }
-            for (int k = 0; k < 2 * n; ++k)
-                d_qsel[size_t(p)].push_back(tab.data() + size_t(k) * Q);
-        }
-        // the same weights in double, and the codewords' bits, for the
-        // expected events (frame_view::events)
-        const auto wd = lattice_weights<double>::ratio(cfg.ch);
-        d_ev_w = wd;
-        d_ev_qw.resize(size_t(cfg.cb.P()));
-        d_ev_x.resize(size_t(cfg.cb.P()));
-        for (int p = 0; p < cfg.cb.P(); ++p) {
-            auto& qw = d_ev_qw[size_t(p)];
-            auto& xb = d_ev_x[size_t(p)];
-            qw.assign(size_t(2 * n) * size_t(Q), 0.0);
-            xb.assign(size_t(n) * size_t(Q), 0);
-            for (int r = 0; r < n; ++r) {
-                for (int D = 0; D < Q; ++D) {
-                    const int x =
-                        int((cfg.cb.books()[size_t(p)][size_t(D)] >> (n - 1 - r)) & 1u);
-                    xb[size_t(r) * Q + D] = uint8_t(x);
-                    for (int b = 0; b < 2; ++b)
-                        qw[size_t(2 * r + b) * Q + D] = wd.diag(unsigned(x), unsigned(b));
-                }
-            }
-        }
-    }
-
     /*
-     * The diagonal weights over an alphabet of A letters, in the likelihood
-     * ratio form (lattice_weights::ratio): A P(received y | letter x sent),
-     * per book, codeword letter r and received letter y: qsel[p][A r + y][D];
-     * and the same in double with the codewords' letters, for the expected
-     * events.
+     * The codewords' diagonal weights per book (diagonal_table: A rows per
+     * codeword letter, qsel[p][A r + y][D]) in the decoder's precision; and
+     * the same in double with the codewords' letters, for the expected
+     * events (frame_view::events).
      */
-    void letter_tables(const decoder_config& cfg)
+    void weight_tables(const decoder_config& cfg)
     {
-        const int n = this->n(), Q = q(), A = cfg.ch.alphabet();
-        for (int p = 0; p < cfg.cb.P(); ++p) {
-            auto& tab = d_qtab[size_t(p)];
-            tab.assign(size_t(A) * size_t(n) * size_t(Q), real(0));
-            for (int r = 0; r < n; ++r) {
-                for (int D = 0; D < Q; ++D) {
-                    const unsigned x =
-                        cfg.cb.letter(cfg.cb.books()[size_t(p)][size_t(D)], r);
-                    for (int y = 0; y < A; ++y)
-                        tab[(size_t(A) * size_t(r) + size_t(y)) * size_t(Q) + size_t(D)] =
-                            real(double(A) * cfg.ch.emission(x, unsigned(y)));
-                }
-            }
-            for (int k = 0; k < A * n; ++k)
-                d_qsel[size_t(p)].push_back(tab.data() + size_t(k) * size_t(Q));
-        }
-        // the same weights in double, and the codewords' letters, for the
-        // expected events (frame_view::events)
+        const int Q = q();
         d_ev_w = lattice_weights<double>::ratio(cfg.ch);
         d_ev_qw.resize(size_t(cfg.cb.P()));
         d_ev_x.resize(size_t(cfg.cb.P()));
         for (int p = 0; p < cfg.cb.P(); ++p) {
-            auto& qw = d_ev_qw[size_t(p)];
-            auto& xl = d_ev_x[size_t(p)];
-            qw.assign(size_t(A) * size_t(n) * size_t(Q), 0.0);
-            xl.assign(size_t(n) * size_t(Q), 0);
-            for (int r = 0; r < n; ++r) {
-                for (int D = 0; D < Q; ++D) {
-                    const unsigned x =
-                        cfg.cb.letter(cfg.cb.books()[size_t(p)][size_t(D)], r);
-                    xl[size_t(r) * Q + D] = uint8_t(x);
-                    for (int y = 0; y < A; ++y)
-                        qw[(size_t(A) * size_t(r) + size_t(y)) * size_t(Q) + size_t(D)] =
-                            double(A) * cfg.ch.emission(x, unsigned(y));
-                }
-            }
+            d_qtab[size_t(p)] = diagonal_table<real>(cfg.cb, cfg.ch, p);
+            d_qsel[size_t(p)] = table_rows(d_qtab[size_t(p)], Q);
+            d_ev_qw[size_t(p)] = diagonal_table<double>(cfg.cb, cfg.ch, p);
+            d_ev_x[size_t(p)] = codeword_letters(cfg.cb, p);
         }
     }
 

@@ -226,4 +226,16 @@ std::unique_ptr<device_concatenated_loop> make_device_loop(map_decoder& inner,
 #endif
 }
 
+std::unique_ptr<reads::joint_decoder>
+make_joint_decoder(const decoder_config& base,
+                   const std::vector<reads::read_channel>& channels)
+{
+    if (base.backend == backend_kind::cuda) {
+        log(log_level::info,
+            "reads_decoder: joint decoding runs on the CPU backend (the CUDA "
+            "backend decodes single reads and the combiner's)");
+    }
+    return reads::make_joint_cpu_decoder(base, channels);
+}
+
 } // namespace bsid

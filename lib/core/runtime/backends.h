@@ -16,6 +16,7 @@
 #define INCLUDED_BSID_CORE_RUNTIME_BACKENDS_H
 
 #include "outer/device_concatenated_loop.h"
+#include "reads/joint_decoder.h"
 #include <gnuradio/bsid/core/inner/map_decoder.h>
 #include <gnuradio/bsid/core/outer/ldpc_decoder.h>
 #include <gnuradio/bsid/core/outer/symbol_mapping.h>
@@ -71,6 +72,16 @@ std::unique_ptr<device_concatenated_loop> make_device_loop(map_decoder& inner,
                                                            siso_decoder& outer,
                                                            const outer_code& code,
                                                            const symbol_mapping& map);
+
+/*!
+ * The joint decoder of several reads (docs/reads.md) for decoders of `base`
+ * (its backend and precision) over these channels. The recursion over
+ * tuples of drifts runs on the CPU (reads/joint_decoder_cpu.cc); a request
+ * for the CUDA backend is logged once and decoded there too.
+ */
+std::unique_ptr<reads::joint_decoder>
+make_joint_decoder(const decoder_config& base,
+                   const std::vector<reads::read_channel>& channels);
 
 } // namespace bsid
 

@@ -137,6 +137,59 @@ inline double corridor_R(const channel_params& ch,
     return at(n, L);
 }
 
+/*
+ * P(y | X) for one message's letters X (N codewords of n), restricted as the
+ * decoder restricts it: a forward pass over the codeword-boundary drifts
+ * inside m_tau, each codeword's lattice with every node's drift change
+ * inside m_n, from drift 0 to the end drift rho - tau. llr, if not null,
+ * replaces y (A values per item over more than two letters).
+ */
+inline double restricted_likelihood(const channel_params& ch,
+                                    const std::vector<uint8_t>& X,
+                                    int n,
+                                    int N,
+                                    const uint8_t* y,
+                                    const double* llr,
+                                    long long rho,
+                                    const decoder_limits& limits)
+{
+    const size_t width = ch.alphabet() == 2 ? 1 : size_t(ch.alphabet());
+    const long long tau = (long long)N * n;
+    const auto& mt = limits.mtau;
+    const auto& mn = limits.mn;
+    std::vector<double> P(size_t(mt.size()), 0.0), Pn(size_t(mt.size()));
+    P[size_t(-mt.lo)] = 1;
+    for (int i = 0; i < N; ++i) {
+        std::fill(Pn.begin(), Pn.end(), 0.0);
+        const std::vector<uint8_t> x(X.begin() + i * n, X.begin() + (i + 1) * n);
+        for (int m1 = mt.lo; m1 <= mt.hi; ++m1) {
+            if (P[size_t(m1 - mt.lo)] == 0)
+                continue;
+            const long long s = (long long)i * n + m1;
+            if (s < 0 || s > rho)
+                continue;
+            for (int d = mn.lo; d <= mn.hi; ++d) {
+                const int m2 = m1 + d;
+                const long long len = n + d;
+                if (m2 < mt.lo || m2 > mt.hi || len < 0 || s + len > rho)
+                    continue;
+                Pn[size_t(m2 - mt.lo)] +=
+                    P[size_t(m1 - mt.lo)] *
+                    corridor_R(ch,
+                               x,
+                               llr ? nullptr : y + s,
+                               int(len),
+                               mn.lo,
+                               mn.hi,
+                               llr ? llr + size_t(s) * width : nullptr);
+            }
+        }
+        std::swap(P, Pn);
+    }
+    const long long end = rho - tau;
+    return mt.contains(end) ? P[size_t(end - mt.lo)] : 0.0;
+}
+
 struct tiny_case {
     codebook cb;
     channel_params ch;
@@ -181,40 +234,7 @@ inline std::vector<double> brute_force_app(const tiny_case& tc,
             p = corridor_R(
                 tc.ch, X, tc.y.data(), int(rho), -int(X.size()), int(rho), llr);
         } else {
-            // forward over boundary drifts for this one message
-            const auto& mt = limits->mtau;
-            const auto& mn = limits->mn;
-            std::vector<double> P(size_t(mt.size()), 0.0), Pn(size_t(mt.size()));
-            P[size_t(-mt.lo)] = 1;
-            for (int i = 0; i < N; ++i) {
-                std::fill(Pn.begin(), Pn.end(), 0.0);
-                const std::vector<uint8_t> x(X.begin() + i * n, X.begin() + (i + 1) * n);
-                for (int m1 = mt.lo; m1 <= mt.hi; ++m1) {
-                    if (P[size_t(m1 - mt.lo)] == 0)
-                        continue;
-                    const long long s = (long long)i * n + m1;
-                    if (s < 0 || s > rho)
-                        continue;
-                    for (int d = mn.lo; d <= mn.hi; ++d) {
-                        const int m2 = m1 + d;
-                        const long long len = n + d;
-                        if (m2 < mt.lo || m2 > mt.hi || len < 0 || s + len > rho)
-                            continue;
-                        Pn[size_t(m2 - mt.lo)] +=
-                            P[size_t(m1 - mt.lo)] *
-                            corridor_R(tc.ch,
-                                       x,
-                                       tc.y.data() + (llr ? 0 : s),
-                                       int(len),
-                                       mn.lo,
-                                       mn.hi,
-                                       llr ? llr + size_t(s) * width : nullptr);
-                    }
-                }
-                std::swap(P, Pn);
-            }
-            const long long end = rho - tau;
-            p = mt.contains(end) ? P[size_t(end - mt.lo)] : 0.0;
+            p = restricted_likelihood(tc.ch, X, n, N, tc.y.data(), llr, rho, *limits);
         }
         for (int i = 0; i < N; ++i)
             app[size_t(i * q + msg[size_t(i)])] += prior * p;

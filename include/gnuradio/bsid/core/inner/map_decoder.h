@@ -336,6 +336,10 @@ public:
     //! invalid.
     void validate_priors(const double* priors, bool log_priors = false) const;
 
+    //! Copies priors into `out` (N q values, rows normalized, in double) after
+    //! checking them (as validate_priors).
+    void normalized_priors(const double* priors, bool log_priors, double* out) const;
+
     /*!
      * The boundary conditions of a frame that passed check_length(): the
      * frame starts at drift 0 and its received length rho is known, so start
@@ -380,8 +384,6 @@ protected:
      */
     bool precheck(const frame_view& frame, frame_result& result) const;
 
-    //! Copies priors into `out` (N q values, rows normalized) after checking them.
-    void normalized_priors(const double* priors, bool log_priors, double* out) const;
 
     //! Writes uniform posteriors (a refused frame's output).
     void fill_uniform(double* post) const;

@@ -1,0 +1,66 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The combining decoder of several reads (docs/reads.md, "The combiner"):
+// one forward-backward per read on the single decoder, each taking the other
+// reads' extrinsic outputs as its priors, in rounds; its cost grows
+// linearly in the number of reads.
+
+#ifndef INCLUDED_BSID_CORE_COMBINING_DECODER_H
+#define INCLUDED_BSID_CORE_COMBINING_DECODER_H
+
+#include <gnuradio/bsid/core/reads/reads_decoder.h>
+#include <vector>
+
+namespace bsid {
+namespace reads {
+
+/*!
+ * One frame for the combiner: 2 or more reads that passed the single
+ * decoder's checks, the channel of each (an index into the decoders the
+ * combiner is given), the caller's priors as given (N x q, or their logs;
+ * null: uniform) and whether the output is extrinsic.
+ */
+struct combine_frame {
+    std::vector<frame_read> reads;
+    std::vector<int> channel;
+    const double* priors = nullptr;
+    bool log_priors = false;
+    bool extrinsic = false;
+};
+
+/*!
+ * What the combiner made of a frame: its status, each read's (a read of
+ * probability 0 on its own is left out: impossible), the rounds run and
+ * whether the last one met the tolerance. When one read is left it is
+ * decoded alone (`single` set: the caller decodes it, exactly as the
+ * single decoder does), the output untouched.
+ */
+struct combine_outcome {
+    frame_result result;
+    std::vector<frame_result> reads;
+    int rounds = 0;
+    bool converged = false;
+    int single = -1; //!< the one read left, or -1
+};
+
+/*!
+ * Runs the combiner's rounds (combine_options) over every frame at once:
+ * each round is one decode_batch of each channel's decoder over the frames'
+ * reads still in play, in lockstep (Jacobi: every read of a round takes the
+ * other reads' outputs of the round before). Writes N q posteriors (or
+ * extrinsic outputs) per frame; never throws for a frame.
+ */
+std::vector<combine_outcome> combine_batch(const std::vector<map_decoder*>& decoders,
+                                           const combine_options& opts,
+                                           const std::vector<combine_frame>& frames,
+                                           const std::vector<double*>& post);
+
+} // namespace reads
+} // namespace bsid
+
+#endif /* INCLUDED_BSID_CORE_COMBINING_DECODER_H */
