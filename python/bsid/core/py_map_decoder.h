@@ -12,6 +12,7 @@
 #define INCLUDED_BSID_PYTHON_PY_MAP_DECODER_H
 
 #include "convert.h"
+#include <gnuradio/bsid/core/reads/reads_decoder.h>
 
 namespace bsid_py {
 
@@ -341,6 +342,35 @@ public:
 
     const bsid::map_decoder& dec() const { return *d_dec; }
 
+    /*!
+     * The decoder of several reads (decode_reads, bind_reads.cc) for these
+     * channels, method and combiner's rule over this decoder's settings:
+     * built at the first call with them and kept (a few, most recent last).
+     */
+    std::shared_ptr<bsid::reads_decoder>
+    reads_decoder_for(const std::vector<bsid::channel_params>& channels,
+                      bsid::read_method method,
+                      const bsid::combine_options& combine)
+    {
+        std::lock_guard<std::mutex> lock(d_reads_mutex);
+        for (const auto& d : d_reads) {
+            const auto& c = d->config();
+            if (c.channels == channels && c.method == method &&
+                c.combine.iterations == combine.iterations &&
+                c.combine.tolerance == combine.tolerance)
+                return d;
+        }
+        bsid::reads_config rc(d_frames->config());
+        rc.channels = channels;
+        rc.method = method;
+        rc.combine = combine;
+        auto made = std::make_shared<bsid::reads_decoder>(rc);
+        if (d_reads.size() >= 8)
+            d_reads.erase(d_reads.begin());
+        d_reads.push_back(made);
+        return made;
+    }
+
 private:
     static bsid::frame_view
     view_of(const received_frame& f, const double* priors, bool log_priors)
@@ -364,6 +394,8 @@ private:
     std::unique_ptr<bsid::error_counter> d_counter;
     int d_counter_threads = -1;
     std::optional<bsid::setup_watch> d_watch; // (set in the constructor)
+    std::mutex d_reads_mutex;                 // guards d_reads
+    std::vector<std::shared_ptr<bsid::reads_decoder>> d_reads;
 };
 
 
