@@ -53,11 +53,63 @@ bool normalize_log_rows(double* v, int N, int q)
 // A frame's state between rounds.
 struct frame_state {
     std::vector<int> active;              // reads still in play
-    std::vector<std::vector<double>> ext; // per read: ln E_r (N q)
+    std::vector<std::vector<double>> ext; // per read: ln E_r (N q), empty until decoded
     std::vector<double> log_prior;        // ln P (N q), empty for uniform
     std::vector<double> prev;             // the posteriors of the round before
     bool done = false;
 };
+
+// One decode of the combiner: read r of frame k, its priors (logs; empty
+// for none) and its output.
+struct job {
+    size_t k;
+    int r;
+    bool alone; // no other read's output in its priors
+    std::vector<double> prior, out;
+    frame_result result;
+    size_t check = 0; // where it failed not alone: its decode alone, in `alone`
+};
+
+// The jobs decoded, one decode_batch per channel. A decode that throws
+// (not expected: the priors were checked) fails its jobs.
+void run_jobs(const std::vector<map_decoder*>& decoders,
+              const std::vector<combine_frame>& frames,
+              std::vector<job>& jobs)
+{
+    for (size_t c = 0; c < decoders.size(); ++c) {
+        std::vector<frame_view> views;
+        std::vector<double*> ptrs;
+        std::vector<job*> which;
+        for (auto& j : jobs) {
+            if (frames[j.k].channel[size_t(j.r)] != int(c))
+                continue;
+            const frame_read& rd = frames[j.k].reads[size_t(j.r)];
+            frame_view v;
+            v.bits = rd.bits;
+            v.llr = rd.llr;
+            v.logprob = rd.logprob;
+            v.rho = rd.L;
+            v.priors = j.prior.empty() ? nullptr : j.prior.data();
+            v.log_priors = true;
+            v.extrinsic = true;
+            views.push_back(v);
+            ptrs.push_back(j.out.data());
+            which.push_back(&j);
+        }
+        if (views.empty())
+            continue;
+        std::vector<frame_result> res;
+        try {
+            res = decoders[c]->decode_batch(views, ptrs);
+        } catch (const std::exception& e) {
+            res.assign(views.size(),
+                       { frame_status::decoder_error,
+                         std::string("the combiner's decode failed: ") + e.what() });
+        }
+        for (size_t t = 0; t < which.size(); ++t)
+            which[t]->result = res[t];
+    }
+}
 
 } // namespace
 
@@ -73,14 +125,15 @@ std::vector<combine_outcome> combine_batch(const std::vector<map_decoder*>& deco
     const map_decoder& first = *decoders.front();
     const int N = first.N(), Q = first.q();
     const size_t NQ = size_t(N) * size_t(Q);
-    auto fill_uniform = [&](double* p) { std::fill(p, p + NQ, 1.0 / Q); };
     std::vector<frame_state> st(K);
+    size_t most = 0;
     for (size_t k = 0; k < K; ++k) {
         const auto& f = frames[k];
         out[k].reads.assign(f.reads.size(), frame_result{});
         st[k].ext.resize(f.reads.size());
         for (size_t r = 0; r < f.reads.size(); ++r)
             st[k].active.push_back(int(r));
+        most = std::max(most, f.reads.size());
         if (f.priors) {
             // the caller's priors, normalized, as logs (checked by the caller)
             std::vector<double> p(NQ);
@@ -93,127 +146,104 @@ std::vector<combine_outcome> combine_batch(const std::vector<map_decoder*>& deco
     auto finish = [&](size_t k, frame_result r) {
         out[k].result = std::move(r);
         if (!out[k].result.ok())
-            fill_uniform(post[k]);
+            std::fill(post[k], post[k] + NQ, 1.0 / Q);
         st[k].done = true;
     };
-
-    for (int round = 1; round <= std::max(1, opts.iterations); ++round) {
-        // the round's decodes, per channel: priors (logs), outputs, and whose
-        struct job {
-            size_t k;
-            int r;
-        };
-        std::vector<std::vector<job>> jobs(decoders.size());
-        std::vector<std::vector<double>> priors;  // one per job, in job order
-        std::vector<std::vector<double>> outputs; // one per job
-        std::vector<std::vector<size_t>> slot(decoders.size());
+    auto leave_out = [&](size_t k, int r, const frame_result& why) {
+        out[k].reads[size_t(r)] = why;
+        auto& a = st[k].active;
+        a.erase(std::find(a.begin(), a.end(), r));
+        st[k].ext[size_t(r)].clear();
+    };
+    for (int round = 1; round <= opts.iterations; ++round) {
+        // every read in play, its priors the outputs of the other reads of
+        // the round before (none in round 1): one batch over all frames
+        std::vector<job> jobs;
         for (size_t k = 0; k < K; ++k) {
-            if (st[k].done)
-                continue;
-            for (int r : st[k].active) {
-                std::vector<double> lp;
-                if (round > 1 || !st[k].log_prior.empty()) {
-                    lp = st[k].log_prior.empty() ? std::vector<double>(NQ, 0.0)
-                                                 : st[k].log_prior;
-                    if (round > 1) {
-                        for (int s : st[k].active)
-                            if (s != r)
-                                for (size_t t = 0; t < NQ; ++t)
-                                    lp[t] += st[k].ext[size_t(s)][t];
-                    }
-                }
-                const int c = frames[k].channel[size_t(r)];
-                jobs[size_t(c)].push_back({ k, r });
-                slot[size_t(c)].push_back(priors.size());
-                priors.push_back(std::move(lp));
-                outputs.emplace_back(NQ);
-            }
-            // (no row of these priors is -inf everywhere: the round before
-            // checked their sum with read r's own output added)
-        }
-        for (size_t c = 0; c < decoders.size(); ++c) {
-            std::vector<frame_view> views;
-            std::vector<double*> ptrs;
-            std::vector<size_t> which;
-            for (size_t j = 0; j < jobs[c].size(); ++j) {
-                const auto [k, r] = jobs[c][j];
-                if (st[k].done)
-                    continue;
-                const frame_read& rd = frames[k].reads[size_t(r)];
-                frame_view v;
-                v.bits = rd.bits;
-                v.llr = rd.llr;
-                v.logprob = rd.logprob;
-                v.rho = rd.L;
-                const auto& lp = priors[slot[c][j]];
-                v.priors = lp.empty() ? nullptr : lp.data();
-                v.log_priors = true;
-                v.extrinsic = true;
-                views.push_back(v);
-                ptrs.push_back(outputs[slot[c][j]].data());
-                which.push_back(j);
-            }
-            if (views.empty())
-                continue;
-            std::vector<frame_result> res;
-            try {
-                res = decoders[c]->decode_batch(views, ptrs);
-            } catch (const std::exception& e) {
-                // (priors are checked here: a row the decoder refuses)
-                res.assign(views.size(),
-                           { frame_status::decoder_error,
-                             std::string("the combiner's decode failed: ") + e.what() });
-            }
-            for (size_t t = 0; t < which.size(); ++t) {
-                const auto [k, r] = jobs[c][which[t]];
-                if (st[k].done)
-                    continue;
-                const frame_result& fr = res[t];
-                if (fr.ok()) {
-                    auto& e = st[k].ext[size_t(r)];
-                    const auto& o = outputs[slot[c][which[t]]];
-                    e.resize(NQ);
-                    for (size_t u = 0; u < NQ; ++u)
-                        e[u] = o[u] > 0 ? std::log(o[u]) : minus_inf;
-                } else if (fr.status == frame_status::decoder_error) {
-                    finish(k, fr);
-                } else if (round == 1) {
-                    out[k].reads[size_t(r)] = fr; // left out: nothing on its own
-                } else {
-                    finish(k,
-                           { frame_status::impossible,
-                             detail::concat("the reads together have probability 0: "
-                                            "read ",
-                                            r,
-                                            " is impossible under the others' "
-                                            "extrinsic outputs (",
-                                            fr.reason,
-                                            ")") });
-                }
-            }
-        }
-        for (size_t k = 0; k < K; ++k) {
-            if (st[k].done)
-                continue;
             auto& s = st[k];
-            if (round == 1) {
-                std::vector<int> kept;
-                for (int r : s.active)
-                    if (out[k].reads[size_t(r)].ok())
-                        kept.push_back(r);
-                s.active = kept;
-                if (kept.empty()) {
-                    finish(k,
-                           { out[k].reads.front().status,
-                             "no read of the frame can be decoded on its own" });
+            if (s.done)
+                continue;
+            for (int r : s.active) {
+                job j{ k, r, true, {}, std::vector<double>(NQ), {} };
+                for (int o : s.active) {
+                    if (o == r || s.ext[size_t(o)].empty())
+                        continue;
+                    if (j.prior.empty())
+                        j.prior = s.log_prior.empty() ? std::vector<double>(NQ, 0.0)
+                                                      : s.log_prior;
+                    for (size_t t = 0; t < NQ; ++t)
+                        j.prior[t] += s.ext[size_t(o)][t];
+                    j.alone = false;
+                }
+                if (j.alone && !s.log_prior.empty())
+                    j.prior = s.log_prior;
+                jobs.push_back(std::move(j));
+            }
+        }
+        run_jobs(decoders, frames, jobs);
+        // a read that fails with the others' outputs in its priors: is it
+        // impossible alone (left out), or do the reads disagree?
+        std::vector<job> alone;
+        for (auto& j : jobs) {
+            if (!j.result.ok() && j.result.status != frame_status::decoder_error &&
+                !j.alone) {
+                j.check = alone.size();
+                alone.push_back(
+                    { j.k, j.r, true, st[j.k].log_prior, std::vector<double>(NQ), {} });
+            }
+        }
+        run_jobs(decoders, frames, alone);
+        for (auto& j : jobs) {
+            auto& s = st[j.k];
+            if (s.done)
+                continue;
+            if (j.result.ok()) {
+                auto& e = s.ext[size_t(j.r)];
+                e.resize(NQ);
+                for (size_t u = 0; u < NQ; ++u)
+                    e[u] = j.out[u] > 0 ? std::log(j.out[u]) : minus_inf;
+                continue;
+            }
+            if (j.result.status == frame_status::decoder_error) {
+                finish(j.k, j.result);
+                continue;
+            }
+            const frame_result* why = &j.result;
+            if (!j.alone) {
+                const job& b = alone[j.check];
+                if (b.result.ok() || b.result.status == frame_status::decoder_error) {
+                    finish(j.k,
+                           b.result.ok()
+                               ? frame_result{ frame_status::impossible,
+                                               detail::concat("the reads together have "
+                                                              "probability 0: read ",
+                                                              j.r,
+                                                              " is impossible under the "
+                                                              "others' outputs (",
+                                                              j.result.reason,
+                                                              ")") }
+                               : b.result);
                     continue;
                 }
-                if (kept.size() == 1) {
-                    out[k].single = kept.front();
-                    out[k].result = {};
-                    s.done = true;
-                    continue;
-                }
+                why = &b.result;
+            }
+            leave_out(j.k, j.r, *why); // nothing on its own
+        }
+        for (size_t k = 0; k < K; ++k) {
+            auto& s = st[k];
+            if (s.done)
+                continue;
+            if (s.active.empty()) {
+                finish(k,
+                       { out[k].reads.front().status,
+                         "no read of the frame can be decoded on its own" });
+                continue;
+            }
+            if (s.active.size() == 1) {
+                out[k].single = s.active.front();
+                out[k].result = {};
+                s.done = true;
+                continue;
             }
             out[k].rounds = round;
             // the posteriors: ln P + sum_r ln E_r, normalized
@@ -236,9 +266,8 @@ std::vector<combine_outcome> combine_batch(const std::vector<map_decoder*>& deco
                     change = std::max(change, std::abs(lpost[t] - s.prev[t]));
             }
             s.prev = lpost;
-            const bool last = round >= opts.iterations;
             out[k].converged = change <= opts.tolerance;
-            if (out[k].converged || last) {
+            if (out[k].converged || round >= opts.iterations) {
                 if (frames[k].extrinsic) {
                     std::vector<double> lext(NQ, 0.0);
                     for (int r : s.active)
