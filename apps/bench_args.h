@@ -77,6 +77,8 @@ inline const std::vector<bsid::command_line_option>& options()
                                                                 { "--max-delay-ms" },
                                                                 { "--pace-ms" },
                                                                 { "--devices" },
+                                                                { "--reads" },
+                                                                { "--read-method" },
                                                                 { "--no-profile",
                                                                   false } };
     return all;

@@ -29,6 +29,7 @@
 #include "bench_concatenated.h"
 #include "bench_estimate.h"
 #include "bench_frames.h"
+#include "bench_reads.h"
 #include "bench_stream.h"
 
 #include <omp.h>
@@ -128,6 +129,16 @@ frames_ok; erasures counts those the decoder refused):
   --sync-word W   the frames' sync word, e.g. 0110100111010010 (default none)
   --workers L     host threads taking turns on the backend (stream framing;
                   default 2)
+  --reads L       decode each frame from L reads, each through its own
+                  realization of the channel (bsid::reads_decoder,
+                  docs/reads.md); the JSON's bench is "reads": frames_per_s
+                  counts frames (clusters) decoded ok, symbol_error_rate and
+                  frame_error_rate those of the last call against the sent
+                  messages. With it: --read-method L (joint | combine; default
+                  joint), --iterations and --tolerance (the combiner's rule;
+                  default 8 and 1e-4), --batch (frames per call; default
+                  1024), --threads (default 0: all cores), --backend,
+                  --precision, --Pr
 
 Estimation options (--bench estimate; -N, --codebook, --backend, --precision
 (default double), --input, --llr-sigma, --threads (default 0: all cores),
@@ -562,6 +573,13 @@ int main(int argc, char** argv)
                     return 2;
                 }
                 return bench::bench_stream(opt);
+            }
+            if (opt.count("--reads") || opt.count("--read-method")) {
+                if (framing != "genie") {
+                    std::cerr << "bsid_bench: --reads needs --framing genie\n";
+                    return 2;
+                }
+                return bench::bench_reads(opt);
             }
             if (framing != "genie") {
                 std::cerr << "bsid_bench: --framing '" << framing

@@ -308,7 +308,8 @@ reads_decoder::decode_batch(const std::vector<frame_reads>& frames,
     {
         std::lock_guard<std::mutex> lock(d->joint_mutex);
         if (!d->joint)
-            d->joint = make_joint_decoder(d_cfg.base, d->channels);
+            d->joint =
+                make_joint_decoder(d_cfg.base, d->channels, d->singles[0]->backend());
     }
     std::vector<double> scratch(NQ);
     while (!many.empty()) {

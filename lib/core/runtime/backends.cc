@@ -228,14 +228,17 @@ std::unique_ptr<device_concatenated_loop> make_device_loop(map_decoder& inner,
 
 std::unique_ptr<reads::joint_decoder>
 make_joint_decoder(const decoder_config& base,
-                   const std::vector<reads::read_channel>& channels)
+                   const std::vector<reads::read_channel>& channels,
+                   backend_kind backend)
 {
-    if (base.backend == backend_kind::cuda) {
-        log(log_level::info,
-            "reads_decoder: joint decoding runs on the CPU backend (the CUDA "
-            "backend decodes single reads and the combiner's)");
-    }
-    return reads::make_joint_cpu_decoder(base, channels);
+    auto cpu = reads::make_joint_cpu_decoder(base, channels);
+#ifdef BSID_WITH_CUDA
+    if (backend == backend_kind::cuda)
+        return make_joint_cuda_decoder(base, channels, std::move(cpu));
+#else
+    (void)backend;
+#endif
+    return cpu;
 }
 
 } // namespace bsid

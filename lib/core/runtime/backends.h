@@ -75,13 +75,19 @@ std::unique_ptr<device_concatenated_loop> make_device_loop(map_decoder& inner,
 
 /*!
  * The joint decoder of several reads (docs/reads.md) for decoders of `base`
- * (its backend and precision) over these channels. The recursion over
- * tuples of drifts runs on the CPU (reads/joint_decoder_cpu.cc); a request
- * for the CUDA backend is logged once and decoded there too.
+ * over these channels, on `backend` (what the reads' single decoders
+ * resolved to: the GPU where they run on one, on base.cuda.device, with the
+ * CPU backend for the frames the device cannot hold).
  */
 std::unique_ptr<reads::joint_decoder>
 make_joint_decoder(const decoder_config& base,
-                   const std::vector<reads::read_channel>& channels);
+                   const std::vector<reads::read_channel>& channels,
+                   backend_kind backend);
+//! The CUDA joint decoder (lib/cuda), where it is built.
+std::unique_ptr<reads::joint_decoder>
+make_joint_cuda_decoder(const decoder_config& base,
+                        const std::vector<reads::read_channel>& channels,
+                        std::unique_ptr<reads::joint_decoder> cpu_fallback);
 
 } // namespace bsid
 
