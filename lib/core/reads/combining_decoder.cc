@@ -20,6 +20,7 @@
 
 #include "reads/combining_decoder.h"
 #include "runtime/format.h"
+#include "runtime/parallel_loop.h"
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -52,29 +53,39 @@ bool normalize_log_rows(double* v, int N, int q)
 
 // A frame's state between rounds.
 struct frame_state {
-    std::vector<int> active;              // reads still in play
-    std::vector<std::vector<double>> ext; // per read: ln E_r (N q), empty until decoded
-    std::vector<double> log_prior;        // ln P (N q), empty for uniform
-    std::vector<double> prev;             // the posteriors of the round before
+    std::vector<int> active; // reads still in play
+    std::vector<double> ext; // per read r: ln E_r at [r NQ], once has_ext[r]
+    std::vector<uint8_t> has_ext;
+    std::vector<double> log_prior; // ln P (N q), empty for uniform
+    std::vector<double> prev;      // the posteriors of the round before
     bool done = false;
 };
 
-// One decode of the combiner: read r of frame k, its priors (logs; empty
-// for none) and its output.
+// One decode of the combiner: read r of frame k (its priors and output at
+// row `at` of the round's buffers).
 struct job {
     size_t k;
     int r;
-    bool alone; // no other read's output in its priors
-    std::vector<double> prior, out;
+    bool alone;     // no other read's output in its priors
+    bool has_prior; // priors at all (not alone, or the caller's)
+    size_t at;
     frame_result result;
     size_t check = 0; // where it failed not alone: its decode alone, in `alone`
 };
 
-// The jobs decoded, one decode_batch per channel. A decode that throws
-// (not expected: the priors were checked) fails its jobs.
+// The round's buffers: NQ values per job.
+struct job_rows {
+    std::vector<double> prior, out;
+};
+
+// The jobs decoded, one decode_batch per channel; priors as probabilities.
+// A decode that throws (not expected: the priors were checked) fails its
+// jobs.
 void run_jobs(const std::vector<map_decoder*>& decoders,
               const std::vector<combine_frame>& frames,
-              std::vector<job>& jobs)
+              std::vector<job>& jobs,
+              job_rows& rows,
+              size_t NQ)
 {
     for (size_t c = 0; c < decoders.size(); ++c) {
         std::vector<frame_view> views;
@@ -89,11 +100,10 @@ void run_jobs(const std::vector<map_decoder*>& decoders,
             v.llr = rd.llr;
             v.logprob = rd.logprob;
             v.rho = rd.L;
-            v.priors = j.prior.empty() ? nullptr : j.prior.data();
-            v.log_priors = true;
+            v.priors = j.has_prior ? rows.prior.data() + j.at * NQ : nullptr;
             v.extrinsic = true;
             views.push_back(v);
-            ptrs.push_back(j.out.data());
+            ptrs.push_back(rows.out.data() + j.at * NQ);
             which.push_back(&j);
         }
         if (views.empty())
@@ -111,12 +121,29 @@ void run_jobs(const std::vector<map_decoder*>& decoders,
     }
 }
 
+// Row by row, exp(v - max v) normalized into p (zeros past e^-745 of the
+// largest, as the decoder takes log priors).
+void probabilities_of_logs(const double* v, double* p, int N, int q)
+{
+    for (int i = 0; i < N; ++i) {
+        const double* row = v + size_t(i) * size_t(q);
+        double* out = p + size_t(i) * size_t(q);
+        const double top = *std::max_element(row, row + q);
+        double sum = 0;
+        for (int D = 0; D < q; ++D)
+            sum += (out[D] = std::exp(row[D] - top));
+        for (int D = 0; D < q; ++D)
+            out[D] /= sum;
+    }
+}
+
 } // namespace
 
 std::vector<combine_outcome> combine_batch(const std::vector<map_decoder*>& decoders,
                                            const combine_options& opts,
                                            const std::vector<combine_frame>& frames,
-                                           const std::vector<double*>& post)
+                                           const std::vector<double*>& post,
+                                           int threads)
 {
     const size_t K = frames.size();
     std::vector<combine_outcome> out(K);
@@ -125,24 +152,27 @@ std::vector<combine_outcome> combine_batch(const std::vector<map_decoder*>& deco
     const map_decoder& first = *decoders.front();
     const int N = first.N(), Q = first.q();
     const size_t NQ = size_t(N) * size_t(Q);
+    auto& loop = detail::parallel_loop::shared();
     std::vector<frame_state> st(K);
-    size_t most = 0;
     for (size_t k = 0; k < K; ++k) {
         const auto& f = frames[k];
         out[k].reads.assign(f.reads.size(), frame_result{});
-        st[k].ext.resize(f.reads.size());
+        st[k].ext.resize(f.reads.size() * NQ);
+        st[k].has_ext.assign(f.reads.size(), 0);
         for (size_t r = 0; r < f.reads.size(); ++r)
             st[k].active.push_back(int(r));
-        most = std::max(most, f.reads.size());
-        if (f.priors) {
-            // the caller's priors, normalized, as logs (checked by the caller)
-            std::vector<double> p(NQ);
-            first.normalized_priors(f.priors, f.log_priors, p.data());
-            st[k].log_prior.resize(NQ);
-            for (size_t t = 0; t < NQ; ++t)
-                st[k].log_prior[t] = p[t] > 0 ? std::log(p[t]) : minus_inf;
-        }
     }
+    // the caller's priors, normalized, as logs (checked by the caller)
+    loop.run(threads, K, [&](size_t k, int) {
+        const auto& f = frames[k];
+        if (!f.priors)
+            return;
+        std::vector<double> p(NQ);
+        first.normalized_priors(f.priors, f.log_priors, p.data());
+        st[k].log_prior.resize(NQ);
+        for (size_t t = 0; t < NQ; ++t)
+            st[k].log_prior[t] = p[t] > 0 ? std::log(p[t]) : minus_inf;
+    });
     auto finish = [&](size_t k, frame_result r) {
         out[k].result = std::move(r);
         if (!out[k].result.ok())
@@ -153,57 +183,78 @@ std::vector<combine_outcome> combine_batch(const std::vector<map_decoder*>& deco
         out[k].reads[size_t(r)] = why;
         auto& a = st[k].active;
         a.erase(std::find(a.begin(), a.end(), r));
-        st[k].ext[size_t(r)].clear();
+        st[k].has_ext[size_t(r)] = 0;
     };
+    job_rows rows;
     for (int round = 1; round <= opts.iterations; ++round) {
         // every read in play, its priors the outputs of the other reads of
         // the round before (none in round 1): one batch over all frames
         std::vector<job> jobs;
+        std::vector<size_t> first_job(K + 1, 0);
         for (size_t k = 0; k < K; ++k) {
-            auto& s = st[k];
+            first_job[k] = jobs.size();
+            const auto& s = st[k];
             if (s.done)
                 continue;
             for (int r : s.active) {
-                job j{ k, r, true, {}, std::vector<double>(NQ), {} };
-                for (int o : s.active) {
-                    if (o == r || s.ext[size_t(o)].empty())
-                        continue;
-                    if (j.prior.empty())
-                        j.prior = s.log_prior.empty() ? std::vector<double>(NQ, 0.0)
-                                                      : s.log_prior;
-                    for (size_t t = 0; t < NQ; ++t)
-                        j.prior[t] += s.ext[size_t(o)][t];
-                    j.alone = false;
-                }
-                if (j.alone && !s.log_prior.empty())
-                    j.prior = s.log_prior;
-                jobs.push_back(std::move(j));
+                bool alone = true;
+                for (int o : s.active)
+                    alone = alone && (o == r || !s.has_ext[size_t(o)]);
+                jobs.push_back(
+                    { k, r, alone, !alone || !s.log_prior.empty(), jobs.size(), {} });
             }
         }
-        run_jobs(decoders, frames, jobs);
+        first_job[K] = jobs.size();
+        rows.prior.resize(jobs.size() * NQ);
+        rows.out.resize(jobs.size() * NQ);
+        loop.run(threads, K, [&](size_t k, int) {
+            const auto& s = st[k];
+            std::vector<double> lp(NQ);
+            for (size_t t = first_job[k]; t < first_job[k + 1]; ++t) {
+                const job& j = jobs[t];
+                if (!j.has_prior)
+                    continue;
+                if (s.log_prior.empty())
+                    std::fill(lp.begin(), lp.end(), 0.0);
+                else
+                    std::copy(s.log_prior.begin(), s.log_prior.end(), lp.begin());
+                for (int o : s.active) {
+                    if (o == j.r || !s.has_ext[size_t(o)])
+                        continue;
+                    const double* e = s.ext.data() + size_t(o) * NQ;
+                    for (size_t u = 0; u < NQ; ++u)
+                        lp[u] += e[u];
+                }
+                // (no row is -inf everywhere: the round before checked their
+                // sum with read r's own output added)
+                probabilities_of_logs(lp.data(), rows.prior.data() + j.at * NQ, N, Q);
+            }
+        });
+        run_jobs(decoders, frames, jobs, rows, NQ);
         // a read that fails with the others' outputs in its priors: is it
         // impossible alone (left out), or do the reads disagree?
         std::vector<job> alone;
+        job_rows alone_rows;
         for (auto& j : jobs) {
             if (!j.result.ok() && j.result.status != frame_status::decoder_error &&
                 !j.alone) {
                 j.check = alone.size();
-                alone.push_back(
-                    { j.k, j.r, true, st[j.k].log_prior, std::vector<double>(NQ), {} });
+                const bool pri = !st[j.k].log_prior.empty();
+                alone.push_back({ j.k, j.r, true, pri, alone.size(), {} });
+                alone_rows.prior.resize(alone.size() * NQ);
+                alone_rows.out.resize(alone.size() * NQ);
+                if (pri)
+                    probabilities_of_logs(st[j.k].log_prior.data(),
+                                          alone_rows.prior.data() +
+                                              (alone.size() - 1) * NQ,
+                                          N,
+                                          Q);
             }
         }
-        run_jobs(decoders, frames, alone);
+        run_jobs(decoders, frames, alone, alone_rows, NQ);
         for (auto& j : jobs) {
-            auto& s = st[j.k];
-            if (s.done)
+            if (st[j.k].done || j.result.ok())
                 continue;
-            if (j.result.ok()) {
-                auto& e = s.ext[size_t(j.r)];
-                e.resize(NQ);
-                for (size_t u = 0; u < NQ; ++u)
-                    e[u] = j.out[u] > 0 ? std::log(j.out[u]) : minus_inf;
-                continue;
-            }
             if (j.result.status == frame_status::decoder_error) {
                 finish(j.k, j.result);
                 continue;
@@ -229,35 +280,48 @@ std::vector<combine_outcome> combine_batch(const std::vector<map_decoder*>& deco
             }
             leave_out(j.k, j.r, *why); // nothing on its own
         }
-        for (size_t k = 0; k < K; ++k) {
+        // the outputs as logs, then each frame's posteriors and stopping rule
+        loop.run(threads, K, [&](size_t k, int) {
             auto& s = st[k];
             if (s.done)
-                continue;
+                return;
+            for (size_t t = first_job[k]; t < first_job[k + 1]; ++t) {
+                const job& j = jobs[t];
+                if (!j.result.ok())
+                    continue;
+                const double* o = rows.out.data() + j.at * NQ;
+                double* e = s.ext.data() + size_t(j.r) * NQ;
+                for (size_t u = 0; u < NQ; ++u)
+                    e[u] = o[u] > 0 ? std::log(o[u]) : minus_inf;
+                s.has_ext[size_t(j.r)] = 1;
+            }
             if (s.active.empty()) {
                 finish(k,
                        { out[k].reads.front().status,
                          "no read of the frame can be decoded on its own" });
-                continue;
+                return;
             }
             if (s.active.size() == 1) {
                 out[k].single = s.active.front();
                 out[k].result = {};
                 s.done = true;
-                continue;
+                return;
             }
             out[k].rounds = round;
             // the posteriors: ln P + sum_r ln E_r, normalized
             std::vector<double> lpost =
                 s.log_prior.empty() ? std::vector<double>(NQ, 0.0) : s.log_prior;
-            for (int r : s.active)
+            for (int r : s.active) {
+                const double* e = s.ext.data() + size_t(r) * NQ;
                 for (size_t t = 0; t < NQ; ++t)
-                    lpost[t] += s.ext[size_t(r)][t];
+                    lpost[t] += e[t];
+            }
             if (!normalize_log_rows(lpost.data(), N, Q)) {
                 finish(k,
                        { frame_status::impossible,
                          "the reads together have probability 0: their outputs leave "
                          "some symbol no value" });
-                continue;
+                return;
             }
             double change = std::numeric_limits<double>::infinity();
             if (!s.prev.empty()) {
@@ -270,9 +334,11 @@ std::vector<combine_outcome> combine_batch(const std::vector<map_decoder*>& deco
             if (out[k].converged || round >= opts.iterations) {
                 if (frames[k].extrinsic) {
                     std::vector<double> lext(NQ, 0.0);
-                    for (int r : s.active)
+                    for (int r : s.active) {
+                        const double* e = s.ext.data() + size_t(r) * NQ;
                         for (size_t t = 0; t < NQ; ++t)
-                            lext[t] += s.ext[size_t(r)][t];
+                            lext[t] += e[t];
+                    }
                     normalize_log_rows(lext.data(), N, Q); // (a subset of lpost's)
                     std::copy(lext.begin(), lext.end(), post[k]);
                 } else {
@@ -280,7 +346,7 @@ std::vector<combine_outcome> combine_batch(const std::vector<map_decoder*>& deco
                 }
                 finish(k, {});
             }
-        }
+        });
     }
     return out;
 }

@@ -52,13 +52,15 @@ struct combine_outcome {
  * Runs the combiner's rounds (combine_options) over every frame at once:
  * each round is one decode_batch of each channel's decoder over the frames'
  * reads still in play, in lockstep (Jacobi: every read of a round takes the
- * other reads' outputs of the round before). Writes N q posteriors (or
- * extrinsic outputs) per frame; never throws for a frame.
+ * other reads' outputs of the round before); the host's share (the priors
+ * of each read, the posteriors) on `threads` threads. Writes N q posteriors
+ * (or extrinsic outputs) per frame; never throws for a frame.
  */
 std::vector<combine_outcome> combine_batch(const std::vector<map_decoder*>& decoders,
                                            const combine_options& opts,
                                            const std::vector<combine_frame>& frames,
-                                           const std::vector<double*>& post);
+                                           const std::vector<double*>& post,
+                                           int threads);
 
 } // namespace reads
 } // namespace bsid

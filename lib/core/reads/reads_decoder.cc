@@ -272,7 +272,8 @@ reads_decoder::decode_batch(const std::vector<frame_reads>& frames,
         std::vector<map_decoder*> decs;
         for (auto& s : d->singles)
             decs.push_back(s.get());
-        const auto got = reads::combine_batch(decs, d_cfg.combine, cf, ptrs);
+        const auto got = reads::combine_batch(
+            decs, d_cfg.combine, cf, ptrs, resolve_threads(d_cfg.base.threads));
         std::vector<size_t> left_one;
         for (size_t t = 0; t < many.size(); ++t) {
             const size_t k = many[t];
