@@ -122,17 +122,28 @@ void batch_run<real>::gather_priors()
     if (any_prior && io) {
         std::fill(has_prior.begin(), has_prior.end(), 2); // extrinsic outputs
     } else if (any_prior) {
-        priors.assign(size_t(F) * Nn * Q, real(1));
-        priors_exact.assign(size_t(F) * Nn * Q, 1.0);
-        for (size_t j = 0; j < count; ++j) {
+        // each frame's rows on the lane's threads (the rows past count
+        // are ones, as frames without priors)
+        const size_t NQ = size_t(Nn) * Q;
+        priors.resize(size_t(F) * NQ);
+        priors_exact.resize(size_t(F) * NQ);
+        std::fill(priors.begin() + long(count * NQ), priors.end(), real(1));
+        std::fill(priors_exact.begin() + long(count * NQ), priors_exact.end(), 1.0);
+#pragma omp parallel for schedule(dynamic, 16) num_threads(dec.d_lane_threads)
+        for (long long jj = 0; jj < (long long)count; ++jj) {
+            const size_t j = size_t(jj);
             const frame_view& fv = frames[todo[pos + j]];
-            if (!fv.priors)
+            double* ex = priors_exact.data() + j * NQ;
+            real* pr = priors.data() + j * NQ;
+            if (!fv.priors) {
+                std::fill(ex, ex + NQ, 1.0);
+                std::fill(pr, pr + NQ, real(1));
                 continue;
+            }
             has_prior[j] = fv.extrinsic ? 2 : 1; // 2: the prior stays out of L
-            double* ex = priors_exact.data() + j * size_t(Nn) * Q;
+            // (checked before the batch began: this does not throw)
             dec.normalized_priors(fv.priors, fv.log_priors, ex);
-            real* pr = priors.data() + j * size_t(Nn) * Q;
-            for (size_t t = 0; t < size_t(Nn) * Q; ++t) {
+            for (size_t t = 0; t < NQ; ++t) {
                 pr[t] =
                     ex[t] > 0
                         ? real(std::max<double>(ex[t], std::numeric_limits<real>::min()))

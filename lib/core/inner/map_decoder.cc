@@ -307,78 +307,100 @@ void map_decoder::normalized_priors(const double* priors,
                                     double* out) const
 {
     const int Q = q();
-    for (int i = 0; i < N(); ++i) {
-        const double* row = priors + size_t(i) * Q;
-        double* dst = out + size_t(i) * Q;
-        if (log_priors) {
-            // natural logs up to a constant: exp(l - max l) in double
-            double top = -std::numeric_limits<double>::infinity();
-            for (int D = 0; D < Q; ++D) {
-                const double l = row[D];
-                if (std::isnan(l) || l == std::numeric_limits<double>::infinity()) {
-                    throw std::invalid_argument(detail::concat(
-                        "log priors[",
-                        i,
-                        "][",
-                        D,
-                        "] = ",
-                        detail::fmt_double(l),
-                        " is not a log-probability (finite, or -inf for a zero prior)"));
-                }
-                top = std::max(top, l);
+    for (int i = 0; i < N(); ++i)
+        normalized_priors_row(priors + size_t(i) * Q, log_priors, i, out + size_t(i) * Q);
+}
+
+void map_decoder::normalized_priors_row(const double* row,
+                                        bool log_priors,
+                                        int i,
+                                        double* dst) const
+{
+    const int Q = q();
+    if (log_priors) {
+        // natural logs up to a constant: exp(l - max l) in double
+        double top = -std::numeric_limits<double>::infinity();
+        for (int D = 0; D < Q; ++D) {
+            const double l = row[D];
+            if (std::isnan(l) || l == std::numeric_limits<double>::infinity()) {
+                throw std::invalid_argument(detail::concat(
+                    "log priors[",
+                    i,
+                    "][",
+                    D,
+                    "] = ",
+                    detail::fmt_double(l),
+                    " is not a log-probability (finite, or -inf for a zero prior)"));
             }
-            if (!std::isfinite(top)) {
-                throw std::invalid_argument(
-                    detail::concat("log priors row ",
-                                   i,
-                                   " is -inf everywhere; every symbol position needs "
-                                   "some positive prior"));
-            }
-            double sum = 0;
-            for (int D = 0; D < Q; ++D)
-                sum += (dst[D] = std::exp(row[D] - top));
-            for (int D = 0; D < Q; ++D)
-                dst[D] /= sum;
-            continue;
+            top = std::max(top, l);
+        }
+        if (!std::isfinite(top)) {
+            throw std::invalid_argument(
+                detail::concat("log priors row ",
+                               i,
+                               " is -inf everywhere; every symbol position needs "
+                               "some positive prior"));
         }
         double sum = 0;
-        for (int D = 0; D < Q; ++D) {
-            const double p = row[D];
-            if (!std::isfinite(p) || p < 0) {
-                throw std::invalid_argument(
-                    detail::concat("priors[",
-                                   i,
-                                   "][",
-                                   D,
-                                   "] = ",
-                                   detail::fmt_double(p),
-                                   " is not a finite non-negative probability"));
-            }
-            sum += p;
-        }
-        // by the largest first: finite values whose sum overflows, and
-        // subnormal ones whose sum would lose digits, are normalized alike
-        const double scale = *std::max_element(row, row + Q);
-        if (!(scale > 0)) {
-            throw std::invalid_argument(
-                detail::concat("priors row ",
-                               i,
-                               " sums to ",
-                               detail::fmt_double(sum),
-                               "; every symbol position needs some positive prior"));
-        }
-        sum = 0;
         for (int D = 0; D < Q; ++D)
-            sum += (dst[D] = row[D] / scale);
+            sum += (dst[D] = std::exp(row[D] - top));
         for (int D = 0; D < Q; ++D)
             dst[D] /= sum;
+        return;
     }
+    double sum = 0;
+    for (int D = 0; D < Q; ++D) {
+        const double p = row[D];
+        if (!std::isfinite(p) || p < 0) {
+            throw std::invalid_argument(
+                detail::concat("priors[",
+                               i,
+                               "][",
+                               D,
+                               "] = ",
+                               detail::fmt_double(p),
+                               " is not a finite non-negative probability"));
+        }
+        sum += p;
+    }
+    // by the largest first: finite values whose sum overflows, and
+    // subnormal ones whose sum would lose digits, are normalized alike
+    const double scale = *std::max_element(row, row + Q);
+    if (!(scale > 0)) {
+        throw std::invalid_argument(
+            detail::concat("priors row ",
+                           i,
+                           " sums to ",
+                           detail::fmt_double(sum),
+                           "; every symbol position needs some positive prior"));
+    }
+    sum = 0;
+    for (int D = 0; D < Q; ++D)
+        sum += (dst[D] = row[D] / scale);
+    for (int D = 0; D < Q; ++D)
+        dst[D] /= sum;
 }
 
 void map_decoder::validate_priors(const double* priors, bool log_priors) const
 {
-    std::vector<double> tmp(size_t(N()) * size_t(q()));
-    normalized_priors(priors, log_priors, tmp.data());
+    // normalized_priors' checks row by row, without its output (a batch's
+    // frames are all checked before any is decoded: no allocation per frame)
+    const int Q = q();
+    for (int i = 0; i < N(); ++i) {
+        const double* p = priors + size_t(i) * size_t(Q);
+        bool fine = true;
+        for (int D = 0; D < Q && fine; ++D) {
+            fine = log_priors ? !std::isnan(p[D]) &&
+                                    p[D] != std::numeric_limits<double>::infinity()
+                              : std::isfinite(p[D]) && p[D] >= 0;
+        }
+        const double top = fine ? *std::max_element(p, p + Q) : 0.0;
+        if (fine && (log_priors ? std::isfinite(top) : top > 0))
+            continue;
+        // the row's error, in normalized_priors' words
+        std::vector<double> row(static_cast<size_t>(Q));
+        normalized_priors_row(p, log_priors, i, row.data());
+    }
 }
 
 frame_boundaries map_decoder::boundaries(const frame_view& frame) const

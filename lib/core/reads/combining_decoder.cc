@@ -7,16 +7,18 @@
 
 // The combiner's rounds (combining_decoder.h). Read r's priors in round t are
 // the caller's priors P times the other reads' extrinsic outputs of round
-// t - 1 (none in round 1), passed as natural logs so that the product of
-// many reads' near-certain rows neither underflows nor loses a zero:
+// t - 1 (none in round 1),
 //
-//   ln P_r(D) = ln P(D) + sum_{s != r} ln E_s(D)      (-inf: a zero)
+//   P_r(D) ~ P(D) prod_{s != r} E_s(D),
 //
-// and the frame's posterior after the round is P(D) prod_r E_r(D),
-// normalized (the extrinsic output leaves P out). A zero in E_s means read s
-// alone gives D probability 0, so a row that every symbol leaves at zero,
-// or a read of probability 0 under the others' priors after round 1, means
-// the reads have probability 0 together (impossible).
+// multiplied one read at a time with each row rescaled by its largest value,
+// so that the product of many reads' near-certain rows does not underflow
+// (a value below 1e-308 of its row's largest is a zero, as when the decoder
+// takes log priors); and the frame's posterior after the round is P(D)
+// prod_r E_r(D), normalized (the extrinsic output leaves P out). A zero in E_s means read
+// s alone gives D probability 0, so a row that every symbol leaves at zero, or a read of
+// probability 0 under the others' priors after round 1, means the reads have probability
+// 0 together (impossible).
 
 #include "reads/combining_decoder.h"
 #include "runtime/format.h"
@@ -31,38 +33,78 @@ namespace reads {
 
 namespace {
 
-constexpr double minus_inf = -std::numeric_limits<double>::infinity();
+// row *= e, rescaled by its largest value (a product of many rows neither
+// underflows nor loses a ratio within the double range); false if the row
+// vanished
+bool multiply_row(double* row, const double* e, int q)
+{
+    double top = 0;
+    for (int D = 0; D < q; ++D)
+        top = std::max(top, row[D] *= e[D]);
+    if (!(top > 0))
+        return false;
+    const double inv = 1.0 / top;
+    for (int D = 0; D < q; ++D)
+        row[D] *= inv;
+    return true;
+}
 
-// exp(v - max v) normalized over each row of q, in place; false if a row is
-// -inf everywhere
-bool normalize_log_rows(double* v, int N, int q)
+// each row divided by its sum
+void normalize_rows(double* v, int N, int q)
 {
     for (int i = 0; i < N; ++i) {
         double* row = v + size_t(i) * size_t(q);
-        const double top = *std::max_element(row, row + q);
-        if (!(top > minus_inf))
-            return false;
         double sum = 0;
         for (int D = 0; D < q; ++D)
-            sum += (row[D] = std::exp(row[D] - top));
+            sum += row[D];
         for (int D = 0; D < q; ++D)
             row[D] /= sum;
     }
+}
+
+/*
+ * dst = P times the outputs of the reads in `reads` (all but `skip`, those
+ * with an output), row by row, normalized; P null: uniform. False if a row
+ * vanished (the reads together give it probability 0).
+ */
+bool product(const double* P,
+             const combine_workspace& ws,
+             size_t k,
+             const std::vector<int>& reads,
+             const std::vector<uint8_t>& has,
+             int skip,
+             double* dst,
+             int N,
+             int q)
+{
+    const size_t NQ = size_t(N) * size_t(q);
+    if (P)
+        std::copy(P, P + NQ, dst);
+    else
+        std::fill(dst, dst + NQ, 1.0);
+    for (int i = 0; i < N; ++i) {
+        double* row = dst + size_t(i) * size_t(q);
+        for (int r : reads) {
+            if (r == skip || !has[size_t(r)])
+                continue;
+            if (!multiply_row(row, ws.ext_of(k, r) + size_t(i) * size_t(q), q))
+                return false;
+        }
+    }
+    normalize_rows(dst, N, q);
     return true;
 }
 
 // A frame's state between rounds.
 struct frame_state {
-    std::vector<int> active; // reads still in play
-    std::vector<double> ext; // per read r: ln E_r at [r NQ], once has_ext[r]
-    std::vector<uint8_t> has_ext;
-    std::vector<double> log_prior; // ln P (N q), empty for uniform
-    std::vector<double> prev;      // the posteriors of the round before
+    std::vector<int> active;      // reads still in play
+    std::vector<uint8_t> has_ext; // whose output ws.ext_of(k, r) holds
+    bool has_prior = false;       // the caller's priors, normalized at ws.prior0
     bool done = false;
 };
 
-// One decode of the combiner: read r of frame k (its priors and output at
-// row `at` of the round's buffers).
+// One decode of the combiner: read r of frame k (its priors at row `at` of
+// the round's priors, its output in ws.ext_of(k, r)).
 struct job {
     size_t k;
     int r;
@@ -73,19 +115,16 @@ struct job {
     size_t check = 0; // where it failed not alone: its decode alone, in `alone`
 };
 
-// The round's buffers: NQ values per job.
-struct job_rows {
-    std::vector<double> prior, out;
-};
-
-// The jobs decoded, one decode_batch per channel; priors as probabilities.
-// A decode that throws (not expected: the priors were checked) fails its
-// jobs.
+// The jobs decoded, one decode_batch per channel: priors from `prior` (NQ
+// values per job), outputs to `out(job)`. A decode that throws (not
+// expected: the priors were checked) fails its jobs.
+template <typename Out>
 void run_jobs(const std::vector<map_decoder*>& decoders,
               const std::vector<combine_frame>& frames,
               std::vector<job>& jobs,
-              job_rows& rows,
-              size_t NQ)
+              const double* prior,
+              size_t NQ,
+              const Out& out)
 {
     for (size_t c = 0; c < decoders.size(); ++c) {
         std::vector<frame_view> views;
@@ -100,10 +139,10 @@ void run_jobs(const std::vector<map_decoder*>& decoders,
             v.llr = rd.llr;
             v.logprob = rd.logprob;
             v.rho = rd.L;
-            v.priors = j.has_prior ? rows.prior.data() + j.at * NQ : nullptr;
+            v.priors = j.has_prior ? prior + j.at * NQ : nullptr;
             v.extrinsic = true;
             views.push_back(v);
-            ptrs.push_back(rows.out.data() + j.at * NQ);
+            ptrs.push_back(out(j));
             which.push_back(&j);
         }
         if (views.empty())
@@ -121,29 +160,14 @@ void run_jobs(const std::vector<map_decoder*>& decoders,
     }
 }
 
-// Row by row, exp(v - max v) normalized into p (zeros past e^-745 of the
-// largest, as the decoder takes log priors).
-void probabilities_of_logs(const double* v, double* p, int N, int q)
-{
-    for (int i = 0; i < N; ++i) {
-        const double* row = v + size_t(i) * size_t(q);
-        double* out = p + size_t(i) * size_t(q);
-        const double top = *std::max_element(row, row + q);
-        double sum = 0;
-        for (int D = 0; D < q; ++D)
-            sum += (out[D] = std::exp(row[D] - top));
-        for (int D = 0; D < q; ++D)
-            out[D] /= sum;
-    }
-}
-
 } // namespace
 
 std::vector<combine_outcome> combine_batch(const std::vector<map_decoder*>& decoders,
                                            const combine_options& opts,
                                            const std::vector<combine_frame>& frames,
                                            const std::vector<double*>& post,
-                                           int threads)
+                                           int threads,
+                                           combine_workspace& ws)
 {
     const size_t K = frames.size();
     std::vector<combine_outcome> out(K);
@@ -153,26 +177,32 @@ std::vector<combine_outcome> combine_batch(const std::vector<map_decoder*>& deco
     const int N = first.N(), Q = first.q();
     const size_t NQ = size_t(N) * size_t(Q);
     auto& loop = detail::parallel_loop::shared();
+    size_t most = 0;
+    for (const auto& f : frames)
+        most = std::max(most, f.reads.size());
+    ws.NQ = NQ;
+    ws.reads = most;
+    ws.ext.resize(K * most * NQ);
+    ws.prior0.resize(K * NQ);
+    ws.prev.resize(K * NQ);
     std::vector<frame_state> st(K);
     for (size_t k = 0; k < K; ++k) {
         const auto& f = frames[k];
         out[k].reads.assign(f.reads.size(), frame_result{});
-        st[k].ext.resize(f.reads.size() * NQ);
         st[k].has_ext.assign(f.reads.size(), 0);
         for (size_t r = 0; r < f.reads.size(); ++r)
             st[k].active.push_back(int(r));
+        st[k].has_prior = f.priors != nullptr;
     }
-    // the caller's priors, normalized, as logs (checked by the caller)
+    // the caller's priors, normalized (checked by the caller)
     loop.run(threads, K, [&](size_t k, int) {
-        const auto& f = frames[k];
-        if (!f.priors)
-            return;
-        std::vector<double> p(NQ);
-        first.normalized_priors(f.priors, f.log_priors, p.data());
-        st[k].log_prior.resize(NQ);
-        for (size_t t = 0; t < NQ; ++t)
-            st[k].log_prior[t] = p[t] > 0 ? std::log(p[t]) : minus_inf;
+        if (frames[k].priors)
+            first.normalized_priors(
+                frames[k].priors, frames[k].log_priors, ws.prior0.data() + k * NQ);
     });
+    auto prior0 = [&](size_t k) {
+        return st[k].has_prior ? ws.prior0.data() + k * NQ : nullptr;
+    };
     auto finish = [&](size_t k, frame_result r) {
         out[k].result = std::move(r);
         if (!out[k].result.ok())
@@ -185,7 +215,9 @@ std::vector<combine_outcome> combine_batch(const std::vector<map_decoder*>& deco
         a.erase(std::find(a.begin(), a.end(), r));
         st[k].has_ext[size_t(r)] = 0;
     };
-    job_rows rows;
+    const auto impossible = frame_result{ frame_status::impossible,
+                                          "the reads together have probability 0: "
+                                          "their outputs leave some symbol no value" };
     for (int round = 1; round <= opts.iterations; ++round) {
         // every read in play, its priors the outputs of the other reads of
         // the round before (none in round 1): one batch over all frames
@@ -200,61 +232,65 @@ std::vector<combine_outcome> combine_batch(const std::vector<map_decoder*>& deco
                 bool alone = true;
                 for (int o : s.active)
                     alone = alone && (o == r || !s.has_ext[size_t(o)]);
-                jobs.push_back(
-                    { k, r, alone, !alone || !s.log_prior.empty(), jobs.size(), {} });
+                jobs.push_back({ k, r, alone, !alone || s.has_prior, jobs.size(), {} });
             }
         }
         first_job[K] = jobs.size();
-        rows.prior.resize(jobs.size() * NQ);
-        rows.out.resize(jobs.size() * NQ);
+        ws.job_prior.resize(jobs.size() * NQ);
+        std::vector<uint8_t> dead(K, 0);
         loop.run(threads, K, [&](size_t k, int) {
             const auto& s = st[k];
-            std::vector<double> lp(NQ);
-            for (size_t t = first_job[k]; t < first_job[k + 1]; ++t) {
+            for (size_t t = first_job[k]; t < first_job[k + 1] && !dead[k]; ++t) {
                 const job& j = jobs[t];
-                if (!j.has_prior)
-                    continue;
-                if (s.log_prior.empty())
-                    std::fill(lp.begin(), lp.end(), 0.0);
-                else
-                    std::copy(s.log_prior.begin(), s.log_prior.end(), lp.begin());
-                for (int o : s.active) {
-                    if (o == j.r || !s.has_ext[size_t(o)])
-                        continue;
-                    const double* e = s.ext.data() + size_t(o) * NQ;
-                    for (size_t u = 0; u < NQ; ++u)
-                        lp[u] += e[u];
-                }
-                // (no row is -inf everywhere: the round before checked their
-                // sum with read r's own output added)
-                probabilities_of_logs(lp.data(), rows.prior.data() + j.at * NQ, N, Q);
+                if (j.has_prior)
+                    dead[k] = !product(prior0(k),
+                                       ws,
+                                       k,
+                                       s.active,
+                                       s.has_ext,
+                                       j.r,
+                                       ws.job_prior.data() + j.at * NQ,
+                                       N,
+                                       Q);
             }
         });
-        run_jobs(decoders, frames, jobs, rows, NQ);
+        for (size_t k = 0; k < K; ++k)
+            if (dead[k])
+                finish(k, impossible);
+        std::vector<job> live;
+        for (auto& j : jobs)
+            if (!st[j.k].done)
+                live.push_back(j);
+        run_jobs(decoders, frames, live, ws.job_prior.data(), NQ, [&](const job& j) {
+            return ws.ext_of(j.k, j.r);
+        });
         // a read that fails with the others' outputs in its priors: is it
         // impossible alone (left out), or do the reads disagree?
         std::vector<job> alone;
-        job_rows alone_rows;
-        for (auto& j : jobs) {
+        std::vector<double> alone_prior, alone_out;
+        for (auto& j : live) {
             if (!j.result.ok() && j.result.status != frame_status::decoder_error &&
                 !j.alone) {
                 j.check = alone.size();
-                const bool pri = !st[j.k].log_prior.empty();
-                alone.push_back({ j.k, j.r, true, pri, alone.size(), {} });
-                alone_rows.prior.resize(alone.size() * NQ);
-                alone_rows.out.resize(alone.size() * NQ);
-                if (pri)
-                    probabilities_of_logs(st[j.k].log_prior.data(),
-                                          alone_rows.prior.data() +
-                                              (alone.size() - 1) * NQ,
-                                          N,
-                                          Q);
+                alone.push_back({ j.k, j.r, true, st[j.k].has_prior, alone.size(), {} });
+                alone_prior.resize(alone.size() * NQ);
+                alone_out.resize(alone.size() * NQ);
+                if (st[j.k].has_prior)
+                    std::copy(prior0(j.k),
+                              prior0(j.k) + NQ,
+                              alone_prior.data() + (alone.size() - 1) * NQ);
             }
         }
-        run_jobs(decoders, frames, alone, alone_rows, NQ);
-        for (auto& j : jobs) {
-            if (st[j.k].done || j.result.ok())
+        run_jobs(decoders, frames, alone, alone_prior.data(), NQ, [&](const job& j) {
+            return alone_out.data() + j.at * NQ;
+        });
+        for (auto& j : live) {
+            if (st[j.k].done) {
                 continue;
+            } else if (j.result.ok()) {
+                st[j.k].has_ext[size_t(j.r)] = 1;
+                continue;
+            }
             if (j.result.status == frame_status::decoder_error) {
                 finish(j.k, j.result);
                 continue;
@@ -280,21 +316,11 @@ std::vector<combine_outcome> combine_batch(const std::vector<map_decoder*>& deco
             }
             leave_out(j.k, j.r, *why); // nothing on its own
         }
-        // the outputs as logs, then each frame's posteriors and stopping rule
+        // each frame's posteriors (into its output) and stopping rule
         loop.run(threads, K, [&](size_t k, int) {
             auto& s = st[k];
             if (s.done)
                 return;
-            for (size_t t = first_job[k]; t < first_job[k + 1]; ++t) {
-                const job& j = jobs[t];
-                if (!j.result.ok())
-                    continue;
-                const double* o = rows.out.data() + j.at * NQ;
-                double* e = s.ext.data() + size_t(j.r) * NQ;
-                for (size_t u = 0; u < NQ; ++u)
-                    e[u] = o[u] > 0 ? std::log(o[u]) : minus_inf;
-                s.has_ext[size_t(j.r)] = 1;
-            }
             if (s.active.empty()) {
                 finish(k,
                        { out[k].reads.front().status,
@@ -308,42 +334,25 @@ std::vector<combine_outcome> combine_batch(const std::vector<map_decoder*>& deco
                 return;
             }
             out[k].rounds = round;
-            // the posteriors: ln P + sum_r ln E_r, normalized
-            std::vector<double> lpost =
-                s.log_prior.empty() ? std::vector<double>(NQ, 0.0) : s.log_prior;
-            for (int r : s.active) {
-                const double* e = s.ext.data() + size_t(r) * NQ;
-                for (size_t t = 0; t < NQ; ++t)
-                    lpost[t] += e[t];
-            }
-            if (!normalize_log_rows(lpost.data(), N, Q)) {
-                finish(k,
-                       { frame_status::impossible,
-                         "the reads together have probability 0: their outputs leave "
-                         "some symbol no value" });
+            double* p = post[k];
+            if (!product(prior0(k), ws, k, s.active, s.has_ext, -1, p, N, Q)) {
+                finish(k, impossible);
                 return;
             }
+            double* prev = ws.prev.data() + k * NQ;
             double change = std::numeric_limits<double>::infinity();
-            if (!s.prev.empty()) {
+            if (round > 1) {
                 change = 0;
                 for (size_t t = 0; t < NQ; ++t)
-                    change = std::max(change, std::abs(lpost[t] - s.prev[t]));
+                    change = std::max(change, std::abs(p[t] - prev[t]));
             }
-            s.prev = lpost;
+            std::copy(p, p + NQ, prev);
             out[k].converged = change <= opts.tolerance;
             if (out[k].converged || round >= opts.iterations) {
-                if (frames[k].extrinsic) {
-                    std::vector<double> lext(NQ, 0.0);
-                    for (int r : s.active) {
-                        const double* e = s.ext.data() + size_t(r) * NQ;
-                        for (size_t t = 0; t < NQ; ++t)
-                            lext[t] += e[t];
-                    }
-                    normalize_log_rows(lext.data(), N, Q); // (a subset of lpost's)
-                    std::copy(lext.begin(), lext.end(), post[k]);
-                } else {
-                    std::copy(lpost.begin(), lpost.end(), post[k]);
-                }
+                // the extrinsic output: the same product without the priors
+                // (its rows cannot vanish where the posterior's did not)
+                if (frames[k].extrinsic)
+                    product(nullptr, ws, k, s.active, s.has_ext, -1, p, N, Q);
                 finish(k, {});
             }
         });

@@ -49,6 +49,23 @@ struct combine_outcome {
 };
 
 /*!
+ * The combiner's buffers, kept between batches (a batch's are tens of MB:
+ * allocating them again for every batch would cost a good part of it).
+ */
+struct combine_workspace {
+    size_t NQ = 0, reads = 0;
+    std::vector<double> ext;       //!< frame k's read r output at (k reads + r) NQ
+    std::vector<double> prior0;    //!< frame k's priors, normalized, at k NQ
+    std::vector<double> prev;      //!< frame k's posteriors of the round before
+    std::vector<double> job_prior; //!< a round's priors, one row block per decode
+    double* ext_of(size_t k, int r) { return ext.data() + (k * reads + size_t(r)) * NQ; }
+    const double* ext_of(size_t k, int r) const
+    {
+        return ext.data() + (k * reads + size_t(r)) * NQ;
+    }
+};
+
+/*!
  * Runs the combiner's rounds (combine_options) over every frame at once:
  * each round is one decode_batch of each channel's decoder over the frames'
  * reads still in play, in lockstep (Jacobi: every read of a round takes the
@@ -60,7 +77,8 @@ std::vector<combine_outcome> combine_batch(const std::vector<map_decoder*>& deco
                                            const combine_options& opts,
                                            const std::vector<combine_frame>& frames,
                                            const std::vector<double*>& post,
-                                           int threads);
+                                           int threads,
+                                           combine_workspace& ws);
 
 } // namespace reads
 } // namespace bsid

@@ -44,6 +44,8 @@ struct reads_decoder::impl {
     std::vector<int> slot;
     std::unique_ptr<reads::joint_decoder> joint; // made at the first joint frame
     std::mutex joint_mutex;
+    reads::combine_workspace combine; // the combiner's buffers, one batch at a time
+    std::mutex combine_mutex;
 
     int channel_of(size_t r) const { return slot.size() == 1 ? slot[0] : slot[r]; }
 };
@@ -272,8 +274,16 @@ reads_decoder::decode_batch(const std::vector<frame_reads>& frames,
         std::vector<map_decoder*> decs;
         for (auto& s : d->singles)
             decs.push_back(s.get());
-        const auto got = reads::combine_batch(
-            decs, d_cfg.combine, cf, ptrs, resolve_threads(d_cfg.base.threads));
+        std::vector<reads::combine_outcome> got;
+        {
+            std::lock_guard<std::mutex> lock(d->combine_mutex);
+            got = reads::combine_batch(decs,
+                                       d_cfg.combine,
+                                       cf,
+                                       ptrs,
+                                       resolve_threads(d_cfg.base.threads),
+                                       d->combine);
+        }
         std::vector<size_t> left_one;
         for (size_t t = 0; t < many.size(); ++t) {
             const size_t k = many[t];

@@ -340,6 +340,12 @@ public:
     //! checking them (as validate_priors).
     void normalized_priors(const double* priors, bool log_priors, double* out) const;
 
+private:
+    //! Row i of normalized_priors (Q values), or its error.
+    void
+    normalized_priors_row(const double* row, bool log_priors, int i, double* out) const;
+
+public:
     /*!
      * The boundary conditions of a frame that passed check_length(): the
      * frame starts at drift 0 and its received length rho is known, so start
