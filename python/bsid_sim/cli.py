@@ -136,7 +136,8 @@ def build_parser():
                         "decoder (docs/frame_boundaries.md)")
     g.add_argument("--sweep", choices=SWEEPS, action=_Once,
                    hint="a run sweeps one parameter",
-                   help="the parameter that varies: p (Pi = Pd = p), Pi, Pd or Ps")
+                   help="the parameter that varies: p (Pi = Pd = p), Pi, Pd, Ps or reads "
+                        "(the reads of each frame, --reads)")
     g.add_argument("--values", metavar="V", action=_Once,
                    hint="give every value in one --values (a comma list)",
                    help="START:STOP:xFACTOR (geometric), START:STOP:+STEP (linear) or a "
@@ -144,6 +145,12 @@ def build_parser():
     for name in ("Pi", "Pd", "Ps"):
         g.add_argument("--" + name, type=_nonneg, default=None,
                        help=f"fixed {name} (default 0)")
+    g.add_argument("--reads", type=_positive_int, default=1, metavar="M",
+                   help="send each frame through M independent realizations of the channel "
+                        "and decode it from all M reads (docs/reads.md; default 1)")
+    g.add_argument("--read-method", choices=("joint", "combine"), default=None,
+                   help="how the reads are decoded: joint (exact, up to 3 reads) or combine "
+                        "(any number); default joint up to 3 reads, combine beyond")
     g = p.add_argument_group("framing (docs/simulating.md, \"Stream framing\")")
     g.add_argument("--framing", choices=("genie", "stream"), default="genie",
                    help="genie: each frame decoded between its true boundaries (default); "
@@ -423,7 +430,8 @@ def _main(argv):
     if a.seed >= 1 << 64:
         p.error("--seed must be below 2^64")
     if a.sweep:
-        fixed = {"p": ("Pi", "Pd"), "Pi": ("Pi",), "Pd": ("Pd",), "Ps": ("Ps",)}[a.sweep]
+        fixed = {"p": ("Pi", "Pd"), "Pi": ("Pi",), "Pd": ("Pd",), "Ps": ("Ps",),
+                 "reads": ()}[a.sweep]
         for name in fixed:
             if getattr(a, name) is not None:
                 p.error(f"--{name} cannot be given with --sweep {a.sweep}: the sweep sets it")
@@ -483,7 +491,8 @@ def _main(argv):
             streams=a.streams or 4, stream_frames=a.stream_frames or 8,
             unsynchronized=bool(a.unsynchronized), lead=a.lead or 0,
             burst_rate=a.burst_rate or 0.0, burst_bits=a.burst_bits or (32, 32),
-            outer=outer, iterations=a.iterations or 10, bp_iterations=a.bp_iterations)
+            outer=outer, iterations=a.iterations or 10, bp_iterations=a.bp_iterations,
+            reads=a.reads, read_method=a.read_method or "")
     except ValueError as e:
         p.error(str(e))
 
@@ -495,6 +504,11 @@ def _main(argv):
         p.error("--cluster '': give the scheduler's address (tcp://HOST:8786)")
     if not cluster and a.gpus_per_worker:
         p.error(f"--gpus-per-worker {a.gpus_per_worker} needs --workers K or --cluster ADDRESS")
+    if cluster and (a.reads > 1 or a.sweep == "reads"):
+        p.error("several reads per frame run on one host: --reads takes no --workers or "
+                "--cluster")
+    if a.read_method and a.reads == 1 and a.sweep != "reads":
+        p.error("--read-method needs --reads M (M > 1) or --sweep reads")
     if cluster and a.framing == "stream":
         p.error("--framing stream runs on one host (its streams are continuous): it takes no "
                 "--workers or --cluster")

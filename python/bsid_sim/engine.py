@@ -87,6 +87,8 @@ class PointConfig:
     outer: object = None             # bsid_core.ldpc_code: a concatenated scheme (N is its inner length)
     iterations: int = 10             # outer: passes of inner MAP then outer BP
     bp_iterations: int = 50          # outer: belief-propagation iterations per pass
+    reads: int = 1                   # each frame through this many channel realizations
+    read_method: str = ""            # joint | combine; "": joint up to 3 reads, else combine
 
     @property
     def spec(self):
@@ -113,7 +115,15 @@ class PointConfig:
     @property
     def value(self):
         """The swept value (Pi for 'p' and 'none')."""
-        return {"Pd": self.Pd, "Ps": self.Ps}.get(self.sweep, self.Pi)
+        return {"Pd": self.Pd, "Ps": self.Ps, "reads": self.reads}.get(self.sweep, self.Pi)
+
+    @property
+    def method(self):
+        """How the reads are decoded: read_method, or joint up to 3 reads and
+        combine beyond ("" for one read)."""
+        if self.reads == 1:
+            return ""
+        return self.read_method or ("joint" if self.reads <= 3 else "combine")
 
 
 @dataclass
@@ -257,6 +267,7 @@ class PointResult:
             "false_ok": self.false_ok, "duplicates": self.duplicates, "missed": self.missed,
             **self._outer_columns(),
             "alphabet": c.codebook.alphabet,
+            "reads": c.reads, "read_method": c.method,
         }
 
     def _outer_columns(self):
@@ -312,7 +323,12 @@ def run_point(c, progress=None):
     else:
         counter = dec
     src = bsid_core.frame_source(c.codebook, dec.channel, c.N, c.seed, sync_word=c.sync_word,
-                                 outer=c.outer)
+                                 outer=c.outer, reads=c.reads)
+    if c.reads > 1:
+        count_errors = lambda batch, threads: dec.count_errors(  # noqa: E731
+            batch, threads, read_method=c.method)
+    else:
+        count_errors = counter.count_errors
     res = PointResult(config=c, backend=dec.backend, storage=dec.storage,
                       threads=resolved_threads(c.threads),
                       mtau=tuple(dec.limits["mtau"]), mn=tuple(dec.limits["mn"]))
@@ -356,7 +372,7 @@ def run_point(c, progress=None):
                 if count > 0 else None
             next_first += count
 
-            counts = counter.count_errors(batch, c.threads)
+            counts = count_errors(batch, c.threads)
             upto, reason = counting.stop_in_batch(res, counts)
             if c.dump_dir and res.dumped < c.dump_max:
                 for j in (counts["symbol_errors"][:upto] > 0).nonzero()[0]:

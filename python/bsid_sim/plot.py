@@ -46,7 +46,7 @@ def format_problem(path):
 
 def _x(row):
     s = row.get("sweep", "none")
-    return float(row[s]) if s in ("Pi", "Pd", "Ps") else float(row["Pi"])
+    return float(row[s]) if s in ("Pi", "Pd", "Ps", "reads") else float(row["Pi"])
 
 
 def _label(row):
@@ -90,9 +90,11 @@ def plot_results(path, groups, title=None, metrics=("ser", "fer")):
             if ux:
                 ax.plot(ux, uy, "v", color=colour, markersize=5, markerfacecolor="none",
                         label=None if xs else f"{name}, {label} (upper bound)")
-    ax.set_xscale("log")
+    if sweeps != {"reads"}:
+        ax.set_xscale("log")
     ax.set_yscale("log")
-    names = {"p": "p = Pi = Pd", "Pi": "Pi", "Pd": "Pd", "Ps": "Ps", "none": "Pi"}
+    names = {"p": "p = Pi = Pd", "Pi": "Pi", "Pd": "Pd", "Ps": "Ps", "none": "Pi",
+             "reads": "reads per frame"}
     ax.set_xlabel(" / ".join(sorted(names.get(s, s) for s in sweeps)) or "p")
     ax.set_ylabel("error rate")
     ax.grid(True, which="major", alpha=0.4)

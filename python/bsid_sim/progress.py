@@ -19,6 +19,8 @@ def point_name(c):
         return f"p={c.Pi:.4g}"
     if c.sweep in ("Pi", "Pd", "Ps"):
         return f"{c.sweep}={c.value:.4g}"
+    if c.sweep == "reads":
+        return f"reads={c.reads}"
     return f"Pi={c.Pi:.4g} Pd={c.Pd:.4g} Ps={c.Ps:.4g}"
 
 

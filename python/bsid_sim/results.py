@@ -29,11 +29,11 @@ COLUMNS = [
     "garbage_near_half", "false_ok", "duplicates", "missed",
     "outer", "outer_n", "outer_k", "outer_q", "rate", "iterations", "bp_iterations",
     "mean_iterations", "mean_bp_iterations", "undetected", "fer_by_iteration",
-    "alphabet",
+    "alphabet", "reads", "read_method",
 ]
 
 _TEXT = {"label", "codebook", "sweep", "backend", "precision", "storage", "stopped_by",
-         "version", "sync_word", "framing", "outer", "burst_bits"}
+         "version", "sync_word", "framing", "outer", "burst_bits", "read_method"}
 # lists: ';'-separated in CSV, read back as lists of numbers
 _LISTS = {"fer_by_iteration"}
 

@@ -11,14 +11,15 @@ from .engine import PointConfig, run_point
 
 __all__ = ["SWEEPS", "point_configs", "run_configs", "simulate"]
 
-SWEEPS = ("p", "Pi", "Pd", "Ps")
+SWEEPS = ("p", "Pi", "Pd", "Ps", "reads")
 
 
 def point_configs(codebook, N, sweep=None, values=None, Pi=0.0, Pd=0.0, Ps=0.0, **options):
     """The PointConfig of every point, each checked (ValueError names the bad one).
 
-    sweep: None (one point), "p" (Pi = Pd = value), "Pi", "Pd" or "Ps"; the
-    other parameters keep Pi, Pd, Ps. options: the other PointConfig fields.
+    sweep: None (one point), "p" (Pi = Pd = value), "Pi", "Pd", "Ps" or "reads"
+    (the reads of each frame, docs/reads.md); the other parameters keep Pi,
+    Pd, Ps and options["reads"]. options: the other PointConfig fields.
     """
     if isinstance(codebook, str):
         codebook = bsid_core.codebook.from_spec(codebook)
@@ -45,10 +46,14 @@ def point_configs(codebook, N, sweep=None, values=None, Pi=0.0, Pd=0.0, Ps=0.0, 
             raise ValueError("a sweep needs at least one value")
         points = []
         for v in values:
+            if sweep == "reads" and (v != int(v) or v < 1):
+                raise ValueError(f"reads = {v!r}: a count of reads, at least 1")
             points.append({"p": (v, v, Ps), "Pi": (v, Pd, Ps), "Pd": (Pi, v, Ps),
-                           "Ps": (Pi, Pd, v)}[sweep])
+                           "Ps": (Pi, Pd, v), "reads": (Pi, Pd, Ps)}[sweep])
     configs = []
     for k, (pi, pd, ps) in enumerate(points):
+        if sweep == "reads":
+            options = dict(options, reads=int(values[k]))
         try:
             bsid_core.channel_params(pi, pd, ps)
         except ValueError as e:
@@ -82,6 +87,18 @@ def point_configs(codebook, N, sweep=None, values=None, Pi=0.0, Pd=0.0, Ps=0.0, 
             raise ValueError(f"burst_bits = {lo}:{hi}: a burst is 1 to hi bits, lo <= hi")
     elif c.lead or c.burst_rate or c.unsynchronized:
         raise ValueError("lead, bursts and unsynchronized starts are stream framing's")
+    for c in configs:
+        if c.reads < 1:
+            raise ValueError(f"reads = {c.reads}: at least 1")
+        if c.read_method not in ("", "joint", "combine"):
+            raise ValueError(f"read method '{c.read_method}' is not one of joint, combine")
+        if c.reads > 1:
+            if c.framing != "genie" or c.outer is not None or c.sync_word or c.dump_dir:
+                raise ValueError("several reads per frame are simulated with genie framing, "
+                                 "without an outer code, a sync word or failure dumps")
+            if c.method == "joint" and c.reads > 3:
+                raise ValueError(f"reads = {c.reads}: joint decoding takes at most 3 reads; "
+                                 "read method combine takes any number")
     return configs
 
 

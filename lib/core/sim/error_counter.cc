@@ -24,6 +24,11 @@ error_counter::error_counter(frame_decoder& dec, int threads)
 {
 }
 
+error_counter::error_counter(reads_decoder& dec, int threads)
+    : d_dec(dec.single(0)), d_reads(&dec), d_threads(resolve_threads(threads))
+{
+}
+
 const std::vector<frame_errors>& error_counter::run(const frame_batch& batch)
 {
     const int N = d_dec.N(), q = d_dec.q();
@@ -39,14 +44,32 @@ const std::vector<frame_errors>& error_counter::run(const frame_batch& batch)
     d_decisions.resize(K * size_t(N));
     d_errors.assign(K, frame_errors{});
 
-    std::vector<frame_view> views(K);
     std::vector<double*> outs(K);
-    for (size_t k = 0; k < K; ++k) {
-        views[k] = batch.view(k);
+    for (size_t k = 0; k < K; ++k)
         outs[k] = d_post.data() + k * NQ;
+    std::vector<frame_result> results;
+    if (d_reads) {
+        std::vector<frame_reads> frames(K);
+        for (size_t k = 0; k < K; ++k)
+            for (int r = 0; r < batch.reads; ++r) {
+                const auto& y = batch.read(k, r);
+                frames[k].reads.push_back({ y.data(), nullptr, y.size() });
+            }
+        for (const auto& r : d_reads->decode_batch(frames, outs))
+            results.push_back(r.result);
+    } else {
+        if (batch.reads != 1) {
+            throw std::invalid_argument(
+                detail::concat("error_counter: the batch has ",
+                               batch.reads,
+                               " reads per frame; a counter of one read takes one"));
+        }
+        std::vector<frame_view> views(K);
+        for (size_t k = 0; k < K; ++k)
+            views[k] = batch.view(k);
+        results = d_frames ? d_frames->decode_batch(views, outs)
+                           : d_dec.decode_batch(views, outs);
     }
-    const auto results =
-        d_frames ? d_frames->decode_batch(views, outs) : d_dec.decode_batch(views, outs);
 
     const int m = bits_per_symbol(q);
     detail::parallel_loop::shared().run(d_threads, K, [&](size_t k, int) {

@@ -121,6 +121,8 @@ void frame_source::generate(uint64_t first,
     out.k = d_outer ? d_outer->k() : 0;
     out.info.resize(count * size_t(out.k));
     out.rx.resize(count); // kept vectors keep their capacity
+    out.reads = d_reads;
+    out.more.resize(count * size_t(d_reads - 1));
     // An exception must not leave the loop (it would end the process): the
     // first one is kept and thrown here, in the caller's thread.
     std::exception_ptr failure;
@@ -148,6 +150,12 @@ void frame_source::generate(uint64_t first,
             rx.clear();
             channel_emulator em(d_ch, d_seed, k);
             em.process(t.data(), t.size(), rx);
+            for (int r = 1; r < d_reads; ++r) {
+                auto& y = out.more[j * size_t(d_reads - 1) + size_t(r - 1)];
+                y.clear();
+                channel_emulator er(d_ch, read_seed(r), k);
+                er.process(t.data(), t.size(), y);
+            }
         } catch (...) {
             std::lock_guard<std::mutex> lock(failure_mutex);
             if (!failure)
@@ -156,6 +164,15 @@ void frame_source::generate(uint64_t first,
     });
     if (failure)
         std::rethrow_exception(failure);
+}
+
+void frame_source::set_reads(int M)
+{
+    if (M < 1 || M > 1024) {
+        throw std::invalid_argument(
+            detail::concat("frame_source: reads = ", M, " must be in [1, 1024]"));
+    }
+    d_reads = M;
 }
 
 simulated_frame frame_source::frame(uint64_t k) const

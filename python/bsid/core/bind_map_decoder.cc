@@ -239,11 +239,18 @@ array per frame, None for a refused frame; with statuses=True, returns
 (posteriors, [(status, reason), ...]). priors (or log_priors, natural logs):
 None, one (N, q) array for all frames, or a list with an array (or None) per
 frame. extrinsic=True: extrinsic probabilities instead of posteriors (decode).)doc")
-        .def("count_errors",
-             &py_map_decoder::count_errors,
-             "batch"_a,
-             "threads"_a = 0,
-             R"doc(
+        .def(
+            "count_errors",
+            [](py_map_decoder& d, const bsid::frame_batch& batch, int threads) {
+                if (batch.reads != 1)
+                    throw py::value_error(
+                        "count_errors: the batch has " + std::to_string(batch.reads) +
+                        " reads per frame; give read_method (\"joint\" or \"combine\")");
+                return d.count_errors(batch, threads);
+            },
+            "batch"_a,
+            "threads"_a = 0,
+            R"doc(
 Decodes a frame_batch (frame_source.generate) and counts each frame's errors
 against the sent symbols, without the GIL. Returns a dict of numpy arrays:
 status (uint8, an index into frame_status_names), symbol_errors and

@@ -269,4 +269,27 @@ reads. priors (or log_priors): None, one (N, q) array for all, or a list with
 an array (or None) per cluster. Returns (posteriors, statuses): a list with
 an (N, q) array per cluster, None for a refused one, and a list of
 decode_reads' info dicts. Only invalid arguments raise.)doc");
+
+    cls.def(
+        "count_errors",
+        [](py_map_decoder& self,
+           const bsid::frame_batch& batch,
+           int threads,
+           const std::string& read_method,
+           const py::object& iterations,
+           const py::object& tolerance) {
+            auto dec = decoder_for(self, read_method, iterations, tolerance, py::none());
+            return self.count_errors(batch, threads, dec);
+        },
+        "batch"_a,
+        "threads"_a = 0,
+        py::kw_only(),
+        "read_method"_a,
+        "iterations"_a = py::none(),
+        "tolerance"_a = py::none(),
+        R"doc(
+count_errors for a batch of several reads per frame (frame_source(...,
+reads=M)): each frame decoded from its reads by read_method ("joint" or
+"combine", with the combiner's iterations and tolerance, as decode_reads), a
+frame that no read can decode an erasure.)doc");
 }

@@ -46,7 +46,20 @@ generate(out=...) to refill it without new allocations.)doc")
                 return to_numpy(std::vector<uint8_t>(b.rx[k]));
             },
             "k"_a,
-            "The received bits of the batch's k-th frame (a uint8 copy).")
+            "The received bits of the batch's k-th frame (a uint8 copy; its read 0).")
+        .def_readonly("reads", &bsid::frame_batch::reads, "Reads per frame.")
+        .def(
+            "read",
+            [](const bsid::frame_batch& b, size_t k, int r) {
+                if (k >= b.size())
+                    throw py::index_error("frame_batch.read: no such frame");
+                if (r < 0 || r >= b.reads)
+                    throw py::index_error("frame_batch.read: no such read");
+                return to_numpy(std::vector<uint8_t>(b.read(k, r)));
+            },
+            "k"_a,
+            "r"_a,
+            "Read r of the batch's k-th frame (a uint8 copy).")
         .def_property_readonly("rx_lengths", [](const bsid::frame_batch& b) {
             std::vector<int64_t> v;
             for (const auto& r : b.rx)
@@ -66,17 +79,27 @@ transmit(ch, bits, s, k) (docs/random-numbers.md).
 
 sync_word: the word W ("0110..."; over letters "ACGT...", digits, comma
 -separated integers or a list of ints) sent before every frame's codewords;
-decode such frames with map_decoder_core(..., sync_word=W).
+decode such frames with map_decoder_core(..., sync_word=W). reads: each frame
+sent that many times (docs/reads.md), read r through channel frame k of seed
+s + r 0x9E3779B97F4A7C15 (read 0 is the frame of a source without reads);
+count their errors with map_decoder_core.count_errors(batch, read_method=...).
 )doc")
         .def(py::init([](const bsid::codebook& cb,
                          const bsid::channel_params& ch,
                          int N,
                          uint64_t seed,
                          const py::object& sync_word,
-                         const std::optional<bsid::ldpc_code>& outer) {
+                         const std::optional<bsid::ldpc_code>& outer,
+                         int reads) {
                  const auto W = sync_word_from_python(sync_word, ch.alphabet());
-                 if (!outer)
-                     return bsid::frame_source(cb, ch, N, seed, W);
+                 if (!outer) {
+                     bsid::frame_source src(cb, ch, N, seed, W);
+                     src.set_reads(reads);
+                     return src;
+                 }
+                 if (reads != 1)
+                     throw py::value_error("frame_source: reads with an outer code are "
+                                           "not simulated (one read per frame)");
                  const int need =
                      bsid::symbol_mapping(outer->q(), outer->n(), cb.q()).n_inner();
                  if (N != 0 && N != need) {
@@ -93,7 +116,8 @@ decode such frames with map_decoder_core(..., sync_word=W).
              "seed"_a,
              "sync_word"_a = "",
              py::kw_only(),
-             "outer"_a = py::none())
+             "outer"_a = py::none(),
+             "reads"_a = 1)
         .def(
             "generate",
             [](const bsid::frame_source& src,

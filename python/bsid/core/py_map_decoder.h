@@ -309,7 +309,9 @@ public:
     // all without the GIL; returns numpy arrays. The counter keeps its buffers
     // between calls, so calls from several Python threads take turns on it
     // (the mutex is taken without the GIL, so that the turns cannot deadlock).
-    py::dict count_errors(const bsid::frame_batch& batch, int threads)
+    py::dict count_errors(const bsid::frame_batch& batch,
+                          int threads,
+                          const std::shared_ptr<bsid::reads_decoder>& reads = nullptr)
     {
         const size_t K = batch.size();
         py::array_t<uint8_t> status(K);
@@ -318,9 +320,14 @@ public:
         {
             py::gil_scoped_release nogil;
             std::lock_guard<std::mutex> lock(d_counter_mutex);
-            if (!d_counter || d_counter_threads != threads) {
-                d_counter = std::make_unique<bsid::error_counter>(*d_frames, threads);
+            // a counter per decoder (this one's frames, or a reads decoder's)
+            const void* key = reads ? static_cast<const void*>(reads.get()) : nullptr;
+            if (!d_counter || d_counter_threads != threads || d_counter_key != key) {
+                d_counter =
+                    reads ? std::make_unique<bsid::error_counter>(*reads, threads)
+                          : std::make_unique<bsid::error_counter>(*d_frames, threads);
                 d_counter_threads = threads;
+                d_counter_key = key;
             }
             const auto& e = d_counter->run(batch);
             for (size_t k = 0; k < K; ++k) {
@@ -393,6 +400,7 @@ private:
     std::mutex d_counter_mutex; // guards d_counter and its buffers
     std::unique_ptr<bsid::error_counter> d_counter;
     int d_counter_threads = -1;
+    const void* d_counter_key = nullptr;      // the reads decoder d_counter uses, or null
     std::optional<bsid::setup_watch> d_watch; // (set in the constructor)
     std::mutex d_reads_mutex;                 // guards d_reads
     std::vector<std::shared_ptr<bsid::reads_decoder>> d_reads;

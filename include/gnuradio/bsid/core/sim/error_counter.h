@@ -10,6 +10,7 @@
 
 #include <gnuradio/bsid/core/inner/frame_decoder.h>
 #include <gnuradio/bsid/core/inner/map_decoder.h>
+#include <gnuradio/bsid/core/reads/reads_decoder.h>
 #include <gnuradio/bsid/core/sim/frame_source.h>
 #include <cstdint>
 #include <vector>
@@ -44,6 +45,12 @@ public:
     //! Frames that begin with a sync word: decoded by a frame_decoder (start 0, known
     //! end).
     explicit error_counter(frame_decoder& dec, int threads = 0);
+    /*!
+     * Frames of several reads (frame_batch::reads): each decoded from all
+     * its reads by `dec` (a read that cannot be decoded is left out; a
+     * frame none can decode is an erasure).
+     */
+    explicit error_counter(reads_decoder& dec, int threads = 0);
 
     //! Decodes the batch (one decode_batch call) and counts each frame's errors.
     const std::vector<frame_errors>& run(const frame_batch& batch);
@@ -64,6 +71,7 @@ public:
 private:
     map_decoder& d_dec;
     frame_decoder* d_frames = nullptr; // set: frames with a sync word go through it
+    reads_decoder* d_reads = nullptr;  // set: frames of several reads go through it
     int d_threads;
     std::vector<double> d_post;
     std::vector<int32_t> d_decisions;

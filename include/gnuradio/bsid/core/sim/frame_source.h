@@ -26,6 +26,13 @@ struct frame_batch {
     int N = 0;                            //!< message symbols per frame
     std::vector<int32_t> symbols;         //!< size() rows of N sent symbols
     std::vector<std::vector<uint8_t>> rx; //!< the received bits of each frame (0/1 bytes)
+    /*!
+     * Reads per frame (frame_source::set_reads): rx holds each frame's read
+     * 0, `more` its reads 1 .. reads - 1, frame j's read r at
+     * more[j (reads - 1) + r - 1].
+     */
+    int reads = 1;
+    std::vector<std::vector<uint8_t>> more;
     //! With an outer code: the k information symbols of each frame (size() rows)
     int k = 0;
     std::vector<int32_t> info;
@@ -35,6 +42,11 @@ struct frame_batch {
     frame_view view(size_t k) const { return { rx[k].data(), rx[k].size(), nullptr }; }
     const int32_t* sent(size_t k) const { return symbols.data() + k * size_t(N); }
     const int32_t* sent_info(size_t j) const { return info.data() + j * size_t(k); }
+    //! Read r of frame j (r < reads).
+    const std::vector<uint8_t>& read(size_t j, int r) const
+    {
+        return r == 0 ? rx[j] : more[j * size_t(reads - 1) + size_t(r - 1)];
+    }
 };
 
 //! One simulated frame with everything about it (failure dumps, replays).
@@ -106,6 +118,20 @@ public:
      */
     void generate(uint64_t first, size_t count, frame_batch& out, int threads = 0) const;
 
+    /*!
+     * Sends each frame M times (several reads of it, docs/reads.md): read r
+     * of frame k is channel frame k of seed read_seed(r) (read 0: the one
+     * read of a source without reads, seed s itself). Throws
+     * std::invalid_argument unless 1 <= M <= 1024.
+     */
+    void set_reads(int M);
+    int reads() const { return d_reads; }
+    //! The channel seed of read r: s + r 0x9E3779B97F4A7C15 (mod 2^64).
+    uint64_t read_seed(int r) const
+    {
+        return d_seed + uint64_t(r) * 0x9E3779B97F4A7C15ULL;
+    }
+
     //! The N message symbols of frame k (with an outer code: its mapped codeword).
     void message(uint64_t k, int32_t* symbols) const;
     //! With an outer code: the k information symbols of frame k.
@@ -128,6 +154,7 @@ private:
     int d_N;
     uint64_t d_seed;
     std::vector<uint8_t> d_sync;
+    int d_reads = 1;
     std::shared_ptr<const ldpc_code> d_outer; // null: uncoded messages
     std::shared_ptr<const symbol_mapping>
         d_map; // with d_outer: its codewords to N symbols
