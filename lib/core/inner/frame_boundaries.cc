@@ -165,7 +165,10 @@ void frame_decoder::prepare(const frame_request& r, prepared& p, bool random_tai
                       detail::concat("decode_frame: ",
                                      rq.reads(),
                                      " reads of one frame; several reads are not "
-                                     "decoded yet (one read per request)") };
+                                     "decoded with frame boundaries as probabilities "
+                                     "(one read per request; reads_decoder, "
+                                     "decode_reads in Python, decodes reads that span "
+                                     "the frame: docs/reads.md)") };
         return true;
     };
     if (r.priors)

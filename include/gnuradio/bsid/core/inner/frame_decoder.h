@@ -122,8 +122,10 @@ struct frame_request {
     double gap = 0;
     /*!
      * Further received sequences of the same frame, beside the first (bits
-     * or llr, L). Decoding several reads of one frame is not implemented
-     * yet: a request with any is refused (frame_status::invalid_input).
+     * or llr, L). The frame decoder decodes one read per request: a request
+     * with any is refused (frame_status::invalid_input). Several reads that
+     * each span the frame (from its first letter to its last) are
+     * reads_decoder's (reads/reads_decoder.h, docs/reads.md).
      */
     std::vector<frame_read> more_reads;
 
