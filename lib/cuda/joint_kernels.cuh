@@ -151,6 +151,20 @@ inline joint_axis axis_of(const joint_shape& sh, int r)
     return { sh.Mt[r], sh.Mn[r], sh.dlo[r], sh.stride[r], sh.rstride[r] };
 }
 
+//! A pass's thread t: frame f, joint state s, codeword D (f >= F: none).
+struct joint_cell {
+    long long t, s;
+    int f, D;
+    __device__ joint_cell(const joint_shape& sh, long long t_) : t(t_)
+    {
+        const long long per_frame = sh.S * sh.q;
+        f = int(t / per_frame);
+        const long long rem = t - (long long)f * per_frame;
+        s = rem / sh.q;
+        D = int(rem - s * sh.q);
+    }
+};
+
 /*!
  * Forward pass of read r (axis x) at index i, a thread per (frame, state b,
  * D): out(b, D) = sum_e R_r(a_r = b_r - dlo - e, e, D) in(b with a_r, D);
@@ -167,14 +181,11 @@ __global__ void joint_forward_pass(joint_shape sh,
                                    const double* in,
                                    double* out)
 {
-    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long per_frame = sh.S * sh.q;
-    if (t >= (long long)sh.F * per_frame)
+    const joint_cell c(sh, (long long)blockIdx.x * blockDim.x + threadIdx.x);
+    if (c.f >= sh.F)
         return;
-    const int f = int(t / per_frame);
-    const long long rem = t - (long long)f * per_frame;
-    const long long s = rem / sh.q;
-    const int D = int(rem - s * sh.q);
+    const int f = c.f, D = c.D;
+    const long long s = c.s, t = c.t;
     const int Mt = x.Mt, Mn = x.Mn, dlo = x.dlo;
     const long long st = x.stride;
     const int b = int((s / st) % Mt);
@@ -207,14 +218,11 @@ __global__ void joint_backward_pass(joint_shape sh,
                                     const double* in,
                                     double* out)
 {
-    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long per_frame = sh.S * sh.q;
-    if (t >= (long long)sh.F * per_frame)
+    const joint_cell c(sh, (long long)blockIdx.x * blockDim.x + threadIdx.x);
+    if (c.f >= sh.F)
         return;
-    const int f = int(t / per_frame);
-    const long long rem = t - (long long)f * per_frame;
-    const long long s = rem / sh.q;
-    const int D = int(rem - s * sh.q);
+    const int f = c.f, D = c.D;
+    const long long s = c.s, t = c.t;
     const int Mt = x.Mt, Mn = x.Mn, dlo = x.dlo;
     const long long st = x.stride;
     const int a = int((s / st) % Mt);

@@ -133,12 +133,7 @@ void run_jobs(const std::vector<map_decoder*>& decoders,
         for (auto& j : jobs) {
             if (frames[j.k].channel[size_t(j.r)] != int(c))
                 continue;
-            const frame_read& rd = frames[j.k].reads[size_t(j.r)];
-            frame_view v;
-            v.bits = rd.bits;
-            v.llr = rd.llr;
-            v.logprob = rd.logprob;
-            v.rho = rd.L;
+            frame_view v = read_view(frames[j.k].reads[size_t(j.r)]);
             v.priors = j.has_prior ? prior + j.at * NQ : nullptr;
             v.extrinsic = true;
             views.push_back(v);

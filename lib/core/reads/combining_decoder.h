@@ -19,6 +19,17 @@
 namespace bsid {
 namespace reads {
 
+//! A read as the single decoder takes a frame (no priors, default boundaries).
+inline frame_view read_view(const frame_read& rd)
+{
+    frame_view v;
+    v.bits = rd.bits;
+    v.llr = rd.llr;
+    v.logprob = rd.logprob;
+    v.rho = rd.L;
+    return v;
+}
+
 /*!
  * One frame for the combiner: 2 or more reads that passed the single
  * decoder's checks, the channel of each (an index into the decoders the

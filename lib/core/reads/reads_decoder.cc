@@ -202,12 +202,7 @@ reads_decoder::decode_batch(const std::vector<frame_reads>& frames,
         std::vector<std::vector<size_t>> whose(d->singles.size());
         for (size_t k : which) {
             const int r = kept[k].front();
-            const frame_read& rd = frames[k].reads[size_t(r)];
-            frame_view v;
-            v.bits = rd.bits;
-            v.llr = rd.llr;
-            v.logprob = rd.logprob;
-            v.rho = rd.L;
+            frame_view v = reads::read_view(frames[k].reads[size_t(r)]);
             v.priors = frames[k].priors;
             v.log_priors = frames[k].log_priors;
             v.extrinsic = frames[k].extrinsic;
@@ -348,12 +343,7 @@ reads_decoder::decode_batch(const std::vector<frame_reads>& frames,
             // which reads are impossible alone?
             std::vector<int> still;
             for (int r : kept[k]) {
-                const frame_read& rd = frames[k].reads[size_t(r)];
-                frame_view v;
-                v.bits = rd.bits;
-                v.llr = rd.llr;
-                v.logprob = rd.logprob;
-                v.rho = rd.L;
+                frame_view v = reads::read_view(frames[k].reads[size_t(r)]);
                 v.priors = frames[k].priors;
                 v.log_priors = frames[k].log_priors;
                 const frame_result alone = single(size_t(r)).decode(v, scratch.data());
