@@ -120,9 +120,9 @@ class PointConfig:
     @property
     def method(self):
         """How the reads are decoded: read_method, or joint up to 3 reads and
-        combine beyond ("" for one read)."""
+        combine beyond ("none" for one read)."""
         if self.reads == 1:
-            return ""
+            return "none"
         return self.read_method or ("joint" if self.reads <= 3 else "combine")
 
 

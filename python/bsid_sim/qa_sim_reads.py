@@ -77,7 +77,7 @@ class qa_sim_reads(unittest.TestCase):
                                 read_method="combine", **common)
         rows = [r.row() for r in res]
         self.assertEqual([r["reads"] for r in rows], [1, 2, 4])
-        self.assertEqual([r["read_method"] for r in rows], ["", "combine", "combine"])
+        self.assertEqual([r["read_method"] for r in rows], ["none", "combine", "combine"])
         self.assertEqual([r["sweep"] for r in rows], ["reads"] * 3)
         self.assertGreaterEqual(rows[0]["symbol_errors"], rows[2]["symbol_errors"])
         again = bsid_sim.simulate("builtin:ld3-modvec6", 12, reads=2, read_method="combine",
