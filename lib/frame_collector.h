@@ -32,6 +32,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -85,6 +86,35 @@ inline size_t input_item_size(const std::string& block, const std::string& input
 {
     const int f = input_floats(block, input, A);
     return f == 0 ? sizeof(uint8_t) : size_t(f) * sizeof(float);
+}
+
+/*!
+ * The channel a bsid_channel tag's value announces ((Pi, Pd, Ps) over bits,
+ * (Pi, Pd, Ps, A) over A > 2 letters), over the alphabet and substitutions
+ * of `current`; nothing, with why, for a value that is not such a channel.
+ */
+inline std::optional<::bsid::channel_params> channel_of_tag(
+    const pmt::pmt_t& value, const ::bsid::channel_params& current, std::string& why)
+{
+    const size_t len = pmt::is_f64vector(value) ? pmt::length(value) : 0;
+    const int A = current.alphabet();
+    if (len != 3 && len != 4) {
+        why = "the value " + pmt::write_string(value) +
+              " is not three doubles (Pi, Pd, Ps) or four (Pi, Pd, Ps, A)";
+        return std::nullopt;
+    }
+    const auto v = pmt::f64vector_elements(value);
+    const double tagged = len == 4 ? v[3] : 2.0;
+    try {
+        if (tagged != double(A))
+            throw std::invalid_argument(
+                "it announces a channel over " + std::to_string(tagged) +
+                " letters; the decoder's alphabet has " + std::to_string(A));
+        return current.with_rates(v[0], v[1], v[2]);
+    } catch (const std::invalid_argument& e) {
+        why = e.what();
+        return std::nullopt;
+    }
 }
 
 /*!
@@ -226,32 +256,15 @@ public:
     {
         // the channel block's settings for this frame and those after it
         std::string why;
-        const size_t len = pmt::is_f64vector(t.value) ? pmt::length(t.value) : 0;
-        const int A = channel().alphabet();
-        if (len == 3 || len == 4) {
-            // (Pi, Pd, Ps) over bits, (Pi, Pd, Ps, A) over A > 2 letters
-            const auto v = pmt::f64vector_elements(t.value);
-            const double tagged = len == 4 ? v[3] : 2.0;
-            try {
-                if (tagged != double(A))
-                    throw std::invalid_argument(
-                        "it announces a channel over " + std::to_string(tagged) +
-                        " letters; the decoder's alphabet has " + std::to_string(A));
-                const ::bsid::channel_params ch = channel().with_rates(v[0], v[1], v[2]);
-                d_channel_tagged = true;
-                {
-                    std::lock_guard<std::mutex> lock(d_mutex);
-                    if (ch == d_ch)
-                        return;
-                }
-                switch_to(ch);
-                return;
-            } catch (const std::invalid_argument& e) {
-                why = e.what();
+        if (const auto ch = channel_of_tag(t.value, channel(), why)) {
+            d_channel_tagged = true;
+            {
+                std::lock_guard<std::mutex> lock(d_mutex);
+                if (*ch == d_ch)
+                    return;
             }
-        } else {
-            why = "the value " + pmt::write_string(t.value) +
-                  " is not three doubles (Pi, Pd, Ps) or four (Pi, Pd, Ps, A)";
+            switch_to(*ch);
+            return;
         }
         GR_LOG_WARN(d_logger,
                     "the bsid_channel tag on input item " + std::to_string(t.offset) +

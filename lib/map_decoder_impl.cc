@@ -6,8 +6,10 @@
  */
 
 #include "core_log_handler.h"
+#include "decoder_output.h"
 #include "llr.h"
 #include "map_decoder_impl.h"
+#include "map_decoder_reads_impl.h"
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_reader.h>
 #include <gnuradio/io_signature.h>
@@ -22,43 +24,7 @@ namespace bsid {
 
 namespace {
 
-const pmt::pmt_t erasure_key = pmt::intern("bsid_erasure");
-
 std::string status_name(::bsid::frame_status s) { return ::bsid::to_string(s); }
-
-map_decoder_impl::mode parse_mode(const std::string& s)
-{
-    if (s == "posteriors")
-        return map_decoder_impl::mode::posteriors;
-    if (s == "llr")
-        return map_decoder_impl::mode::llr;
-    if (s == "hard")
-        return map_decoder_impl::mode::hard;
-    if (s == "extrinsic")
-        return map_decoder_impl::mode::extrinsic;
-    if (s.find("extrinsic") != std::string::npos && s.find("hard") != std::string::npos) {
-        throw std::invalid_argument(
-            "map_decoder: output '" + s +
-            "' asks for extrinsic hard decisions: hard decisions are taken on the "
-            "posterior and have no extrinsic form (use output \"hard\", or "
-            "\"extrinsic\" for the extrinsic log-probabilities)");
-    }
-    throw std::invalid_argument("map_decoder: output '" + s +
-                                "' is not one of posteriors, llr, hard, extrinsic");
-}
-
-size_t item_size(map_decoder_impl::mode m, int q)
-{
-    switch (m) {
-    case map_decoder_impl::mode::posteriors:
-    case map_decoder_impl::mode::extrinsic:
-        return sizeof(float) * size_t(q);
-    case map_decoder_impl::mode::llr:
-        return sizeof(float);
-    default:
-        return sizeof(int32_t);
-    }
-}
 
 // the input ports: the received items, and with priors_input a vector of q floats
 gr::io_signature::sptr ports_in(const std::string& input, bool priors, int q, int A)
@@ -89,6 +55,15 @@ map_decoder::sptr map_decoder::make(const ::bsid::codebook& codebook,
                                     const ::bsid::channel_params& channel,
                                     const ::bsid::receiver_options& options)
 {
+    if (options.input.reads < 1) {
+        throw std::invalid_argument(
+            "map_decoder: reads = " + std::to_string(options.input.reads) +
+            " must be at least 1");
+    }
+    if (options.input.reads > 1) // several reads of each frame (docs/reads.md)
+        return make_map_decoder_reads(codebook, N, channel, options);
+    if (options.input.read_method != "joint")
+        ::bsid::parse_read_method(options.input.read_method); // (checked: no effect)
     return gnuradio::make_block_sptr<map_decoder_impl>(codebook, N, channel, options);
 }
 
@@ -96,15 +71,18 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                                    int N,
                                    const ::bsid::channel_params& channel,
                                    const ::bsid::receiver_options& options)
-    : gr::block("map_decoder",
-                ports_in(options.input.kind,
-                         options.input.priors_input,
-                         codebook.q(),
-                         codebook.alphabet()),
-                gr::io_signature::make(
-                    1, 1, item_size(parse_mode(options.output.kind), codebook.q()))),
+    : gr::block(
+          "map_decoder",
+          ports_in(options.input.kind,
+                   options.input.priors_input,
+                   codebook.q(),
+                   codebook.alphabet()),
+          gr::io_signature::make(
+              1,
+              1,
+              output_item_size(parse_output_mode(options.output.kind), codebook.q()))),
       d_cfg(::bsid::make_decoder_config(codebook, N, channel, options.decoding)),
-      d_mode(parse_mode(options.output.kind)),
+      d_mode(parse_output_mode(options.output.kind)),
       d_max_batch(options.decoding.max_batch),
       d_llr_scale(options.output.llr_scale),
       d_llr_clip(options.output.llr_clip),
@@ -119,7 +97,7 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
            d_cfg.ch,
            { [this](const ::bsid::channel_params& ch) { return build(ch); },
              [](const decoder_ptr& dec) { return dec; } }),
-      d_queue(item_size(parse_mode(options.output.kind), codebook.q())),
+      d_queue(output_item_size(parse_output_mode(options.output.kind), codebook.q())),
       d_max_delay_ms(options.decoding.max_delay_ms),
       d_priors(options.input.priors_input)
 {
@@ -144,9 +122,7 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
             "map_decoder: llr_scale must be finite and llr_clip >= 0");
     }
     const int estimate = options.input.estimate_every;
-    d_items_per_frame = d_mode == mode::llr
-                            ? size_t(N) * size_t(llr_bits_per_symbol(codebook.q()))
-                            : size_t(N);
+    d_items_per_frame = output_items_per_frame(d_mode, N, codebook.q());
     install_core_log_handler();
     d_rx.start();
     if (d_stream) {
@@ -324,41 +300,10 @@ void map_decoder_impl::emit(const std::vector<gr::tag_t>& tags,
     const bool erased = !erasure.empty();
     if (erased) {
         ++d_erasures;
-        d_queue.tag(start, erasure_key, pmt::intern(erasure));
+        d_queue.tag(start, erasure_key(), pmt::intern(erasure));
     }
-    switch (d_mode) {
-    case mode::posteriors: {
-        std::vector<float> v(size_t(N) * size_t(q));
-        for (size_t k = 0; k < v.size(); ++k)
-            v[k] = erased ? 1.0f / float(q) : float(post[k]);
-        d_queue.push(reinterpret_cast<const uint8_t*>(v.data()), size_t(N));
-        break;
-    }
-    case mode::llr: {
-        std::vector<float> v(d_items_per_frame, 0.0f);
-        if (!erased)
-            posteriors_to_llr(post, N, q, d_llr_scale, d_llr_clip, v.data());
-        d_queue.push(reinterpret_cast<const uint8_t*>(v.data()), v.size());
-        break;
-    }
-    case mode::extrinsic: {
-        // natural logs, each probability floored at 1e-300 (as the LLRs are):
-        // never -inf or NaN downstream; an erasure's rows are ln(1/q)
-        std::vector<float> v(size_t(N) * size_t(q));
-        for (size_t k = 0; k < v.size(); ++k)
-            v[k] = erased ? float(-std::log(double(q)))
-                          : float(std::log(std::max(post[k], 1e-300)));
-        d_queue.push(reinterpret_cast<const uint8_t*>(v.data()), size_t(N));
-        break;
-    }
-    case mode::hard: {
-        std::vector<int32_t> v(size_t(N), -1);
-        if (!erased)
-            ::bsid::hard_decisions(post, N, q, v.data());
-        d_queue.push(reinterpret_cast<const uint8_t*>(v.data()), v.size());
-        break;
-    }
-    }
+    push_frame_output(
+        d_mode, erased ? nullptr : post, N, q, d_llr_scale, d_llr_clip, d_queue);
 }
 
 void map_decoder_impl::admit()

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_BSID_MAP_DECODER_IMPL_H
 #define INCLUDED_BSID_MAP_DECODER_IMPL_H
 
+#include "decoder_output.h"
 #include "frame_collector.h"
 #include "output_queue.h"
 #include <gnuradio/bsid/core/estimation/channel_tracker.h>
@@ -29,7 +30,7 @@ namespace bsid {
 class map_decoder_impl : public map_decoder
 {
 public:
-    enum class mode { posteriors, llr, hard, extrinsic };
+    using mode = output_mode;
 
     map_decoder_impl(const ::bsid::codebook& codebook,
                      int N,

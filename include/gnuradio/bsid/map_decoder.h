@@ -157,6 +157,20 @@ namespace bsid {
  * it has received. Channel estimation (\p estimate_every) does not use the
  * priors. Tagged framing only: stream frames are found at run time, so
  * priors cannot be aligned to them, and make() refuses the two together.
+ * Several reads (\p reads M > 1; docs/reads.md, "In a flowgraph"): M inputs
+ * of tagged frames, the k-th frame of each input a read of the same frame
+ * (a DNA cluster, the same frame from several receivers), decoded together
+ * by bsid::reads_decoder (\p read_method "joint": exact, up to 3 reads;
+ * "combine": any number). A frame is decoded once every input has its k-th
+ * frame or has ended. A missing read (lost, cut short, an invalid length
+ * tag, its input ended) or one the decoder cannot use is left out and the
+ * frame decoded from the others; every output frame carries a "bsid_reads"
+ * tag, a dict: used (the reads decoded from), reads (each input's status,
+ * "ok" or why it was left out) and, with "combine", rounds. With
+ * \p follow_channel_tags each input follows its own "bsid_channel" tags.
+ * Tagged framing only, without a sync word, priors input or channel
+ * estimation (make() refuses them); frames are decoded as they complete on
+ * every input, at most \p max_batch a call (\p max_delay_ms does not apply).
  */
 class BSID_API map_decoder : virtual public gr::block
 {

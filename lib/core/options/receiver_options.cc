@@ -134,6 +134,19 @@ const option_table<receiver_options>& receiver_option_table()
             "with backend \"cuda\", the CPU with \"auto\"; a repeated or negative "
             "index: ValueError",
             [](auto& o) -> auto& { return o.decoding.devices; });
+        t.add(
+            "reads",
+            "M inputs of tagged frames, the k-th frame of each a read of the same "
+            "frame (DNA reads, diversity receivers; docs/reads.md): each frame is "
+            "decoded from the reads it has, a missing or refused read left out and "
+            "named in the frame's bsid_reads tag; tagged framing, no priors input, "
+            "sync word or channel estimation; 1: one input",
+            [](auto& o) -> auto& { return o.input.reads; });
+        t.add(
+            "read_method",
+            "with reads > 1: \"joint\" (exact, at most 3 reads) or \"combine\" (any "
+            "number; docs/reads.md)",
+            [](auto& o) -> auto& { return o.input.read_method; });
         return t;
     }();
     return table;

@@ -109,6 +109,15 @@ are "invalid_input" erasures. Tagged framing only: make() refuses
 priors_input with framing="stream" (stream frames are found at run time, so
 priors cannot be aligned to them).
 
+Several reads (reads=M > 1; docs/reads.md, "In a flowgraph"): M inputs of
+tagged frames, the k-th frame of each input a read of the same frame, decoded
+together (read_method "joint": exact, up to 3 reads; "combine": any number).
+A missing read (lost, cut short, the input ended) or one the decoder cannot
+use is left out and the frame decoded from the others; every output frame
+carries a "bsid_reads" tag, a dict: used, reads (each input's status) and,
+with "combine", rounds. Each input follows its own "bsid_channel" tags.
+Tagged framing only, without a sync word, priors_input or estimate_every.
+
 Constructor Specific Documentation:
 
 Args:
@@ -140,7 +149,9 @@ Args:
     estimate_every : re-estimate the channel from the last this many decoded frames after every this many, on a thread of its own, apply it to the frames that begin after it, and post it on the message port "channel_estimate" (docs/receiving.md, "Channel estimation"; either framing: with stream framing, from the frames decoded in sync cut at their most probable start and end); 0: never (default 0)
     priors_input : a second input port of vectors of q floats, N per frame: the natural log of each message symbol's prior probabilities (any constant per row, -inf for an impossible symbol), the k-th frame of priors for the k-th received frame (tagged framing only; docs/receiving.md, "Priors and the extrinsic output") (default False)
     max_delay_ms : the longest a received frame waits for others to fill its batch, in milliseconds; finite and >= 0 (0: a batch goes as soon as the decoder is free); tagged framing (default 10.0)
-    devices : the GPUs one decoder uses: "all", or indices like "0,1"; "": device 0 alone (or BSID_CUDA_DEVICE). With several, each batch is split among them by received bits and the output is the same bit for bit (docs/design.md section 5); a device that does not exist: RuntimeError with backend "cuda", the CPU with "auto"; a repeated or negative index: ValueError (default ""))doc";
+    devices : the GPUs one decoder uses: "all", or indices like "0,1"; "": device 0 alone (or BSID_CUDA_DEVICE). With several, each batch is split among them by received bits and the output is the same bit for bit (docs/design.md section 5); a device that does not exist: RuntimeError with backend "cuda", the CPU with "auto"; a repeated or negative index: ValueError (default "")
+    reads : M inputs of tagged frames, the k-th frame of each a read of the same frame (DNA reads, diversity receivers; docs/reads.md): each frame is decoded from the reads it has, a missing or refused read left out and named in the frame's bsid_reads tag; tagged framing, no priors input, sync word or channel estimation; 1: one input (default 1)
+    read_method : with reads > 1: "joint" (exact, at most 3 reads) or "combine" (any number; docs/reads.md) (default "joint"))doc";
 
 
 static const char* __doc_gr_bsid_map_decoder_map_decoder_0 = R"doc()doc";

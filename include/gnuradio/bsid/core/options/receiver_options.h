@@ -64,6 +64,8 @@ struct input_options {
     bool follow_channel_tags = true;
     int estimate_every = 0;
     bool priors_input = false;
+    int reads = 1;                     //!< inputs, each a read of the same frames
+    std::string read_method = "joint"; //!< "joint" or "combine" (reads > 1)
 };
 
 //! A receiver's settings.
