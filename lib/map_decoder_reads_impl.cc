@@ -415,6 +415,7 @@ void map_decoder_reads_impl::decode_ready(bool all_over)
             // the reads' statuses: a missing read's own, the decoder's for the rest
             pmt::pmt_t statuses = pmt::make_vector(size_t(d_M), pmt::PMT_NIL);
             std::vector<gr::tag_t> tags;
+            std::string first_status;
             for (int r = 0; r < d_M; ++r) {
                 const read_slot& s = batch[k][size_t(r)];
                 const std::string st =
@@ -424,6 +425,8 @@ void map_decoder_reads_impl::decode_ready(bool all_over)
                                ? status_name(res[k].reads[size_t(r)].status)
                                : status_name(::bsid::frame_status::ok));
                 pmt::vector_set(statuses, size_t(r), pmt::intern(st));
+                if (r == 0)
+                    first_status = st;
                 if (tags.empty())
                     tags = s.tags; // the first read's own tags, as the one-read block
             }
@@ -435,7 +438,10 @@ void map_decoder_reads_impl::decode_ready(bool all_over)
                     info, pmt::intern("rounds"), pmt::from_long(res[k].rounds));
             std::string erasure;
             if (!res[k].ok()) {
-                erasure = status_name(res[k].result.status);
+                // no read used: why the first was not (a missing read's own
+                // status, not the decoder's "empty"); else the decoder's why
+                erasure =
+                    res[k].used == 0 ? first_status : status_name(res[k].result.status);
                 GR_LOG_DEBUG(d_logger, "frame: " + erasure + ": " + res[k].result.reason);
             }
             emit(tags, post[k].data(), erasure, info);

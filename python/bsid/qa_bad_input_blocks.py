@@ -359,8 +359,8 @@ class qa_bad_input_blocks(gr_unittest.TestCase):
         cases = [
             (lambda: bsid.map_decoder(cb, 50, 0.01, 0.01, 0.0, "hard", output="llr"),
              "output given twice"),
-            (lambda: bsid.map_decoder(cb, 50, 0.01, 0.01, 0.0, *(["x"] * 25)),
-             "at most 24 taken"),
+            (lambda: bsid.map_decoder(cb, 50, 0.01, 0.01, 0.0, *(["x"] * 27)),
+             "at most 26 taken"),
             (lambda: bsid.map_decoder(cb, 50, 0.01, 0.01, 0.0, search=1),
              "search = 1 must be a bool"),
             (lambda: bsid.map_decoder(cb, 50, 0.01, 0.01, 0.0, Pr="1e-9"),

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(map_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(ec48d7ae81110ff266f56a8521314703)                     */
+/* BINDTOOL_HEADER_FILE_HASH(fcdb42ff7a6462607431d14d3132db48)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
