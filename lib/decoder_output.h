@@ -26,7 +26,9 @@
 namespace gr {
 namespace bsid {
 
-enum class output_mode { posteriors, llr, hard, extrinsic };
+//! What the decoder puts out; received: the stream receiver's frames as
+//! received (their items cut at the decoded start and end), not decoded.
+enum class output_mode { posteriors, llr, hard, extrinsic, received };
 
 //! The key of an erased frame's status tag.
 inline const pmt::pmt_t& erasure_key()
@@ -45,6 +47,8 @@ inline output_mode parse_output_mode(const std::string& s)
         return output_mode::hard;
     if (s == "extrinsic")
         return output_mode::extrinsic;
+    if (s == "received")
+        return output_mode::received;
     if (s.find("extrinsic") != std::string::npos && s.find("hard") != std::string::npos) {
         throw std::invalid_argument(
             "map_decoder: output '" + s +
@@ -52,14 +56,23 @@ inline output_mode parse_output_mode(const std::string& s)
             "posterior and have no extrinsic form (use output \"hard\", or "
             "\"extrinsic\" for the extrinsic log-probabilities)");
     }
-    throw std::invalid_argument("map_decoder: output '" + s +
-                                "' is not one of posteriors, llr, hard, extrinsic");
+    throw std::invalid_argument(
+        "map_decoder: output '" + s +
+        "' is not one of posteriors, llr, hard, extrinsic, received");
 }
 
-//! The bytes of one output item.
-inline size_t output_item_size(output_mode m, int q)
+/*!
+ * The bytes of one output item. received: the input's items (floats: its
+ * soft items as the stream receiver keeps them: an LLR for a bit, A
+ * log-probabilities for a letter).
+ */
+inline size_t output_item_size(output_mode m, int q, int input_floats = 0)
 {
     switch (m) {
+    case output_mode::received:
+        return input_floats == 0
+                   ? 1
+                   : sizeof(float) * size_t(input_floats == 2 ? 1 : input_floats);
     case output_mode::posteriors:
     case output_mode::extrinsic:
         return sizeof(float) * size_t(q);
@@ -122,6 +135,8 @@ inline void push_frame_output(output_mode mode,
         queue.push(reinterpret_cast<const uint8_t*>(v.data()), v.size());
         break;
     }
+    case output_mode::received:
+        throw std::logic_error("push_frame_output: a received frame is not decoded");
     }
 }
 

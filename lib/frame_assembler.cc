@@ -13,12 +13,12 @@
 namespace gr {
 namespace bsid {
 
-bool upstream_done(const gr::block& b, long in_this_call)
+bool upstream_done(const gr::block& b, long in_this_call, int port)
 {
     const auto d = b.detail();
-    if (!d || d->ninputs() < 1)
+    if (!d || port < 0 || d->ninputs() <= port)
         return false;
-    const auto in = d->input(0);
+    const auto in = d->input(unsigned(port));
     gr::thread::scoped_lock guard(*in->mutex());
     // done first: once the upstream is done, items_available() is final
     return in->done() && (in_this_call < 0 || in->items_available() <= in_this_call);

@@ -26,11 +26,15 @@ namespace gr {
 namespace bsid {
 
 /*!
- * Whether the upstream of input 0 of `b` is done and, if in_this_call >= 0,
- * all its remaining items are among the in_this_call items of this call
- * (ask before consume_each, which moves the read pointer at once).
+ * Whether the upstream of input `port` of `b` is done and, if in_this_call
+ * >= 0, all its remaining items are among the in_this_call items of this
+ * call (ask before consume, which moves the read pointer at once).
  */
-BSID_API bool upstream_done(const gr::block& b, long in_this_call);
+BSID_API bool upstream_done(const gr::block& b, long in_this_call, int port = 0);
+
+//! Most frames one bsid_frames_lost count may report (a larger count is an
+//! invalid tag).
+constexpr uint64_t max_frames_lost = uint64_t(1) << 20;
 
 //! A tag's value read as a count (a length or a number of lost frames).
 struct count_value {

@@ -163,10 +163,6 @@ public:
         std::function<std::shared_ptr<::bsid::frame_decoder>(const decoder_ptr&)> frames;
     };
 
-    //! Most frames one bsid_frames_lost count may report (a larger count is an invalid
-    //! tag).
-    static constexpr uint64_t max_frames_lost = uint64_t(1) << 20;
-
     /*!
      * logger: the block's, for the warnings (held by reference: the block
      * owns the collector). len_tag_key: the frames' length tags. floats:

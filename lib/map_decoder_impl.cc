@@ -35,17 +35,14 @@ gr::io_signature::sptr ports_in(const std::string& input, bool priors, int q, in
     return gr::io_signature::make2(2, 2, item, int(sizeof(float)) * q);
 }
 
-// whether the upstream of input `port` is done and, if in_this_call >= 0,
-// all its items are among the in_this_call of this call (as upstream_done)
-bool port_done(const gr::block& b, int port, long in_this_call)
+size_t out_item_size(const ::bsid::receiver_options& o, const ::bsid::codebook& cb)
 {
-    const auto d = b.detail();
-    if (!d || d->ninputs() <= port)
-        return false;
-    const auto in = d->input(unsigned(port));
-    gr::thread::scoped_lock guard(*in->mutex());
-    return in->done() && (in_this_call < 0 || in->items_available() <= in_this_call);
+    return output_item_size(parse_output_mode(o.output.kind),
+                            cb.q(),
+                            input_floats("map_decoder", o.input.kind, cb.alphabet()));
 }
+
+const pmt::pmt_t lost_key = pmt::intern("bsid_frames_lost");
 
 
 } // namespace
@@ -71,16 +68,12 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
                                    int N,
                                    const ::bsid::channel_params& channel,
                                    const ::bsid::receiver_options& options)
-    : gr::block(
-          "map_decoder",
-          ports_in(options.input.kind,
-                   options.input.priors_input,
-                   codebook.q(),
-                   codebook.alphabet()),
-          gr::io_signature::make(
-              1,
-              1,
-              output_item_size(parse_output_mode(options.output.kind), codebook.q()))),
+    : gr::block("map_decoder",
+                ports_in(options.input.kind,
+                         options.input.priors_input,
+                         codebook.q(),
+                         codebook.alphabet()),
+                gr::io_signature::make(1, 1, int(out_item_size(options, codebook)))),
       d_cfg(::bsid::make_decoder_config(codebook, N, channel, options.decoding)),
       d_mode(parse_output_mode(options.output.kind)),
       d_max_batch(options.decoding.max_batch),
@@ -97,7 +90,7 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
            d_cfg.ch,
            { [this](const ::bsid::channel_params& ch) { return build(ch); },
              [](const decoder_ptr& dec) { return dec; } }),
-      d_queue(output_item_size(parse_output_mode(options.output.kind), codebook.q())),
+      d_queue(out_item_size(options, codebook)),
       d_max_delay_ms(options.decoding.max_delay_ms),
       d_priors(options.input.priors_input)
 {
@@ -121,14 +114,23 @@ map_decoder_impl::map_decoder_impl(const ::bsid::codebook& codebook,
         throw std::invalid_argument(
             "map_decoder: llr_scale must be finite and llr_clip >= 0");
     }
+    if (d_mode == mode::received && !d_stream) {
+        throw std::invalid_argument(
+            "map_decoder: output \"received\" needs framing \"stream\": it puts out "
+            "the frames the stream receiver finds, and tagged frames are found already");
+    }
     const int estimate = options.input.estimate_every;
-    d_items_per_frame = output_items_per_frame(d_mode, N, codebook.q());
+    d_items_per_frame = d_mode == mode::received
+                            ? d_sync.size() + size_t(N) * size_t(codebook.n()) // nominal
+                            : output_items_per_frame(d_mode, N, codebook.q());
     install_core_log_handler();
     d_rx.start();
     if (d_stream) {
         // with estimation, the last input items are kept to cut the in-sync
         // frames out of (as tagged frames, for the tracker)
-        const auto& sd = d_rx.start_stream(options.framing, estimate > 0);
+        // (and with output "received", to put them out)
+        const auto& sd =
+            d_rx.start_stream(options.framing, estimate > 0 || d_mode == mode::received);
         d_stream_decoder = &sd;
         GR_LOG_INFO(
             d_logger,
@@ -232,7 +234,7 @@ void map_decoder_impl::forecast(int noutput_items, gr_vector_int& ninput_items_r
         // priors only for frames received without them; once the priors
         // stream has ended, one more call puts those frames out as erasures
         ninput_items_required[1] = !busy && frames_without_priors() > 0 &&
-                                           !d_priors_over && !port_done(*this, 1, -1)
+                                           !d_priors_over && !upstream_done(*this, -1, 1)
                                        ? 1
                                        : 0;
     }
@@ -271,7 +273,47 @@ void map_decoder_impl::emit_stream(const std::vector<::bsid::stream_frame>& fram
         }
         if (f.result.ok())
             track_stream_frame(f);
-        emit(tags, f.result.ok() ? f.posteriors.data() : nullptr, erasure);
+        if (d_mode == mode::received)
+            emit_received(f, tags, erasure);
+        else
+            emit(tags, f.result.ok() ? f.posteriors.data() : nullptr, erasure);
+    }
+}
+
+void map_decoder_impl::emit_received(const ::bsid::stream_frame& f,
+                                     const std::vector<gr::tag_t>& tags,
+                                     const std::string& erasure)
+{
+    // a decoded frame's items from its decoded start to its end; an erasure
+    // puts out nothing and is counted on the next frame's bsid_frames_lost
+    ++d_frames;
+    std::vector<uint8_t> bits;
+    std::vector<double> llr;
+    const bool cut = erasure.empty() && d_rx.cut(f, bits, llr);
+    const size_t count = d_soft ? llr.size() / d_rx.values_per_item() : bits.size();
+    if (!cut || count == 0) {
+        if (erasure.empty())
+            GR_LOG_ERROR(d_logger,
+                         "frame " + std::to_string(f.index) +
+                             ": its received items are no longer held; it is put "
+                             "out as a lost frame");
+        ++d_erasures;
+        ++d_lost_pending;
+        return;
+    }
+    const uint64_t start = d_queue.end();
+    d_queue.tag(start, d_len_key, pmt::from_long(long(count)));
+    if (d_lost_pending > 0) {
+        d_queue.tag(start, lost_key, pmt::from_long(long(d_lost_pending)));
+        d_lost_pending = 0;
+    }
+    for (const auto& t : tags)
+        d_queue.tag(start, t.key, t.value, t.srcid);
+    if (d_soft) {
+        const std::vector<float> v(llr.begin(), llr.end());
+        d_queue.push(reinterpret_cast<const uint8_t*>(v.data()), count);
+    } else {
+        d_queue.push(bits.data(), count);
     }
 }
 
@@ -520,6 +562,14 @@ int map_decoder_impl::general_work(int noutput_items,
         if (ended) {
             emit_stream(d_rx.flush_stream()); // the end of the stream: a partial frame
             take_estimates(true);             // posted while the flowgraph still runs
+            if (d_lost_pending > 0) {
+                GR_LOG_WARN(d_logger,
+                            std::to_string(d_lost_pending) +
+                                " frames were lost at the end of the stream; no item is "
+                                "left to carry their bsid_frames_lost count (erasures() "
+                                "counts them)");
+                d_lost_pending = 0;
+            }
         }
         auto* out = static_cast<uint8_t*>(output_items[0]);
         const size_t n =
@@ -562,7 +612,7 @@ int map_decoder_impl::general_work(int noutput_items,
                 : (d_pin_frame ? std::min<uint64_t>(avail, d_pleft) : uint64_t(0));
         feed_priors(
             static_cast<const float*>(input_items[1]), size_t(pin), nitems_read(1));
-        const bool priors_over = pin == avail && port_done(*this, 1, long(pin));
+        const bool priors_over = pin == avail && upstream_done(*this, long(pin), 1);
         consume(1, int(pin));
         if (priors_over) {
             d_priors_over = true;

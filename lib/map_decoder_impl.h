@@ -88,6 +88,10 @@ private:
     //! Stream framing: the bits go to the stream decoder, its frames to the queue.
     void stream_work(const void* in, size_t count, uint64_t in0);
     void emit_stream(const std::vector<::bsid::stream_frame>& frames);
+    //! Output "received": a stream frame's received items as a tagged frame.
+    void emit_received(const ::bsid::stream_frame& f,
+                       const std::vector<gr::tag_t>& tags,
+                       const std::string& erasure);
     //! Channel estimation: a decoded frame's items to the tracker, and
     //! finished estimates applied (or, with wait, the one running too).
     void track(std::vector<uint8_t>&& bits, std::vector<double>&& llr);
@@ -168,6 +172,7 @@ private:
     const ::bsid::stream_decoder* d_stream_decoder = nullptr;
     // counters: written by the work thread, read from any thread
     std::atomic<uint64_t> d_frames{ 0 }, d_erasures{ 0 };
+    uint64_t d_lost_pending = 0; // output "received": erasures not yet put out
 };
 
 } // namespace bsid

@@ -34,18 +34,6 @@ const pmt::pmt_t truncated_key = pmt::intern("bsid_truncated");
 
 std::string status_name(::bsid::frame_status s) { return ::bsid::to_string(s); }
 
-// whether the upstream of input `port` is done and, if in_this_call >= 0,
-// all its items are among the in_this_call of this call (as upstream_done)
-bool input_done(const gr::block& b, int port, long in_this_call)
-{
-    const auto d = b.detail();
-    if (!d || d->ninputs() <= port)
-        return false;
-    const auto in = d->input(unsigned(port));
-    gr::thread::scoped_lock guard(*in->mutex());
-    return in->done() && (in_this_call < 0 || in->items_available() <= in_this_call);
-}
-
 } // namespace
 
 // One input's frames, as its frame_assembler reports them.
@@ -63,6 +51,30 @@ struct map_decoder_reads_impl::input_reader : frame_assembler::events {
     read_slot cur;
     // the channel a bsid_channel tag of this input announced, if any
     std::optional<::bsid::channel_params> tagged;
+    // frames were lost, how many is not known: this input's frames can no
+    // longer be paired with the others', and its reads are left out
+    bool unpaired = false;
+
+    // this input's next frame (none once unpaired: the frames are then
+    // formed without it, and its read is missing as invalid_tag)
+    void push(read_slot s)
+    {
+        if (unpaired)
+            return;
+        if (!s.missing.empty())
+            s.ch = channel();
+        block.d_slots[size_t(port)].push_back(std::move(s));
+    }
+    void unpair(const std::string& why)
+    {
+        if (!unpaired)
+            GR_LOG_ERROR(block.d_logger,
+                         "input " + std::to_string(port) + ": " + why +
+                             ": its frames can no longer be paired with the other "
+                             "inputs', and its reads are left out (invalid_tag) from "
+                             "here on");
+        unpaired = true;
+    }
 
     ::bsid::channel_params channel()
     {
@@ -118,14 +130,14 @@ struct map_decoder_reads_impl::input_reader : frame_assembler::events {
             if (!take_channel_tag(t))
                 s.tags.push_back(t);
         s.ch = channel();
-        block.d_slots[size_t(port)].push_back(std::move(s));
+        push(std::move(s));
     }
     void items(const uint8_t* in, size_t count) override
     {
         cur.items.insert(cur.items.end(), in, in + count * block.d_item_bytes);
         cur.count += count;
     }
-    void end() override { block.d_slots[size_t(port)].push_back(std::move(cur)); }
+    void end() override { push(std::move(cur)); }
     void cut(uint64_t missing, bool stream_ended) override
     {
         (void)missing;
@@ -135,20 +147,22 @@ struct map_decoder_reads_impl::input_reader : frame_assembler::events {
     }
     void lost(uint64_t count) override
     {
-        // (a huge count is one invalid_tag erasure, as the one-read block does)
-        if (count > (uint64_t(1) << 20)) {
-            read_slot s;
-            s.missing = status_name(::bsid::frame_status::invalid_tag);
-            s.ch = channel();
-            block.d_slots[size_t(port)].push_back(std::move(s));
+        if (count > max_frames_lost) {
+            unpair("a bsid_frames_lost count of " + std::to_string(count) +
+                   " is more than the " + std::to_string(max_frames_lost) +
+                   " a count may report");
             return;
         }
         for (uint64_t k = 0; k < count; ++k) {
             read_slot s;
             s.missing = status_name(::bsid::frame_status::frame_lost);
-            s.ch = channel();
-            block.d_slots[size_t(port)].push_back(std::move(s));
+            push(std::move(s));
         }
+    }
+    void invalid_lost(const gr::tag_t& tag, const std::string& why) override
+    {
+        unpair("the bsid_frames_lost tag on item " + std::to_string(tag.offset) +
+               " is not a count: " + why);
     }
     void inner_tag(const gr::tag_t& tag, uint64_t offset) override
     {
@@ -278,8 +292,11 @@ void map_decoder_reads_impl::forecast(int noutput_items,
     // frames complete, need no input
     const bool ready = d_queue.size() > 0;
     for (int r = 0; r < d_M; ++r)
-        ninput_items_required[size_t(r)] =
-            ready || d_over[size_t(r)] || input_done(*this, r, -1) ? 0 : 1;
+        ninput_items_required[size_t(r)] = ready || d_over[size_t(r)] ||
+                                                   d_in[size_t(r)]->unpaired ||
+                                                   upstream_done(*this, -1, r)
+                                               ? 0
+                                               : 1;
 }
 
 void map_decoder_reads_impl::emit(const std::vector<gr::tag_t>& tags,
@@ -306,9 +323,8 @@ void map_decoder_reads_impl::emit(const std::vector<gr::tag_t>& tags,
                       d_queue);
 }
 
-void map_decoder_reads_impl::decode_ready(bool all_over)
+void map_decoder_reads_impl::decode_ready()
 {
-    (void)all_over;
     const size_t NQ = size_t(d_cfg.N) * size_t(d_cfg.cb.q());
     for (;;) {
         // the frames every input has reached, at most max_batch
@@ -317,7 +333,7 @@ void map_decoder_reads_impl::decode_ready(bool all_over)
             bool ready = true, any = false;
             for (int r = 0; r < d_M; ++r) {
                 if (d_slots[size_t(r)].empty())
-                    ready = ready && d_over[size_t(r)];
+                    ready = ready && (d_over[size_t(r)] || d_in[size_t(r)]->unpaired);
                 else
                     any = true;
             }
@@ -327,8 +343,11 @@ void map_decoder_reads_impl::decode_ready(bool all_over)
             for (int r = 0; r < d_M; ++r) {
                 auto& q = d_slots[size_t(r)];
                 if (q.empty()) {
-                    // the input ended before this frame's read
-                    f[size_t(r)].missing = status_name(::bsid::frame_status::frame_lost);
+                    // the input ended before this frame's read, or lost its
+                    // pairing (unpaired)
+                    f[size_t(r)].missing = status_name(
+                        d_in[size_t(r)]->unpaired ? ::bsid::frame_status::invalid_tag
+                                                  : ::bsid::frame_status::frame_lost);
                     f[size_t(r)].ch = d_in[size_t(r)]->channel();
                 } else {
                     f[size_t(r)] = std::move(q.front());
@@ -472,7 +491,7 @@ int map_decoder_reads_impl::general_work(int noutput_items,
                           std::move(tags),
                           rd);
         // (asked before consume, which moves the read pointer at once)
-        const bool over = nin == ninput_items[size_t(r)] && input_done(*this, r, nin);
+        const bool over = nin == ninput_items[size_t(r)] && upstream_done(*this, nin, r);
         consume(r, int(nin));
         if (over && !d_over[size_t(r)]) {
             rd.assembler.finish(rd); // a read still open is cut short
@@ -480,7 +499,7 @@ int map_decoder_reads_impl::general_work(int noutput_items,
         }
         all_over = all_over && d_over[size_t(r)];
     }
-    decode_ready(all_over);
+    decode_ready();
     auto* out = static_cast<uint8_t*>(output_items[0]);
     const size_t n = d_queue.pop(out, size_t(noutput_items), [&](const queued_tag& t) {
         add_item_tag(0, t.offset, t.key, t.value, t.srcid);

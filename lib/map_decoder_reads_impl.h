@@ -73,7 +73,7 @@ private:
     std::shared_ptr<::bsid::reads_decoder>
     decoder_for(const std::vector<::bsid::channel_params>& chans);
     //! Decodes the frames every input has reached (or an ended input lacks).
-    void decode_ready(bool all_over);
+    void decode_ready();
     void emit(const std::vector<gr::tag_t>& tags,
               const double* post,
               const std::string& erasure,

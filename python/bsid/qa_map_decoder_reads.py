@@ -11,6 +11,8 @@ lost, cut short or missing because its input ended is left out, the frame
 decoded from the others and flagged in its bsid_reads tag; each input
 follows its own bsid_channel tags; make() refuses what cannot work."""
 
+import time
+
 import numpy as np
 import pmt
 from gnuradio import blocks, gr, gr_unittest
@@ -27,6 +29,24 @@ def tag(offset, key, value):
     t.key = pmt.intern(key)
     t.value = value
     return t
+
+
+class late_start(gr.sync_block):
+    """Passes its items through, the first only `delay` seconds after its
+    first call (a receiver that starts late)."""
+
+    def __init__(self, delay):
+        gr.sync_block.__init__(self, "late_start", [np.uint8], [np.uint8])
+        self.delay, self.t0 = delay, None
+
+    def work(self, input_items, output_items):
+        self.t0 = self.t0 or time.monotonic()
+        if time.monotonic() - self.t0 < self.delay:
+            time.sleep(0.01)
+            return 0
+        n = len(output_items[0])
+        output_items[0][:] = input_items[0][:n]
+        return n
 
 
 class qa_map_decoder_reads(gr_unittest.TestCase):
@@ -47,29 +67,42 @@ class qa_map_decoder_reads(gr_unittest.TestCase):
                   for r in range(M)] for k, m in enumerate(msgs)]
         return msgs, reads
 
-    def run_block(self, inputs, M, extra_tags=None, **kw):
+    def run_block(self, inputs, M, extra_tags=None, garbage=None, late=None, **kw):
         """inputs[r]: the list of input r's frames (bit arrays; None: a lost
-        frame, reported by a bsid_frames_lost tag before the next). Returns
-        (rows (frames, N, q), the output tags by frame)."""
+        frame, reported by a bsid_frames_lost tag before the next; a string:
+        a bsid_frames_lost tag with that symbol, not a count). garbage[r]:
+        the untagged items put before each of input r's frames; late: the
+        inputs whose items start 0.3 s late.
+        Returns (rows (frames, N, q), the output tags by frame, the block)."""
         tb = gr.top_block()
         dec = bsid.map_decoder(self.cb, N, self.ch.Pi, self.ch.Pd, self.ch.Ps,
                                backend="cpu", precision="double", reads=M, **kw)
         for r, frames in enumerate(inputs):
             bits, tags, lost = [], [], 0
+            junk = (garbage or {}).get(r)
             for f in frames:
                 if f is None:
                     lost += 1
                     continue
+                if isinstance(f, str):
+                    tags.append(tag(len(bits), "bsid_frames_lost", pmt.intern(f)))
+                    continue
                 if lost:
                     tags.append(tag(len(bits), "bsid_frames_lost", pmt.from_long(lost)))
                     lost = 0
+                if junk is not None:
+                    bits.extend(int(b) for b in junk)
                 tags.append(tag(len(bits), KEY, pmt.from_long(len(f))))
                 bits.extend(int(b) for b in f)
             if lost:
                 tags.append(tag(len(bits), "bsid_frames_lost", pmt.from_long(lost)))
             tags += (extra_tags or {}).get(r, [])
             src = blocks.vector_source_b(bits, False, 1, tags)
-            tb.connect(src, (dec, r))
+            if late and r in late:
+                tb.gate = late_start(0.3)  # (a Python block must stay referenced)
+                tb.connect(src, tb.gate, (dec, r))
+            else:
+                tb.connect(src, (dec, r))
         snk = blocks.vector_sink_f(self.q)
         tb.connect(dec, snk)
         tb.run()
@@ -166,6 +199,35 @@ class qa_map_decoder_reads(gr_unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "read method 'vote'"):
             make(reads=2, read_method="vote")
         make(reads=4, read_method="combine")  # any number combined
+
+    def test_006_garbage_between_frames_and_a_late_input(self):
+        """Bursts of untagged garbage before every frame of input 0, and input 1
+        starting late: the decoder waits for it, and every frame is still
+        decoded from both of its own reads, and the garbage is counted."""
+        msgs, reads = self.clusters(5, 2, seed=11)
+        junk = np.random.default_rng(4).integers(0, 2, 37)
+        rows, tags, dec = self.run_block([[c[0] for c in reads], [c[1] for c in reads]],
+                                         2, garbage={0: junk}, late=[1])
+        self.assertEqual(rows.shape[0], 5)
+        for k, c in enumerate(reads):
+            self.assertEqual(self.reads_of(tags[k]), (2, ["ok", "ok"]))
+            np.testing.assert_allclose(rows[k], self.core.decode_reads(c), atol=1e-6)
+        self.assertEqual(dec.bits_discarded(), 5 * len(junk))
+
+    def test_007_an_input_that_loses_count_is_left_out_from_there(self):
+        """A bsid_frames_lost tag that is not a count: how many frames input 1
+        lost is unknown, so its later frames cannot be paired; they are left
+        out (invalid_tag), never decoded with another frame's reads."""
+        msgs, reads = self.clusters(4, 2, seed=13)
+        in1 = [reads[0][1], "many", reads[2][1], reads[3][1]]
+        rows, tags, dec = self.run_block([[c[0] for c in reads], in1], 2)
+        self.assertEqual(rows.shape[0], 4)
+        self.assertEqual(self.reads_of(tags[0]), (2, ["ok", "ok"]))
+        np.testing.assert_allclose(rows[0], self.core.decode_reads(reads[0]), atol=1e-6)
+        for k in (1, 2, 3):
+            self.assertEqual(self.reads_of(tags[k]), (1, ["ok", "invalid_tag"]))
+            np.testing.assert_allclose(rows[k], self.core.decode(reads[k][0]), atol=1e-6)
+        self.assertEqual(dec.erasures(), 0)
 
 
 if __name__ == "__main__":

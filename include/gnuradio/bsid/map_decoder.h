@@ -53,6 +53,14 @@ namespace bsid {
  *    both (e.g. "extrinsic_hard") is refused.
  * "posteriors", "llr" and "hard" are always posteriors, the priors
  * included (the LLRs are not extrinsic LLRs).
+ *  - "received" (stream framing only): each frame the stream receiver
+ *    decodes in sync, as received: its input items from its decoded start
+ *    (the first bit of its sync word, if any) to its decoded end, with a
+ *    length tag (the received length) and its bsid_drift tag, for a decoder
+ *    of tagged frames (reads > 1 fed by several receivers: docs/reads.md,
+ *    "A diversity receiver"). Bytes for bit or letter input; floats for soft
+ *    input: an LLR per bit, or A log-probabilities per letter. An erasure
+ *    puts out nothing: a "bsid_frames_lost" tag on the next frame counts it.
  *
  * Erasures: a frame the decoder refuses (empty, not bits, end drift outside
  * the limits, probability 0, a decoder failure), a frame cut short (by the

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(map_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(fcdb42ff7a6462607431d14d3132db48)                     */
+/* BINDTOOL_HEADER_FILE_HASH(90170b3a5e18248137396b3c875c0e8f)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -42,6 +42,11 @@ Output per frame, by output, with a len_tag_key tag on its first item:
    Hard decisions are taken on the posterior and have no extrinsic form: an
    output name such as "extrinsic_hard" is refused.
 "posteriors", "llr" and "hard" are posteriors, the priors included.
+ - "received" (framing "stream" only): each frame the stream receiver
+   decodes in sync, as received (its items from its decoded start to its
+   decoded end), with a length tag and its bsid_drift tag, for a decoder of
+   tagged frames (reads > 1 from several receivers); an erasure puts out
+   nothing, and a "bsid_frames_lost" tag on the next frame counts it.
 
 Erasures: a frame the decoder refuses (empty, not bits, end drift outside the
 limits, probability 0, a decoder failure), a frame cut short (by the next
