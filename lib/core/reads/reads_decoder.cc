@@ -14,7 +14,6 @@
 #include "reads/joint_decoder.h"
 #include "runtime/backends.h"
 #include "runtime/format.h"
-#include <gnuradio/bsid/core/channel/soft_input.h>
 #include <gnuradio/bsid/core/reads/reads_decoder.h>
 #include <algorithm>
 #include <mutex>
@@ -186,9 +185,8 @@ reads_decoder::decode_batch(const std::vector<frame_reads>& frames,
                 fr = { frame_status::invalid_input,
                        "a read needs exactly one of bits, llr and logprob" };
             }
-            std::string what;
-            if (fr.ok() && find_invalid_item(rd.items(dec.alphabet()), rd.L, what) < rd.L)
-                fr = { frame_status::invalid_input, what };
+            if (fr.ok())
+                fr = dec.check_frame(reads::read_view(rd));
             res[k].reads[r] = fr;
             if (fr.ok())
                 kept[k].push_back(int(r));

@@ -379,6 +379,18 @@ public:
     stage_times profile() const { return d_times; }
     void reset_profile() { d_times = stage_times{}; }
 
+    /*!
+     * The checks every backend makes on a frame before decoding it (its
+     * length, or its boundary weights' shape, and its items): ok, or why the
+     * frame is refused. Priors are not checked (validate_priors).
+     */
+    frame_result check_frame(const frame_view& frame) const
+    {
+        frame_result r;
+        precheck(frame, r);
+        return r;
+    }
+
 protected:
     explicit map_decoder(const decoder_config& cfg);
 
