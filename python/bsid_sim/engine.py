@@ -325,7 +325,9 @@ def run_point(c, progress=None):
     src = bsid_core.frame_source(c.codebook, dec.channel, c.N, c.seed, sync_word=c.sync_word,
                                  outer=c.outer, reads=c.reads)
     if c.reads > 1:
-        count_errors = lambda batch, threads: dec.count_errors(  # noqa: E731
+        # each frame from all its reads (with an outer code: the reads decoder
+        # as the inner decoder of every pass)
+        count_errors = lambda batch, threads: counter.count_errors(  # noqa: E731
             batch, threads, read_method=c.method)
     else:
         count_errors = counter.count_errors

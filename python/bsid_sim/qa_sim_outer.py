@@ -117,6 +117,43 @@ class qa_sim_outer(unittest.TestCase):
         self.assertEqual(res[0].config.N, 60)
         self.assertEqual(len(res[0].fer_by_pass()), 2)
 
+    def test_several_reads(self):
+        """--reads M with --outer: every pass decodes each frame from all its
+        reads. The point's counts equal the Python API's on the same frames,
+        read 0 is the frame of one read, and two reads decode what one cannot."""
+        rows = {}
+        for M, method in ((1, None), (2, "joint"), (3, "combine")):
+            js = os.path.join(self.dir, f"r{M}.json")
+            extra = ["--reads", str(M)] + (["--read-method", method] if method else [])
+            r = run(SCHEME + ["--Pi", "0.05", "--Pd", "0.05", "--Ps", "0.01",
+                              "--iterations", "3", "--max-frames", "40", "--rel-error", "0",
+                              "--json", js] + extra)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(js) as fh:
+                rows[M] = json.load(fh)[0]
+            self.assertEqual((rows[M]["reads"], rows[M]["frames"]), (M, 40))
+        self.assertEqual((rows[2]["read_method"], rows[3]["read_method"]), ("joint", "combine"))
+        self.assertGreater(rows[1]["fer"], 0.2, "one read must fail often here")
+        self.assertLess(rows[2]["fer"], rows[1]["fer"] / 4)
+        self.assertLess(rows[3]["fer"], rows[1]["fer"] / 4)
+        # the same counts through the Python API
+        code = bsid.ldpc_code.from_spec(CODE)
+        cb = bsid.codebook.from_spec("random:6:16:3:11")
+        ch = bsid.channel_params(0.05, 0.05, 0.01)
+        inner = bsid.map_decoder_core(cb, ch, 60, backend="cpu", precision="float")
+        dec = bsid.concatenated_decoder_core(inner, code, iterations=3, bp_iterations=50)
+        batch = bsid.frame_source(cb, ch, 0, 1, outer=code, reads=2).generate(0, 40)
+        self.assertEqual(batch.reads, 2)
+        one = bsid.frame_source(cb, ch, 0, 1, outer=code).generate(0, 40)
+        for k in range(40):
+            np.testing.assert_array_equal(batch.rx(k), one.rx(k))
+        c = dec.count_errors(batch, read_method="joint")
+        self.assertEqual(int((c["symbol_errors"] > 0).sum()), rows[2]["frame_errors"])
+        self.assertEqual(int(c["symbol_errors"].sum()), rows[2]["symbol_errors"])
+        self.assertEqual(int(c["bit_errors"].sum()), rows[2]["bit_errors"])
+        with self.assertRaisesRegex(ValueError, "several reads per frame"):
+            dec.count_errors(one, read_method="joint")
+
     def test_bad_input_is_a_clear_error(self):
         for extra, words in (
                 (["-N", "50"], "leave N out"),

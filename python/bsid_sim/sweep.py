@@ -93,9 +93,9 @@ def point_configs(codebook, N, sweep=None, values=None, Pi=0.0, Pd=0.0, Ps=0.0, 
         if c.read_method not in ("", "joint", "combine"):
             raise ValueError(f"read method '{c.read_method}' is not one of joint, combine")
         if c.reads > 1:
-            if c.framing != "genie" or c.outer is not None or c.sync_word or c.dump_dir:
+            if c.framing != "genie" or c.sync_word or c.dump_dir:
                 raise ValueError("several reads per frame are simulated with genie framing, "
-                                 "without an outer code, a sync word or failure dumps")
+                                 "without a sync word or failure dumps")
             if c.method == "joint" and c.reads > 3:
                 raise ValueError(f"reads = {c.reads}: joint decoding takes at most 3 reads; "
                                  "read method combine takes any number")

@@ -84,14 +84,11 @@ concatenated_decoder::concatenated_decoder(frame_decoder& inner,
         d_device.reset();
 }
 
-std::vector<concatenated_result>
-concatenated_decoder::decode_batch(const std::vector<frame_view>& frames,
-                                   const concatenated_options& opt,
-                                   const std::vector<int32_t*>& decisions,
-                                   const std::vector<double*>& posteriors,
-                                   const observer& watch)
+void concatenated_decoder::check_batch(size_t K,
+                                       const concatenated_options& opt,
+                                       const std::vector<int32_t*>& decisions,
+                                       const std::vector<double*>& posteriors) const
 {
-    const size_t K = frames.size();
     if (opt.iterations < 1 || opt.bp_iterations < 1) {
         throw std::invalid_argument(detail::concat("concatenated_decoder: iterations = ",
                                                    opt.iterations,
@@ -110,6 +107,16 @@ concatenated_decoder::decode_batch(const std::vector<frame_view>& frames,
             " and ",
             posteriors.size()));
     }
+}
+
+std::vector<concatenated_result>
+concatenated_decoder::decode_batch(const std::vector<frame_view>& frames,
+                                   const concatenated_options& opt,
+                                   const std::vector<int32_t*>& decisions,
+                                   const std::vector<double*>& posteriors,
+                                   const observer& watch)
+{
+    check_batch(frames.size(), opt, decisions, posteriors);
     if (d_device && opt.device_loop) {
         try {
             return d_device->decode_batch(frames, opt, decisions, posteriors, watch);
@@ -123,17 +130,73 @@ concatenated_decoder::decode_batch(const std::vector<frame_view>& frames,
                                " frames with the host loop"));
         }
     }
-    return host_loop(frames, opt, decisions, posteriors, watch);
+    // each pass: the frames' input (items of any kind, boundaries), with the
+    // pass's priors and an extrinsic output
+    const inner_pass pass = [&](const std::vector<size_t>& which,
+                                const std::vector<const double*>& log_priors,
+                                const std::vector<double*>& outs) {
+        std::vector<frame_view> views(which.size());
+        for (size_t j = 0; j < which.size(); ++j) {
+            frame_view v(static_cast<const frame_input&>(frames[which[j]]));
+            v.priors = log_priors[j];
+            v.log_priors = true;
+            v.extrinsic = true;
+            views[j] = v;
+        }
+        return d_frames ? d_frames->decode_batch(views, outs)
+                        : d_inner.decode_batch(views, outs);
+    };
+    return host_loop(frames.size(), pass, opt, decisions, posteriors, watch);
 }
 
 std::vector<concatenated_result>
-concatenated_decoder::host_loop(const std::vector<frame_view>& frames,
+concatenated_decoder::decode_reads_batch(reads_decoder& reads,
+                                         const std::vector<frame_reads>& frames,
+                                         const concatenated_options& opt,
+                                         const std::vector<int32_t*>& decisions,
+                                         const std::vector<double*>& posteriors,
+                                         const observer& watch)
+{
+    const map_decoder& r0 = reads.single(0);
+    if (r0.N() != d_inner.N() || r0.q() != d_inner.q()) {
+        throw std::invalid_argument(
+            detail::concat("concatenated_decoder: the reads decoder has N = ",
+                           r0.N(),
+                           " and q = ",
+                           r0.q(),
+                           "; the inner decoder N = ",
+                           d_inner.N(),
+                           " and q = ",
+                           d_inner.q()));
+    }
+    check_batch(frames.size(), opt, decisions, posteriors);
+    const inner_pass pass = [&](const std::vector<size_t>& which,
+                                const std::vector<const double*>& log_priors,
+                                const std::vector<double*>& outs) {
+        std::vector<frame_reads> fr(which.size());
+        for (size_t j = 0; j < which.size(); ++j) {
+            fr[j].reads = frames[which[j]].reads;
+            fr[j].priors = log_priors[j];
+            fr[j].log_priors = true;
+            fr[j].extrinsic = true;
+        }
+        const auto got = reads.decode_batch(fr, outs);
+        std::vector<frame_result> st(got.size());
+        for (size_t j = 0; j < got.size(); ++j)
+            st[j] = got[j].result;
+        return st;
+    };
+    return host_loop(frames.size(), pass, opt, decisions, posteriors, watch);
+}
+
+std::vector<concatenated_result>
+concatenated_decoder::host_loop(size_t K,
+                                const inner_pass& inner_decode,
                                 const concatenated_options& opt,
                                 const std::vector<int32_t*>& decisions,
                                 const std::vector<double*>& posteriors,
                                 const observer& watch)
 {
-    const size_t K = frames.size();
     const size_t n = size_t(d_code.n()), qo = size_t(d_code.q());
     const size_t N = size_t(d_map.n_inner()), qi = size_t(d_map.q_inner());
     const size_t NI = N * qi, NO = n * qo;
@@ -162,24 +225,17 @@ concatenated_decoder::host_loop(const std::vector<frame_view>& frames,
     std::vector<double> scratch(size_t(std::max(T, 1)) * S);
     for (int pass = 1; pass <= opt.iterations && !active.empty(); ++pass) {
         // 1. the inner decoder: extrinsic output, with the outer extrinsic as priors
-        std::vector<frame_view> views(active.size());
+        std::vector<const double*> pri(active.size(), nullptr);
         std::vector<double*> outs(active.size());
         for (size_t j = 0; j < active.size(); ++j) {
             const size_t k = active[j];
-            // the frame's input (items of any kind, boundaries), no outputs
-            frame_view v(static_cast<const frame_input&>(frames[k]));
-            v.priors = nullptr;
-            v.extrinsic = true;
-            v.log_priors = true;
             if (pass > 1)
-                v.priors = priors.data() + k * NI;
+                pri[j] = priors.data() + k * NI;
             else if (!pad_prior.empty())
-                v.priors = pad_prior.data();
-            views[j] = v;
+                pri[j] = pad_prior.data();
             outs[j] = inner_out.data() + k * NI;
         }
-        const auto inner = d_frames ? d_frames->decode_batch(views, outs)
-                                    : d_inner.decode_batch(views, outs);
+        const auto inner = inner_decode(active, pri, outs);
 
         // 2. to the outer symbols; a frame the inner decoder refused ends here
         std::vector<size_t> run;

@@ -28,6 +28,15 @@ concatenated_counter::concatenated_counter(concatenated_decoder& dec,
     }
 }
 
+concatenated_counter::concatenated_counter(concatenated_decoder& dec,
+                                           reads_decoder& reads,
+                                           const concatenated_options& opt,
+                                           int threads)
+    : concatenated_counter(dec, opt, threads)
+{
+    d_reads = &reads;
+}
+
 const std::vector<concatenated_errors>&
 concatenated_counter::run(const frame_batch& batch)
 {
@@ -44,6 +53,12 @@ concatenated_counter::run(const frame_batch& batch)
                            " and N = ",
                            d_dec.inner().N(),
                            " (frames of a frame_source with this outer code)"));
+    }
+    if (batch.reads != 1 && !d_reads) {
+        throw std::invalid_argument(detail::concat(
+            "concatenated_counter: the batch has ",
+            batch.reads,
+            " reads per frame; a counter without a reads decoder takes one"));
     }
     const size_t K = batch.size();
     d_errors.assign(K, concatenated_errors{});
@@ -66,13 +81,22 @@ concatenated_counter::run(const frame_batch& batch)
         code.extract(w, info);
         return !std::equal(info, info + kk, batch.sent_info(j));
     };
-    const auto res = d_dec.decode_batch(
-        views, d_opt, dec, {}, [&](int pass, size_t j, const int32_t* w) {
+    const concatenated_decoder::observer watch =
+        [&](int pass, size_t j, const int32_t* w) {
             const uint8_t bad = wrong(j, w) ? 1 : 0;
             std::fill(d_wrong.begin() + long(j * size_t(I)) + (pass - 1),
                       d_wrong.begin() + long((j + 1) * size_t(I)),
                       bad);
-        });
+        };
+    std::vector<concatenated_result> res;
+    if (d_reads) {
+        std::vector<frame_reads> frames(K);
+        for (size_t j = 0; j < K; ++j)
+            frames[j] = batch.reads_of(j);
+        res = d_dec.decode_reads_batch(*d_reads, frames, d_opt, dec, {}, watch);
+    } else {
+        res = d_dec.decode_batch(views, d_opt, dec, {}, watch);
+    }
 
     int m = 0;
     while ((1 << m) < code.q())

@@ -51,10 +51,7 @@ const std::vector<frame_errors>& error_counter::run(const frame_batch& batch)
     if (d_reads) {
         std::vector<frame_reads> frames(K);
         for (size_t k = 0; k < K; ++k)
-            for (int r = 0; r < batch.reads; ++r) {
-                const auto& y = batch.read(k, r);
-                frames[k].reads.push_back({ y.data(), nullptr, y.size() });
-            }
+            frames[k] = batch.reads_of(k);
         for (const auto& r : d_reads->decode_batch(frames, outs))
             results.push_back(r.result);
     } else {

@@ -92,9 +92,24 @@ public:
         return out;
     }
 
-    py::dict count_errors(const bsid::frame_batch& batch, int threads)
+    py::dict count_errors(const bsid::frame_batch& batch,
+                          int threads,
+                          const py::object& read_method)
     {
         const size_t K = batch.size();
+        // several reads per frame: the inner decoder's reads decoder, by
+        // read_method (default joint up to 3 reads, combine beyond)
+        std::shared_ptr<bsid::reads_decoder> reads;
+        if (batch.reads > 1) {
+            const std::string m =
+                read_method.is_none()
+                    ? (batch.reads <= bsid::max_joint_reads ? "joint" : "combine")
+                    : read_method.cast<std::string>();
+            reads = reads_decoder_of(*d_inner, m, py::none(), py::none(), py::none());
+        } else if (!read_method.is_none()) {
+            throw py::value_error("count_errors: read_method applies to a batch of "
+                                  "several reads per frame (frame_source(..., reads=M))");
+        }
         const int I = d_opt.iterations;
         py::array_t<uint8_t> status(K), syndrome_ok(K);
         py::array_t<int32_t> symbol_errors(K), bit_errors(K), iterations(K), bp(K);
@@ -104,7 +119,12 @@ public:
         {
             py::gil_scoped_release nogil;
             std::lock_guard<std::mutex> lock(d_mutex);
-            if (!d_counter || d_counter_threads != threads) {
+            if (reads) {
+                d_counter = std::make_unique<bsid::concatenated_counter>(
+                    d_dec, *reads, d_opt, threads);
+                d_counter_reads = reads; // kept while the counter refers to it
+                d_counter_threads = -1;  // (made again for a batch of one read)
+            } else if (!d_counter || d_counter_threads != threads) {
                 d_counter =
                     std::make_unique<bsid::concatenated_counter>(d_dec, d_opt, threads);
                 d_counter_threads = threads;
@@ -154,6 +174,7 @@ private:
     bsid::concatenated_decoder d_dec;
     bsid::concatenated_options d_opt;
     std::mutex d_mutex; // one batch at a time: the decoder keeps per-call state
+    std::shared_ptr<bsid::reads_decoder> d_counter_reads; // d_counter's, if any
     std::unique_ptr<bsid::concatenated_counter> d_counter;
     int d_counter_threads = -1;
 };
@@ -196,6 +217,8 @@ loop; device_loop=False runs the host loop, with the same decisions).
              &py_concatenated::count_errors,
              "batch"_a,
              "threads"_a = 0,
+             py::kw_only(),
+             "read_method"_a = py::none(),
              R"doc(
 Decodes a frame_batch of a frame_source with this outer code and counts the
 errors of each frame's information symbols, without the GIL. Returns a dict
@@ -204,7 +227,13 @@ symbol_errors, bit_errors, iterations (passes), bp_iterations (int32),
 syndrome_ok (uint8), wrong_after ((frames, iterations) uint8: 1 where the
 information symbols after that pass were wrong; a frame that stopped keeps its
 last decisions, an erasure is wrong throughout), info ((frames, k) int32: the
-decided information symbols, -1 for an erasure).)doc")
+decided information symbols, -1 for an erasure).
+
+A batch of several reads per frame (frame_source(..., outer=code, reads=M)):
+each pass decodes every frame from all its reads, by read_method ("joint",
+exact, up to 3 reads; "combine", any number; default joint up to 3 reads,
+combine beyond) with the inner decoder's settings (docs/reads.md, "With an
+outer code"), always on the host loop.)doc")
         .def_property_readonly("code", &py_concatenated::code)
         .def_property_readonly("N", &py_concatenated::N)
         .def_property_readonly(

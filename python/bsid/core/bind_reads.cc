@@ -74,11 +74,13 @@ py::dict info_of(const bsid::reads_result& r, const cluster& c)
     return d;
 }
 
-std::shared_ptr<bsid::reads_decoder> decoder_for(py_map_decoder& self,
-                                                 const std::string& method,
-                                                 const py::object& iterations,
-                                                 const py::object& tolerance,
-                                                 const py::object& channels)
+} // namespace
+
+std::shared_ptr<bsid::reads_decoder> reads_decoder_of(py_map_decoder& self,
+                                                      const std::string& method,
+                                                      const py::object& iterations,
+                                                      const py::object& tolerance,
+                                                      const py::object& channels)
 {
     if (!self.frames().sync_word().empty()) {
         throw py::value_error(
@@ -108,7 +110,6 @@ std::shared_ptr<bsid::reads_decoder> decoder_for(py_map_decoder& self,
     return self.reads_decoder_for(chans, m, opts);
 }
 
-} // namespace
 } // namespace bsid_py
 
 using namespace bsid_py;
@@ -129,7 +130,7 @@ void bind_reads(py::module_& m)
            const py::object& channels,
            const py::object& tolerance,
            bool statuses) -> py::object {
-            auto dec = decoder_for(self, method, iterations, tolerance, channels);
+            auto dec = reads_decoder_of(self, method, iterations, tolerance, channels);
             const auto [priors, is_log] =
                 py_map_decoder::pick_priors(priors_in, log_priors);
             cluster c = cluster_from_python(self, reads);
@@ -199,7 +200,7 @@ bound, raise ValueError.)doc");
            bool extrinsic,
            const py::object& channels,
            const py::object& tolerance) {
-            auto dec = decoder_for(self, method, iterations, tolerance, channels);
+            auto dec = reads_decoder_of(self, method, iterations, tolerance, channels);
             const auto [priors, is_log] =
                 py_map_decoder::pick_priors(priors_in, log_priors);
             const size_t K = size_t(py::len(clusters));
@@ -278,7 +279,8 @@ decode_reads' info dicts. Only invalid arguments raise.)doc");
            const std::string& read_method,
            const py::object& iterations,
            const py::object& tolerance) {
-            auto dec = decoder_for(self, read_method, iterations, tolerance, py::none());
+            auto dec =
+                reads_decoder_of(self, read_method, iterations, tolerance, py::none());
             return self.count_errors(batch, threads, dec);
         },
         "batch"_a,

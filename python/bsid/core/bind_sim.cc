@@ -97,9 +97,6 @@ count their errors with map_decoder_core.count_errors(batch, read_method=...).
                      src.set_reads(reads);
                      return src;
                  }
-                 if (reads != 1)
-                     throw py::value_error("frame_source: reads with an outer code are "
-                                           "not simulated (one read per frame)");
                  const int need =
                      bsid::symbol_mapping(outer->q(), outer->n(), cb.q()).n_inner();
                  if (N != 0 && N != need) {
@@ -108,7 +105,9 @@ count their errors with map_decoder_core.count_errors(batch, read_method=...).
                          std::to_string(need) + " inner symbols, not " +
                          std::to_string(N) + " (pass N=0 for it)");
                  }
-                 return bsid::frame_source(cb, ch, *outer, seed, W);
+                 bsid::frame_source src(cb, ch, *outer, seed, W);
+                 src.set_reads(reads);
+                 return src;
              }),
              "codebook"_a,
              "channel"_a,

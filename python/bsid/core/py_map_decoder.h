@@ -407,6 +407,18 @@ private:
 };
 
 
+/*!
+ * The reads decoder decode_reads and count_errors use (bind_reads.cc): the
+ * method by name, the combiner's iterations and tolerance (None: its
+ * defaults), a channel per read (None: the decoder's). Raises ValueError
+ * for a decoder with a sync word or options that do not apply.
+ */
+std::shared_ptr<bsid::reads_decoder> reads_decoder_of(py_map_decoder& self,
+                                                      const std::string& method,
+                                                      const pybind11::object& iterations,
+                                                      const pybind11::object& tolerance,
+                                                      const pybind11::object& channels);
+
 } // namespace bsid_py
 
 #endif /* INCLUDED_BSID_PYTHON_PY_MAP_DECODER_H */

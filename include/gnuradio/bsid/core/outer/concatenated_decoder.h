@@ -12,6 +12,7 @@
 #include <gnuradio/bsid/core/inner/map_decoder.h>
 #include <gnuradio/bsid/core/outer/outer_code.h>
 #include <gnuradio/bsid/core/outer/symbol_mapping.h>
+#include <gnuradio/bsid/core/reads/reads_decoder.h>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -116,6 +117,27 @@ public:
                  const std::vector<double*>& posteriors = {},
                  const observer& watch = nullptr);
 
+    /*!
+     * \brief Decodes a batch of frames each received as several reads
+     * (docs/reads.md), with `reads` as the inner decoder: each pass decodes
+     * every undecided frame from its reads (joint or combined, as `reads`
+     * was made), the outer extrinsic information as the priors, and takes
+     * their extrinsic output. Each pass leaves out the reads that cannot be
+     * decoded (empty, a drift outside its limits), as reads_decoder does; a
+     * frame none of whose reads can be decoded on the first pass, or whose
+     * reads are impossible together, is an erasure.
+     * `reads` must decode frames of the inner decoder's N and q (its frames'
+     * priors and extrinsic flags are ignored: the passes set them); always
+     * the host loop. Other arguments and errors as decode_batch.
+     */
+    std::vector<concatenated_result>
+    decode_reads_batch(reads_decoder& reads,
+                       const std::vector<frame_reads>& frames,
+                       const concatenated_options& opt,
+                       const std::vector<int32_t*>& decisions,
+                       const std::vector<double*>& posteriors = {},
+                       const observer& watch = nullptr);
+
     const outer_code& outer() const { return d_code; }
     const symbol_mapping& mapping() const { return d_map; }
     map_decoder& inner() { return d_inner; }
@@ -130,7 +152,22 @@ private:
     std::unique_ptr<siso_decoder> d_bp; // the outer code's soft-in soft-out decoder
     std::unique_ptr<device_concatenated_loop> d_device; // null: host loop only
     int d_threads;
-    std::vector<concatenated_result> host_loop(const std::vector<frame_view>& frames,
+    /*!
+     * One inner pass: the frames `which` of the batch (indices), frame
+     * which[j] with log-priors log_priors[j] (null: none), their extrinsic
+     * outputs (N x q, rows normalized) into outs[j]; each frame's status.
+     */
+    using inner_pass = std::function<std::vector<frame_result>(
+        const std::vector<size_t>& which,
+        const std::vector<const double*>& log_priors,
+        const std::vector<double*>& outs)>;
+    //! Checks decode_batch's arguments (throws std::invalid_argument).
+    void check_batch(size_t K,
+                     const concatenated_options& opt,
+                     const std::vector<int32_t*>& decisions,
+                     const std::vector<double*>& posteriors) const;
+    std::vector<concatenated_result> host_loop(size_t K,
+                                               const inner_pass& inner,
                                                const concatenated_options& opt,
                                                const std::vector<int32_t*>& decisions,
                                                const std::vector<double*>& posteriors,

@@ -41,6 +41,16 @@ public:
     concatenated_counter(concatenated_decoder& dec,
                          const concatenated_options& opt,
                          int threads = 0);
+    /*!
+     * Frames of several reads (frame_source::set_reads): each decoded from
+     * all its reads by `reads` as the inner decoder
+     * (concatenated_decoder::decode_reads_batch). Both decoders must
+     * outlive this object.
+     */
+    concatenated_counter(concatenated_decoder& dec,
+                         reads_decoder& reads,
+                         const concatenated_options& opt,
+                         int threads = 0);
 
     //! Decodes the batch and counts each frame's errors.
     const std::vector<concatenated_errors>& run(const frame_batch& batch);
@@ -58,6 +68,7 @@ public:
 
 private:
     concatenated_decoder& d_dec;
+    reads_decoder* d_reads = nullptr; // frames of several reads
     concatenated_options d_opt;
     int d_threads;
     std::vector<concatenated_errors> d_errors;

@@ -13,6 +13,7 @@
 #include <gnuradio/bsid/core/inner/map_decoder.h>
 #include <gnuradio/bsid/core/outer/ldpc_code.h>
 #include <gnuradio/bsid/core/outer/symbol_mapping.h>
+#include <gnuradio/bsid/core/reads/reads_decoder.h>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -46,6 +47,16 @@ struct frame_batch {
     const std::vector<uint8_t>& read(size_t j, int r) const
     {
         return r == 0 ? rx[j] : more[j * size_t(reads - 1) + size_t(r - 1)];
+    }
+    //! Frame j's reads as reads_decoder takes them (bits, uniform priors).
+    frame_reads reads_of(size_t j) const
+    {
+        frame_reads f;
+        for (int r = 0; r < reads; ++r) {
+            const auto& y = read(j, r);
+            f.reads.push_back({ y.data(), nullptr, y.size() });
+        }
+        return f;
     }
 };
 
