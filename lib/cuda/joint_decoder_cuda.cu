@@ -374,14 +374,15 @@ private:
         double* out_t = d_Y.get();
         for (int i = 0; i < Nn; ++i) {
             for (int r = 0; r < sh.M; ++r) {
-                joint_forward_pass<real><<<cb, 256>>>(sh,
-                                                      axis_of(sh, r),
-                                                      r == 0,
-                                                      i,
-                                                      d_gamma[size_t(r)].get(),
-                                                      d_alpha.get(),
-                                                      in,
-                                                      out_t);
+                joint_pass<real, true>
+                    <<<cb, 256>>>(sh,
+                                  axis_of(sh, r),
+                                  i,
+                                  d_gamma[size_t(r)].get(),
+                                  r == 0 ? d_alpha.get() + (long long)i * sh.S : nullptr,
+                                  (long long)(sh.N + 1) * sh.S,
+                                  in,
+                                  out_t);
                 BSID_CUDA(cudaGetLastError());
                 std::swap(in, out_t);
             }
@@ -394,14 +395,14 @@ private:
         BSID_CUDA(cudaGetLastError());
         for (int i = Nn - 1; i >= 0; --i) {
             for (int r = 0; r < sh.M; ++r) {
-                joint_backward_pass<real><<<cb, 256>>>(sh,
-                                                       axis_of(sh, r),
-                                                       r == 0,
-                                                       i,
-                                                       d_gamma[size_t(r)].get(),
-                                                       d_beta.get(),
-                                                       in,
-                                                       out_t);
+                joint_pass<real, false><<<cb, 256>>>(sh,
+                                                     axis_of(sh, r),
+                                                     i,
+                                                     d_gamma[size_t(r)].get(),
+                                                     r == 0 ? d_beta.get() : nullptr,
+                                                     sh.S,
+                                                     in,
+                                                     out_t);
                 BSID_CUDA(cudaGetLastError());
                 std::swap(in, out_t);
             }

@@ -15,6 +15,7 @@
 #ifndef INCLUDED_BSID_CUDA_JOINT_KERNELS_CUH
 #define INCLUDED_BSID_CUDA_JOINT_KERNELS_CUH
 
+#include "codeword_lattice.cuh"
 #include <gnuradio/bsid/core/inner/model.h>
 #include <cstdint>
 
@@ -40,11 +41,8 @@ struct joint_gamma_params {
 
 /*!
  * Read r's gamma blocks: a thread per (frame, index, state), the codewords
- * one after another, each lattice row in place in shared memory (column k of
- * thread t at k blockDim + t): row 0 from model::lattice_row0, the cells
- * from model::lattice_cell (row n without its horizontal term), the
- * diagonal weight by the channel model (lattice_weights::diag, diag_soft, or
- * over letters the mixture of A P(y | x) by the item's probabilities).
+ * one after another (codeword_lattice), each lattice row in place in shared
+ * memory (column k of thread t at k blockDim + t).
  * States whose segment starts outside the read get zero blocks.
  */
 template <typename real, bool LETTERS>
@@ -69,63 +67,15 @@ __global__ void joint_gamma_kernel(joint_gamma_params<real> p)
             out[t] = real(0);
         return;
     }
-    const long long avail = rho - start;
     const long long first = p.offset[f] + start;
-    const uint8_t* y = p.bits ? p.bits + first : nullptr;
     const int per_item = LETTERS ? p.A : 2;
+    const uint8_t* y = p.bits ? p.bits + first : nullptr;
     const real* sw = p.soft ? p.soft + per_item * first : nullptr;
     const uint32_t* words = p.words + (long long)(i % p.P) * p.q;
-    const int k0 = -p.dlo;
-    uint32_t top = 1; // letters: the place value of a codeword's first letter
-    if (LETTERS)
-        for (int r = 1; r < p.n; ++r)
-            top *= uint32_t(p.A);
+    const uint32_t top = first_place(p.n, p.A, LETTERS);
     for (int D = 0; D < p.q; ++D) {
-        const uint32_t word = words[D];
-        for (int k = 0; k < p.Mn; ++k) {
-            const bool in = k <= k0 || (long long)(k + p.dlo) <= avail;
-            const real left = k > 0 ? row[(long long)(k - 1) * stride] : real(0);
-            row[(long long)k * stride] =
-                in ? model::lattice_row0(k, k0, p.w.ins, left) : real(0);
-        }
-        uint32_t place = top;
-        for (int r = 1; r <= p.n; ++r) {
-            const real ins = r < p.n ? p.w.ins : real(0);
-            const unsigned x =
-                LETTERS ? (word / place) % uint32_t(p.A) : (word >> (p.n - r)) & 1u;
-            place /= uint32_t(p.A);
-            for (int k = 0; k < p.Mn; ++k) {
-                const long long c = (long long)r + p.dlo + k;
-                real* cell = row + (long long)k * stride;
-                if (c < 0 || c > avail) {
-                    *cell = real(0);
-                    continue;
-                }
-                real wdiag = real(0);
-                if (c >= 1) {
-                    if (LETTERS) {
-                        const real* lrow = p.lw + (long long)x * p.A;
-                        if (sw) {
-                            const real* pr = sw + (long long)p.A * (c - 1);
-                            for (int l = 0; l < p.A; ++l)
-                                wdiag += pr[l] * lrow[l];
-                        } else {
-                            wdiag = lrow[y[c - 1]];
-                        }
-                    } else if (sw) {
-                        wdiag = p.w.diag_soft(x, sw[2 * (c - 1)], sw[2 * (c - 1) + 1]);
-                    } else {
-                        wdiag = p.w.diag(x, y[c - 1]);
-                    }
-                }
-                const real diag = c >= 1 ? *cell : real(0);
-                const real vert =
-                    k + 1 < p.Mn ? row[(long long)(k + 1) * stride] : real(0);
-                const real horz =
-                    k >= 1 && c >= 1 ? row[(long long)(k - 1) * stride] : real(0);
-                *cell = model::lattice_cell(wdiag, diag, p.w.del, vert, ins, horz);
-            }
-        }
+        codeword_lattice<real, LETTERS>(
+            row, stride, words[D], top, p, p.w, y, sw, rho - start);
         for (int e = 0; e < p.Mn; ++e)
             out[(long long)e * p.q + D] = row[(long long)e * stride];
     }
@@ -166,81 +116,44 @@ struct joint_cell {
 };
 
 /*!
- * Forward pass of read r (axis x) at index i, a thread per (frame, state b,
- * D): out(b, D) = sum_e R_r(a_r = b_r - dlo - e, e, D) in(b with a_r, D);
- * for the first read the input is alpha_i (no D), for the others the tensor
- * of the pass before.
+ * One pass of read r (axis x) at index i, a thread per (frame, joint state
+ * s, D), along the read's axis (here: s's drift on it):
+ *  - forward: out(s, D) = sum_e R_r(a = here - dlo - e, e, D) in(s with a, D)
+ *  - backward: out(s, D) = sum_e R_r(here, e, D) in(s with here + dlo + e, D)
+ * For the first read `edge` is the recursion's vector (no D), frame f's at
+ * edge + f edge_stride: alpha_i forward, beta_{i+1} backward; for the
+ * others (edge null) `in` is the tensor of the pass before.
  */
-template <typename real>
-__global__ void joint_forward_pass(joint_shape sh,
-                                   joint_axis x,
-                                   bool first,
-                                   int i,
-                                   const real* R,
-                                   const double* alpha,
-                                   const double* in,
-                                   double* out)
+template <typename real, bool FORWARD>
+__global__ void joint_pass(joint_shape sh,
+                           joint_axis x,
+                           int i,
+                           const real* R,
+                           const double* edge,
+                           long long edge_stride,
+                           const double* in,
+                           double* out)
 {
     const joint_cell c(sh, (long long)blockIdx.x * blockDim.x + threadIdx.x);
     if (c.f >= sh.F)
         return;
-    const int f = c.f, D = c.D;
-    const long long s = c.s, t = c.t;
     const int Mt = x.Mt, Mn = x.Mn, dlo = x.dlo;
     const long long st = x.stride;
-    const int b = int((s / st) % Mt);
-    const real* Rf = R + (long long)f * x.rstride + (long long)i * Mt * Mn * sh.q;
+    const int here = int((c.s / st) % Mt);
+    const real* Rf = R + (long long)c.f * x.rstride + (long long)i * Mt * Mn * sh.q + c.D;
     double acc = 0;
     for (int e = 0; e < Mn; ++e) {
-        const int a = b - dlo - e;
-        if (a < 0 || a >= Mt)
+        const int there = FORWARD ? here - dlo - e : here + dlo + e;
+        if (there < 0 || there >= Mt)
             continue;
-        const long long src = s + (long long)(a - b) * st;
-        const double v = first ? alpha[((long long)f * (sh.N + 1) + i) * sh.S + src]
-                               : in[((long long)f * sh.S + src) * sh.q + D];
-        acc += double(Rf[((long long)a * Mn + e) * sh.q + D]) * v;
+        const long long src = c.s + (long long)(there - here) * st;
+        const double v = edge ? edge[(long long)c.f * edge_stride + src]
+                              : in[((long long)c.f * sh.S + src) * sh.q + c.D];
+        const int a = FORWARD ? there : here;
+        acc += double(Rf[((long long)a * Mn + e) * sh.q]) * v;
     }
-    out[t] = acc;
+    out[c.t] = acc;
 }
-
-/*!
- * Backward pass of read r (axis x) at index i, a thread per (frame, state
- * a, D): out(a, D) = sum_e R_r(a_r, e, D) in(a with b_r = a_r + dlo + e,
- * D); for the first read the input is beta_{i+1} (no D).
- */
-template <typename real>
-__global__ void joint_backward_pass(joint_shape sh,
-                                    joint_axis x,
-                                    bool first,
-                                    int i,
-                                    const real* R,
-                                    const double* beta,
-                                    const double* in,
-                                    double* out)
-{
-    const joint_cell c(sh, (long long)blockIdx.x * blockDim.x + threadIdx.x);
-    if (c.f >= sh.F)
-        return;
-    const int f = c.f, D = c.D;
-    const long long s = c.s, t = c.t;
-    const int Mt = x.Mt, Mn = x.Mn, dlo = x.dlo;
-    const long long st = x.stride;
-    const int a = int((s / st) % Mt);
-    const real* Rb =
-        R + (long long)f * x.rstride + ((long long)i * Mt + a) * Mn * sh.q + D;
-    double acc = 0;
-    for (int e = 0; e < Mn; ++e) {
-        const int b = a + dlo + e;
-        if (b < 0 || b >= Mt)
-            continue;
-        const long long src = s + (long long)(b - a) * st;
-        const double v = first ? beta[(long long)f * sh.S + src]
-                               : in[((long long)f * sh.S + src) * sh.q + D];
-        acc += double(Rb[(long long)e * sh.q]) * v;
-    }
-    out[t] = acc;
-}
-
 
 //! Frame statuses of the joint kernels.
 constexpr int joint_ok = 0, joint_impossible = 1;

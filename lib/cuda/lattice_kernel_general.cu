@@ -9,6 +9,7 @@
 // kernel that packs the received bits for the register kernels; see
 // lattice_kernels.cuh for the two passes.
 
+#include "codeword_lattice.cuh"
 #include "cuda_check.h"
 #include "kernel_launchers.h"
 #include "lattice_kernels.cuh"
@@ -28,22 +29,6 @@ namespace cuda {
  * block's dynamic shared memory) or, when they do not fit there, in global
  * scratch (column k of thread t at scratch[k * nthreads + t]).
  */
-// The diagonal weight over A > 2 letters (LETTERS): letter x sent, the
-// received item a letter y (A P(y | x), p.lw) or A probabilities w (their
-// mixture, as corridor_lattice_letters).
-template <typename real>
-__device__ __forceinline__ real
-letter_diag(const launch_params<real>& p, unsigned x, const uint8_t* y, const real* w)
-{
-    const real* row = p.lw + (long long)x * p.A;
-    if (!w)
-        return row[*y];
-    real s = real(0);
-    for (int l = 0; l < p.A; ++l)
-        s += w[l] * row[l];
-    return s;
-}
-
 template <typename real, bool SHARED, bool LETTERS>
 __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int pass)
 {
@@ -104,64 +89,12 @@ __global__ void lattice_kernel_general(launch_params<real> p, real* scratch, int
         const uint32_t* words = p.words + (long long)(i % p.P) * p.q;
         const bool pr = p.priors && p.has_prior[f];
         const real* prior = pr ? p.priors + ((long long)f * p.N + i) * p.q : nullptr;
-        const int k0 = -p.dlo;
-        const lattice_weights<real> wts{ p.ins, p.del, p.match, p.mismatch };
-        // letters: the place value of a codeword's first letter, A^(n - 1)
-        uint32_t top = 1;
-        if (LETTERS)
-            for (int r = 1; r < p.n; ++r)
-                top *= uint32_t(p.A);
+        const uint32_t top = first_place(p.n, p.A, LETTERS);
         for (int D = 0; D < p.q; ++D) {
-            const uint32_t word = words[D];
             real s = real(0);
             if (inside) {
-                // row 0: F(0,0) = 1, then insertions only
-                for (int k = 0; k < p.Mn; ++k) {
-                    const bool in = k <= k0 || (long long)(k + p.dlo) <= avail;
-                    const real left = k > 0 ? row[(long long)(k - 1) * stride] : real(0);
-                    row[(long long)k * stride] =
-                        in ? model::lattice_row0(k, k0, p.ins, left) : real(0);
-                }
-                // rows 1..n (eqn:F; eqn:F_lastrow without the insertion term), in
-                // place: going up in k, row[k] and row[k + 1] still hold row
-                // r - 1 when read, and row[k - 1] already holds row r.
-                uint32_t place = top;
-                for (int r = 1; r <= p.n; ++r) {
-                    const real ins = r < p.n ? p.ins : real(0);
-                    // letter r - 1, most significant first
-                    const unsigned xb = LETTERS ? (word / place) % uint32_t(p.A)
-                                                : (word >> (p.n - r)) & 1u;
-                    place /= uint32_t(p.A);
-                    for (int k = 0; k < p.Mn; ++k) {
-                        const long long c = (long long)r + p.dlo + k;
-                        real* cell = row + (long long)k * stride;
-                        if (c < 0 || c > avail) {
-                            *cell = real(0);
-                            continue;
-                        }
-                        // neighbours outside the corridor or before the segment are 0
-                        const real diag = c >= 1 ? *cell : real(0);
-                        real wdiag = real(0);
-                        if (c < 1)
-                            wdiag = real(0);
-                        else if (LETTERS)
-                            wdiag =
-                                letter_diag(p,
-                                            xb,
-                                            sw ? nullptr : y + (c - 1),
-                                            sw ? sw + (long long)p.A * (c - 1) : nullptr);
-                        else if (sw)
-                            wdiag =
-                                wts.diag_soft(xb, sw[2 * (c - 1)], sw[2 * (c - 1) + 1]);
-                        else
-                            wdiag = wts.diag(xb, y[c - 1]);
-                        const real vert =
-                            k + 1 < p.Mn ? row[(long long)(k + 1) * stride] : real(0);
-                        const real horz =
-                            k >= 1 && c >= 1 ? row[(long long)(k - 1) * stride] : real(0);
-                        *cell = model::lattice_cell(wdiag, diag, p.del, vert, ins, horz);
-                    }
-                }
+                codeword_lattice<real, LETTERS>(
+                    row, stride, words[D], top, p, p, y, sw, avail);
                 if (pass == pass_G) {
                     const real wD = pr ? prior[D] : real(1);
                     for (int e = 0; e < p.Mn; ++e)

@@ -46,6 +46,16 @@ struct launch_params {
     const uint32_t* sorted_words;
     const int* sorted_index;
     real ins, del, match, mismatch; // lattice_weights::ratio
+    // the diagonal weights as lattice_weights gives them (for codeword_lattice,
+    // which reads ins and del where they are: no copy in registers)
+    __device__ real diag(unsigned x, unsigned y) const
+    {
+        return lattice_weights<real>{ ins, del, match, mismatch }.diag(x, y);
+    }
+    __device__ real diag_soft(unsigned x, real w0, real w1) const
+    {
+        return lattice_weights<real>{ ins, del, match, mismatch }.diag_soft(x, w0, w1);
+    }
     // the register kernels divide row r of the lattice by del^r, which makes
     // the vertical step's weight 1 (a cell is then two multiply-adds):
     real wmatch, wmismatch;      // diagonal weights / del

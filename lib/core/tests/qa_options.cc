@@ -47,7 +47,9 @@ TEST(options, the_receiver_table_names_each_option_once_in_the_blocks_order)
                                               "estimate_every",
                                               "priors_input",
                                               "max_delay_ms",
-                                              "devices" };
+                                              "devices",
+                                              "reads",
+                                              "read_method" };
     EXPECT_EQ(names, expect);
     for (const auto& e : table().entries())
         EXPECT_GT(e.help.size(), 10u) << e.name;
@@ -271,10 +273,10 @@ TEST(options, the_concatenated_decoder_takes_the_table_less_the_map_decoders_own
     for (const auto& e : table().entries())
         if (!seen.count(e.name))
             left.insert(e.name);
-    const std::set<std::string> map_decoder_only = { "output",       "llr_scale",
-                                                     "llr_clip",     "estimate_every",
-                                                     "priors_input", "max_delay_ms",
-                                                     "devices" };
+    const std::set<std::string> map_decoder_only = {
+        "output",       "llr_scale", "llr_clip", "estimate_every", "priors_input",
+        "max_delay_ms", "devices",   "reads",    "read_method"
+    };
     EXPECT_EQ(left, map_decoder_only);
 }
 
