@@ -15,7 +15,6 @@ namespace bsid {
 
 namespace {
 const pmt::pmt_t drift_key = pmt::intern("bsid_drift");
-const pmt::pmt_t lost_key = pmt::intern("bsid_frames_lost");
 const pmt::pmt_t truncated_key = pmt::intern("bsid_truncated");
 const pmt::pmt_t channel_key = pmt::intern("bsid_channel");
 } // namespace
@@ -86,7 +85,7 @@ void channel_impl::forecast(int noutput_items, gr_vector_int& ninput_items_requi
     // input makes progress.
     ninput_items_required[0] =
         d_queue.size() > 0 ||
-                ((d_asm.in_frame() || d_lost_pending > 0) && upstream_done(*this, -1))
+                ((d_asm.in_frame() || d_lost.pending()) && upstream_done(*this, -1))
             ? 0
             : 1;
 }
@@ -168,7 +167,7 @@ void channel_impl::finish_frame(uint64_t missing)
     if (rho == 0) {
         // Nothing to carry a tag: count the loss and report it on the next frame.
         ++d_frames_lost;
-        ++d_lost_pending;
+        d_lost.add();
         for (const auto& t : d_frame_tags)
             d_queue.tag(start, t.key, t.value, t.srcid);
     } else {
@@ -193,10 +192,7 @@ void channel_impl::finish_frame(uint64_t missing)
         }
         if (missing > 0)
             d_queue.tag(start, truncated_key, pmt::from_uint64(missing));
-        if (d_lost_pending > 0) {
-            d_queue.tag(start, lost_key, pmt::from_long(d_lost_pending));
-            d_lost_pending = 0;
-        }
+        d_lost.tag_next(d_queue, start);
         for (const auto& t : d_frame_tags)
             d_queue.tag(start + t.offset, t.key, t.value, t.srcid);
         d_queue.push(d_frame_out.data(), d_frame_out.size());
@@ -228,7 +224,7 @@ int channel_impl::general_work(int noutput_items,
     try {
         d_asm.feed(in, size_t(nin), in0, std::move(tags), *this);
         // asked before consume_each (frame_assembler.h, upstream_done)
-        ended = (d_asm.in_frame() || d_lost_pending > 0) && nin == ninput_items[0] &&
+        ended = (d_asm.in_frame() || d_lost.pending()) && nin == ninput_items[0] &&
                 upstream_done(*this, nin);
     } catch (const std::invalid_argument& e) {
         // Input that is not bits: a clear error, then the stream ends cleanly
@@ -245,14 +241,7 @@ int channel_impl::general_work(int noutput_items,
     consume_each(int(nin));
     if (ended) {
         d_asm.finish(*this); // the open frame never completes: put out, truncated
-        if (d_lost_pending > 0) {
-            GR_LOG_WARN(d_logger,
-                        std::to_string(d_lost_pending) +
-                            " frames were lost at the end of the stream; no item is "
-                            "left to carry their bsid_frames_lost count (frames_lost() "
-                            "counts them)");
-            d_lost_pending = 0;
-        }
+        d_lost.end_of_stream(d_logger, "frames_lost()");
     }
 
     const size_t n = d_queue.pop(out, size_t(noutput_items), [&](const queued_tag& t) {

@@ -9,6 +9,7 @@
 #define INCLUDED_BSID_CHANNEL_IMPL_H
 
 #include "frame_assembler.h"
+#include "lost_frames.h"
 #include "output_queue.h"
 #include <gnuradio/bsid/channel.h>
 #include <gnuradio/bsid/core/channel/channel.h>
@@ -85,7 +86,7 @@ private:
     output_queue<uint8_t> d_queue;
     // counters: written by the work thread, read from any thread
     std::atomic<uint64_t> d_frames{ 0 }, d_frames_lost{ 0 };
-    long d_lost_pending = 0; // frames lost since the last frame with output
+    lost_frames d_lost; // frames lost since the last frame with output
     bool d_warned_invalid = false;
     std::string d_error; // why the block stopped, if it did (guarded by d_params_mutex)
 };

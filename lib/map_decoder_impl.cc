@@ -42,8 +42,6 @@ size_t out_item_size(const ::bsid::receiver_options& o, const ::bsid::codebook& 
                             input_floats("map_decoder", o.input.kind, cb.alphabet()));
 }
 
-const pmt::pmt_t lost_key = pmt::intern("bsid_frames_lost");
-
 
 } // namespace
 
@@ -298,15 +296,12 @@ void map_decoder_impl::emit_received(const ::bsid::stream_frame& f,
                              ": its received items are no longer held; it is put "
                              "out as a lost frame");
         ++d_erasures;
-        ++d_lost_pending;
+        d_lost.add();
         return;
     }
     const uint64_t start = d_queue.end();
     d_queue.tag(start, d_len_key, pmt::from_long(long(count)));
-    if (d_lost_pending > 0) {
-        d_queue.tag(start, lost_key, pmt::from_long(long(d_lost_pending)));
-        d_lost_pending = 0;
-    }
+    d_lost.tag_next(d_queue, start);
     for (const auto& t : tags)
         d_queue.tag(start, t.key, t.value, t.srcid);
     if (d_soft) {
@@ -562,14 +557,7 @@ int map_decoder_impl::general_work(int noutput_items,
         if (ended) {
             emit_stream(d_rx.flush_stream()); // the end of the stream: a partial frame
             take_estimates(true);             // posted while the flowgraph still runs
-            if (d_lost_pending > 0) {
-                GR_LOG_WARN(d_logger,
-                            std::to_string(d_lost_pending) +
-                                " frames were lost at the end of the stream; no item is "
-                                "left to carry their bsid_frames_lost count (erasures() "
-                                "counts them)");
-                d_lost_pending = 0;
-            }
+            d_lost.end_of_stream(d_logger, "erasures()");
         }
         auto* out = static_cast<uint8_t*>(output_items[0]);
         const size_t n =

@@ -10,6 +10,7 @@
 
 #include "decoder_output.h"
 #include "frame_collector.h"
+#include "lost_frames.h"
 #include "output_queue.h"
 #include <gnuradio/bsid/core/estimation/channel_tracker.h>
 #include <gnuradio/bsid/core/framing/setup_watch.h>
@@ -172,7 +173,7 @@ private:
     const ::bsid::stream_decoder* d_stream_decoder = nullptr;
     // counters: written by the work thread, read from any thread
     std::atomic<uint64_t> d_frames{ 0 }, d_erasures{ 0 };
-    uint64_t d_lost_pending = 0; // output "received": erasures not yet put out
+    lost_frames d_lost; // output "received": erasures not yet put out
 };
 
 } // namespace bsid

@@ -129,8 +129,7 @@ struct map_decoder_reads_impl::input_reader : frame_assembler::events {
         for (const auto& t : tags)
             if (!take_channel_tag(t))
                 s.tags.push_back(t);
-        s.ch = channel();
-        push(std::move(s));
+        push(std::move(s)); // (a missing read gets the input's channel there)
     }
     void items(const uint8_t* in, size_t count) override
     {
@@ -284,6 +283,11 @@ void map_decoder_reads_impl::set_channel(double Pi, double Pd, double Ps)
     d_channel = d_channel.with_rates(Pi, Pd, Ps);
 }
 
+bool map_decoder_reads_impl::no_more_slots(int r) const
+{
+    return d_over[size_t(r)] || d_in[size_t(r)]->unpaired;
+}
+
 void map_decoder_reads_impl::forecast(int noutput_items,
                                       gr_vector_int& ninput_items_required)
 {
@@ -292,11 +296,8 @@ void map_decoder_reads_impl::forecast(int noutput_items,
     // frames complete, need no input
     const bool ready = d_queue.size() > 0;
     for (int r = 0; r < d_M; ++r)
-        ninput_items_required[size_t(r)] = ready || d_over[size_t(r)] ||
-                                                   d_in[size_t(r)]->unpaired ||
-                                                   upstream_done(*this, -1, r)
-                                               ? 0
-                                               : 1;
+        ninput_items_required[size_t(r)] =
+            ready || no_more_slots(r) || upstream_done(*this, -1, r) ? 0 : 1;
 }
 
 void map_decoder_reads_impl::emit(const std::vector<gr::tag_t>& tags,
@@ -333,7 +334,7 @@ void map_decoder_reads_impl::decode_ready()
             bool ready = true, any = false;
             for (int r = 0; r < d_M; ++r) {
                 if (d_slots[size_t(r)].empty())
-                    ready = ready && (d_over[size_t(r)] || d_in[size_t(r)]->unpaired);
+                    ready = ready && no_more_slots(r);
                 else
                     any = true;
             }

@@ -74,6 +74,9 @@ private:
     decoder_for(const std::vector<::bsid::channel_params>& chans);
     //! Decodes the frames every input has reached (or an ended input lacks).
     void decode_ready();
+    //! Input r gives no more frames: it has ended, or it lost its pairing
+    //! (its later frames' reads are then missing, as invalid_tag).
+    bool no_more_slots(int r) const;
     void emit(const std::vector<gr::tag_t>& tags,
               const double* post,
               const std::string& erasure,

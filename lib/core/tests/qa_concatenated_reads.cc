@@ -21,10 +21,14 @@ using namespace bsid;
 
 namespace {
 
+// The scheme, its frames (seed 7, one read) and its one-read iterative decoder.
 struct scheme {
     codebook cb = codebook::random(6, 16, 3, 11);
     ldpc_code code = ldpc_code::regular(60, 30, 16, 3, 5);
     channel_params ch{ 0.045, 0.045, 0.02 };
+    frame_source src{ cb, ch, code, 7 };
+    frame_decoder fdec{ config(src.N()) };
+    concatenated_decoder dec{ fdec, code };
 
     decoder_config config(int N) const
     {
@@ -55,10 +59,9 @@ double fer_of(concatenated_counter& counter,
 // passes, BP iterations and decisions, pass by pass.
 TEST(concatenated_reads, one_read_is_the_one_read_loop)
 {
-    const scheme s;
-    frame_source src(s.cb, s.ch, s.code, 7);
-    frame_decoder fdec(s.config(src.N()));
-    concatenated_decoder dec(fdec, s.code);
+    scheme s;
+    frame_source src = s.src;
+    concatenated_decoder& dec = s.dec;
     reads_config rc(s.config(src.N()));
     reads_decoder reads(rc);
     concatenated_options opt;
@@ -105,10 +108,9 @@ TEST(concatenated_reads, one_read_is_the_one_read_loop)
 // the FER falls, and the exact decoder loses no frame one read decodes.
 TEST(concatenated_reads, more_reads_decode_what_one_cannot)
 {
-    const scheme s;
-    frame_source one(s.cb, s.ch, s.code, 7);
-    frame_decoder fdec(s.config(one.N()));
-    concatenated_decoder dec(fdec, s.code);
+    scheme s;
+    const frame_source& one = s.src;
+    concatenated_decoder& dec = s.dec;
     concatenated_options opt;
     opt.iterations = 4;
     opt.bp_iterations = 20;
@@ -123,7 +125,7 @@ TEST(concatenated_reads, more_reads_decode_what_one_cannot)
     for (const auto& [method, M] :
          { std::pair{ read_method::joint, 2 }, std::pair{ read_method::combine, 3 } }) {
         {
-            frame_source src(s.cb, s.ch, s.code, 7);
+            frame_source src = s.src;
             src.set_reads(M);
             frame_batch b;
             src.generate(0, 60, b);
@@ -150,10 +152,9 @@ TEST(concatenated_reads, more_reads_decode_what_one_cannot)
 
 TEST(concatenated_reads, bad_input_is_a_clear_error_or_an_erasure)
 {
-    const scheme s;
-    frame_source src(s.cb, s.ch, s.code, 7);
-    frame_decoder fdec(s.config(src.N()));
-    concatenated_decoder dec(fdec, s.code);
+    scheme s;
+    frame_source src = s.src;
+    concatenated_decoder& dec = s.dec;
     concatenated_options opt;
     // a reads decoder of another N
     reads_decoder other(reads_config(s.config(src.N() - 1)));
