@@ -14,7 +14,7 @@ import time
 
 import bsid_core
 
-from . import dump, estimate, log_setup, plot, results
+from . import dump, estimate, log_setup, plot, rate, results
 from .progress import make_progress, point_name
 from .sweep import SWEEPS, point_configs, run_configs
 from .values import parse_values
@@ -36,6 +36,8 @@ examples:
            --workers 2 --csv s500.csv       (or --cluster tcp://HOST:8786; docs/cluster.md)
   bsid-sim --codebook builtin:ld3-modvec6 -N 500 --Pi 0.02 --Pd 0.01 --Ps 0.005 \
            --estimate --estimate-frames 200 --initial 0.01,0.01,0.01
+  bsid-sim --codebook sparse:1:2 -N 1000 --sweep p --values 0.01:0.1:+0.01 \
+           --information-rate --rate-frames 200 --csv iid.csv --plot iid.png
 
 Every point stops at the first of: --rel-error at --confidence on both SER and FER,
 --max-errors frame errors, --max-frames, --max-time seconds. See docs/simulating.md.
@@ -51,7 +53,7 @@ def _int_at_least(lo):
             raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
         if v < lo:
             raise argparse.ArgumentTypeError(
-                f"{v} must be at least 1" if lo == 1 else f"{v} must not be negative")
+                f"{v} must not be negative" if lo == 0 else f"{v} must be at least {lo}")
         return v
     return parse
 
@@ -136,8 +138,8 @@ def build_parser():
                         "decoder (docs/frame_boundaries.md)")
     g.add_argument("--sweep", choices=SWEEPS, action=_Once,
                    hint="a run sweeps one parameter",
-                   help="the parameter that varies: p (Pi = Pd = p), Pi, Pd, Ps or reads "
-                        "(the reads of each frame, --reads)")
+                   help="the parameter that varies: p (Pi = Pd = p), Pi, Pd, Ps, reads "
+                        "(the reads of each frame, --reads) or N (with --information-rate)")
     g.add_argument("--values", metavar="V", action=_Once,
                    hint="give every value in one --values (a comma list)",
                    help="START:STOP:xFACTOR (geometric), START:STOP:+STEP (linear) or a "
@@ -239,6 +241,14 @@ def build_parser():
                         "passes of the iterative decoder (default 10)")
     g.add_argument("--tolerance", type=_nonneg, default=1e-4,
                    help="stop when no estimate moves by more, relative (default 1e-4)")
+    g = p.add_argument_group("information rates (docs/capacity.md)")
+    g.add_argument("--information-rate", action="store_true",
+                   help="instead of error rates, each point's information rate in bits per "
+                        "channel symbol, (log2 P(y|x) - log2 P(y)) / (N n) averaged over "
+                        "frames with its 95%% interval; with sparse:1:A, the channel's i.i.d. "
+                        "rate")
+    g.add_argument("--rate-frames", type=_int_at_least(2), default=200, metavar="K",
+                   help="frames per information rate (default 200)")
     g = p.add_argument_group("concatenated codes (docs/concatenated.md)")
     g.add_argument("--outer", metavar="SPEC",
                    help="an outer LDPC code over GF(q): ldpc:FILE (alist) or "
@@ -419,8 +429,19 @@ def _main(argv):
             outer = bsid_core.ldpc_code.from_spec(a.outer)
         except (ValueError, OSError) as e:
             p.error(f"--outer: {e}")
-    elif a.N is None:
+    elif a.N is None and a.sweep != "N":
         p.error("-N is required with --codebook (or --outer, which sets it)")
+    if a.sweep == "N" and not a.information_rate:
+        p.error("--sweep N goes with --information-rate (error rates sweep the channel)")
+    if a.information_rate:
+        if a.estimate or outer is not None:
+            p.error("--information-rate measures the inner code alone: it takes no "
+                    "--estimate or --outer")
+        if a.framing != "genie" or a.sync_word or a.reads > 1 or a.sweep == "reads":
+            p.error("--information-rate takes frames of known ends, one read, no sync word: "
+                    "it takes no --framing stream, --sync-word or --reads")
+        if a.dump_failures or a.cluster is not None or a.workers is not None:
+            p.error("--information-rate runs on one host and has no failures to dump")
     if (a.sweep is None) != (a.values is None):
         p.error("--sweep and --values go together")
     if not 0.0 < a.confidence < 1.0:
@@ -431,7 +452,7 @@ def _main(argv):
         p.error("--seed must be below 2^64")
     if a.sweep:
         fixed = {"p": ("Pi", "Pd"), "Pi": ("Pi",), "Pd": ("Pd",), "Ps": ("Ps",),
-                 "reads": ()}[a.sweep]
+                 "reads": (), "N": ("N",)}[a.sweep]
         for name in fixed:
             if getattr(a, name) is not None:
                 p.error(f"--{name} cannot be given with --sweep {a.sweep}: the sweep sets it")
@@ -558,7 +579,8 @@ def _main(argv):
     if not a.quiet:
         what = (f"{len(configs)} point{'s' if len(configs) != 1 else ''} of {a.sweep}"
                 if a.sweep else "1 point")
-        print(f"bsid-sim: {a.codebook} (n={cb.n}, q={cb.q}, P={cb.P}), N={configs[0].N}, "
+        print(f"bsid-sim: {a.codebook} (n={cb.n}, q={cb.q}, P={cb.P}), "
+              f"N={a.values if a.sweep == 'N' else configs[0].N}, "
               f"{what}, seed {a.seed}, backend {a.backend}, {a.precision}", file=text,
               flush=True)
         if outer is not None:
@@ -569,6 +591,8 @@ def _main(argv):
                   flush=True)
 
     rows = []
+    if a.information_rate:
+        return _information_rates(a, configs, groups, text)
     if a.estimate:
         for c in configs:
             t0 = time.monotonic()
@@ -672,6 +696,30 @@ def _main(argv):
     return status
 
 
+def _information_rates(a, configs, groups, text):
+    """bsid-sim --information-rate: each point's rate, written after every point."""
+    rows = []
+    for c in configs:
+        try:
+            row = rate.rate_point(c, a.rate_frames)
+        except (RuntimeError, ValueError) as e:
+            print(f"bsid-sim: error: {point_name(c)}: {e}", file=sys.stderr)
+            return 1
+        rows.append(row)
+        if not a.quiet:
+            print(f"{point_name(c)}, N={c.N}: {rate.summary(row)}", file=text, flush=True)
+        # a long sweep keeps what it has done; stdout gets the table once
+        if a.csv and a.csv != "-":
+            results.write_columns_csv(a.csv, rows, rate.COLUMNS)
+        if a.json and a.json != "-":
+            results.write_json(a.json, rows)
+    if a.csv == "-":
+        results.write_columns_csv("-", rows, rate.COLUMNS)
+    if a.json == "-":
+        results.write_json("-", rows)
+    return _plot(a, rows, groups) if a.plot else 0
+
+
 def _read_results(a):
     """The rows of every --results file; None (with the error printed) if one
     cannot be read."""
@@ -690,8 +738,11 @@ def _plot(a, rows, more):
     if not any(groups):
         print("bsid-sim: error: nothing to plot", file=sys.stderr)
         return 1
-    plot.plot_results(a.plot, groups, title=a.title,
-                      metrics=("ser", "fer", "ber") if a.ber else ("ser", "fer"))
+    if all("rate" in r and "ser" not in r for g in groups for r in g):
+        rate.plot_rates(a.plot, groups, title=a.title)
+    else:
+        plot.plot_results(a.plot, groups, title=a.title,
+                          metrics=("ser", "fer", "ber") if a.ber else ("ser", "fer"))
     if not a.quiet:
         print(f"bsid-sim: plot written to {a.plot}", file=sys.stderr)
     return 0

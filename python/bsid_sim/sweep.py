@@ -11,15 +11,16 @@ from .engine import PointConfig, run_point
 
 __all__ = ["SWEEPS", "point_configs", "run_configs", "simulate"]
 
-SWEEPS = ("p", "Pi", "Pd", "Ps", "reads")
+SWEEPS = ("p", "Pi", "Pd", "Ps", "reads", "N")
 
 
 def point_configs(codebook, N, sweep=None, values=None, Pi=0.0, Pd=0.0, Ps=0.0, **options):
     """The PointConfig of every point, each checked (ValueError names the bad one).
 
-    sweep: None (one point), "p" (Pi = Pd = value), "Pi", "Pd", "Ps" or "reads"
-    (the reads of each frame, docs/reads.md); the other parameters keep Pi,
-    Pd, Ps and options["reads"]. options: the other PointConfig fields.
+    sweep: None (one point), "p" (Pi = Pd = value), "Pi", "Pd", "Ps", "reads"
+    (the reads of each frame, docs/reads.md) or "N" (the message symbols per
+    frame); the other parameters keep Pi, Pd, Ps, N and options["reads"].
+    options: the other PointConfig fields.
     """
     if isinstance(codebook, str):
         codebook = bsid_core.codebook.from_spec(codebook)
@@ -34,6 +35,8 @@ def point_configs(codebook, N, sweep=None, values=None, Pi=0.0, Pd=0.0, Ps=0.0, 
                              f"GF({outer.q})) fills N = {need} symbols of this codebook "
                              f"(q = {codebook.q}); leave N out")
         N = need
+        if sweep == "N":
+            raise ValueError("an outer code fixes N: it cannot be swept")
         if options.get("iterations", 10) < 1 or options.get("bp_iterations", 50) < 1:
             raise ValueError("iterations and bp_iterations must be at least 1")
     if sweep is None or sweep == "none":
@@ -46,14 +49,18 @@ def point_configs(codebook, N, sweep=None, values=None, Pi=0.0, Pd=0.0, Ps=0.0, 
             raise ValueError("a sweep needs at least one value")
         points = []
         for v in values:
-            if sweep == "reads" and (v != int(v) or v < 1):
-                raise ValueError(f"reads = {v!r}: a count of reads, at least 1")
+            if sweep in ("reads", "N") and (v != int(v) or v < 1):
+                what = "reads" if sweep == "reads" else "message symbols"
+                raise ValueError(f"{sweep} = {v!r}: a count of {what}, at least 1")
             points.append({"p": (v, v, Ps), "Pi": (v, Pd, Ps), "Pd": (Pi, v, Ps),
-                           "Ps": (Pi, Pd, v), "reads": (Pi, Pd, Ps)}[sweep])
+                           "Ps": (Pi, Pd, v), "reads": (Pi, Pd, Ps),
+                           "N": (Pi, Pd, Ps)}[sweep])
     configs = []
     for k, (pi, pd, ps) in enumerate(points):
         if sweep == "reads":
             options = dict(options, reads=int(values[k]))
+        if sweep == "N":
+            N = int(values[k])
         try:
             bsid_core.channel_params(pi, pd, ps)
         except ValueError as e:
@@ -62,8 +69,8 @@ def point_configs(codebook, N, sweep=None, values=None, Pi=0.0, Pd=0.0, Ps=0.0, 
         configs.append(PointConfig(codebook=codebook, N=int(N), Pi=float(pi), Pd=float(pd),
                                    Ps=float(ps), sweep=sweep, point=k, **options))
     c = configs[0]
-    if c.N < 1:
-        raise ValueError(f"N = {c.N} must be at least 1")
+    if min(c.N for c in configs) < 1:
+        raise ValueError(f"N = {min(c.N for c in configs)} must be at least 1")
     if c.framing not in ("genie", "stream"):
         raise ValueError(f"framing '{c.framing}' is not one of genie, stream")
     if c.outer is not None and c.framing != "genie":

@@ -23,6 +23,8 @@ void bind_ldpc(pybind11::module_& m);
 void bind_concatenated(pybind11::module_& m); // concatenated_decoder_core
 void bind_sim(pybind11::module_& m);          // frame_source, frame_batch, hard_decisions
 void bind_estimation(pybind11::module_& m);   // estimate_channel
+//! information_rate and its result (docs/capacity.md).
+void bind_capacity(pybind11::module_& m);
 void bind_reads(
     pybind11::module_& m); // map_decoder_core.decode_reads (after bind_map_decoder)
 

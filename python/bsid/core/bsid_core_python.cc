@@ -81,6 +81,7 @@ PYBIND11_MODULE(bsid_core, m)
     bind_sim(m);
     bind_estimation(m);
     bind_reads(m);
+    bind_capacity(m);
 
     m.def("cuda_device_count",
           &bsid::cuda_device_count,
