@@ -6,9 +6,11 @@
  */
 
 #include "inner/builtin_codebooks.h"
+#include "inner/word_draw.h"
 #include "runtime/format.h"
 #include "runtime/text_file.h"
 #include <gnuradio/bsid/core/inner/codebook.h>
+#include <gnuradio/bsid/core/inner/frame_decoder.h>
 #include <gnuradio/bsid/core/runtime/errors.h>
 #include <gnuradio/bsid/core/sim/philox.h>
 #include <unordered_map>
@@ -340,14 +342,7 @@ codebook codebook::random(int n, int q, int P, uint64_t seed, int alphabet)
     if (P < 1) {
         fail(detail::concat("P = ", P, " must be at least 1"));
     }
-    const uint64_t words = word_space(n, alphabet);
-    // A^n a power of two (every binary code): the top bits of a word;
-    // otherwise words in the last partial run of A^n are drawn again
-    const bool pow2 = (words & (words - 1)) == 0;
-    int bits = 0;
-    while ((1ULL << bits) < words)
-        ++bits;
-    const uint64_t reject = (1ULL << 32) % words;
+    const detail::word_draw draw(word_space(n, alphabet));
     std::vector<std::vector<word_type>> books(static_cast<size_t>(P));
     for (int b = 0; b < P; ++b) {
         philox_stream rng(seed, (1ULL << 63) + uint64_t(b));
@@ -356,15 +351,7 @@ codebook codebook::random(int n, int q, int P, uint64_t seed, int alphabet)
         auto& book = books[size_t(b)];
         book.reserve(size_t(q));
         while (book.size() < size_t(q)) {
-            const uint32_t x = rng.next_u32();
-            word_type w;
-            if (pow2) {
-                w = bits == 32 ? x : x >> (32 - bits);
-            } else {
-                if (x < reject)
-                    continue;
-                w = word_type((x - reject) % words);
-            }
+            const word_type w = draw(rng);
             if (seen.insert(w).second) {
                 book.push_back(w);
             }
@@ -469,7 +456,8 @@ codebook codebook::from_spec(const std::string& spec, int alphabet)
 {
     check_alphabet(alphabet);
     const std::string usage = " (expected builtin:NAME, file:PATH, random:n:q:P:seed, "
-                              "sparse:n:q, or a file path)";
+                              "sparse:n:q, watermark:n:q:P:seed, marker:k:MARKER, or a "
+                              "file path)";
     const detail::spec_numbers fields{ "codebook", spec };
     auto number = [&](const std::string& tok, const char* what) {
         return fields.number(tok, what);
@@ -517,6 +505,31 @@ codebook codebook::from_spec(const std::string& spec, int alphabet)
             fail("spec '" + spec + "': sparse takes two fields, sparse:n:q");
         }
         return sparse(small(parts[0], "n"), small(parts[1], "q"), alphabet);
+    }
+    if (starts_with(spec, "watermark:")) {
+        const auto parts = split_on(spec.substr(10), ':');
+        if (parts.size() != 4) {
+            fail("spec '" + spec +
+                 "': watermark takes four fields, watermark:n:q:P:seed");
+        }
+        return watermark(small(parts[0], "n"),
+                         small(parts[1], "q"),
+                         small(parts[2], "P"),
+                         number(parts[3], "seed"),
+                         alphabet);
+    }
+    if (starts_with(spec, "marker:")) {
+        const auto parts = split_on(spec.substr(7), ':');
+        if (parts.size() != 2) {
+            fail("spec '" + spec + "': marker takes two fields, marker:k:MARKER");
+        }
+        std::vector<uint8_t> m;
+        try {
+            m = parse_sync_word(parts[1], alphabet);
+        } catch (const std::invalid_argument& e) {
+            fail("spec '" + spec + "': the marker: " + e.what());
+        }
+        return marker(small(parts[0], "k"), m, alphabet);
     }
     if (spec.empty()) {
         fail("empty codebook spec" + usage);

@@ -251,6 +251,46 @@ until it has q words (docs/random-numbers.md).)doc")
                     "The q lowest-weight words of n letters (weight: the letters that "
                     "are not 0), "
                     "ties broken by increasing value (P = 1).")
+        .def_static("watermark",
+                    &bsid::codebook::watermark,
+                    "n"_a,
+                    "q"_a,
+                    "P"_a,
+                    "seed"_a,
+                    "alphabet"_a = 2,
+                    R"doc(
+Davey and MacKay's watermark code (IEEE Trans. Inf. Theory 47(2), 2001): the
+sparse code sparse(n, q) added letter by letter (mod A; for bits, XOR) to a
+pseudo-random watermark word per book, book b's drawn from the Philox stream
+(seed, 2^63 + 2^60 + b); the watermark repeats every P codewords (P = N: as long
+as the frame). Spec: watermark:n:q:P:seed (docs/capacity.md).)doc")
+        .def_static(
+            "marker",
+            [](int k, const py::object& marker, int alphabet) {
+                std::vector<uint8_t> m;
+                if (py::isinstance<py::str>(marker)) {
+                    m = bsid::parse_sync_word(marker.cast<std::string>(), alphabet);
+                } else {
+                    for (const auto& v : py::iter(marker)) {
+                        const long long x = v.cast<long long>();
+                        if (x < 0 || x >= alphabet)
+                            throw py::value_error("codebook.marker: marker letter " +
+                                                  std::to_string(x) + " is not in 0 .. " +
+                                                  std::to_string(alphabet - 1));
+                        m.push_back(uint8_t(x));
+                    }
+                }
+                return bsid::codebook::marker(k, m, alphabet);
+            },
+            "k"_a,
+            "marker"_a,
+            "alphabet"_a = 2,
+            R"doc(
+A marker code (Sellers 1962; Ratzer 2005): every codeword is k data letters
+(the symbol's base-A digits, most significant first) followed by the fixed
+marker letters, so n = k + len(marker), q = A^k, P = 1. marker: text as a sync
+word is written ("01", "ACGT", "0,5,2") or a sequence of letters. Spec:
+marker:k:MARKER (docs/capacity.md).)doc")
         .def_static("builtin",
                     &bsid::codebook::builtin,
                     "name"_a,

@@ -31,6 +31,10 @@ namespace bsid {
  *   file:PATH, or PATH    a codebook file (format below)
  *   random:n:q:P:seed     random(n, q, P, seed, A) with from_spec's alphabet
  *   sparse:n:q            sparse(n, q, A) with from_spec's alphabet
+ *   watermark:n:q:P:seed  watermark(n, q, P, seed, A) with from_spec's alphabet
+ *   marker:k:MARKER       marker(k, MARKER's letters, A) with from_spec's
+ *                         alphabet (MARKER written as a sync word is,
+ *                         parse_sync_word: "01", "ACGT", "0,5,2")
  *
  * File format: lines whose first non-blank character is '#' are comments and
  * blank lines are skipped; the first other line is "n q P" (bits) or
@@ -76,6 +80,26 @@ public:
      * broken by increasing value; symbol D maps to the D-th word in that order.
      */
     static codebook sparse(int n, int q, int alphabet = 2);
+
+    /*!
+     * \brief Davey and MacKay's watermark code (IEEE Trans. Inf. Theory
+     * 47(2), 2001): the sparse code sparse(n, q, A) added letter by letter
+     * (mod A; for bits, XOR) to a pseudo-random watermark. Book b adds the
+     * word w_b, drawn uniformly from the Philox stream (seed, 2^63 + 2^60 + b)
+     * as random() draws a word; symbol D of book b is sparse word D + w_b.
+     * The watermark repeats every P codewords (P = N: as long as the frame).
+     */
+    static codebook watermark(int n, int q, int P, uint64_t seed, int alphabet = 2);
+
+    /*!
+     * \brief A marker code (Sellers, IRE Trans. Inf. Theory 8(1), 1962;
+     * Ratzer, Ann. Telecommun. 60(1-2), 2005): every codeword is k data
+     * letters followed by the m fixed marker letters, so n = k + m, q = A^k
+     * (at most 65536) and P = 1; symbol D's data letters are its k base-A
+     * digits, the most significant first. Throws std::invalid_argument for
+     * an empty marker, a letter outside the alphabet, or q or n too large.
+     */
+    static codebook marker(int k, const std::vector<uint8_t>& marker, int alphabet = 2);
 
     //! A codebook shipped with the module, such as "ld3-modvec6".
     static codebook builtin(const std::string& name);
