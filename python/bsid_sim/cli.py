@@ -138,7 +138,8 @@ def build_parser():
                         "decoder (docs/frame_boundaries.md)")
     g.add_argument("--sweep", choices=SWEEPS, action=_Once,
                    hint="a run sweeps one parameter",
-                   help="the parameter that varies: p (Pi = Pd = p), Pi, Pd, Ps, reads "
+                   help="the parameter that varies: p (Pi = Pd = p), all (Pi = Pd = Ps = p), "
+                        "Pi, Pd, Ps, reads "
                         "(the reads of each frame, --reads) or N (with --information-rate)")
     g.add_argument("--values", metavar="V", action=_Once,
                    hint="give every value in one --values (a comma list)",
@@ -451,7 +452,7 @@ def _main(argv):
     if a.seed >= 1 << 64:
         p.error("--seed must be below 2^64")
     if a.sweep:
-        fixed = {"p": ("Pi", "Pd"), "Pi": ("Pi",), "Pd": ("Pd",), "Ps": ("Ps",),
+        fixed = {"p": ("Pi", "Pd"), "all": ("Pi", "Pd", "Ps"), "Pi": ("Pi",), "Pd": ("Pd",), "Ps": ("Ps",),
                  "reads": (), "N": ("N",)}[a.sweep]
         for name in fixed:
             if getattr(a, name) is not None:

@@ -93,7 +93,7 @@ def plot_results(path, groups, title=None, metrics=("ser", "fer")):
     if sweeps != {"reads"}:
         ax.set_xscale("log")
     ax.set_yscale("log")
-    names = {"p": "p = Pi = Pd", "Pi": "Pi", "Pd": "Pd", "Ps": "Ps", "none": "Pi",
+    names = {"p": "p = Pi = Pd", "all": "p = Pi = Pd = Ps", "Pi": "Pi", "Pd": "Pd", "Ps": "Ps", "none": "Pi",
              "reads": "reads per frame"}
     ax.set_xlabel(" / ".join(sorted(names.get(s, s) for s in sweeps)) or "p")
     ax.set_ylabel("error rate")

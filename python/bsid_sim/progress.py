@@ -15,7 +15,7 @@ __all__ = ["make_progress", "describe", "point_name"]
 
 
 def point_name(c):
-    if c.sweep == "p":
+    if c.sweep in ("p", "all"):
         return f"p={c.Pi:.4g}"
     if c.sweep in ("Pi", "Pd", "Ps"):
         return f"{c.sweep}={c.value:.4g}"

@@ -81,7 +81,20 @@ class qa_sim_rate(unittest.TestCase):
             self.assertTrue(0 < r["rate"] < 1)
             self.assertEqual(r["code_rate"], 1.0)
 
-    def test_003_refused(self):
+    def test_003_sweep_all_sets_every_probability(self):
+        out = run(["--codebook", "sparse:1:2", "-N", "30", "--sweep", "all", "--values",
+                   "0.01,0.03", "--information-rate", "--rate-frames", "10", "--backend", "cpu",
+                   "--json", "-", "-q"])
+        self.assertEqual(out.returncode, 0, out.stderr)
+        rows = json.loads(out.stdout)
+        self.assertEqual([(r["Pi"], r["Pd"], r["Ps"]) for r in rows],
+                         [(0.01, 0.01, 0.01), (0.03, 0.03, 0.03)])
+        cb = bsid.codebook.sparse(1, 2)
+        want = bsid.information_rate(cb, bsid.channel_params(0.03, 0.03, 0.03), 30, frames=10,
+                                     seed=1, backend="cpu", precision="float")
+        self.assertEqual(rows[1]["rate"], want.rate)
+
+    def test_004_refused(self):
         base = ["--codebook", "sparse:1:2", "-N", "10", "--Pi", "0.01", "--information-rate"]
         for extra, msg in ((["--outer", "ldpc-regular:60:30:2:3:1"], "no --estimate or --outer"),
                            (["--framing", "stream"], "known ends"),

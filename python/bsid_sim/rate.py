@@ -79,7 +79,7 @@ def plot_rates(path, groups, title=None):
         ax.axhline(float(rows[0]["code_rate"]), color=colour, linestyle=":", linewidth=1)
     if sweeps == {"N"}:
         ax.set_xscale("log")
-    names = {"p": "p = Pi = Pd", "Pi": "Pi", "Pd": "Pd", "Ps": "Ps", "none": "Pi",
+    names = {"p": "p = Pi = Pd", "all": "p = Pi = Pd = Ps", "Pi": "Pi", "Pd": "Pd", "Ps": "Ps", "none": "Pi",
              "N": "N (message symbols per frame)"}
     ax.set_xlabel(" / ".join(sorted(names.get(s, s) for s in sweeps)) or "p")
     ax.set_ylabel("information rate (bits per channel symbol)")

@@ -11,13 +11,14 @@ from .engine import PointConfig, run_point
 
 __all__ = ["SWEEPS", "point_configs", "run_configs", "simulate"]
 
-SWEEPS = ("p", "Pi", "Pd", "Ps", "reads", "N")
+SWEEPS = ("p", "all", "Pi", "Pd", "Ps", "reads", "N")
 
 
 def point_configs(codebook, N, sweep=None, values=None, Pi=0.0, Pd=0.0, Ps=0.0, **options):
     """The PointConfig of every point, each checked (ValueError names the bad one).
 
-    sweep: None (one point), "p" (Pi = Pd = value), "Pi", "Pd", "Ps", "reads"
+    sweep: None (one point), "p" (Pi = Pd = value), "all" (Pi = Pd = Ps =
+    value), "Pi", "Pd", "Ps", "reads"
     (the reads of each frame, docs/reads.md) or "N" (the message symbols per
     frame); the other parameters keep Pi, Pd, Ps, N and options["reads"].
     options: the other PointConfig fields.
@@ -52,7 +53,7 @@ def point_configs(codebook, N, sweep=None, values=None, Pi=0.0, Pd=0.0, Ps=0.0, 
             if sweep in ("reads", "N") and (v != int(v) or v < 1):
                 what = "reads" if sweep == "reads" else "message symbols"
                 raise ValueError(f"{sweep} = {v!r}: a count of {what}, at least 1")
-            points.append({"p": (v, v, Ps), "Pi": (v, Pd, Ps), "Pd": (Pi, v, Ps),
+            points.append({"p": (v, v, Ps), "all": (v, v, v), "Pi": (v, Pd, Ps), "Pd": (Pi, v, Ps),
                            "Ps": (Pi, Pd, v), "reads": (Pi, Pd, Ps),
                            "N": (Pi, Pd, Ps)}[sweep])
     configs = []
