@@ -283,8 +283,9 @@ int ldpc_code::unsatisfied(const int32_t* word) const
 
 ldpc_code ldpc_code::from_spec(const std::string& spec)
 {
-    const std::string usage = " (expected ldpc:PATH for an alist file, or "
-                              "ldpc-regular:n:M:q:wc:seed)";
+    const std::string usage =
+        " (expected ldpc:PATH for an alist file, "
+        "ldpc-regular:n:M:q:wc:seed or ldpc-peg:n:M:q:DEGREES:seed)";
     const detail::spec_numbers fields{ "ldpc_code", spec };
     auto number = [&](const std::string& tok, const char* what) {
         return fields.number(tok, what);
@@ -314,6 +315,22 @@ ldpc_code ldpc_code::from_spec(const std::string& spec)
                        small(parts[2], "q"),
                        small(parts[3], "wc"),
                        number(parts[4], "seed"));
+    }
+    if (starts_with(spec, "ldpc-peg:")) {
+        const auto parts = split_on(spec.substr(9), ':');
+        if (parts.size() != 5) {
+            fail(detail::concat("spec '",
+                                spec,
+                                "': ldpc-peg takes five fields, "
+                                "ldpc-peg:n:M:q:DEGREES:seed (found ",
+                                parts.size(),
+                                ")"));
+        }
+        return peg(small(parts[0], "n"),
+                   small(parts[1], "M"),
+                   small(parts[2], "q"),
+                   parse_degrees(parts[3]),
+                   number(parts[4], "seed"));
     }
     if (spec.empty()) {
         fail("empty LDPC code spec" + usage);

@@ -20,22 +20,7 @@
 
 namespace bsid {
 
-namespace {
-
 using namespace ldpc_detail;
-
-// A uniform draw from 0 .. range - 1 (Lemire's multiply-and-reject).
-uint32_t uniform_below(philox_stream& s, uint32_t range)
-{
-    const uint32_t reject_below = uint32_t((uint64_t(1) << 32) % range);
-    uint64_t m = uint64_t(s.next_u32()) * range;
-    while (uint32_t(m) < reject_below) {
-        m = uint64_t(s.next_u32()) * range;
-    }
-    return uint32_t(m >> 32);
-}
-
-} // namespace
 
 ldpc_code ldpc_code::regular(int n, int M, int q, int column_weight, uint64_t seed)
 {

@@ -140,10 +140,34 @@ non-binary with coefficients) is documented there.)doc")
                     "column_weight"_a,
                     "seed"_a,
                     "A regular code with no length-4 cycle, of full rank (seeded).")
+        .def_static(
+            "peg",
+            [](int n, int M, int q, const py::object& degrees, uint64_t seed) {
+                std::vector<bsid::ldpc_degree> d;
+                if (py::isinstance<py::str>(degrees)) {
+                    d = bsid::parse_degrees(degrees.cast<std::string>());
+                } else {
+                    for (const auto& item : degrees.cast<py::dict>())
+                        d.push_back(
+                            { item.first.cast<int>(), item.second.cast<double>() });
+                }
+                return bsid::ldpc_code::peg(n, M, q, d, seed);
+            },
+            "n"_a,
+            "M"_a,
+            "q"_a,
+            "degrees"_a,
+            "seed"_a,
+            R"doc(
+An irregular code by progressive edge growth (Hu, Eleftheriou and Arnold 2005):
+degrees maps each column degree to the fraction of the n columns that have it
+({2: 0.5, 3: 0.3, 8: 0.2}, or the text '2=0.5,3=0.3,8=0.2'); coefficients uniform
+over 1 .. q-1; of full rank (seeded). Spec: ldpc-peg:n:M:q:DEGREES:seed.)doc")
         .def_static("from_spec",
                     &bsid::ldpc_code::from_spec,
                     "spec"_a,
-                    "'ldpc:PATH' (alist) or 'ldpc-regular:n:M:q:wc:seed'.")
+                    "'ldpc:PATH' (alist), 'ldpc-regular:n:M:q:wc:seed' or "
+                    "'ldpc-peg:n:M:q:DEGREES:seed'.")
         .def("alist", &bsid::ldpc_code::alist)
         .def("write_alist", &bsid::ldpc_code::write_alist, "path"_a)
         .def_property_readonly("q", &bsid::ldpc_code::q)

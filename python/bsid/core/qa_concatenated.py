@@ -198,6 +198,24 @@ class qa_ldpc_code(unittest.TestCase):
         with self.assertRaises(ValueError):
             bsid.ldpc_code(2, 3, 2, [0, 0, 1, 1], [0, 1, 0, 1])
 
+    def test_007_peg_code(self):
+        # progressive edge growth: the degrees asked for, from a dict or text
+        c = bsid.ldpc_code.peg(120, 60, 16, {2: 0.5, 3: 0.25, 6: 0.25}, 4)
+        self.assertEqual(c.spec, "ldpc-peg:120:60:16:2=0.5,3=0.25,6=0.25:4")
+        self.assertEqual(bsid.ldpc_code.peg(120, 60, 16, "2=0.5,3=0.25,6=0.25", 4).alist(),
+                         c.alist())
+        self.assertEqual(bsid.ldpc_code.from_spec(c.spec).alist(), c.alist())
+        self.assertEqual(c.k, 60)
+        lines = c.alist().split("\n")
+        col_weights = [int(v) for v in lines[2].split()]  # the alist's column weights
+        self.assertEqual(sorted(col_weights), [2] * 60 + [3] * 30 + [6] * 30)
+        u = self.rng.integers(0, 16, c.k)
+        self.assertTrue(c.is_codeword(c.encode(u)))
+        with self.assertRaisesRegex(ValueError, "sum to"):
+            bsid.ldpc_code.peg(120, 60, 16, {3: 0.5}, 1)
+        with self.assertRaisesRegex(ValueError, "DEGREE=FRACTION"):
+            bsid.ldpc_code.peg(120, 60, 16, "3:1", 1)
+
 
 class qa_ldpc_decoder(unittest.TestCase):
 

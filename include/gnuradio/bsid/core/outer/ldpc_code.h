@@ -17,6 +17,16 @@
 
 namespace bsid {
 
+//! A column degree and the fraction of the n columns that have it.
+struct ldpc_degree {
+    int degree = 0;
+    double fraction = 0;
+};
+//! "DEGREE=FRACTION,...", as ldpc-peg specs write them ("2=0.5,3=0.3,8=0.2").
+//! Throws std::invalid_argument for an item of another form.
+BSID_CORE_SHARED_FUNCTION std::vector<ldpc_degree> parse_degrees(const std::string& text);
+BSID_CORE_SHARED_FUNCTION std::string to_string(const std::vector<ldpc_degree>& degrees);
+
 /*!
  * \brief An LDPC code over GF(q), q = 2^m with m = 1..8: its sparse
  * parity-check matrix H (M checks by n symbols) and a systematic encoder
@@ -80,11 +90,28 @@ public:
      * ones make the rows sum to zero).
      */
     static ldpc_code regular(int n, int M, int q, int column_weight, uint64_t seed);
+    /*!
+     * \brief An irregular code by progressive edge growth (Hu, Eleftheriou and
+     * Arnold, IEEE Trans. Inf. Theory 51(1), 2005): the columns get the
+     * degrees of `degrees` (fractions of n summing to 1, rounded to whole
+     * columns by largest remainder), placed lowest degree first; each
+     * column's first edge goes to a check of least degree, each further edge
+     * to a check of least degree among those farthest from the column in the
+     * graph so far (never reached by its tree, or reached only at its last
+     * level), ties broken at random (Philox stream (seed, 2^63 + 2^59 + a)
+     * for attempt a). Coefficients are uniform over 1 .. q - 1. Drawn again
+     * (up to 100 attempts) until every check has an edge and H has full rank.
+     * Throws std::invalid_argument for bad sizes or degrees, or when no code
+     * was found.
+     */
+    static ldpc_code
+    peg(int n, int M, int q, const std::vector<ldpc_degree>& degrees, uint64_t seed);
 
     /*!
-     * A code from its spec: "ldpc:PATH" (an alist file) or
-     * "ldpc-regular:n:M:q:wc:seed" (regular()). Throws std::invalid_argument
-     * for another form.
+     * A code from its spec: "ldpc:PATH" (an alist file),
+     * "ldpc-regular:n:M:q:wc:seed" (regular()) or
+     * "ldpc-peg:n:M:q:DEGREES:seed" (peg(), DEGREES as parse_degrees reads). Throws
+     * std::invalid_argument for another form.
      */
     static ldpc_code from_spec(const std::string& spec);
 
