@@ -22,21 +22,17 @@ seed, beside random, sparse, watermark and built-in codebooks of the same
                                iterations=300)
     found.codebook.save("found.txt")
 
-The command: bsid-code-search -n 5 -q 16 -P 4 --Pi 0.02 --Pd 0.02 -N 40
+The command: bsid-design codebook -n 5 -q 16 -P 4 --Pi 0.02 --Pd 0.02 -N 40
 [--iterations I] [--frames F] [-o FILE] [--csv FILE] [--json FILE]."""
 
-import argparse
 import math
 import random
-import sys
 import time
 from dataclasses import dataclass, field
 
 import bsid_core
 
-from . import results
-
-__all__ = ["SearchResult", "search", "compare", "main"]
+__all__ = ["SearchResult", "search", "compare", "COLUMNS"]
 
 
 @dataclass
@@ -159,84 +155,3 @@ def compare(found, channel, N, frames=400, seed=2, backend="auto", precision="do
 
 COLUMNS = ["codebook", "n", "q", "P", "alphabet", "N", "Pi", "Pd", "Ps", "frames", "seed",
            "rate", "rate_lo", "rate_hi", "code_rate"]
-
-
-def build_parser():
-    p = argparse.ArgumentParser(
-        prog="bsid-code-search",
-        description="Search codebooks of given (n, q, P) for the highest information rate on "
-                    "a channel (docs/capacity.md, \"Code search\"): local search scored on "
-                    "common frames, then the book found measured on fresh frames beside "
-                    "random, sparse, watermark and built-in codebooks.")
-    p.add_argument("-n", type=int, required=True, help="letters per codeword")
-    p.add_argument("-q", type=int, required=True, help="symbols (words per book)")
-    p.add_argument("-P", type=int, default=1, help="books, used cyclically (default 1)")
-    p.add_argument("--alphabet", type=int, default=2, help="letters (default 2, bits)")
-    p.add_argument("-N", type=int, required=True, help="message symbols per frame")
-    for name in ("Pi", "Pd", "Ps"):
-        p.add_argument("--" + name, type=float, default=0.0, help=f"the channel's {name}")
-    p.add_argument("--iterations", type=int, default=200, help="moves tried (default 200)")
-    p.add_argument("--frames", type=int, default=200,
-                   help="frames scoring each candidate (default 200)")
-    p.add_argument("--check-frames", type=int, default=400,
-                   help="fresh frames measuring the result and the others (default 400)")
-    p.add_argument("--start", metavar="SPEC", help="the starting codebook (default "
-                   "random:n:q:P:SEED)")
-    p.add_argument("--seed", type=int, default=0, help="the moves' and start's seed")
-    p.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="auto")
-    p.add_argument("--precision", choices=("float", "double"), default="double")
-    p.add_argument("--threads", type=int, default=0)
-    p.add_argument("-o", "--output", metavar="FILE", help="write the codebook found here")
-    p.add_argument("--csv", metavar="FILE", help="the comparison's rows ('-': stdout)")
-    p.add_argument("--json", metavar="FILE", help="the comparison's rows as JSON")
-    p.add_argument("--quiet", action="store_true", help="no progress or summary lines")
-    return p
-
-
-def main(argv=None):
-    p = build_parser()
-    a = p.parse_args(argv)
-    for name in ("iterations", "threads"):
-        if getattr(a, name) < 0:
-            p.error(f"--{name} must not be negative")
-    for name in ("frames", "check_frames"):
-        if getattr(a, name) < 2:
-            p.error(f"--{name.replace('_', '-')} must be at least 2")
-    if a.N < 1:
-        p.error(f"-N {a.N}: at least 1")
-    text = sys.stderr if "-" in (a.csv, a.json) else sys.stdout
-    try:
-        ch = bsid_core.channel_params(a.Pi, a.Pd, a.Ps, alphabet=a.alphabet)
-        last = [time.monotonic()]
-
-        def tick(it, r, best):
-            if not a.quiet and time.monotonic() - last[0] >= 10:
-                last[0] = time.monotonic()
-                print(f"bsid-code-search: iteration {it}: best rate {best:.5f}", file=sys.stderr,
-                      flush=True)
-        found = search(a.n, a.q, a.P, ch, a.N, alphabet=a.alphabet, iterations=a.iterations,
-                       frames=a.frames, seed=a.seed, start=a.start, backend=a.backend,
-                       precision=a.precision, threads=a.threads, progress=tick)
-        if a.output:
-            found.codebook.save(a.output)
-        rows = compare(found.codebook, ch, a.N, frames=a.check_frames, backend=a.backend,
-                       precision=a.precision, threads=a.threads)
-    except (OSError, ValueError, RuntimeError) as e:
-        print(f"bsid-code-search: error: {e}", file=sys.stderr)
-        return 1
-    if not a.quiet:
-        print(f"bsid-code-search: {found.evaluations} books scored in {found.seconds:.1f} s; "
-              f"training rate {found.start_rate:.5f} -> {found.rate:.5f} "
-              f"({len(found.history) - 1} moves kept)", file=text)
-        for r in rows:
-            print(f"  {r['codebook']:<28} {r['rate']:.5f} [{r['rate_lo']:.5f}, "
-                  f"{r['rate_hi']:.5f}]", file=text)
-    if a.csv:
-        results.write_columns_csv(a.csv, rows, COLUMNS)
-    if a.json:
-        results.write_json(a.json, rows)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

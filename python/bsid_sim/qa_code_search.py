@@ -4,7 +4,7 @@
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-"""Code search (bsid_sim.code_search, bsid-code-search; docs/capacity.md): the
+"""Code search (bsid_sim.code_search, bsid-design codebook; docs/capacity.md): the
 training rate never falls, each kept book's rate is the core's on the same
 frames, the search finds the optimum where it is known (on the BSC, two words
 of 3 bits at distance 3: a repetition code and its shifts), the comparison
@@ -89,8 +89,8 @@ class qa_code_search(unittest.TestCase):
             code_search.search(4, 4, 1, ch, 10, alphabet=4)
 
     def test_005_command(self):
-        cli = [sys.executable, "-c", "import sys, bsid_sim.code_search as c; "
-               "sys.exit(c.main(sys.argv[1:]))"]
+        cli = [sys.executable, "-c", "import sys, bsid_sim.design_cli as c; "
+               "sys.exit(c.main(sys.argv[1:]))", "codebook"]
         with tempfile.TemporaryDirectory() as d:
             book = os.path.join(d, "found.txt")
             out = subprocess.run(cli + ["-n", "4", "-q", "4", "-P", "2", "-N", "10", "--Pi",

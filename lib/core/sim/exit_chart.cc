@@ -211,7 +211,7 @@ std::vector<exit_point> outer_exit_curve(const outer_code& code,
         p.sigma = apriori_model::sigma_for(target, q);
         std::vector<double> ie_samples;
         double ia_sum = 0;
-        size_t ia_count = 0;
+        size_t ia_count = 0, decoded = 0;
         for (size_t first = 0; first < opt.frames; first += opt.batch) {
             const size_t count = std::min(opt.batch, opt.frames - first);
             words.resize(count * size_t(n));
@@ -247,6 +247,7 @@ std::vector<exit_point> outer_exit_curve(const outer_code& code,
                 // iteration's, or uniform when the input already decoded)
                 if (res[j].syndrome_ok && std::equal(c, c + n, decided[j])) {
                     ie_samples.push_back(1.0);
+                    ++decoded;
                     continue;
                 }
                 double s = 0;
@@ -259,6 +260,7 @@ std::vector<exit_point> outer_exit_curve(const outer_code& code,
         }
         p.ia = ia_count ? ia_sum / double(ia_count) : 0;
         summarize(ie_samples, p);
+        p.decoded = double(decoded) / double(opt.frames);
         out.push_back(p);
     }
     return out;

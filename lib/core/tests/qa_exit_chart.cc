@@ -113,6 +113,8 @@ TEST(exit_chart, coded_curves_rise)
     opt.frames = 30;
     const auto outer = bsid::outer_exit_curve(code, sc, { 0.0, 0.3, 0.6, 0.9 }, opt);
     EXPECT_EQ(outer[0].ie, 0); // uniform priors: a uniform extrinsic
+    EXPECT_EQ(outer[0].decoded, 0);
+    EXPECT_EQ(outer.back().decoded, 1);
     for (size_t t = 1; t < outer.size(); ++t)
         EXPECT_GE(outer[t].ie, outer[t - 1].ie) << t;
     EXPECT_GT(outer.back().ie, 0.99); // rate 2/3 with I_A 0.9: decoded

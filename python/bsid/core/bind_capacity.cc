@@ -106,7 +106,8 @@ settings.)doc");
 One point of an EXIT curve (inner_exit_curve, outer_exit_curve), informations
 normalized by log2 q: .ia the measured a priori information, .ie the extrinsic
 one with its 95 % interval .ie_ci over frames, .sigma the a priori model's
-sigma, .frames those averaged.)doc")
+sigma, .frames those averaged, .decoded (outer curves) the fraction of words
+decoded to the codeword sent.)doc")
         .def_readonly("sigma", &bsid::exit_point::sigma)
         .def_readonly("ia", &bsid::exit_point::ia)
         .def_readonly("ie", &bsid::exit_point::ie)
@@ -114,10 +115,13 @@ sigma, .frames those averaged.)doc")
             "ie_ci",
             [](const bsid::exit_point& p) { return py::make_tuple(p.ie_low, p.ie_high); })
         .def_readonly("frames", &bsid::exit_point::frames)
+        .def_readonly("decoded",
+                      &bsid::exit_point::decoded,
+                      "Outer curves: the fraction of words decoded to the codeword sent.")
         .def("__repr__", [](const bsid::exit_point& p) {
             return py::str("exit_point(ia={:.4f}, ie={:.4f}, ie_ci=({:.4f}, {:.4f}), "
-                           "frames={})")
-                .format(p.ia, p.ie, p.ie_low, p.ie_high, p.frames);
+                           "frames={}, decoded={:.3f})")
+                .format(p.ia, p.ie, p.ie_low, p.ie_high, p.frames, p.decoded);
         });
 
     m.def("apriori_information",

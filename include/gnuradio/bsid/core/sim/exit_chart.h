@@ -49,6 +49,9 @@ struct exit_point {
     double ie = 0;                  //!< the measured extrinsic information
     double ie_low = 0, ie_high = 0; //!< its 95 % interval over frames
     size_t frames = 0;              //!< frames averaged (refused ones left out)
+    //! Outer curves: the fraction of words decoded to the codeword sent
+    //! (the outer code's word success rate on the a priori model's channel).
+    double decoded = 0;
 };
 
 /*!
