@@ -108,7 +108,8 @@ def _convert(k, v):
 
 
 def read_results(path):
-    """Rows of a CSV or JSON result file (by content), as dicts of numbers and text."""
+    """Rows of a CSV or JSON result file (by content), as dicts of numbers and text:
+    error rates (ser, fer, ...) or information rates (rate, rate_lo, rate_hi)."""
     with open(path) as fh:
         text = fh.read()
     if text.lstrip().startswith("["):
@@ -122,8 +123,9 @@ def read_results(path):
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise ValueError(f"{path}: not a bsid-sim result file (expected rows of columns)")
     for r in rows:
-        missing = [k for k in ("sweep", "Pi", "Pd", "Ps", "ser", "ser_lo", "ser_hi",
-                               "fer", "fer_lo", "fer_hi") if k not in r]
+        measured = (("rate", "rate_lo", "rate_hi") if "rate" in r and "ser" not in r else
+                    ("ser", "ser_lo", "ser_hi", "fer", "fer_lo", "fer_hi"))
+        missing = [k for k in ("sweep", "Pi", "Pd", "Ps") + measured if k not in r]
         if missing:
             raise ValueError(f"{path}: not a bsid-sim result file (no column "
                              f"{', '.join(missing)})")
