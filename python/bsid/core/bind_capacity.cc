@@ -19,6 +19,27 @@ namespace py = pybind11;
 using namespace py::literals;
 using namespace bsid_py;
 
+namespace {
+
+// The decoder both measurements run (their shared keywords).
+bsid::decoder_config decoder_for(const bsid::codebook& cb,
+                                 const bsid::channel_params& ch,
+                                 int N,
+                                 const std::string& backend,
+                                 const std::string& precision,
+                                 double Pr,
+                                 int threads)
+{
+    bsid::decoder_config cfg(cb, ch, N);
+    cfg.backend = bsid::parse_backend(backend);
+    cfg.precision = bsid::parse_precision(precision);
+    cfg.Pr = Pr;
+    cfg.threads = threads;
+    return cfg;
+}
+
+} // namespace
+
 void bind_capacity(py::module_& m)
 {
     py::class_<bsid::information_rate_result>(m, "information_rate_result", R"doc(
@@ -58,13 +79,9 @@ channel symbol, .ci its 95 % interval (low, high), .frames the frames averaged,
            int threads,
            size_t batch,
            int device) {
-            bsid::decoder_config cfg(cb, ch, N);
-            cfg.backend = bsid::parse_backend(backend);
-            cfg.precision = bsid::parse_precision(precision);
-            cfg.Pr = Pr;
+            auto cfg = decoder_for(cb, ch, N, backend, precision, Pr, threads);
             cfg.mtau = range_from_python(mtau, "mtau");
             cfg.mn = range_from_python(mn, "mn");
-            cfg.threads = threads;
             cfg.cuda.device = device;
             bsid::information_rate_options opt;
             opt.frames = frames;
@@ -150,11 +167,7 @@ decoded to the codeword sent.)doc")
            double Pr,
            int threads,
            size_t batch) {
-            bsid::decoder_config cfg(cb, ch, N);
-            cfg.backend = bsid::parse_backend(backend);
-            cfg.precision = bsid::parse_precision(precision);
-            cfg.Pr = Pr;
-            cfg.threads = threads;
+            const auto cfg = decoder_for(cb, ch, N, backend, precision, Pr, threads);
             bsid::exit_options opt;
             opt.frames = frames;
             opt.seed = seed;
