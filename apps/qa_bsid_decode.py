@@ -181,17 +181,25 @@ class qa_bsid_decode(unittest.TestCase):
         self.assertIn("--Pi=0.02", args)
 
     def test_006_memory(self):
+        # Address-space limits count the program's own mapping too: with the
+        # CUDA kernels linked in, the executable alone is about 100 MB, and
+        # under a limit of that size it cannot even start. Each limit is
+        # therefore the executable's size plus the memory the case allows.
+        import resource
+        own = os.path.getsize(EXE)
+
+        def allowing(mib):
+            def limit():
+                lim = own + (mib << 20)
+                resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+            return limit
+
         # erasures cost no posterior memory: a million-symbol frame's
         # posteriors (128 MiB) are never allocated for frames refused by
-        # length, even with a batch of them, under a 400 MiB address space
-        import resource
-
-        def limit():
-            resource.setrlimit(resource.RLIMIT_AS, (400 << 20, 400 << 20))
-
+        # length, even with a batch of them (8 GiB), with 400 MiB to spare
         args = self.with_options(["-N", "1000000", "--precision", "float", "--batch", "64"])
         out = subprocess.run([EXE] + args, input="0101\n" * 64 + "\n" * 64, capture_output=True,
-                             text=True, timeout=300, preexec_fn=limit)
+                             text=True, timeout=300, preexec_fn=allowing(400))
         self.assertEqual(out.returncode, 0, out.stderr)
         lines = out.stdout.splitlines()
         self.assertEqual(len(lines), 128)
@@ -200,18 +208,14 @@ class qa_bsid_decode(unittest.TestCase):
         # error (exit 2), not an abort
         rx = "01" * 4000000  # tau = 8e6 bits: N q = 16e6 posteriors, 128 MiB, in 100 MiB
         args = self.with_options(["-N", "1000000", "--precision", "float", "--storage", "local"])
-
-        def small():
-            resource.setrlimit(resource.RLIMIT_AS, (100 << 20, 100 << 20))
-
         out = subprocess.run([EXE] + args, input=rx + "\n", capture_output=True, text=True,
-                             timeout=300, preexec_fn=small)
+                             timeout=300, preexec_fn=allowing(100))
         self.assertEqual(out.returncode, 2, out.stderr)
         self.assertIn("out of memory", out.stderr)
         # a line too long even to be read (80 MB in 100 MiB): out of memory
         # too, never taken for the end of the input
         out = subprocess.run([EXE] + args, input="01" * 40000000 + "\n", capture_output=True,
-                             text=True, timeout=300, preexec_fn=small)
+                             text=True, timeout=300, preexec_fn=allowing(100))
         self.assertEqual(out.returncode, 2, out.stderr)
         self.assertIn("out of memory", out.stderr)
         self.assertEqual(out.stdout, "")
