@@ -92,21 +92,43 @@ void summarize(const std::vector<double>& s, exit_point& p)
 
 } // namespace
 
-double apriori_model::information(double sigma, int q, size_t samples)
+namespace {
+
+// The model's fixed draws for information(): samples x q standard normals,
+// in the order apriori() draws them (symbol 0 sent: the model is symmetric).
+std::vector<double> model_draws(int q, size_t samples)
 {
     if (q < 2)
         throw std::invalid_argument("apriori_model: q must be at least 2");
+    philox_stream rng(model_seed, uint64_t(q));
+    std::vector<double> z(samples * size_t(q));
+    for (auto& v : z)
+        v = normal(rng);
+    return z;
+}
+
+// I_A / log2 q at sigma over the draws z (the same arithmetic as apriori())
+double information_of(const std::vector<double>& z, double sigma, int q)
+{
     if (sigma <= 0)
         return 0;
-    philox_stream rng(model_seed, uint64_t(q));
+    const size_t samples = z.size() / size_t(q);
     std::vector<double> l(static_cast<size_t>(q));
     double sum = 0;
     for (size_t s = 0; s < samples; ++s) {
-        const int32_t x = 0; // the model is symmetric in the symbol
-        apriori(rng, sigma, q, &x, 1, l.data());
+        for (int D = 0; D < q; ++D)
+            l[size_t(D)] =
+                sigma * z[s * size_t(q) + size_t(D)] + (D == 0 ? sigma * sigma : 0.0);
         sum += log2_softmax_at(l.data(), q, 0);
     }
     return std::max(0.0, 1 + sum / double(samples) / std::log2(double(q)));
+}
+
+} // namespace
+
+double apriori_model::information(double sigma, int q, size_t samples)
+{
+    return information_of(model_draws(q, samples), sigma, q);
 }
 
 double apriori_model::sigma_for(double ia, int q, size_t samples)
@@ -116,12 +138,13 @@ double apriori_model::sigma_for(double ia, int q, size_t samples)
             detail::concat("apriori_model: I_A = ", ia, " must lie in [0, 1)"));
     if (ia == 0)
         return 0;
+    const std::vector<double> z = model_draws(q, samples); // drawn once, not per step
     double lo = 0, hi = 1;
-    while (information(hi, q, samples) < ia && hi < 1e3)
+    while (information_of(z, hi, q) < ia && hi < 1e3)
         hi *= 2;
     for (int it = 0; it < 40; ++it) {
         const double mid = (lo + hi) / 2;
-        (information(mid, q, samples) < ia ? lo : hi) = mid;
+        (information_of(z, mid, q) < ia ? lo : hi) = mid;
     }
     return (lo + hi) / 2;
 }
