@@ -10,24 +10,27 @@
 //
 // Indices: symbol i = 0..N-1; state a = m - m_tau^- (a drift at a codeword
 // boundary, Mt states); corridor offset e = d - m_n^- for the drift change
-// d = m - m' within a codeword (Mn values); symbol D = 0..q-1, innermost and
-// vectorized. A gamma block is the Mn x q array of receiver metrics
-// R(y | C_i(D)) for the segments from m' to every m' + d, for one (i, m'): one
-// lattice pass gives all of it. The lattice runs in the decoder's precision
-// (float or double); alpha, beta, the sums G over D, the priors and L are
-// kept in double in both, so that float differs from double by the
-// lattice's rounding alone (the recursions cost a small part of the time).
-// The lattice is cpu::corridor_lattice_lanes (cpu_lattice.h): codewords in
-// vectors of the machine's width, a row's horizontal steps in registers.
+// d = m - m' within a codeword (Mn values); symbol D = 0..q-1. A gamma block
+// is the Mn x q array of receiver metrics R(y | C_i(D)) for the segments from
+// m' to every m' + d, for one (i, m'): one lattice gives all of it, and the
+// block depends on (i, m') only through the book i mod P and the received
+// position where the codeword starts, so the lattices run by position
+// (position_blocks.h: W positions in vector lanes, the codewords as a trie of
+// their prefixes). The lattice runs in the decoder's precision (float or
+// double); alpha, beta, the sums G over D, the priors and L are kept in
+// double in both, so that float differs from double by the lattice's
+// rounding alone.
 //
-// Both storage modes run the same per-block arithmetic in the same order, so
-// they give identical posteriors: global keeps every block from the forward
-// pass for the backward pass; local recomputes each block there and keeps only
-// one at a time (the paper's "local storage", with L fused into beta).
+// Both storage modes run the same arithmetic in the same order, so they give
+// identical posteriors: global keeps every position's blocks of the frame
+// and the sums G of every index; local keeps about one window of positions
+// per book, so that the backward pass recomputes each lattice once, and
+// recomputes G there.
 
 #include "inner/codeword_weights.h"
-#include "inner/cpu_lattice.h"
+#include "inner/cpu_recursion.h"
 #include "inner/map_decoder_cpu.h"
+#include "inner/position_blocks.h"
 #include "runtime/aligned_vector.h"
 #include "runtime/flush_denormals.h"
 #include "runtime/format.h"
@@ -73,26 +76,16 @@ class cpu_decoder final : public map_decoder
 {
 public:
     explicit cpu_decoder(const decoder_config& cfg)
-        : map_decoder(cfg),
-          d_lattice{ lattice_weights<real>::ratio(cfg.ch),
-                     n(),
-                     q(),
-                     d_limits.mn.lo,
-                     d_limits.mn.hi,
-                     cfg.ch.alphabet() }
+        : map_decoder(cfg), d_plan(cfg.cb, cfg.ch, d_limits, cfg.N, cpu::best_isa())
     {
-        const int Q = q();
-        d_qtab.resize(size_t(cfg.cb.P()));
-        d_qsel.resize(size_t(cfg.cb.P()));
         weight_tables(cfg);
-
-        const size_t block = size_t(d_limits.mn.size()) * size_t(Q);
-        const size_t global_bytes =
-            (sizeof(real) * block + sizeof(double) * size_t(d_limits.mn.size())) *
-            size_t(d_limits.mtau.size()) * size_t(N());
         const int threads = resolve_threads(cfg.threads);
+        const size_t budget = global_storage_budget(threads);
+        // global: every position's blocks and every index's sums G
+        const size_t global_bytes =
+            d_plan.bytes(d_plan.storage(true)) +
+            sizeof(double) * size_t(d_limits.mn.size()) * d_plan.GS * size_t(N());
         if (cfg.storage == storage_kind::automatic) {
-            const size_t budget = global_storage_budget(threads);
             d_storage =
                 global_bytes <= budget ? storage_kind::global : storage_kind::local;
             log(log_level::info,
@@ -105,6 +98,16 @@ public:
                                " MiB per thread)"));
         } else {
             d_storage = cfg.storage;
+        }
+        // local storage keeps a window of positions per book, or none where
+        // that does not fit the budget either (each index then runs its own
+        // lattices)
+        d_layout = d_plan.storage(d_storage == storage_kind::global);
+        if (d_storage == storage_kind::local && d_plan.bytes(d_layout) > budget) {
+            d_layout = {};
+            log(log_level::info,
+                "map_decoder(cpu): local storage keeps no blocks between indices "
+                "(one window of them exceeds the memory budget)");
         }
     }
 
@@ -161,20 +164,15 @@ public:
     }
 
     /*
-     * The codewords' diagonal weights per book (diagonal_table: A rows per
-     * codeword letter, qsel[p][A r + y][D]) in the decoder's precision; and
-     * the same in double with the codewords' letters, for the expected
-     * events (frame_view::events).
+     * The codewords' diagonal weights and letters per book in double, for
+     * the expected events (frame_view::events).
      */
     void weight_tables(const decoder_config& cfg)
     {
-        const int Q = q();
         d_ev_w = lattice_weights<double>::ratio(cfg.ch);
         d_ev_qw.resize(size_t(cfg.cb.P()));
         d_ev_x.resize(size_t(cfg.cb.P()));
         for (int p = 0; p < cfg.cb.P(); ++p) {
-            d_qtab[size_t(p)] = diagonal_table<real>(cfg.cb, cfg.ch, p);
-            d_qsel[size_t(p)] = table_rows(d_qtab[size_t(p)], Q);
             d_ev_qw[size_t(p)] = diagonal_table<double>(cfg.cb, cfg.ch, p);
             d_ev_x[size_t(p)] = codeword_letters(cfg.cb, p);
         }
@@ -182,15 +180,18 @@ public:
 
 private:
     struct workspace {
-        aligned_vector<real> gamma; // global: N Mt blocks; local: one block
-        aligned_vector<double>
-            G; // sums over D of each block: N Mt Mn (global) or Mt Mn (local)
+        position_blocks<real> blocks; // the lattices' blocks by position
+        // sums over D of each block, G_i(e, a) at (i Mn + e) GS + a + W: every
+        // index (global) or the current one (local)
+        aligned_vector<double> G;
         aligned_vector<double> alpha; // (N + 1) Mt
         aligned_vector<double> beta_next, beta_cur, L;
-        aligned_vector<double> wgt;   // one state's L weights, per drift change
-        std::vector<uint8_t> used;    // the states whose block goes into L
-        aligned_vector<real> scratch; // lattice rows
-        aligned_vector<real> soft;    // soft input: w(0), w(1) per received item
+        aligned_vector<double> wt;    // one index's L weights: alpha beta, as G
+        aligned_vector<double> acc;   // L's sums per codeword and lane (q W)
+        std::vector<uint8_t> used;    // the states whose blocks go into L
+        aligned_vector<double> keep;  // per state: 1 or 0 (live), or alpha (used)
+        std::vector<int> reach;       // states of beta_{i+1} not 0, counted up to b
+        aligned_vector<real> soft;    // soft input: the items' probabilities
         aligned_vector<double> prior; // N q, normalized, or empty for uniform
         // expected events: the items' probabilities in double, the lattice's
         // forward and backward rows, the end weights and the lanes' scales
@@ -241,40 +242,6 @@ private:
         d_times.alpha += t.alpha;
         d_times.beta += t.beta;
         d_times.L += t.L;
-    }
-
-    /*
-     * R_i(m', m' + d | D) for all d and D: one corridor lattice pass (the
-     * receiver metric of eqn:gamma, in the decoder's precision, without the
-     * prior). Writes the block and G[e] = sum_D P(D) R, the sum over D of
-     * gamma_i(m', m' + d, D), in double; end drifts outside m_tau get 0.
-     * The prior is applied in double (here and in L), so that a prior far
-     * below the float range is not a hard zero.
-     */
-    void gamma_block(
-        const frame_view& f, int i, int a, real* block, double* G, workspace& ws) const
-    {
-        const int n = this->n(), Q = q();
-        const int Mn = d_limits.mn.size();
-        const long long mprime = d_limits.mtau.lo + a;
-        const long long start = (long long)n * i + mprime;
-        const int p = int(size_t(i) % d_qsel.size());
-        cpu::lattice_call<real> call;
-        call.qsel = d_qsel[size_t(p)].data();
-        call.y = f.bits ? f.bits + start : nullptr;
-        call.yprob =
-            f.llr || f.logprob ? ws.soft.data() + d_lattice.letters * start : nullptr;
-        call.avail = (long long)f.rho - start;
-        call.scratch = ws.scratch.data();
-        call.out = block;
-        cpu::corridor_lattice_lanes(d_lattice, call);
-        const double* prior =
-            ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
-        // the end drifts inside m_tau: e in [e0, e1)
-        const long long m0 = mprime + d_limits.mn.lo;
-        const int e0 = int(std::clamp<long long>(d_limits.mtau.lo - m0, 0, Mn));
-        const int e1 = int(std::clamp<long long>(d_limits.mtau.hi - m0 + 1, e0, Mn));
-        cpu::block_sums(block, Q, prior, e0, e1, Mn, G);
     }
 
     // Whether a state's block is needed: a state no path reaches (alpha 0),
@@ -373,7 +340,9 @@ private:
         const int Nn = N(), Q = q();
         const int Mt = d_limits.mtau.size(), Mn = d_limits.mn.size();
         const int dlo = d_limits.mn.lo;
-        const size_t block = size_t(Mn) * size_t(Q);
+        const int W = d_plan.W;
+        const size_t GS = d_plan.GS;
+        const size_t gsize = size_t(Mn) * GS; // one index's G
 
         // priors normalized before flushing denormals (a subnormal prior is
         // a valid one), in double
@@ -401,25 +370,39 @@ private:
             ws.ev_mass.resize(size_t(Mt));
         }
         const flush_denormals ftz;
-        ws.gamma.resize(global ? block * size_t(Mt) * size_t(Nn) : block);
-        ws.G.resize(global ? size_t(Mn) * size_t(Mt) * size_t(Nn)
-                           : size_t(Mn) * size_t(Mt));
+        ws.blocks.prepare(d_plan,
+                          f.bits,
+                          ws.soft.empty() ? nullptr : ws.soft.data(),
+                          f.rho,
+                          global ? d_plan.storage(true) : d_local_layout());
+        ws.G.resize(global ? gsize * size_t(Nn) : gsize);
         ws.alpha.assign(size_t(Nn + 1) * size_t(Mt), 0.0);
         ws.beta_next.resize(size_t(Mt));
         ws.beta_cur.resize(size_t(Mt));
         ws.L.resize(size_t(Q));
-        ws.wgt.resize(size_t(Mn));
+        ws.wt.assign(gsize, 0.0);
+        ws.acc.resize(size_t(Q) * size_t(W));
         ws.used.resize(size_t(Mt));
-        ws.scratch.resize(cpu::lattice_lanes_scratch(d_lattice));
+        ws.keep.resize(size_t(Mt));
+        ws.reach.resize(size_t(Mt) + 1);
 
-        auto block_at = [&](int i, int a) {
-            return global ? ws.gamma.data() + (size_t(i) * Mt + size_t(a)) * block
-                          : ws.gamma.data();
-        };
         // G_i(e, a): global keeps every index, local the current one
-        auto G_at = [&](int i, int a) {
-            return (global ? ws.G.data() + size_t(i) * Mt * size_t(Mn) : ws.G.data()) +
-                   size_t(a) * size_t(Mn);
+        auto G_of = [&](int i) {
+            return global ? ws.G.data() + size_t(i) * gsize : ws.G.data();
+        };
+        auto prior_of = [&](int i) {
+            return ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
+        };
+        // G_i of index i from its blocks, 0 for the states no path reaches or
+        // whose position lies outside the received items
+        auto index_G = [&](int i, double* G, const double* wt) {
+            const double sec = ws.blocks.index_sums(
+                i, prior_of(i), G, wt, wt ? ws.acc.data() : nullptr, d_profiling);
+            const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
+            for (int a = 0; a < Mt; ++a)
+                ws.keep[size_t(a)] = live(f, i, a, alpha_i) ? 1.0 : 0.0;
+            cpu::keep_states(Mn, Mt, ws.keep.data(), G + W, GS);
+            return sec;
         };
         auto impossible = [&](const std::string& where) {
             fill_uniform(post);
@@ -441,27 +424,14 @@ private:
             const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
             double* alpha_next = ws.alpha.data() + size_t(i + 1) * Mt;
             auto t0 = clock_type::now();
-            for (int a = 0; a < Mt; ++a) {
-                double* G = G_at(i, a);
-                if (live(f, i, a, alpha_i)) {
-                    gamma_block(f, i, a, block_at(i, a), G, ws);
-                } else {
-                    std::fill(G, G + Mn, 0.0);
-                }
-            }
+            const double* G = G_of(i);
+            index_G(i, G_of(i), nullptr);
             if (d_profiling)
                 t.gamma += seconds_since(t0), t0 = clock_type::now();
+            cpu::forward_row(dlo, Mn, Mt, alpha_i, G + W, GS, alpha_next);
             double sum = 0;
-            for (int b = 0; b < Mt; ++b) {
-                alpha_next[b] = model::forward_sum<double>(
-                    b,
-                    dlo,
-                    Mn,
-                    Mt,
-                    [&](int a) { return alpha_i[a]; },
-                    [&](int e, int a) { return G_at(i, a)[e]; });
+            for (int b = 0; b < Mt; ++b)
                 sum += alpha_next[b];
-            }
             if (!model::normalizer(sum, inv)) {
                 return impossible(
                     detail::concat("no path reaches symbol boundary ", i + 1));
@@ -484,81 +454,67 @@ private:
             ws.log_evidence += std::log(s);
         }
 
-        // Backward pass (eqn:beta) from the end weights, fused with the
-        // posteriors (eqn:L, eqn:sigma).
+        // Backward pass (eqn:beta) from the end weights, with the posteriors
+        // (eqn:L, eqn:sigma): L_i(D) = sum over the states a and drift changes
+        // of alpha_i(a) R_i(a, e | D) beta_{i+1}(a + m_n^- + e), the prior
+        // multiplying it below.
         std::copy(ws.bounds.end.begin(), ws.bounds.end.end(), ws.beta_next.begin());
         for (int i = Nn - 1; i >= 0; --i) {
             const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
-            const double* prior =
-                ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
-            std::fill(ws.L.begin(), ws.L.end(), 0.0);
+            const double* prior = prior_of(i);
+            auto t0 = clock_type::now();
+            // the states with a way on from m' to the frame's end (a state
+            // of beta_{i+1} not 0 within reach), and their weights in L
+            ws.reach[0] = 0;
+            for (int b = 0; b < Mt; ++b)
+                ws.reach[size_t(b) + 1] =
+                    ws.reach[size_t(b)] + (ws.beta_next[size_t(b)] != 0.0 ? 1 : 0);
+            for (int a = 0; a < Mt; ++a) {
+                const int lo = std::clamp(a + dlo, 0, Mt);
+                const int hi = std::clamp(a + dlo + Mn, 0, Mt);
+                const bool use =
+                    ws.reach[size_t(hi)] > ws.reach[size_t(lo)] && live(f, i, a, alpha_i);
+                ws.used[size_t(a)] = use;
+                ws.keep[size_t(a)] = use ? alpha_i[a] : 0.0;
+            }
+            cpu::state_weights(
+                dlo, Mn, Mt, ws.keep.data(), ws.beta_next.data(), ws.wt.data() + W, GS);
+            std::fill(ws.acc.begin(), ws.acc.end(), 0.0);
+            double* G = G_of(i);
+            double lat;
+            if (global) {
+                lat = ws.blocks.index_sums(
+                    i, prior, nullptr, ws.wt.data(), ws.acc.data(), d_profiling);
+            } else {
+                lat = index_G(i, G, ws.wt.data()); // the same G as the forward pass's
+            }
+            if (d_profiling) {
+                const double all = seconds_since(t0);
+                t.gamma += lat, t.L += all - lat, t0 = clock_type::now();
+            }
             double bs = 0;
             if (f.events)
                 std::fill(ws.ev_mass.begin(), ws.ev_mass.end(), 0.0);
-            // L_i(D) += alpha_i(m') R_i(m', m | D) beta_{i+1}(m) over the
-            // drift changes of state a (eqn:sigma without the prior, which
-            // multiplies L below)
-            auto add_L = [&](int a, const real* blk) {
-                const int b0 = a + dlo;
-                const int e0 = std::max(0, -b0), e1 = std::min(Mn, Mt - b0);
-                for (int e = e0; e < e1; ++e)
-                    ws.wgt[size_t(e)] = alpha_i[a] * ws.beta_next[size_t(b0 + e)];
-                cpu::add_weighted_rows(ws.L.data(), blk, Q, ws.wgt.data(), e0, e1);
-            };
-            // Global storage times the whole index's beta, then its L, in
-            // two loops over the states (the same sums in the same order);
-            // local storage recomputes each block and uses it at once.
-            auto t0 = clock_type::now();
+            cpu::backward_row(
+                dlo, Mn, Mt, ws.beta_next.data(), G + W, GS, ws.beta_cur.data());
             for (int a = 0; a < Mt; ++a) {
-                double* G = G_at(i, a);
-                const int b0 = a + dlo;
-                const int e0 = std::max(0, -b0), e1 = std::min(Mn, Mt - b0);
-                bool any = false;
-                for (int e = e0; e < e1 && !any; ++e)
-                    any = ws.beta_next[size_t(b0 + e)] != 0.0;
-                ws.used[size_t(a)] = 0;
-                if (!live(f, i, a, alpha_i) ||
-                    !any) { // no way on from m' to the frame's end
+                if (!ws.used[size_t(a)]) {
                     ws.beta_cur[size_t(a)] = 0;
                     continue;
                 }
-                ws.used[size_t(a)] = 1;
-                real* blk = block_at(i, a);
-                if (!global) {
-                    if (d_profiling)
-                        t0 = clock_type::now();
-                    gamma_block(f, i, a, blk, G, ws);
-                    if (d_profiling)
-                        t.gamma += seconds_since(t0), t0 = clock_type::now();
-                }
-                const double bsum = model::backward_sum<double>(
-                    a,
-                    dlo,
-                    Mn,
-                    Mt,
-                    [&](int b) { return ws.beta_next[size_t(b)]; },
-                    [&](int e, int) { return G[e]; });
-                ws.beta_cur[size_t(a)] = bsum;
-                bs += bsum;
+                bs += ws.beta_cur[size_t(a)];
                 if (f.events)
-                    ws.ev_mass[size_t(a)] = alpha_i[a] * bsum;
-                if (!global) {
-                    if (d_profiling)
-                        t.beta += seconds_since(t0), t0 = clock_type::now();
-                    add_L(a, blk);
-                    if (d_profiling)
-                        t.L += seconds_since(t0);
-                }
+                    ws.ev_mass[size_t(a)] = alpha_i[a] * ws.beta_cur[size_t(a)];
             }
-            if (global) {
-                if (d_profiling)
-                    t.beta += seconds_since(t0), t0 = clock_type::now();
-                for (int a = 0; a < Mt; ++a) {
-                    if (ws.used[size_t(a)])
-                        add_L(a, block_at(i, a));
-                }
-                if (d_profiling)
-                    t.L += seconds_since(t0);
+            if (d_profiling)
+                t.beta += seconds_since(t0), t0 = clock_type::now();
+            // L's lanes summed in a fixed order (pairs, then pairs of pairs)
+            for (int D = 0; D < Q; ++D) {
+                double* l = ws.acc.data() + size_t(D) * size_t(W);
+                for (int w = W; w > 1; w /= 2)
+                    for (int k = 0; k < w / 2; ++k)
+                        l[k] = l[2 * k] + l[2 * k + 1];
+                ws.L[size_t(D)] = l[0];
             }
             double ls = 0; // in double, so that every row sums to 1 to double precision
             if (prior && !f.extrinsic) {
@@ -568,6 +524,8 @@ private:
                 for (int D = 0; D < Q; ++D)
                     ls += ws.L[size_t(D)];
             }
+            if (d_profiling)
+                t.L += seconds_since(t0);
             double linv = 0;
             if (!model::normalizer(bs, inv) || !model::normalizer(ls, linv)) {
                 return impossible(
@@ -671,12 +629,17 @@ private:
             f.substitution_counts[j] += ws.ev_pairs[j] * inv;
     }
 
-    cpu::lattice_shape<real> d_lattice; // the weights, n, q and the corridor m_n
+    //! local storage's layout: a window per book, or none (streaming)
+    typename position_plan<real>::layout d_local_layout() const
+    {
+        return d_storage == storage_kind::local ? d_layout : d_plan.storage(false);
+    }
+
+    position_plan<real> d_plan; // the lattices by position: lanes, tries, weights
+    typename position_plan<real>::layout d_layout; // the chosen storage's
     lattice_weights<double> d_ev_w;
     std::vector<std::vector<double>> d_ev_qw;
     std::vector<std::vector<uint8_t>> d_ev_x;
-    std::vector<std::vector<real>> d_qtab;
-    std::vector<std::vector<const real*>> d_qsel;
     storage_kind d_storage;
     std::mutex d_times_mutex;
     std::mutex d_pool_mutex;

@@ -1,0 +1,550 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The lattice by position (position_lattice.h): GCC vectors of W start
+// positions, compiled for AVX-512, AVX2 and baseline x86-64 and picked by the
+// caller's isa. The lane vectors never cross a call boundary (every function
+// that takes or returns one is inlined into an entry compiled for one
+// instruction set), so GCC's notes on their ABI do not apply.
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+#include "inner/position_lattice.h"
+#include <type_traits>
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define BSID_POS_X86 1
+#define BSID_POS_V4 __attribute__((target("arch=x86-64-v4")))
+#define BSID_POS_V3 __attribute__((target("arch=x86-64-v3")))
+#else
+#define BSID_POS_X86 0
+#endif
+
+namespace bsid {
+namespace cpu {
+
+int position_lanes(isa i, size_t real_size)
+{
+    const int bytes = i == isa::avx512 ? 64 : i == isa::avx2 ? 32 : 16;
+    return bytes / int(real_size);
+}
+
+template <typename real>
+bool unit_del_fits(const lattice_weights<real>& w, int n, double wmax)
+{
+    const double del = double(w.del), ins = double(w.ins);
+    if (!(del > 0.0 && del <= 1.0 && ins >= 0.0 && ins < 1.0 && wmax >= 0.0))
+        return false;
+    const double limit = sizeof(real) == 4 ? 1e30 : 1e300;
+    double bound = 1.0 / (1.0 - ins); // row 0
+    const double step = (wmax / del + 1.0) / (1.0 - ins);
+    for (int r = 0; r < n && bound < limit; ++r)
+        bound *= step;
+    return bound < limit;
+}
+
+template bool unit_del_fits<float>(const lattice_weights<float>&, int, double);
+template bool unit_del_fits<double>(const lattice_weights<double>&, int, double);
+
+size_t position_scratch(int widest, int n, int dlo, int dhi, int W)
+{
+    const size_t row = size_t(dhi - dlo + 2) * size_t(W);
+    return 2 * size_t(widest) * row + size_t(n + dhi + 1) * size_t(W);
+}
+
+namespace {
+
+#define BSID_INLINE __attribute__((always_inline)) inline
+
+template <typename real, int W>
+struct lanes {
+    typedef real V __attribute__((vector_size(sizeof(real) * W)));
+    typedef double D __attribute__((vector_size(sizeof(double) * W)));
+};
+
+template <typename V, typename real>
+BSID_INLINE V load(const real* p)
+{
+    V v;
+    std::memcpy(&v, p, sizeof(V));
+    return v;
+}
+
+template <typename V, typename real>
+BSID_INLINE void store(real* p, V v)
+{
+    std::memcpy(p, &v, sizeof(V));
+}
+
+/*
+ * One level's nodes u0 .. u0 + U - 1 (U rows side by side: U chains of
+ * horizontal steps), from their parents' rows in the level before. A level
+ * of `count` rows keeps node k of row u at (k count + u) W, so that the U
+ * rows' nodes k are neighbours; the leaves (LAST) go to out the same way.
+ */
+template <typename real, int W, bool UNIT, bool TAIL, bool LAST, int U>
+BSID_INLINE void level_nodes(const position_shape<real>& s,
+                             const position_call<real>& c,
+                             int r,
+                             int u0,
+                             int count,
+                             int pcount,
+                             const int* parent,
+                             const uint8_t* letter,
+                             const real* prev,
+                             real* cur,
+                             const real* mask)
+{
+    using V = typename lanes<real, W>::V;
+    const int dlo = s.dlo, Mn = s.dhi - dlo + 1;
+    const V zero = V{};
+    const V vdel = zero + s.w.del, vins = zero + s.w.ins, vdn = zero + s.del_n;
+    const int kst = std::max(0, -(r + dlo)); // nodes k < kst: column c < 0
+    const size_t cs = size_t(count) * W, ps = size_t(pcount) * W;
+    // node k's weight for letter x at dw0 + x dw_stride + k
+    const real* const dw0 = c.dw + (c.s0 - c.dw_first + r + dlo - 1);
+    size_t po[U], lo[U];
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) {
+        po[u] = size_t(parent[u0 + u]) * W;
+        lo[u] = size_t(letter[u0 + u]) * c.dw_stride;
+    }
+    real* const dst = cur + size_t(u0) * W;
+    for (int k = 0; k < std::min(kst, Mn); ++k) {
+#pragma GCC unroll 8
+        for (int u = 0; u < U; ++u)
+            store(dst + size_t(k) * cs + size_t(u) * W, zero);
+    }
+    V h[U], vert[U];
+    int k = kst;
+    if (k < Mn) {
+#pragma GCC unroll 8
+        for (int u = 0; u < U; ++u) {
+            h[u] = zero;
+            vert[u] = load<V>(prev + size_t(k) * ps + po[u]);
+        }
+    }
+    if (k < Mn && r + dlo + k == 0) {
+        // column 0: the vertical step only
+        const V m = TAIL ? load<V>(mask) : zero;
+#pragma GCC unroll 8
+        for (int u = 0; u < U; ++u) {
+            vert[u] = load<V>(prev + size_t(k + 1) * ps + po[u]);
+            // (a row divided by del^r: the vertical step weighs 1)
+            h[u] = UNIT ? (LAST ? vdn * vert[u] : vert[u]) : vdel * vert[u];
+            if (TAIL)
+                h[u] *= m;
+            store(dst + size_t(k) * cs + size_t(u) * W, h[u]);
+        }
+        ++k;
+    }
+    for (; k < Mn; ++k) {
+        const V m = TAIL ? load<V>(mask + size_t(r + dlo + k) * W) : zero;
+        const real* const pk = prev + size_t(k + 1) * ps;
+        real* const dk = dst + size_t(k) * cs;
+#pragma GCC unroll 8
+        for (int u = 0; u < U; ++u) {
+            const V wd = load<V>(dw0 + lo[u] + k);
+            const V diag = vert[u]; // node k of the parent's row
+            vert[u] = load<V>(pk + po[u]);
+            if (LAST) {
+                V v = UNIT ? vdn * model::lattice_last_cell_unit_del(wd, diag, vert[u])
+                           : model::lattice_last_cell(wd, diag, vdel, vert[u]);
+                if (TAIL)
+                    v *= m;
+                store(dk + size_t(u) * W, v);
+            } else {
+                h[u] = UNIT ? model::lattice_cell_unit_del(wd, diag, vert[u], vins, h[u])
+                            : model::lattice_cell(wd, diag, vdel, vert[u], vins, h[u]);
+                if (TAIL)
+                    h[u] *= m;
+                store(dk + size_t(u) * W, h[u]);
+            }
+        }
+    }
+}
+
+template <typename real, int W, bool UNIT, bool TAIL, bool LAST>
+BSID_INLINE void level(const position_shape<real>& s,
+                       const position_call<real>& c,
+                       int r,
+                       const real* prev,
+                       real* cur,
+                       const real* mask)
+{
+    const auto& t = *c.chunk;
+    const int begin = t.level_begin[size_t(r)];
+    const int count = t.level_begin[size_t(r) + 1] - begin;
+    const int pcount = begin - t.level_begin[size_t(r) - 1];
+    const int* parent = t.parent.data() + begin;
+    const uint8_t* letter = t.letter.data() + begin;
+    // four rows at a time: four chains of horizontal steps, and few enough
+    // offsets to stay in registers
+    int u = 0;
+    for (; u + 4 <= count; u += 4)
+        level_nodes<real, W, UNIT, TAIL, LAST, 4>(
+            s, c, r, u, count, pcount, parent, letter, prev, cur, mask);
+    if (u + 2 <= count) {
+        level_nodes<real, W, UNIT, TAIL, LAST, 2>(
+            s, c, r, u, count, pcount, parent, letter, prev, cur, mask);
+        u += 2;
+    }
+    if (u < count)
+        level_nodes<real, W, UNIT, TAIL, LAST, 1>(
+            s, c, r, u, count, pcount, parent, letter, prev, cur, mask);
+}
+
+template <typename real, int W, bool UNIT, bool TAIL>
+BSID_INLINE void group_pass(const position_shape<real>& s, const position_call<real>& c)
+{
+    using V = typename lanes<real, W>::V;
+    const int n = s.n, dlo = s.dlo, Mn = s.dhi - dlo + 1;
+    const auto& t = *c.chunk;
+    int widest = 1;
+    for (int r = 0; r < n; ++r)
+        widest =
+            std::max(widest, t.level_begin[size_t(r) + 1] - t.level_begin[size_t(r)]);
+    const size_t level_values = size_t(Mn + 1) * size_t(widest) * W;
+    real* buf[2] = { c.scratch, c.scratch + level_values };
+    real* const mask = c.scratch + 2 * level_values;
+    const V zero = V{};
+    if (TAIL) {
+        // column c of lane l exists if c <= rho - (s0 + l)
+        for (int col = 0; col <= n + s.dhi; ++col)
+            for (int l = 0; l < W; ++l)
+                mask[size_t(col) * W + size_t(l)] =
+                    (long long)col <= c.rho - (c.s0 + l) ? real(1) : real(0);
+    }
+    // node Mn of every row: the vertical neighbour of node Mn - 1, outside
+    // the corridor (a level of count rows keeps it at (Mn count + u) W;
+    // written as each level is, since the two buffers take turns)
+    auto zero_edge = [&](int r) {
+        const int count = t.level_begin[size_t(r) + 1] - t.level_begin[size_t(r)];
+        for (int u = 0; u < count; ++u)
+            store(buf[r & 1] + (size_t(Mn) * size_t(count) + size_t(u)) * W, zero);
+    };
+    zero_edge(0);
+
+    // Row 0: F(0, 0) = 1 at k0 = -dlo, then insertions only (model::lattice_row0).
+    {
+        const int k0 = -dlo;
+        const V vins = zero + s.w.ins;
+        V v = zero;
+        for (int k = 0; k < Mn; ++k) {
+            const int col = dlo + k;
+            if (k == k0)
+                v = zero + real(1);
+            else if (k > k0)
+                v = vins * v; // model::lattice_row0 for k > k0
+            else
+                v = zero;
+            if (TAIL && col >= 0)
+                v *= load<V>(mask + size_t(col) * W);
+            store(buf[0] + size_t(k) * W, v);
+        }
+    }
+    for (int r = 1; r <= n; ++r) {
+        const real* prev = buf[(r - 1) & 1];
+        if (r == n) {
+            level<real, W, UNIT, TAIL, true>(s, c, r, prev, c.out, mask);
+        } else {
+            zero_edge(r);
+            level<real, W, UNIT, TAIL, false>(s, c, r, prev, buf[r & 1], mask);
+        }
+    }
+}
+
+template <typename real, int W>
+BSID_INLINE void lattice_entry(const position_shape<real>& s,
+                               const position_call<real>& c)
+{
+    const bool tail = c.s0 + W - 1 + s.n + s.dhi > c.rho;
+    if (s.unit_del) {
+        if (tail)
+            group_pass<real, W, true, true>(s, c);
+        else
+            group_pass<real, W, true, false>(s, c);
+    } else {
+        if (tail)
+            group_pass<real, W, false, true>(s, c);
+        else
+            group_pass<real, W, false, false>(s, c);
+    }
+}
+
+/*
+ * The sums below are in double over lanes of the decoder's precision: a
+ * vector of W reals is P parts of H doubles (one vector of the isa's width
+ * each: P = 2 for float, 1 for double), so that every accumulator is a
+ * register.
+ */
+template <typename real, int W>
+struct parts {
+    static constexpr int P = sizeof(real) == 4 ? 2 : 1;
+    static constexpr int H = W / P;
+    typedef double D __attribute__((vector_size(sizeof(double) * H)));
+    typedef real V __attribute__((vector_size(sizeof(real) * W)));
+    typedef float F __attribute__((vector_size(sizeof(float) * H)));
+
+    //! lanes H p .. H p + H - 1 of the W values at x, in double
+    template <int p>
+    static BSID_INLINE D get(const real* x)
+    {
+        if constexpr (sizeof(real) == 4) {
+            return __builtin_convertvector(load<F>(x + p * H), D);
+        } else {
+            return load<D>(x + p * H);
+        }
+    }
+};
+
+// Accumulators side by side: enough independent chains of additions to
+// cover their latency (about 8 vectors).
+template <int P>
+constexpr int chains()
+{
+    return P == 2 ? 4 : 8;
+}
+
+template <typename real, int W, bool PRIOR>
+BSID_INLINE void sums_entry(const real* R,
+                            int leaves,
+                            const int* words,
+                            const double* prior,
+                            int Mn,
+                            double* G,
+                            size_t gs,
+                            bool first)
+{
+    using T = parts<real, W>;
+    using D = typename T::D;
+    constexpr int P = T::P, H = T::H, E = chains<P>();
+    const size_t es = size_t(leaves) * W; // node e of leaf j at e es + j W
+    int e = 0;
+    auto step = [&](auto ecount) {
+        constexpr int EC = decltype(ecount)::value;
+        D acc[EC][P];
+#pragma GCC unroll 8
+        for (int k = 0; k < EC; ++k) {
+            acc[k][0] = first ? D{} : load<D>(G + size_t(e + k) * gs);
+            if (P == 2)
+                acc[k][P - 1] = first ? D{} : load<D>(G + size_t(e + k) * gs + H);
+        }
+        const real* row = R + size_t(e) * es;
+        for (int j = 0; j < leaves; ++j) {
+            const double p = PRIOR ? prior[words[j]] : 1.0;
+            const real* x = row + size_t(j) * W;
+#pragma GCC unroll 8
+            for (int k = 0; k < EC; ++k) {
+                const D v0 = T::template get<0>(x + size_t(k) * es);
+                acc[k][0] += PRIOR ? p * v0 : v0;
+                if (P == 2) {
+                    const D v1 = T::template get<P - 1>(x + size_t(k) * es);
+                    acc[k][P - 1] += PRIOR ? p * v1 : v1;
+                }
+            }
+        }
+#pragma GCC unroll 8
+        for (int k = 0; k < EC; ++k) {
+            store(G + size_t(e + k) * gs, acc[k][0]);
+            if (P == 2)
+                store(G + size_t(e + k) * gs + H, acc[k][P - 1]);
+        }
+        e += EC;
+    };
+    while (e + E <= Mn)
+        step(std::integral_constant<int, E>());
+    while (e < Mn)
+        step(std::integral_constant<int, 1>());
+}
+
+template <typename real, int W>
+BSID_INLINE void weighted_entry(const real* R,
+                                int leaves,
+                                const int* words,
+                                const double* wt,
+                                size_t ws,
+                                int Mn,
+                                double* acc)
+{
+    using T = parts<real, W>;
+    using D = typename T::D;
+    constexpr int P = T::P, H = T::H, J = chains<P>();
+    const size_t es = size_t(leaves) * W;
+    int j = 0;
+    auto step = [&](auto jcount) {
+        constexpr int JC = decltype(jcount)::value;
+        D s[JC][P];
+#pragma GCC unroll 8
+        for (int k = 0; k < JC; ++k) {
+            s[k][0] = load<D>(acc + size_t(words[j + k]) * W);
+            if (P == 2)
+                s[k][P - 1] = load<D>(acc + size_t(words[j + k]) * W + H);
+        }
+        const real* blk = R + size_t(j) * W;
+        for (int e = 0; e < Mn; ++e) {
+            const D w0 = load<D>(wt + size_t(e) * ws);
+            const D w1 = P == 2 ? load<D>(wt + size_t(e) * ws + H) : w0;
+            const real* x = blk + size_t(e) * es;
+#pragma GCC unroll 8
+            for (int k = 0; k < JC; ++k) {
+                s[k][0] += w0 * T::template get<0>(x + size_t(k) * W);
+                if (P == 2)
+                    s[k][P - 1] += w1 * T::template get<P - 1>(x + size_t(k) * W);
+            }
+        }
+#pragma GCC unroll 8
+        for (int k = 0; k < JC; ++k) {
+            store(acc + size_t(words[j + k]) * W, s[k][0]);
+            if (P == 2)
+                store(acc + size_t(words[j + k]) * W + H, s[k][P - 1]);
+        }
+        j += JC;
+    };
+    while (j + J <= leaves)
+        step(std::integral_constant<int, J>());
+    while (j < leaves)
+        step(std::integral_constant<int, 1>());
+}
+
+// One entry per instruction set and precision.
+#define BSID_POS_ENTRIES(SUFFIX, ATTR, real, W)                                    \
+    ATTR void lattice_##SUFFIX(const position_shape<real>& s,                      \
+                               const position_call<real>& c)                       \
+    {                                                                              \
+        lattice_entry<real, W>(s, c);                                              \
+    }                                                                              \
+    ATTR void sums_##SUFFIX(const real* R,                                         \
+                            int leaves,                                            \
+                            const int* words,                                      \
+                            const double* prior,                                   \
+                            int Mn,                                                \
+                            double* G,                                             \
+                            size_t gs,                                             \
+                            bool first)                                            \
+    {                                                                              \
+        if (prior)                                                                 \
+            sums_entry<real, W, true>(R, leaves, words, prior, Mn, G, gs, first);  \
+        else                                                                       \
+            sums_entry<real, W, false>(R, leaves, words, prior, Mn, G, gs, first); \
+    }                                                                              \
+    ATTR void weighted_##SUFFIX(const real* R,                                     \
+                                int leaves,                                        \
+                                const int* words,                                  \
+                                const double* wt,                                  \
+                                size_t ws,                                         \
+                                int Mn,                                            \
+                                double* acc)                                       \
+    {                                                                              \
+        weighted_entry<real, W>(R, leaves, words, wt, ws, Mn, acc);                \
+    }
+
+BSID_POS_ENTRIES(base_float, , float, 4)
+BSID_POS_ENTRIES(base_double, , double, 2)
+#if BSID_POS_X86
+BSID_POS_ENTRIES(v3_float, BSID_POS_V3, float, 8)
+BSID_POS_ENTRIES(v3_double, BSID_POS_V3, double, 4)
+BSID_POS_ENTRIES(v4_float, BSID_POS_V4, float, 16)
+BSID_POS_ENTRIES(v4_double, BSID_POS_V4, double, 8)
+#endif
+
+template <typename real>
+struct table;
+
+#if BSID_POS_X86
+#define BSID_POS_TABLE(real)                                                        \
+    template <>                                                                     \
+    struct table<real> {                                                            \
+        static constexpr decltype(&lattice_base_##real) lattice[3] = {              \
+            &lattice_base_##real, &lattice_v3_##real, &lattice_v4_##real            \
+        };                                                                          \
+        static constexpr decltype(&sums_base_##real) sums[3] = { &sums_base_##real, \
+                                                                 &sums_v3_##real,   \
+                                                                 &sums_v4_##real }; \
+        static constexpr decltype(&weighted_base_##real) weighted[3] = {            \
+            &weighted_base_##real, &weighted_v3_##real, &weighted_v4_##real         \
+        };                                                                          \
+    };
+#else
+#define BSID_POS_TABLE(real)                                                          \
+    template <>                                                                       \
+    struct table<real> {                                                              \
+        static constexpr decltype(&lattice_base_##real) lattice[3] = {                \
+            &lattice_base_##real, &lattice_base_##real, &lattice_base_##real          \
+        };                                                                            \
+        static constexpr decltype(&sums_base_##real) sums[3] = { &sums_base_##real,   \
+                                                                 &sums_base_##real,   \
+                                                                 &sums_base_##real }; \
+        static constexpr decltype(&weighted_base_##real) weighted[3] = {              \
+            &weighted_base_##real, &weighted_base_##real, &weighted_base_##real       \
+        };                                                                            \
+    };
+#endif
+BSID_POS_TABLE(float)
+BSID_POS_TABLE(double)
+
+int checked(isa i)
+{
+    if (int(i) > int(best_isa()) || int(i) < 0)
+        throw std::invalid_argument("position_lattice: the isa is not available here");
+    return BSID_POS_X86 ? int(i) : 0;
+}
+
+} // namespace
+
+template <typename real>
+void position_lattice(isa i,
+                      const position_shape<real>& shape,
+                      const position_call<real>& call)
+{
+    table<real>::lattice[checked(i)](shape, call);
+}
+
+template <typename real>
+void position_sums(isa i,
+                   const real* R,
+                   int leaves,
+                   const int* words,
+                   const double* prior,
+                   int Mn,
+                   double* G,
+                   size_t gs,
+                   bool first)
+{
+    table<real>::sums[checked(i)](R, leaves, words, prior, Mn, G, gs, first);
+}
+
+template <typename real>
+void position_weighted(isa i,
+                       const real* R,
+                       int leaves,
+                       const int* words,
+                       const double* wt,
+                       size_t ws,
+                       int Mn,
+                       double* acc)
+{
+    table<real>::weighted[checked(i)](R, leaves, words, wt, ws, Mn, acc);
+}
+
+#define BSID_POS_INSTANTIATE(real)                                                     \
+    template void position_lattice<real>(                                              \
+        isa, const position_shape<real>&, const position_call<real>&);                 \
+    template void position_sums<real>(                                                 \
+        isa, const real*, int, const int*, const double*, int, double*, size_t, bool); \
+    template void position_weighted<real>(                                             \
+        isa, const real*, int, const int*, const double*, size_t, int, double*);
+
+BSID_POS_INSTANTIATE(float)
+BSID_POS_INSTANTIATE(double)
+
+} // namespace cpu
+} // namespace bsid
