@@ -20,28 +20,32 @@ namespace cpu {
  * vector lanes.
  */
 
-//! model::forward_row: out[b] = sum_e prev[b - dlo - e] G(e, b - dlo - e).
+/*!
+ * eqn:alpha_prenorm for every state b in [0, Mt): out[b] = sum over e in
+ * order, from 0, of prev[b - dlo - e] G(e, b - dlo - e): model::forward_sum's
+ * terms in its order, where a term of a state outside [0, Mt) is +0 (prev
+ * is 0 there: readable from dhi before its start to Mt + 8 - dlo after, and G
+ * finite and readable wherever prev is), so the same values.
+ */
 void forward_row(
     int dlo, int Mn, int Mt, const double* prev, const double* g, size_t gs, double* out);
 
-//! model::backward_row: out[a] = sum_e G(e, a) next[a + dlo + e].
+/*!
+ * eqn:beta for every state a in [0, Mt): out[a] = sum over e in order of
+ * G(e, a) next[a + dlo + e] (model::backward_sum; next is 0 outside [0, Mt),
+ * readable from -dlo before its start to Mt + 8 + dhi after, and G's rows
+ * readable to Mt + 8).
+ */
 void backward_row(
     int dlo, int Mn, int Mt, const double* next, const double* g, size_t gs, double* out);
 
-//! g[e gs + a] *= keep[a] for a in [0, Mt) (keep: 1 or 0; g finite).
-void keep_states(int Mn, int Mt, const double* keep, double* g, size_t gs);
-
-/*!
- * L's weights: wt[e gs + a] = from[a] next[a + dlo + e] where that state
- * exists (0 <= a + dlo + e < Mt), 0 elsewhere, for a in [0, Mt).
- */
-void state_weights(int dlo,
-                   int Mn,
-                   int Mt,
-                   const double* from,
-                   const double* next,
-                   double* wt,
-                   size_t gs);
+//! The margins (in values) that forward_row and backward_row read around a
+//! row of Mt states, on each side.
+inline int row_margin(int dlo, int Mn)
+{
+    const int dhi = dlo + Mn - 1;
+    return (dhi > -dlo ? dhi : -dlo) + 16;
+}
 
 } // namespace cpu
 } // namespace bsid

@@ -31,6 +31,7 @@
 #include "inner/cpu_recursion.h"
 #include "inner/map_decoder_cpu.h"
 #include "inner/position_blocks.h"
+#include "inner/position_sweeps.h"
 #include "runtime/aligned_vector.h"
 #include "runtime/flush_denormals.h"
 #include "runtime/format.h"
@@ -79,35 +80,35 @@ public:
         : map_decoder(cfg), d_plan(cfg.cb, cfg.ch, d_limits, cfg.N, cpu::best_isa())
     {
         weight_tables(cfg);
+        d_margin = cpu::row_margin(d_limits.mn.lo, d_limits.mn.size());
         const int threads = resolve_threads(cfg.threads);
         const size_t budget = global_storage_budget(threads);
-        // global: every position's blocks and every index's sums G
-        const size_t global_bytes =
-            d_plan.bytes(d_plan.storage(true)) +
-            sizeof(double) * size_t(d_limits.mn.size()) * d_plan.GS * size_t(N());
+        // rings of positions with every codeword, or with one chunk of them
+        // where those do not fit (each index then runs its own lattices)
+        d_streaming = d_plan.ring_bytes(false) > budget;
+        if (d_streaming) {
+            log(log_level::info,
+                "map_decoder(cpu): the lattices' rings hold one chunk of codewords "
+                "(all of them exceed the memory budget)");
+        }
+        // global: every index's sums G and Q, so that each lattice runs once
+        const size_t global_bytes = d_plan.ring_bytes(d_streaming) +
+                                    size_t(N()) * size_t(d_plan.Qs()) *
+                                        (size_t(q()) * sizeof(real) +
+                                         sizeof(double) * size_t(d_limits.mn.size()));
         if (cfg.storage == storage_kind::automatic) {
             d_storage =
                 global_bytes <= budget ? storage_kind::global : storage_kind::local;
             log(log_level::info,
                 detail::concat("map_decoder(cpu): storage auto -> ",
                                to_string(d_storage),
-                               " (gamma needs ",
+                               " (global needs ",
                                global_bytes >> 20,
                                " MiB per frame, budget ",
                                budget >> 20,
                                " MiB per thread)"));
         } else {
             d_storage = cfg.storage;
-        }
-        // local storage keeps a window of positions per book, or none where
-        // that does not fit the budget either (each index then runs its own
-        // lattices)
-        d_layout = d_plan.storage(d_storage == storage_kind::global);
-        if (d_storage == storage_kind::local && d_plan.bytes(d_layout) > budget) {
-            d_layout = {};
-            log(log_level::info,
-                "map_decoder(cpu): local storage keeps no blocks between indices "
-                "(one window of them exceeds the memory budget)");
         }
     }
 
@@ -181,15 +182,16 @@ public:
 private:
     struct workspace {
         position_blocks<real> blocks; // the lattices' blocks by position
-        // sums over D of each block, G_i(e, a) at (i Mn + e) GS + a + W: every
-        // index (global) or the current one (local)
+        // each index's sums (position_blocks.h), every index's (global) or
+        // the current one's (local): G_i(e, a) at (i Mn + e) Mt + a, and
+        // Q_i(D, b) at (i q + D) Qs + b
         aligned_vector<double> G;
+        aligned_vector<real> Q;
+        std::vector<index_G> Gi; // where each index's G is (in G, or kept by position)
         aligned_vector<double> alpha; // (N + 1) Mt
         aligned_vector<double> beta_next, beta_cur, L;
-        aligned_vector<double> wt;    // one index's L weights: alpha beta, as G
-        aligned_vector<double> acc;   // L's sums per codeword and lane (q W)
-        std::vector<uint8_t> used;    // the states whose blocks go into L
-        aligned_vector<double> keep;  // per state: 1 or 0 (live), or alpha (used)
+        std::vector<uint8_t> used;    // the states with a way on to the frame's end
+        aligned_vector<double> from;  // per state: alpha, or 0 where not live
         std::vector<int> reach;       // states of beta_{i+1} not 0, counted up to b
         aligned_vector<real> soft;    // soft input: the items' probabilities
         aligned_vector<double> prior; // N q, normalized, or empty for uniform
@@ -273,7 +275,7 @@ private:
             const size_t Mt = size_t(d_limits.mtau.size());
             write_boundary_metrics(f,
                                    ws->alpha.data() + size_t(N()) * Mt,
-                                   ws->beta_next.data(),
+                                   ws->beta_next.data() + d_margin,
                                    ws->alpha.data());
         } else {
             write_boundary_metrics(f, nullptr, nullptr, nullptr);
@@ -340,9 +342,9 @@ private:
         const int Nn = N(), Q = q();
         const int Mt = d_limits.mtau.size(), Mn = d_limits.mn.size();
         const int dlo = d_limits.mn.lo;
-        const int W = d_plan.W;
-        const size_t GS = d_plan.GS;
-        const size_t gsize = size_t(Mn) * GS; // one index's G
+        const size_t gsize = size_t(Mn) * size_t(Mt); // one index's G
+        const size_t Qs = size_t(d_plan.Qs());
+        const size_t qsize = size_t(Q) * Qs; // one index's Q
 
         // priors normalized before flushing denormals (a subnormal prior is
         // a valid one), in double
@@ -374,35 +376,46 @@ private:
                           f.bits,
                           ws.soft.empty() ? nullptr : ws.soft.data(),
                           f.rho,
-                          global ? d_plan.storage(true) : d_local_layout());
-        ws.G.resize(global ? gsize * size_t(Nn) : gsize);
+                          d_streaming);
+        // G is written per index only with a prior or where a uniform one's
+        // is not kept by position
+        const bool own_G =
+            !ws.prior.empty() || d_streaming || !d_plan.uniform_by_position();
+        // (the rows that the recursions read are padded with zeros: margins)
+        const size_t M = size_t(d_margin);
+        ws.G.assign(own_G ? (global ? gsize * size_t(Nn) : gsize) + 2 * M : 0, 0.0);
+        ws.Q.resize(global ? qsize * size_t(Nn) : qsize);
+        ws.Gi.resize(global ? size_t(Nn) : 1);
         ws.alpha.assign(size_t(Nn + 1) * size_t(Mt), 0.0);
-        ws.beta_next.resize(size_t(Mt));
-        ws.beta_cur.resize(size_t(Mt));
+        ws.beta_next.assign(size_t(Mt) + 2 * M, 0.0);
+        ws.beta_cur.assign(size_t(Mt) + 2 * M, 0.0);
         ws.L.resize(size_t(Q));
-        ws.wt.assign(gsize, 0.0);
-        ws.acc.resize(size_t(Q) * size_t(W));
         ws.used.resize(size_t(Mt));
-        ws.keep.resize(size_t(Mt));
+        ws.from.assign(size_t(Mt) + 2 * M, 0.0);
+        double* const from = ws.from.data() + M;
         ws.reach.resize(size_t(Mt) + 1);
 
-        // G_i(e, a): global keeps every index, local the current one
+        // index i's sums: every index's (global) or the current one's (local)
         auto G_of = [&](int i) {
-            return global ? ws.G.data() + size_t(i) * gsize : ws.G.data();
+            return !own_G ? nullptr : ws.G.data() + M + (global ? size_t(i) * gsize : 0);
+        };
+        auto Q_of = [&](int i) {
+            return global ? ws.Q.data() + size_t(i) * qsize : ws.Q.data();
         };
         auto prior_of = [&](int i) {
             return ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
         };
-        // G_i of index i from its blocks, 0 for the states no path reaches or
-        // whose position lies outside the received items
-        auto index_G = [&](int i, double* G, const double* wt) {
-            const double sec = ws.blocks.index_sums(
-                i, prior_of(i), G, wt, wt ? ws.acc.data() : nullptr, d_profiling);
+        // alpha_i where the state is live, 0 where no path reaches it or its
+        // position lies outside the received items (it contributes nothing)
+        auto live_alpha = [&](int i) {
             const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
-            for (int a = 0; a < Mt; ++a)
-                ws.keep[size_t(a)] = live(f, i, a, alpha_i) ? 1.0 : 0.0;
-            cpu::keep_states(Mn, Mt, ws.keep.data(), G + W, GS);
-            return sec;
+            // (live: alpha not 0 and the position in [0, rho])
+            const long long s0 = (long long)n() * i + d_limits.mtau.lo;
+            const int lo = int(std::clamp<long long>(-s0, 0, Mt));
+            const int hi = int(std::clamp<long long>((long long)f.rho - s0 + 1, lo, Mt));
+            std::fill(from, from + lo, 0.0);
+            std::copy(alpha_i + lo, alpha_i + hi, from + lo);
+            std::fill(from + hi, from + Mt, 0.0);
         };
         auto impossible = [&](const std::string& where) {
             fill_uniform(post);
@@ -421,14 +434,24 @@ private:
         std::copy(ws.bounds.start.begin(), ws.bounds.start.end(), ws.alpha.begin());
         ws.log_evidence = 0;
         for (int i = 0; i < Nn; ++i) {
-            const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
             double* alpha_next = ws.alpha.data() + size_t(i + 1) * Mt;
             auto t0 = clock_type::now();
-            const double* G = G_of(i);
-            index_G(i, G_of(i), nullptr);
-            if (d_profiling)
-                t.gamma += seconds_since(t0), t0 = clock_type::now();
-            cpu::forward_row(dlo, Mn, Mt, alpha_i, G + W, GS, alpha_next);
+            live_alpha(i);
+            // global: Q_i now, with its lattices; local: in the backward pass
+            double lat = 0;
+            const index_G G = ws.blocks.index_sums(i,
+                                                   prior_of(i),
+                                                   G_of(i),
+                                                   from,
+                                                   global ? Q_of(i) : nullptr,
+                                                   d_profiling,
+                                                   lat);
+            ws.Gi[global ? size_t(i) : 0] = G;
+            if (d_profiling) {
+                const double all = seconds_since(t0);
+                t.gamma += lat, t.L += all - lat, t0 = clock_type::now();
+            }
+            cpu::forward_row(dlo, Mn, Mt, from, G.g, G.stride, alpha_next);
             double sum = 0;
             for (int b = 0; b < Mt; ++b)
                 sum += alpha_next[b];
@@ -458,64 +481,56 @@ private:
         // (eqn:L, eqn:sigma): L_i(D) = sum over the states a and drift changes
         // of alpha_i(a) R_i(a, e | D) beta_{i+1}(a + m_n^- + e), the prior
         // multiplying it below.
-        std::copy(ws.bounds.end.begin(), ws.bounds.end.end(), ws.beta_next.begin());
+        std::copy(ws.bounds.end.begin(), ws.bounds.end.end(), ws.beta_next.begin() + M);
         for (int i = Nn - 1; i >= 0; --i) {
             const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
             const double* prior = prior_of(i);
             auto t0 = clock_type::now();
             // the states with a way on from m' to the frame's end (a state
-            // of beta_{i+1} not 0 within reach), and their weights in L
+            // of beta_{i+1} not 0 within reach)
             ws.reach[0] = 0;
             for (int b = 0; b < Mt; ++b)
                 ws.reach[size_t(b) + 1] =
-                    ws.reach[size_t(b)] + (ws.beta_next[size_t(b)] != 0.0 ? 1 : 0);
+                    ws.reach[size_t(b)] + (ws.beta_next[M + size_t(b)] != 0.0 ? 1 : 0);
             for (int a = 0; a < Mt; ++a) {
                 const int lo = std::clamp(a + dlo, 0, Mt);
                 const int hi = std::clamp(a + dlo + Mn, 0, Mt);
-                const bool use =
+                ws.used[size_t(a)] =
                     ws.reach[size_t(hi)] > ws.reach[size_t(lo)] && live(f, i, a, alpha_i);
-                ws.used[size_t(a)] = use;
-                ws.keep[size_t(a)] = use ? alpha_i[a] : 0.0;
             }
-            cpu::state_weights(
-                dlo, Mn, Mt, ws.keep.data(), ws.beta_next.data(), ws.wt.data() + W, GS);
-            std::fill(ws.acc.begin(), ws.acc.end(), 0.0);
-            double* G = G_of(i);
-            double lat;
-            if (global) {
-                lat = ws.blocks.index_sums(
-                    i, prior, nullptr, ws.wt.data(), ws.acc.data(), d_profiling);
-            } else {
-                lat = index_G(i, G, ws.wt.data()); // the same G as the forward pass's
-            }
-            if (d_profiling) {
-                const double all = seconds_since(t0);
-                t.gamma += lat, t.L += all - lat, t0 = clock_type::now();
+            index_G G = ws.Gi[global ? size_t(i) : 0];
+            const real* Qi = Q_of(i);
+            if (!global) {
+                // the forward pass's sums again, and Q_i
+                live_alpha(i);
+                double lat = 0;
+                G = ws.blocks.index_sums(
+                    i, prior, G_of(i), from, ws.Q.data(), d_profiling, lat);
+                if (d_profiling) {
+                    const double all = seconds_since(t0);
+                    t.gamma += lat, t.L += all - lat, t0 = clock_type::now();
+                }
             }
             double bs = 0;
             if (f.events)
                 std::fill(ws.ev_mass.begin(), ws.ev_mass.end(), 0.0);
-            cpu::backward_row(
-                dlo, Mn, Mt, ws.beta_next.data(), G + W, GS, ws.beta_cur.data());
+            double* const beta_cur = ws.beta_cur.data() + M;
+            const double* const beta_next = ws.beta_next.data() + M;
+            cpu::backward_row(dlo, Mn, Mt, beta_next, G.g, G.stride, beta_cur);
             for (int a = 0; a < Mt; ++a) {
                 if (!ws.used[size_t(a)]) {
-                    ws.beta_cur[size_t(a)] = 0;
+                    beta_cur[a] = 0;
                     continue;
                 }
-                bs += ws.beta_cur[size_t(a)];
+                bs += beta_cur[a];
                 if (f.events)
-                    ws.ev_mass[size_t(a)] = alpha_i[a] * ws.beta_cur[size_t(a)];
+                    ws.ev_mass[size_t(a)] = alpha_i[a] * beta_cur[a];
             }
             if (d_profiling)
                 t.beta += seconds_since(t0), t0 = clock_type::now();
-            // L's lanes summed in a fixed order (pairs, then pairs of pairs)
-            for (int D = 0; D < Q; ++D) {
-                double* l = ws.acc.data() + size_t(D) * size_t(W);
-                for (int w = W; w > 1; w /= 2)
-                    for (int k = 0; k < w / 2; ++k)
-                        l[k] = l[2 * k] + l[2 * k + 1];
-                ws.L[size_t(D)] = l[0];
-            }
+            // eqn:sigma without the prior: L_i(D) = sum_b Q_i(D, b) beta_{i+1}(b)
+            for (int D = 0; D < Q; ++D)
+                ws.L[size_t(D)] = cpu::dot(Qi + size_t(D) * Qs, beta_next, Mt);
             double ls = 0; // in double, so that every row sums to 1 to double precision
             if (prior && !f.extrinsic) {
                 for (int D = 0; D < Q; ++D)
@@ -534,7 +549,7 @@ private:
             if (f.events)
                 index_events(f, i, ws);
             for (int a = 0; a < Mt; ++a)
-                ws.beta_cur[size_t(a)] *= inv;
+                beta_cur[a] *= inv;
             double* out = post + size_t(i) * Q;
             for (int D = 0; D < Q; ++D)
                 out[D] = ws.L[size_t(D)] / ls; // a certain symbol gets exactly 1
@@ -581,7 +596,8 @@ private:
             bool any = false;
             for (int e = 0; e < Mn; ++e) {
                 const int b = a + dlo + e;
-                ws.ev_end[size_t(e)] = b >= 0 && b < Mt ? ws.beta_next[size_t(b)] : 0.0;
+                ws.ev_end[size_t(e)] =
+                    b >= 0 && b < Mt ? ws.beta_next[size_t(d_margin + b)] : 0.0;
                 any = any || ws.ev_end[size_t(e)] != 0.0;
             }
             if (!any)
@@ -629,14 +645,9 @@ private:
             f.substitution_counts[j] += ws.ev_pairs[j] * inv;
     }
 
-    //! local storage's layout: a window per book, or none (streaming)
-    typename position_plan<real>::layout d_local_layout() const
-    {
-        return d_storage == storage_kind::local ? d_layout : d_plan.storage(false);
-    }
-
     position_plan<real> d_plan; // the lattices by position: lanes, tries, weights
-    typename position_plan<real>::layout d_layout; // the chosen storage's
+    bool d_streaming = false;   // rings of one chunk of codewords (position_blocks.h)
+    int d_margin = 0;           // zeros around the rows the recursions read
     lattice_weights<double> d_ev_w;
     std::vector<std::vector<double>> d_ev_qw;
     std::vector<std::vector<uint8_t>> d_ev_x;

@@ -12,7 +12,6 @@
 #include "inner/position_lattice.h"
 #include "runtime/aligned_vector.h"
 #include <gnuradio/bsid/core/channel/channel_params.h>
-#include <gnuradio/bsid/core/channel/soft_input.h>
 #include <gnuradio/bsid/core/inner/drift_limits.h>
 #include <cstdint>
 #include <vector>
@@ -25,18 +24,28 @@ namespace bsid {
  * received item s = n i + m_tau^- + a and uses book i mod P; its block,
  * R(s, e, D) for the Mn drift changes e and the q codewords D, is the
  * lattice of that book at s, shared by every state that starts there with
- * that book. Positions are cut into groups of W (the lattice's lanes),
- * group g holding positions pos0 + g W .. + W - 1 (pos0 = m_tau^-).
+ * that book. Positions are cut into groups of W (the lattice's lanes):
+ * group g holds positions pos0 + g W .. + W - 1 (pos0 = m_tau^-).
  *
- * A group's blocks are kept in slots, direct-mapped by (book, group): with
- * storage "global" every group of a frame keeps its own slot, so that each
- * lattice runs once per frame; with "local" a book keeps the groups of about
- * one window of states, so that each lattice runs once in the forward pass
- * and once in the backward pass. Where even that does not fit the memory
- * given, nothing is kept ("streaming"): each index computes its window's
- * lattices, one chunk of codewords at a time. All three compute every value
- * the same way and sum in the same order, so the storage modes give the
- * same posteriors bit for bit.
+ * A book's blocks are kept in a ring of positions: codeword D's values of
+ * drift change e are a row of `ring` columns, position s at column (s -
+ * pos0) mod ring, and the first M_tau columns again after them (copied), so
+ * that an index's states are contiguous columns. A group's lattice runs
+ * when an index first needs it and stays until the ring comes round. The
+ * books whose windows share groups (P n < M_tau + 2 W) keep a ring each, the
+ * others share one. Where a ring of all q codewords does not fit the memory
+ * given, a ring holds one chunk of codewords ("streaming": each index then
+ * runs its window's lattices, chunk after chunk). Both give every value the
+ * same way and sum in the same order.
+ *
+ * What an index needs of its blocks are two sums (index_sums):
+ *   G_i(e, a) = sum_D P(D) R, eqn:alpha's G (P the prior, or 1/q), in
+ *     double; without a prior it depends on (book, position) only, and is
+ *     made once per group with the lattice;
+ *   Q_i(D, b) = sum over the drift changes e (a = b - m_n^- - e) of from(a)
+ *     R(a, e, D), in the lattice's precision: with from = alpha_i, eqn:L's
+ *     sum over the start states, so that L_i(D) = P(D) sum_b Q_i(D, b)
+ *     beta_{i+1}(b) (summed in double).
  */
 
 //! What a decoder's position blocks share: the layout and the books' tries.
@@ -49,35 +58,38 @@ struct position_plan {
                   cpu::isa i);
 
     cpu::isa isa;
-    int W;              //!< lanes: positions per group
-    int n, N, P, q, A;  //!< the code and the frame
-    int Mt, Mn, dlo;    //!< the state spaces
-    long long pos0;     //!< the first position, m_tau^-
-    long long groups;   //!< groups in a frame
-    int span;           //!< the most groups one index's states touch
-    int books_kept;     //!< books whose windows can share groups
-    size_t slot_values; //!< one slot: q Mn W values
-    size_t GS;          //!< a G or weight row: Mt + 2 W (lanes of state a at a + W)
+    int W;             //!< lanes: positions per group
+    int n, N, P, q, A; //!< the code and the frame
+    int Mt, Mn, dlo;   //!< the state spaces
+    long long pos0;    //!< the first position, m_tau^-
+    long long groups;  //!< groups in a frame
+    int ring;          //!< columns of a ring: a multiple of W, at least M_tau + W
+    int books_kept;    //!< rings: P where books' windows share groups, else 1
     cpu::position_shape<real> shape;
     std::vector<codeword_trie> tries; //!< per book
-    std::vector<real> diag;           //!< A x A: letter x sent, y received
+    std::vector<real> diag;           //!< A x A: letter x sent, y received (/ del)
     int widest = 1;
+    int chunk = 1; //!< the most codewords of a chunk
 
-    //! Where a frame's blocks are kept: `books` books of `per_book` groups
-    //! each (slot of (book, g): (book mod books) per_book + g mod per_book);
-    //! books = 0 keeps none (streaming).
-    struct layout {
-        long long per_book = 0;
-        int books = 0;
-    };
-    //! Global: every group of every book whose windows share groups; local:
-    //! one window (and one group more) of each such book.
-    layout storage(bool global) const;
-    //! Bytes a workspace holds for a frame's blocks in that layout.
-    size_t bytes(const layout& l) const;
+    //! Bytes of a frame's blocks: the rings with all q codewords (streaming:
+    //! one chunk's) and the sums of a uniform prior.
+    size_t ring_bytes(bool streaming) const;
+    //! A ring's row: its columns, then the first M_tau again
+    int ring_row() const { return ring + Mt; }
+    //! Q's rows: M_tau rounded up to 16
+    int Qs() const { return (Mt + 15) / 16 * 16; }
+    //! Whether a uniform prior's G is kept by book and position for the frame
+    //! (books whose windows share groups), or copied per index from the ring.
+    bool uniform_by_position() const { return books_kept == P; }
     //! The first and last group of index i's states.
     long long first_group(int i) const;
     long long last_group(int i) const;
+};
+
+//! An index's G: G_i(e, a) at g[e stride + a].
+struct index_G {
+    const double* g = nullptr;
+    size_t stride = 0;
 };
 
 //! One thread's blocks for the frame it decodes.
@@ -88,49 +100,55 @@ public:
     /*!
      * A frame's start: the letters' diagonal weights by received item
      * (hard items, or soft ones whose probabilities `prob` holds, A per
-     * item) and slots in layout l, all empty.
+     * item) and empty rings.
      */
     void prepare(const position_plan<real>& plan,
                  const uint8_t* letters,
                  const real* prob,
                  long long rho,
-                 const typename position_plan<real>::layout& l);
+                 bool streaming);
 
     /*!
-     * For index i: G[e GS + a + W] (a state, e drift change) gets the sums
-     * over D of prior[D] R, or of R / q without a prior, if G is not null,
-     * and acc[D W + l] += sum_e wt[e GS + a + W] R over the states a in lane
-     * l of each group, if wt is not null (G is zeroed first; acc is not).
-     * Returns the seconds spent in lattices (0 unless timed).
+     * For index i: G_i (with prior the index's normalized prior, null for a
+     * uniform one), written to G (Mn Mt values) or, for a uniform prior kept
+     * by position, where it is kept (valid until the next prepare); and, if
+     * Q is not null, Q[D Qs + b] = Q_i(D, b) for b < Mt (plan.Qs() values a
+     * row) with from[a] the weight of state a (see above). `seconds` gets
+     * the time spent in lattices if timed.
      */
-    double index_sums(
-        int i, const double* prior, double* G, const double* wt, double* acc, bool timed);
+    index_G index_sums(int i,
+                       const double* prior,
+                       double* G,
+                       const double* from,
+                       real* Q,
+                       bool timed,
+                       double& seconds);
 
-    //! Lattices run since prepare (for tests of the storage modes).
+    //! Lattices (a group of one book, all its codewords) run since prepare.
     long long lattices() const { return d_lattices; }
 
 private:
-    const real* group_block(int book, long long g, double& seconds, bool timed);
-    void uniform_sums(int book, const real* R, double* G, size_t gs);
-    double* gsum(size_t slot)
-    {
-        return d_gsums.data() + slot * size_t(d_plan->Mn * d_plan->W);
-    }
-    void run_chunk(int book, long long g, int chunk, real* out);
+    // the rings' groups that index i needs, run where missing
+    void fill(int i, int chunk, double& seconds, bool timed);
+    // index i's sums over the leaves [j0, j1) of the ring at R
+    void
+    sums(int i, const real* R, int j0, int j1, const double* prior, double* G, real* Q);
+    // the ring of a book's blocks: leaf 0's row of drift change 0
+    real* ring_of(int book);
+    // a uniform prior's G: the kept sums of a book, column 0, and their stride
+    double* gsums_of(int book);
+    size_t gsums_stride() const;
 
     const position_plan<real>* d_plan = nullptr;
+    bool d_streaming = false;
     long long d_rho = 0;
-    long long d_jlo = 0; // dw's first item
     aligned_vector<real> d_dw;
-    size_t d_dw_stride = 0; // letter x's weight of item j at d_dw[x stride + j - jlo]
-    aligned_vector<real> d_slots;
-    aligned_vector<double>
-        d_gsums; // per slot: its group's sums of a uniform prior (Mn W)
-    size_t d_last_slot = 0;
-    std::vector<long long> d_tags;
-    aligned_vector<real> d_piece; // one chunk's blocks (streaming)
+    size_t d_dw_stride = 0; // letter x's weight of item j at d_dw[x stride + j - pos0]
+    aligned_vector<real> d_rings; // per kept book: q (or a chunk) x Mn rows of ring_row()
+    aligned_vector<double> d_gsums; // a uniform prior's G: by book and position, or ring
+    std::vector<long long> d_tags;  // per ring and group slot: the (book, group) held
     aligned_vector<real> d_scratch;
-    typename position_plan<real>::layout d_layout;
+    aligned_vector<real> d_from; // the states' weights with zeros around them
     long long d_lattices = 0;
 };
 

@@ -15,7 +15,6 @@
 #endif
 
 #include "inner/position_lattice.h"
-#include <type_traits>
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -117,11 +116,21 @@ BSID_INLINE void level_nodes(const position_shape<real>& s,
         po[u] = size_t(parent[u0 + u]) * W;
         lo[u] = size_t(letter[u0 + u]) * c.dw_stride;
     }
+    // node k of row u: at dst + k cs + u W in the level, or for a leaf at
+    // leaf[u] + k out_stride in out
     real* const dst = cur + size_t(u0) * W;
+    real* leaf[U];
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u)
+        leaf[u] = LAST ? c.out + size_t(u0 + u) * size_t(Mn) * c.out_stride : nullptr;
+    auto at = [&](int u, int k) {
+        return LAST ? leaf[u] + size_t(k) * c.out_stride
+                    : dst + size_t(k) * cs + size_t(u) * W;
+    };
     for (int k = 0; k < std::min(kst, Mn); ++k) {
 #pragma GCC unroll 8
         for (int u = 0; u < U; ++u)
-            store(dst + size_t(k) * cs + size_t(u) * W, zero);
+            store(at(u, k), zero);
     }
     V h[U], vert[U];
     int k = kst;
@@ -142,14 +151,13 @@ BSID_INLINE void level_nodes(const position_shape<real>& s,
             h[u] = UNIT ? (LAST ? vdn * vert[u] : vert[u]) : vdel * vert[u];
             if (TAIL)
                 h[u] *= m;
-            store(dst + size_t(k) * cs + size_t(u) * W, h[u]);
+            store(at(u, k), h[u]);
         }
         ++k;
     }
     for (; k < Mn; ++k) {
         const V m = TAIL ? load<V>(mask + size_t(r + dlo + k) * W) : zero;
         const real* const pk = prev + size_t(k + 1) * ps;
-        real* const dk = dst + size_t(k) * cs;
 #pragma GCC unroll 8
         for (int u = 0; u < U; ++u) {
             const V wd = load<V>(dw0 + lo[u] + k);
@@ -160,13 +168,13 @@ BSID_INLINE void level_nodes(const position_shape<real>& s,
                            : model::lattice_last_cell(wd, diag, vdel, vert[u]);
                 if (TAIL)
                     v *= m;
-                store(dk + size_t(u) * W, v);
+                store(at(u, k), v);
             } else {
                 h[u] = UNIT ? model::lattice_cell_unit_del(wd, diag, vert[u], vins, h[u])
                             : model::lattice_cell(wd, diag, vdel, vert[u], vins, h[u]);
                 if (TAIL)
                     h[u] *= m;
-                store(dk + size_t(u) * W, h[u]);
+                store(at(u, k), h[u]);
             }
         }
     }
@@ -280,171 +288,12 @@ BSID_INLINE void lattice_entry(const position_shape<real>& s,
     }
 }
 
-/*
- * The sums below are in double over lanes of the decoder's precision: a
- * vector of W reals is P parts of H doubles (one vector of the isa's width
- * each: P = 2 for float, 1 for double), so that every accumulator is a
- * register.
- */
-template <typename real, int W>
-struct parts {
-    static constexpr int P = sizeof(real) == 4 ? 2 : 1;
-    static constexpr int H = W / P;
-    typedef double D __attribute__((vector_size(sizeof(double) * H)));
-    typedef real V __attribute__((vector_size(sizeof(real) * W)));
-    typedef float F __attribute__((vector_size(sizeof(float) * H)));
-
-    //! lanes H p .. H p + H - 1 of the W values at x, in double
-    template <int p>
-    static BSID_INLINE D get(const real* x)
-    {
-        if constexpr (sizeof(real) == 4) {
-            return __builtin_convertvector(load<F>(x + p * H), D);
-        } else {
-            return load<D>(x + p * H);
-        }
-    }
-};
-
-// Accumulators side by side: enough independent chains of additions to
-// cover their latency (about 8 vectors).
-template <int P>
-constexpr int chains()
-{
-    return P == 2 ? 4 : 8;
-}
-
-template <typename real, int W, bool PRIOR>
-BSID_INLINE void sums_entry(const real* R,
-                            int leaves,
-                            const int* words,
-                            const double* prior,
-                            int Mn,
-                            double* G,
-                            size_t gs,
-                            bool first)
-{
-    using T = parts<real, W>;
-    using D = typename T::D;
-    constexpr int P = T::P, H = T::H, E = chains<P>();
-    const size_t es = size_t(leaves) * W; // node e of leaf j at e es + j W
-    int e = 0;
-    auto step = [&](auto ecount) {
-        constexpr int EC = decltype(ecount)::value;
-        D acc[EC][P];
-#pragma GCC unroll 8
-        for (int k = 0; k < EC; ++k) {
-            acc[k][0] = first ? D{} : load<D>(G + size_t(e + k) * gs);
-            if (P == 2)
-                acc[k][P - 1] = first ? D{} : load<D>(G + size_t(e + k) * gs + H);
-        }
-        const real* row = R + size_t(e) * es;
-        for (int j = 0; j < leaves; ++j) {
-            const double p = PRIOR ? prior[words[j]] : 1.0;
-            const real* x = row + size_t(j) * W;
-#pragma GCC unroll 8
-            for (int k = 0; k < EC; ++k) {
-                const D v0 = T::template get<0>(x + size_t(k) * es);
-                acc[k][0] += PRIOR ? p * v0 : v0;
-                if (P == 2) {
-                    const D v1 = T::template get<P - 1>(x + size_t(k) * es);
-                    acc[k][P - 1] += PRIOR ? p * v1 : v1;
-                }
-            }
-        }
-#pragma GCC unroll 8
-        for (int k = 0; k < EC; ++k) {
-            store(G + size_t(e + k) * gs, acc[k][0]);
-            if (P == 2)
-                store(G + size_t(e + k) * gs + H, acc[k][P - 1]);
-        }
-        e += EC;
-    };
-    while (e + E <= Mn)
-        step(std::integral_constant<int, E>());
-    while (e < Mn)
-        step(std::integral_constant<int, 1>());
-}
-
-template <typename real, int W>
-BSID_INLINE void weighted_entry(const real* R,
-                                int leaves,
-                                const int* words,
-                                const double* wt,
-                                size_t ws,
-                                int Mn,
-                                double* acc)
-{
-    using T = parts<real, W>;
-    using D = typename T::D;
-    constexpr int P = T::P, H = T::H, J = chains<P>();
-    const size_t es = size_t(leaves) * W;
-    int j = 0;
-    auto step = [&](auto jcount) {
-        constexpr int JC = decltype(jcount)::value;
-        D s[JC][P];
-#pragma GCC unroll 8
-        for (int k = 0; k < JC; ++k) {
-            s[k][0] = load<D>(acc + size_t(words[j + k]) * W);
-            if (P == 2)
-                s[k][P - 1] = load<D>(acc + size_t(words[j + k]) * W + H);
-        }
-        const real* blk = R + size_t(j) * W;
-        for (int e = 0; e < Mn; ++e) {
-            const D w0 = load<D>(wt + size_t(e) * ws);
-            const D w1 = P == 2 ? load<D>(wt + size_t(e) * ws + H) : w0;
-            const real* x = blk + size_t(e) * es;
-#pragma GCC unroll 8
-            for (int k = 0; k < JC; ++k) {
-                s[k][0] += w0 * T::template get<0>(x + size_t(k) * W);
-                if (P == 2)
-                    s[k][P - 1] += w1 * T::template get<P - 1>(x + size_t(k) * W);
-            }
-        }
-#pragma GCC unroll 8
-        for (int k = 0; k < JC; ++k) {
-            store(acc + size_t(words[j + k]) * W, s[k][0]);
-            if (P == 2)
-                store(acc + size_t(words[j + k]) * W + H, s[k][P - 1]);
-        }
-        j += JC;
-    };
-    while (j + J <= leaves)
-        step(std::integral_constant<int, J>());
-    while (j < leaves)
-        step(std::integral_constant<int, 1>());
-}
-
 // One entry per instruction set and precision.
-#define BSID_POS_ENTRIES(SUFFIX, ATTR, real, W)                                    \
-    ATTR void lattice_##SUFFIX(const position_shape<real>& s,                      \
-                               const position_call<real>& c)                       \
-    {                                                                              \
-        lattice_entry<real, W>(s, c);                                              \
-    }                                                                              \
-    ATTR void sums_##SUFFIX(const real* R,                                         \
-                            int leaves,                                            \
-                            const int* words,                                      \
-                            const double* prior,                                   \
-                            int Mn,                                                \
-                            double* G,                                             \
-                            size_t gs,                                             \
-                            bool first)                                            \
-    {                                                                              \
-        if (prior)                                                                 \
-            sums_entry<real, W, true>(R, leaves, words, prior, Mn, G, gs, first);  \
-        else                                                                       \
-            sums_entry<real, W, false>(R, leaves, words, prior, Mn, G, gs, first); \
-    }                                                                              \
-    ATTR void weighted_##SUFFIX(const real* R,                                     \
-                                int leaves,                                        \
-                                const int* words,                                  \
-                                const double* wt,                                  \
-                                size_t ws,                                         \
-                                int Mn,                                            \
-                                double* acc)                                       \
-    {                                                                              \
-        weighted_entry<real, W>(R, leaves, words, wt, ws, Mn, acc);                \
+#define BSID_POS_ENTRIES(SUFFIX, ATTR, real, W)               \
+    ATTR void lattice_##SUFFIX(const position_shape<real>& s, \
+                               const position_call<real>& c)  \
+    {                                                         \
+        lattice_entry<real, W>(s, c);                         \
     }
 
 BSID_POS_ENTRIES(base_float, , float, 4)
@@ -460,32 +309,20 @@ template <typename real>
 struct table;
 
 #if BSID_POS_X86
-#define BSID_POS_TABLE(real)                                                        \
-    template <>                                                                     \
-    struct table<real> {                                                            \
-        static constexpr decltype(&lattice_base_##real) lattice[3] = {              \
-            &lattice_base_##real, &lattice_v3_##real, &lattice_v4_##real            \
-        };                                                                          \
-        static constexpr decltype(&sums_base_##real) sums[3] = { &sums_base_##real, \
-                                                                 &sums_v3_##real,   \
-                                                                 &sums_v4_##real }; \
-        static constexpr decltype(&weighted_base_##real) weighted[3] = {            \
-            &weighted_base_##real, &weighted_v3_##real, &weighted_v4_##real         \
-        };                                                                          \
+#define BSID_POS_TABLE(real)                                             \
+    template <>                                                          \
+    struct table<real> {                                                 \
+        static constexpr decltype(&lattice_base_##real) lattice[3] = {   \
+            &lattice_base_##real, &lattice_v3_##real, &lattice_v4_##real \
+        };                                                               \
     };
 #else
-#define BSID_POS_TABLE(real)                                                          \
-    template <>                                                                       \
-    struct table<real> {                                                              \
-        static constexpr decltype(&lattice_base_##real) lattice[3] = {                \
-            &lattice_base_##real, &lattice_base_##real, &lattice_base_##real          \
-        };                                                                            \
-        static constexpr decltype(&sums_base_##real) sums[3] = { &sums_base_##real,   \
-                                                                 &sums_base_##real,   \
-                                                                 &sums_base_##real }; \
-        static constexpr decltype(&weighted_base_##real) weighted[3] = {              \
-            &weighted_base_##real, &weighted_base_##real, &weighted_base_##real       \
-        };                                                                            \
+#define BSID_POS_TABLE(real)                                                 \
+    template <>                                                              \
+    struct table<real> {                                                     \
+        static constexpr decltype(&lattice_base_##real) lattice[3] = {       \
+            &lattice_base_##real, &lattice_base_##real, &lattice_base_##real \
+        };                                                                   \
     };
 #endif
 BSID_POS_TABLE(float)
@@ -508,40 +345,9 @@ void position_lattice(isa i,
     table<real>::lattice[checked(i)](shape, call);
 }
 
-template <typename real>
-void position_sums(isa i,
-                   const real* R,
-                   int leaves,
-                   const int* words,
-                   const double* prior,
-                   int Mn,
-                   double* G,
-                   size_t gs,
-                   bool first)
-{
-    table<real>::sums[checked(i)](R, leaves, words, prior, Mn, G, gs, first);
-}
-
-template <typename real>
-void position_weighted(isa i,
-                       const real* R,
-                       int leaves,
-                       const int* words,
-                       const double* wt,
-                       size_t ws,
-                       int Mn,
-                       double* acc)
-{
-    table<real>::weighted[checked(i)](R, leaves, words, wt, ws, Mn, acc);
-}
-
-#define BSID_POS_INSTANTIATE(real)                                                     \
-    template void position_lattice<real>(                                              \
-        isa, const position_shape<real>&, const position_call<real>&);                 \
-    template void position_sums<real>(                                                 \
-        isa, const real*, int, const int*, const double*, int, double*, size_t, bool); \
-    template void position_weighted<real>(                                             \
-        isa, const real*, int, const int*, const double*, size_t, int, double*);
+#define BSID_POS_INSTANTIATE(real)        \
+    template void position_lattice<real>( \
+        isa, const position_shape<real>&, const position_call<real>&);
 
 BSID_POS_INSTANTIATE(float)
 BSID_POS_INSTANTIATE(double)

@@ -78,10 +78,11 @@ struct position_call {
     long long s0 = 0;
     long long rho = 0;
     real* scratch = nullptr; //!< position_scratch(...) values, 64-byte aligned
-    //! chunk->leaves Mn W values, 64-byte aligned: leaf j's node k (end drift
-    //! dlo + k) in lane l at (k leaves + j) W + l
-
+    //! leaf j's node k (end drift dlo + k) in lane l at out[(j Mn + k)
+    //! out_stride + l]: out_stride is W for a group's block of its own, or
+    //! a row of positions (position_blocks' rings)
     real* out = nullptr;
+    size_t out_stride = 0;
 };
 
 //! The scratch values position_lattice needs: two levels of `widest` rows and
@@ -93,37 +94,6 @@ template <typename real>
 void position_lattice(isa i,
                       const position_shape<real>& shape,
                       const position_call<real>& call);
-
-/*!
- * G[e gs + l] += sum over the chunk's leaves j, in order, of p_j R[(e leaves
- * + j) W + l] in double, p_j = prior[words[j]], or 1 without a prior (the decoder's
- * block sums of eqn:alpha, over a group's lanes); first: G starts from 0
- * (its values are not read).
- */
-template <typename real>
-void position_sums(isa i,
-                   const real* R,
-                   int leaves,
-                   const int* words,
-                   const double* prior,
-                   int Mn,
-                   double* G,
-                   size_t gs,
-                   bool first);
-
-/*!
- * acc[words[j] W + l] += sum over e, in order, of wt[e ws + l] R[(e leaves + j) W + l]
- * in double, for each leaf j of the chunk (eqn:sigma's sums over a group's lanes).
- */
-template <typename real>
-void position_weighted(isa i,
-                       const real* R,
-                       int leaves,
-                       const int* words,
-                       const double* wt,
-                       size_t ws,
-                       int Mn,
-                       double* acc);
 
 } // namespace cpu
 } // namespace bsid

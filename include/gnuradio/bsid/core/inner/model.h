@@ -23,7 +23,6 @@
 #include <gnuradio/bsid/core/channel/channel_model.h>
 #include <gnuradio/bsid/core/runtime/host_device.h> // BSID_HD
 #include <math.h>                                   // exp (host and device)
-#include <stddef.h>                                 // size_t
 
 namespace bsid {
 
@@ -207,52 +206,6 @@ BSID_HD acc backward_sum(int a, int dlo, int Mn, int Mt, const Next& next, const
             s += acc(g(e, a)) * acc(next(b));
     }
     return s;
-}
-
-/*!
- * forward_sum for every state b in [0, Mt) at once: out[b] = forward_sum(b,
- * ...) with its terms added in the same order (e ascending, from 0), so the
- * same values, written drift change by drift change so that the inner loop
- * runs over the states (vector lanes on the CPU). prev[a] = alpha_i(a), and
- * G_i(e, a) is g[e gs + a].
- */
-template <typename acc>
-BSID_HD void forward_row(
-    int dlo, int Mn, int Mt, const double* prev, const double* g, size_t gs, acc* out)
-{
-    for (int b = 0; b < Mt; ++b)
-        out[b] = acc(0);
-    for (int e = 0; e < Mn; ++e) {
-        // the states b whose a = b - dlo - e lies in [0, Mt)
-        const int lo = dlo + e > 0 ? dlo + e : 0;
-        const int hi = Mt + dlo + e < Mt ? Mt + dlo + e : Mt;
-        const double* ge = g + size_t(e) * gs;
-        const int d = dlo + e;
-        for (int b = lo; b < hi; ++b)
-            out[b] += acc(prev[b - d]) * acc(ge[b - d]);
-    }
-}
-
-/*!
- * backward_sum for every state a in [0, Mt) at once, in the same order:
- * out[a] = sum over e of G_i(e, a) beta_{i+1}(a + dlo + e), next[b] =
- * beta_{i+1}(b), G_i(e, a) at g[e gs + a].
- */
-template <typename acc>
-BSID_HD void backward_row(
-    int dlo, int Mn, int Mt, const double* next, const double* g, size_t gs, acc* out)
-{
-    for (int a = 0; a < Mt; ++a)
-        out[a] = acc(0);
-    for (int e = 0; e < Mn; ++e) {
-        // the states a whose b = a + dlo + e lies in [0, Mt)
-        const int lo = -(dlo + e) > 0 ? -(dlo + e) : 0;
-        const int hi = Mt - (dlo + e) < Mt ? Mt - (dlo + e) : Mt;
-        const double* ge = g + size_t(e) * gs;
-        const int d = dlo + e;
-        for (int a = lo; a < hi; ++a)
-            out[a] += acc(ge[a]) * acc(next[a + d]);
-    }
 }
 
 /*!

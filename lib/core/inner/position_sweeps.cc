@@ -1,0 +1,315 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The vectors below never cross a call boundary (every function that takes
+// or returns one is inlined), so GCC's notes on their ABI do not apply.
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+#include "inner/position_sweeps.h"
+#include <type_traits>
+#include <algorithm>
+#include <cstring>
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define BSID_SWEEP_CLONES \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define BSID_SWEEP_CLONES
+#endif
+
+
+namespace bsid {
+namespace cpu {
+
+namespace {
+
+// Q rows and G rows in vectors of 8 values, the sum of each in registers
+// (GCC vectors: one AVX-512 register, two AVX2 or four SSE2 ones).
+constexpr int span8 = 8;
+typedef double d8 __attribute__((vector_size(8 * sizeof(double))));
+
+template <typename real>
+struct r8 {
+    typedef real type __attribute__((vector_size(8 * sizeof(real))));
+};
+
+template <typename real>
+__attribute__((always_inline)) inline d8 load8(const real* p)
+{
+    typename r8<real>::type v;
+    std::memcpy(&v, p, sizeof(v));
+    return __builtin_convertvector(v, d8);
+}
+
+__attribute__((always_inline)) inline void store8(double* p, d8 v)
+{
+    std::memcpy(p, &v, sizeof(v));
+}
+
+template <typename real>
+__attribute__((always_inline)) inline void
+states_G_impl(const ring_states<real>& r, const double* prior, bool first, double* G)
+{
+    const int Mt = r.Mt;
+    const size_t js = size_t(r.Mn) * r.rs;
+    for (int e = 0; e < r.Mn; ++e) {
+        double* out = G + size_t(e) * size_t(Mt);
+        const real* base = r.R + size_t(e) * r.rs + size_t(r.c0);
+        int a = 0;
+        for (; a + span8 <= Mt; a += span8) {
+            d8 acc = first ? d8{} : load8(out + a);
+            for (int j = 0; j < r.leaves; ++j) {
+                const d8 v = load8(base + size_t(j) * js + size_t(a));
+                if (prior)
+                    acc += prior[r.word[j]] * v;
+                else
+                    acc += v;
+            }
+            store8(out + a, acc);
+        }
+        for (; a < Mt; ++a) {
+            double acc = first ? 0.0 : out[a];
+            for (int j = 0; j < r.leaves; ++j) {
+                const double v = double(base[size_t(j) * js + size_t(a)]);
+                if (prior)
+                    acc += prior[r.word[j]] * v;
+                else
+                    acc += v;
+            }
+            out[a] = acc;
+        }
+    }
+}
+
+/*
+ * J leaves' Q rows at once, K vectors of b at a time: each vector of `from`
+ * is loaded once for the J leaves, the J K sums are as many chains of
+ * additions, and the J leaves' rows (a few cache lines each) stay in L1.
+ */
+template <typename real, int J, int K>
+__attribute__((always_inline)) inline void
+states_Q_block(const ring_states<real>& r, const real* from, int Qs, real* Q, int j0)
+{
+    constexpr int L = 64 / sizeof(real); // lanes of a 64-byte vector
+    typedef real V __attribute__((vector_size(64)));
+    auto ld = [](const real* p) {
+        V v;
+        std::memcpy(&v, p, sizeof(v));
+        return v;
+    };
+    const size_t leaf_stride = size_t(r.Mn) * r.rs;
+    const real* leaf0 = r.R + size_t(j0) * leaf_stride + size_t(r.c0);
+    real* out[J];
+#pragma GCC unroll 8
+    for (int j = 0; j < J; ++j)
+        out[j] = Q + size_t(r.word[j0 + j]) * size_t(Qs);
+    int b = 0;
+    auto step = [&](auto kc) {
+        constexpr int KC = decltype(kc)::value;
+        V acc[J][KC];
+#pragma GCC unroll 8
+        for (int j = 0; j < J; ++j)
+#pragma GCC unroll 8
+            for (int k = 0; k < KC; ++k)
+                acc[j][k] = V{};
+        for (int e = 0; e < r.Mn; ++e) {
+            const long long a = (long long)b - r.dlo - e;
+            V w[KC];
+#pragma GCC unroll 8
+            for (int k = 0; k < KC; ++k)
+                w[k] = ld(from + a + k * L);
+            const real* in = leaf0 + size_t(e) * r.rs + a;
+#pragma GCC unroll 8
+            for (int j = 0; j < J; ++j)
+#pragma GCC unroll 8
+                for (int k = 0; k < KC; ++k)
+                    acc[j][k] += w[k] * ld(in + size_t(j) * leaf_stride + k * L);
+        }
+#pragma GCC unroll 8
+        for (int j = 0; j < J; ++j)
+#pragma GCC unroll 8
+            for (int k = 0; k < KC; ++k)
+                std::memcpy(out[j] + b + k * L, &acc[j][k], sizeof(V));
+        b += KC * L;
+    };
+    while (b + K * L <= Qs)
+        step(std::integral_constant<int, K>());
+    while (b < Qs)
+        step(std::integral_constant<int, 1>());
+}
+
+template <typename real>
+__attribute__((always_inline)) inline void
+states_Q_impl(const ring_states<real>& r, const real* from, int Qs, real* Q)
+{
+    // (Qs is a multiple of 16: whole vectors of floats or doubles)
+    int j = 0;
+    for (; j + 4 <= r.leaves; j += 4)
+        states_Q_block<real, 4, 2>(r, from, Qs, Q, j);
+    for (; j < r.leaves; ++j)
+        states_Q_block<real, 1, 4>(r, from, Qs, Q, j);
+}
+
+template <typename real, int W>
+__attribute__((always_inline)) inline void
+group_impl(const real* R, int leaves, int Mn, size_t rs, int q, double* out, size_t os)
+{
+    // four drift changes side by side: four chains of additions per lane
+    int e = 0;
+    for (; e + 4 <= Mn; e += 4) {
+        double acc[4][W] = {};
+        for (int j = 0; j < leaves; ++j) {
+            for (int k = 0; k < 4; ++k) {
+                const real* x = R + (size_t(j) * size_t(Mn) + size_t(e + k)) * rs;
+                for (int l = 0; l < W; ++l)
+                    acc[k][l] += double(x[l]);
+            }
+        }
+        for (int k = 0; k < 4; ++k)
+            for (int l = 0; l < W; ++l)
+                out[size_t(e + k) * os + size_t(l)] = acc[k][l] / q;
+    }
+    for (; e < Mn; ++e) {
+        double acc[W] = {};
+        for (int j = 0; j < leaves; ++j) {
+            const real* x = R + (size_t(j) * size_t(Mn) + size_t(e)) * rs;
+            for (int l = 0; l < W; ++l)
+                acc[l] += double(x[l]);
+        }
+        for (int l = 0; l < W; ++l)
+            out[size_t(e) * os + size_t(l)] = acc[l] / q;
+    }
+}
+
+template <typename real>
+__attribute__((always_inline)) inline void group_dispatch(
+    const real* R, int leaves, int Mn, size_t rs, int W, int q, double* out, size_t os)
+{
+    switch (W) {
+    case 16:
+        group_impl<real, 16>(R, leaves, Mn, rs, q, out, os);
+        break;
+    case 8:
+        group_impl<real, 8>(R, leaves, Mn, rs, q, out, os);
+        break;
+    case 4:
+        group_impl<real, 4>(R, leaves, Mn, rs, q, out, os);
+        break;
+    default:
+        group_impl<real, 2>(R, leaves, Mn, rs, q, out, os);
+        break;
+    }
+}
+
+BSID_SWEEP_CLONES void
+states_G_f(const ring_states<float>& r, const double* prior, bool first, double* G)
+{
+    states_G_impl(r, prior, first, G);
+}
+BSID_SWEEP_CLONES void
+states_G_d(const ring_states<double>& r, const double* prior, bool first, double* G)
+{
+    states_G_impl(r, prior, first, G);
+}
+BSID_SWEEP_CLONES void
+states_Q_f(const ring_states<float>& r, const float* from, int Qs, float* Q)
+{
+    states_Q_impl(r, from, Qs, Q);
+}
+BSID_SWEEP_CLONES void
+states_Q_d(const ring_states<double>& r, const double* from, int Qs, double* Q)
+{
+    states_Q_impl(r, from, Qs, Q);
+}
+template <typename real>
+__attribute__((always_inline)) inline double
+dot_impl(const real* x, const double* y, int n)
+{
+    double s[8] = {};
+    int k = 0;
+    for (; k + 8 <= n; k += 8)
+        for (int l = 0; l < 8; ++l)
+            s[l] += double(x[k + l]) * y[k + l];
+    double t = ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
+    for (; k < n; ++k)
+        t += double(x[k]) * y[k];
+    return t;
+}
+BSID_SWEEP_CLONES double dot_f(const float* x, const double* y, int n)
+{
+    return dot_impl(x, y, n);
+}
+BSID_SWEEP_CLONES double dot_d(const double* x, const double* y, int n)
+{
+    return dot_impl(x, y, n);
+}
+BSID_SWEEP_CLONES void group_f(
+    const float* R, int leaves, int Mn, size_t rs, int W, int q, double* out, size_t os)
+{
+    group_dispatch(R, leaves, Mn, rs, W, q, out, os);
+}
+BSID_SWEEP_CLONES void group_d(
+    const double* R, int leaves, int Mn, size_t rs, int W, int q, double* out, size_t os)
+{
+    group_dispatch(R, leaves, Mn, rs, W, q, out, os);
+}
+
+} // namespace
+
+template <>
+void states_G<float>(const ring_states<float>& r,
+                     const double* prior,
+                     bool first,
+                     double* G)
+{
+    states_G_f(r, prior, first, G);
+}
+template <>
+void states_G<double>(const ring_states<double>& r,
+                      const double* prior,
+                      bool first,
+                      double* G)
+{
+    states_G_d(r, prior, first, G);
+}
+template <>
+void states_Q<float>(const ring_states<float>& r, const float* from, int Qs, float* Q)
+{
+    states_Q_f(r, from, Qs, Q);
+}
+template <>
+void states_Q<double>(const ring_states<double>& r, const double* from, int Qs, double* Q)
+{
+    states_Q_d(r, from, Qs, Q);
+}
+template <>
+double dot<float>(const float* x, const double* y, int n)
+{
+    return dot_f(x, y, n);
+}
+template <>
+double dot<double>(const double* x, const double* y, int n)
+{
+    return dot_d(x, y, n);
+}
+template <>
+void group_sums<float>(
+    const float* R, int leaves, int Mn, size_t rs, int W, int q, double* out, size_t os)
+{
+    group_f(R, leaves, Mn, rs, W, q, out, os);
+}
+template <>
+void group_sums<double>(
+    const double* R, int leaves, int Mn, size_t rs, int W, int q, double* out, size_t os)
+{
+    group_d(R, leaves, Mn, rs, W, q, out, os);
+}
+
+} // namespace cpu
+} // namespace bsid
