@@ -122,24 +122,6 @@ size_t lattice_lanes_scratch(const lattice_shape<real>& shape)
     return 2 * size_t(shape.dhi - shape.dlo + 2) * size_t(shape.q);
 }
 
-/*!
- * The decoder's sums over a gamma block of Mn rows of q values (row e at e q):
- * G[e] = sum_D prior[D] row_e[D], or (sum_D row_e[D]) / q without a prior,
- * in double, for e in [e0, e1); G[e] = 0 for the other e in [0, Mn) (end
- * drifts outside m_tau). Compiled per instruction set, as the lattice.
- */
-template <typename real>
-void block_sums(
-    const real* block, int q, const double* prior, int e0, int e1, int Mn, double* G);
-
-/*!
- * L[D] += wgt[e] row_e[D] for e in [e0, e1) with wgt[e] != 0 and D < q, in
- * double (the decoder's eqn:sigma for one state), rows in order of e.
- */
-template <typename real>
-void add_weighted_rows(
-    double* L, const real* block, int q, const double* wgt, int e0, int e1);
-
 } // namespace cpu
 } // namespace bsid
 

@@ -185,8 +185,7 @@ private:
         // each index's sums (position_blocks.h), every index's (global) or
         // the current one's (local): G_i(e, a) at (i Mn + e) Mt + a, and
         // Q_i(D, b) at (i q + D) Qs + b
-        aligned_vector<double> G;
-        aligned_vector<real> Q;
+        aligned_vector<double> G, Q;
         std::vector<index_G> Gi; // where each index's G is (in G, or kept by position)
         aligned_vector<double> alpha; // (N + 1) Mt
         aligned_vector<double> beta_next, beta_cur, L;
@@ -319,7 +318,8 @@ private:
                          "out of host memory while decoding the frame (",
                          to_string(global ? storage_kind::global : storage_kind::local),
                          " storage",
-                         global ? "; storage 'local' needs N M_tau times less" : "",
+                         global ? "; storage 'local' keeps one index's sums instead of N"
+                                : "",
                          ")") };
         } catch (const std::exception& e) {
             fill_uniform(post);
@@ -499,7 +499,7 @@ private:
                     ws.reach[size_t(hi)] > ws.reach[size_t(lo)] && live(f, i, a, alpha_i);
             }
             index_G G = ws.Gi[global ? size_t(i) : 0];
-            const real* Qi = Q_of(i);
+            const double* Qi = Q_of(i);
             if (!global) {
                 // the forward pass's sums again, and Q_i
                 live_alpha(i);

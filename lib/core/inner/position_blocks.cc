@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 
+
 namespace bsid {
 
 namespace {
@@ -52,7 +53,7 @@ position_plan<real>::position_plan(const codebook& cb,
     ring = span * W;
     if (size_t(books_kept) * size_t(q) * size_t(Mn) * size_t(5 * ring) * sizeof(real) <=
         (size_t(16) << 20))
-        ring *= 4;
+        ring *= 2;
     shape.w = lattice_weights<real>::ratio(ch);
     shape.n = n;
     shape.dlo = limits.mn.lo;
@@ -268,7 +269,7 @@ void position_blocks<real>::fill(int i, int chunk, double& seconds, bool timed)
 
 template <typename real>
 void position_blocks<real>::sums(
-    int i, const real* R, int j0, int j1, const double* prior, double* G, real* Q)
+    int i, const real* R, int j0, int j1, const double* prior, double* G, double* Q)
 {
     const position_plan<real>& p = *d_plan;
     const int book = int(size_t(i) % size_t(p.P));
@@ -292,7 +293,7 @@ index_G position_blocks<real>::index_sums(int i,
                                           const double* prior,
                                           double* G,
                                           const double* from,
-                                          real* Q,
+                                          double* Q,
                                           bool timed,
                                           double& seconds)
 {
@@ -302,7 +303,7 @@ index_G position_blocks<real>::index_sums(int i,
     const int Mt = p.Mt, Mn = p.Mn;
     if (Q) {
         for (int a = 0; a < Mt; ++a)
-            d_from[size_t(p.shape.dhi + 16 + a)] = real(from[a]);
+            d_from[size_t(p.shape.dhi + 16 + a)] = from[a];
     }
     if (d_streaming) {
         for (size_t c = 0; c < trie.chunks.size(); ++c) {

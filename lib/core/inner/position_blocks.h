@@ -43,9 +43,10 @@ namespace bsid {
  *     double; without a prior it depends on (book, position) only, and is
  *     made once per group with the lattice;
  *   Q_i(D, b) = sum over the drift changes e (a = b - m_n^- - e) of from(a)
- *     R(a, e, D), in the lattice's precision: with from = alpha_i, eqn:L's
- *     sum over the start states, so that L_i(D) = P(D) sum_b Q_i(D, b)
- *     beta_{i+1}(b) (summed in double).
+ *     R(a, e, D), in double: with from = alpha_i, eqn:L's sum over the start
+ *     states, so that L_i(D) = P(D) sum_b Q_i(D, b) beta_{i+1}(b). (In
+ *     double since alpha spans more than float's range: a state far below
+ *     the likely ones in alpha may be where beta puts the frame's end.)
  */
 
 //! What a decoder's position blocks share: the layout and the books' tries.
@@ -120,7 +121,7 @@ public:
                        const double* prior,
                        double* G,
                        const double* from,
-                       real* Q,
+                       double* Q,
                        bool timed,
                        double& seconds);
 
@@ -132,7 +133,7 @@ private:
     void fill(int i, int chunk, double& seconds, bool timed);
     // index i's sums over the leaves [j0, j1) of the ring at R
     void
-    sums(int i, const real* R, int j0, int j1, const double* prior, double* G, real* Q);
+    sums(int i, const real* R, int j0, int j1, const double* prior, double* G, double* Q);
     // the ring of a book's blocks: leaf 0's row of drift change 0
     real* ring_of(int book);
     // a uniform prior's G: the kept sums of a book, column 0, and their stride
@@ -148,7 +149,7 @@ private:
     aligned_vector<double> d_gsums; // a uniform prior's G: by book and position, or ring
     std::vector<long long> d_tags;  // per ring and group slot: the (book, group) held
     aligned_vector<real> d_scratch;
-    aligned_vector<real> d_from; // the states' weights with zeros around them
+    aligned_vector<double> d_from; // the states' weights with zeros around them
     long long d_lattices = 0;
 };
 

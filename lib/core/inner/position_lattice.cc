@@ -118,19 +118,20 @@ BSID_INLINE void level_nodes(const position_shape<real>& s,
     }
     // node k of row u: at dst + k cs + u W in the level, or for a leaf at
     // leaf[u] + k out_stride in out
-    real* const dst = cur + size_t(u0) * W;
+    real* const dst = LAST ? nullptr : cur + size_t(u0) * W;
     real* leaf[U];
 #pragma GCC unroll 8
     for (int u = 0; u < U; ++u)
         leaf[u] = LAST ? c.out + size_t(u0 + u) * size_t(Mn) * c.out_stride : nullptr;
-    auto at = [&](int u, int k) {
-        return LAST ? leaf[u] + size_t(k) * c.out_stride
-                    : dst + size_t(k) * cs + size_t(u) * W;
+    auto put = [&](int u, int k, V v) {
+        store(LAST ? leaf[u] + size_t(k) * c.out_stride
+                   : dst + size_t(k) * cs + size_t(u) * W,
+              v);
     };
     for (int k = 0; k < std::min(kst, Mn); ++k) {
 #pragma GCC unroll 8
         for (int u = 0; u < U; ++u)
-            store(at(u, k), zero);
+            put(u, k, zero);
     }
     V h[U], vert[U];
     int k = kst;
@@ -143,20 +144,20 @@ BSID_INLINE void level_nodes(const position_shape<real>& s,
     }
     if (k < Mn && r + dlo + k == 0) {
         // column 0: the vertical step only
-        const V m = TAIL ? load<V>(mask) : zero;
+        const V m = TAIL && LAST ? load<V>(mask) : zero;
 #pragma GCC unroll 8
         for (int u = 0; u < U; ++u) {
             vert[u] = load<V>(prev + size_t(k + 1) * ps + po[u]);
             // (a row divided by del^r: the vertical step weighs 1)
             h[u] = UNIT ? (LAST ? vdn * vert[u] : vert[u]) : vdel * vert[u];
-            if (TAIL)
+            if (TAIL && LAST)
                 h[u] *= m;
-            store(at(u, k), h[u]);
+            put(u, k, h[u]);
         }
         ++k;
     }
     for (; k < Mn; ++k) {
-        const V m = TAIL ? load<V>(mask + size_t(r + dlo + k) * W) : zero;
+        const V m = TAIL && LAST ? load<V>(mask + size_t(r + dlo + k) * W) : zero;
         const real* const pk = prev + size_t(k + 1) * ps;
 #pragma GCC unroll 8
         for (int u = 0; u < U; ++u) {
@@ -168,13 +169,11 @@ BSID_INLINE void level_nodes(const position_shape<real>& s,
                            : model::lattice_last_cell(wd, diag, vdel, vert[u]);
                 if (TAIL)
                     v *= m;
-                store(at(u, k), v);
+                put(u, k, v);
             } else {
                 h[u] = UNIT ? model::lattice_cell_unit_del(wd, diag, vert[u], vins, h[u])
                             : model::lattice_cell(wd, diag, vdel, vert[u], vins, h[u]);
-                if (TAIL)
-                    h[u] *= m;
-                store(at(u, k), h[u]);
+                put(u, k, h[u]);
             }
         }
     }
@@ -225,7 +224,10 @@ BSID_INLINE void group_pass(const position_shape<real>& s, const position_call<r
     real* const mask = c.scratch + 2 * level_values;
     const V zero = V{};
     if (TAIL) {
-        // column c of lane l exists if c <= rho - (s0 + l)
+        // column c of lane l exists if c <= rho - (s0 + l). Only the last row
+        // is masked: a node depends on nodes of its column and the columns
+        // before, so the nodes past a lane's items (whose weights read 0 from
+        // dw, finite values) reach no node within them.
         for (int col = 0; col <= n + s.dhi; ++col)
             for (int l = 0; l < W; ++l)
                 mask[size_t(col) * W + size_t(l)] =
@@ -247,22 +249,19 @@ BSID_INLINE void group_pass(const position_shape<real>& s, const position_call<r
         const V vins = zero + s.w.ins;
         V v = zero;
         for (int k = 0; k < Mn; ++k) {
-            const int col = dlo + k;
             if (k == k0)
                 v = zero + real(1);
             else if (k > k0)
                 v = vins * v; // model::lattice_row0 for k > k0
             else
                 v = zero;
-            if (TAIL && col >= 0)
-                v *= load<V>(mask + size_t(col) * W);
             store(buf[0] + size_t(k) * W, v);
         }
     }
     for (int r = 1; r <= n; ++r) {
         const real* prev = buf[(r - 1) & 1];
         if (r == n) {
-            level<real, W, UNIT, TAIL, true>(s, c, r, prev, c.out, mask);
+            level<real, W, UNIT, TAIL, true>(s, c, r, prev, nullptr, mask);
         } else {
             zero_edge(r);
             level<real, W, UNIT, TAIL, false>(s, c, r, prev, buf[r & 1], mask);

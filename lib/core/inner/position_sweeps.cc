@@ -39,6 +39,7 @@ struct r8 {
     typedef real type __attribute__((vector_size(8 * sizeof(real))));
 };
 
+// eight values in double (float ones converted)
 template <typename real>
 __attribute__((always_inline)) inline d8 load8(const real* p)
 {
@@ -88,72 +89,59 @@ states_G_impl(const ring_states<real>& r, const double* prior, bool first, doubl
 }
 
 /*
- * J leaves' Q rows at once, K vectors of b at a time: each vector of `from`
- * is loaded once for the J leaves, the J K sums are as many chains of
- * additions, and the J leaves' rows (a few cache lines each) stay in L1.
+ * J leaves' Q rows at once, K vectors of eight b at a time: each vector of
+ * `from` is loaded once for the J leaves, the J K sums are independent
+ * chains of additions kept in registers (GCC vectors of eight doubles), and
+ * the J leaves' rows (a few cache lines each) stay in L1.
  */
 template <typename real, int J, int K>
 __attribute__((always_inline)) inline void
-states_Q_block(const ring_states<real>& r, const real* from, int Qs, real* Q, int j0)
+states_Q_block(const ring_states<real>& r, const double* from, int Qs, double* Q, int j0)
 {
-    constexpr int L = 64 / sizeof(real); // lanes of a 64-byte vector
-    typedef real V __attribute__((vector_size(64)));
-    auto ld = [](const real* p) {
-        V v;
-        std::memcpy(&v, p, sizeof(v));
-        return v;
-    };
     const size_t leaf_stride = size_t(r.Mn) * r.rs;
     const real* leaf0 = r.R + size_t(j0) * leaf_stride + size_t(r.c0);
-    real* out[J];
+    double* out[J];
 #pragma GCC unroll 8
     for (int j = 0; j < J; ++j)
         out[j] = Q + size_t(r.word[j0 + j]) * size_t(Qs);
-    int b = 0;
-    auto step = [&](auto kc) {
-        constexpr int KC = decltype(kc)::value;
-        V acc[J][KC];
+    for (int b = 0; b < Qs; b += K * span8) {
+        d8 acc[J][K];
 #pragma GCC unroll 8
         for (int j = 0; j < J; ++j)
 #pragma GCC unroll 8
-            for (int k = 0; k < KC; ++k)
-                acc[j][k] = V{};
+            for (int k = 0; k < K; ++k)
+                acc[j][k] = d8{};
         for (int e = 0; e < r.Mn; ++e) {
             const long long a = (long long)b - r.dlo - e;
-            V w[KC];
+            d8 w[K];
 #pragma GCC unroll 8
-            for (int k = 0; k < KC; ++k)
-                w[k] = ld(from + a + k * L);
+            for (int k = 0; k < K; ++k)
+                w[k] = load8(from + a + k * span8);
             const real* in = leaf0 + size_t(e) * r.rs + a;
 #pragma GCC unroll 8
             for (int j = 0; j < J; ++j)
 #pragma GCC unroll 8
-                for (int k = 0; k < KC; ++k)
-                    acc[j][k] += w[k] * ld(in + size_t(j) * leaf_stride + k * L);
+                for (int k = 0; k < K; ++k)
+                    acc[j][k] += w[k] * load8(in + size_t(j) * leaf_stride + k * span8);
         }
 #pragma GCC unroll 8
         for (int j = 0; j < J; ++j)
 #pragma GCC unroll 8
-            for (int k = 0; k < KC; ++k)
-                std::memcpy(out[j] + b + k * L, &acc[j][k], sizeof(V));
-        b += KC * L;
-    };
-    while (b + K * L <= Qs)
-        step(std::integral_constant<int, K>());
-    while (b < Qs)
-        step(std::integral_constant<int, 1>());
+            for (int k = 0; k < K; ++k)
+                store8(out[j] + b + k * span8, acc[j][k]);
+    }
 }
 
 template <typename real>
 __attribute__((always_inline)) inline void
-states_Q_impl(const ring_states<real>& r, const real* from, int Qs, real* Q)
+states_Q_impl(const ring_states<real>& r, const double* from, int Qs, double* Q)
 {
-    // (Qs is a multiple of 16: whole vectors of floats or doubles)
+    // (Qs is a multiple of 16: two vectors of eight)
     int j = 0;
     for (; j + 4 <= r.leaves; j += 4)
         states_Q_block<real, 4, 2>(r, from, Qs, Q, j);
     for (; j < r.leaves; ++j)
-        states_Q_block<real, 1, 4>(r, from, Qs, Q, j);
+        states_Q_block<real, 1, 2>(r, from, Qs, Q, j);
 }
 
 template <typename real, int W>
@@ -207,108 +195,75 @@ __attribute__((always_inline)) inline void group_dispatch(
     }
 }
 
-BSID_SWEEP_CLONES void
-states_G_f(const ring_states<float>& r, const double* prior, bool first, double* G)
-{
-    states_G_impl(r, prior, first, G);
-}
-BSID_SWEEP_CLONES void
-states_G_d(const ring_states<double>& r, const double* prior, bool first, double* G)
-{
-    states_G_impl(r, prior, first, G);
-}
-BSID_SWEEP_CLONES void
-states_Q_f(const ring_states<float>& r, const float* from, int Qs, float* Q)
-{
-    states_Q_impl(r, from, Qs, Q);
-}
-BSID_SWEEP_CLONES void
-states_Q_d(const ring_states<double>& r, const double* from, int Qs, double* Q)
-{
-    states_Q_impl(r, from, Qs, Q);
-}
-template <typename real>
 __attribute__((always_inline)) inline double
-dot_impl(const real* x, const double* y, int n)
+dot_impl(const double* x, const double* y, int n)
 {
     double s[8] = {};
     int k = 0;
     for (; k + 8 <= n; k += 8)
         for (int l = 0; l < 8; ++l)
-            s[l] += double(x[k + l]) * y[k + l];
+            s[l] += x[k + l] * y[k + l];
     double t = ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
     for (; k < n; ++k)
-        t += double(x[k]) * y[k];
+        t += x[k] * y[k];
     return t;
-}
-BSID_SWEEP_CLONES double dot_f(const float* x, const double* y, int n)
-{
-    return dot_impl(x, y, n);
-}
-BSID_SWEEP_CLONES double dot_d(const double* x, const double* y, int n)
-{
-    return dot_impl(x, y, n);
-}
-BSID_SWEEP_CLONES void group_f(
-    const float* R, int leaves, int Mn, size_t rs, int W, int q, double* out, size_t os)
-{
-    group_dispatch(R, leaves, Mn, rs, W, q, out, os);
-}
-BSID_SWEEP_CLONES void group_d(
-    const double* R, int leaves, int Mn, size_t rs, int W, int q, double* out, size_t os)
-{
-    group_dispatch(R, leaves, Mn, rs, W, q, out, os);
 }
 
 } // namespace
 
-template <>
-void states_G<float>(const ring_states<float>& r,
-                     const double* prior,
-                     bool first,
-                     double* G)
+#define BSID_SWEEP_ENTRIES(real, S)                                             \
+    BSID_SWEEP_CLONES void states_G_##S(                                        \
+        const ring_states<real>& r, const double* prior, bool first, double* G) \
+    {                                                                           \
+        states_G_impl(r, prior, first, G);                                      \
+    }                                                                           \
+    BSID_SWEEP_CLONES void states_Q_##S(                                        \
+        const ring_states<real>& r, const double* from, int Qs, double* Q)      \
+    {                                                                           \
+        states_Q_impl(r, from, Qs, Q);                                          \
+    }                                                                           \
+    BSID_SWEEP_CLONES void group_sums_##S(const real* R,                        \
+                                          int leaves,                           \
+                                          int Mn,                               \
+                                          size_t rs,                            \
+                                          int W,                                \
+                                          int q,                                \
+                                          double* out,                          \
+                                          size_t os)                            \
+    {                                                                           \
+        group_dispatch(R, leaves, Mn, rs, W, q, out, os);                       \
+    }                                                                           \
+    template <>                                                                 \
+    void states_G<real>(                                                        \
+        const ring_states<real>& r, const double* prior, bool first, double* G) \
+    {                                                                           \
+        states_G_##S(r, prior, first, G);                                       \
+    }                                                                           \
+    template <>                                                                 \
+    void states_Q<real>(                                                        \
+        const ring_states<real>& r, const double* from, int Qs, double* Q)      \
+    {                                                                           \
+        states_Q_##S(r, from, Qs, Q);                                           \
+    }                                                                           \
+    template <>                                                                 \
+    void group_sums<real>(const real* R,                                        \
+                          int leaves,                                           \
+                          int Mn,                                               \
+                          size_t rs,                                            \
+                          int W,                                                \
+                          int q,                                                \
+                          double* out,                                          \
+                          size_t os)                                            \
+    {                                                                           \
+        group_sums_##S(R, leaves, Mn, rs, W, q, out, os);                       \
+    }
+
+BSID_SWEEP_ENTRIES(float, f)
+BSID_SWEEP_ENTRIES(double, d)
+
+BSID_SWEEP_CLONES double dot(const double* x, const double* y, int n)
 {
-    states_G_f(r, prior, first, G);
-}
-template <>
-void states_G<double>(const ring_states<double>& r,
-                      const double* prior,
-                      bool first,
-                      double* G)
-{
-    states_G_d(r, prior, first, G);
-}
-template <>
-void states_Q<float>(const ring_states<float>& r, const float* from, int Qs, float* Q)
-{
-    states_Q_f(r, from, Qs, Q);
-}
-template <>
-void states_Q<double>(const ring_states<double>& r, const double* from, int Qs, double* Q)
-{
-    states_Q_d(r, from, Qs, Q);
-}
-template <>
-double dot<float>(const float* x, const double* y, int n)
-{
-    return dot_f(x, y, n);
-}
-template <>
-double dot<double>(const double* x, const double* y, int n)
-{
-    return dot_d(x, y, n);
-}
-template <>
-void group_sums<float>(
-    const float* R, int leaves, int Mn, size_t rs, int W, int q, double* out, size_t os)
-{
-    group_f(R, leaves, Mn, rs, W, q, out, os);
-}
-template <>
-void group_sums<double>(
-    const double* R, int leaves, int Mn, size_t rs, int W, int q, double* out, size_t os)
-{
-    group_d(R, leaves, Mn, rs, W, q, out, os);
+    return dot_impl(x, y, n);
 }
 
 } // namespace cpu

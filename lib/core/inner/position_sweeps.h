@@ -17,7 +17,7 @@ namespace cpu {
  * The CPU decoder's sums over rows of positions (position_blocks.h), in
  * double, each in a fixed order, compiled for AVX-512, AVX2 and baseline
  * x86-64 (the best picked when the library loads). `real` is float or
- * double: the lattices' precision.
+ * double: the lattices' precision; the sums are in double.
  */
 
 /*!
@@ -46,13 +46,13 @@ void states_G(const ring_states<real>& r, const double* prior, bool first, doubl
 
 /*!
  * Q[word[j] Qs + b] = sum over e in order of from[b - dlo - e] R(b - dlo - e,
- * e, j) for b in [0, Qs), in real: eqn:L's sums over the start states a = b
- * - dlo - e. Qs is a multiple of 16; from is readable from dhi before to Qs
- * - dlo after its start and 0 outside [0, Mt) (so Q's values for b >= Mt
+ * e, j) for b in [0, Qs), in double: eqn:L's sums over the start states a =
+ * b - dlo - e. Qs is a multiple of 16; from is readable from dhi before to
+ * Qs - dlo after its start and 0 outside [0, Mt) (so Q's values for b >= Mt
  * are 0).
  */
 template <typename real>
-void states_Q(const ring_states<real>& r, const real* from, int Qs, real* Q);
+void states_Q(const ring_states<real>& r, const double* from, int Qs, double* Q);
 
 /*!
  * out[e os + l] = (sum over j in order of R[(j Mn + e) rs + l]) / q, for l in
@@ -62,10 +62,8 @@ template <typename real>
 void group_sums(
     const real* R, int leaves, int Mn, size_t rs, int W, int q, double* out, size_t os);
 
-//! sum of x[k] y[k] over k in [0, n) in double: eight partial sums, then a
-//! fixed tree.
-template <typename real>
-double dot(const real* x, const double* y, int n);
+//! sum of x[k] y[k] over k in [0, n): eight partial sums, then a fixed tree.
+double dot(const double* x, const double* y, int n);
 
 } // namespace cpu
 } // namespace bsid

@@ -152,10 +152,11 @@ TEST(decoder_errors, out_of_memory_is_a_frame_status_not_a_crash)
 {
     if (sanitized)
         GTEST_SKIP() << "sanitizers reserve address space; the limit cannot be set";
-    // Global storage for this frame needs N M_tau blocks of M_n q floats
-    // (about 0.5 GB); the address space is limited to 160 MB more than is
-    // in use, so that allocation fails while local storage (one block) fits.
-    const codebook cb = codebook::builtin("ld3-modvec6");
+    // Global storage for this frame keeps every index's sums Q_i, N q M_tau
+    // values (about 0.5 GB in double); the address space is limited to 160 MB
+    // more than is in use, so that allocation fails while local storage (one
+    // index's sums and the rings of positions, a few MB) fits.
+    const codebook cb = codebook::random(8, 64, 1, 1);
     const channel_params ch(0.01, 0.01, 0.0);
     const int N = 3000;
     const auto sent = random_bits(size_t(N) * cb.n(), 5);
