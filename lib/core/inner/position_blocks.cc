@@ -229,15 +229,15 @@ void position_blocks<real>::fill(int i, int chunk, double& seconds, bool timed)
         c.scratch = d_scratch.data();
         c.out_stride = RL;
         const size_t col = slot * size_t(p.W);
-        // a group in the first M_tau columns is copied past the ring's end
-        // too, so that every index's states are contiguous columns
-        const size_t mirror = col < size_t(p.Mt) ? std::min(size_t(p.W), p.Mt - col) : 0;
-        size_t rows = size_t(p.q);
+        // a group in the first M_tau columns is written past the ring's end
+        // too (the lattice stores its leaves twice), so that every index's
+        // states are contiguous columns
+        const bool mirror = col < size_t(p.Mt);
+        c.out_copy = mirror ? size_t(p.ring) : 0;
         if (d_streaming) {
             c.chunk = &trie.chunks[size_t(chunk)];
             c.out = ring + col;
             cpu::position_lattice(p.isa, p.shape, c);
-            rows = size_t(c.chunk->leaves);
         } else {
             for (const auto& ch : trie.chunks) {
                 c.chunk = &ch;
@@ -251,12 +251,8 @@ void position_blocks<real>::fill(int i, int chunk, double& seconds, bool timed)
             cpu::group_sums(ring + col, p.q, p.Mn, RL, p.W, p.q, G, gs);
             for (int e = 0; e < p.Mn && mirror && !p.uniform_by_position(); ++e) {
                 double* row = gsums_of(book) + size_t(e) * gs;
-                std::copy(row + col, row + col + mirror, row + col + size_t(p.ring));
+                std::copy(row + col, row + col + size_t(p.W), row + col + size_t(p.ring));
             }
-        }
-        for (size_t r = 0; r < rows * size_t(p.Mn) && mirror; ++r) {
-            real* row = ring + r * RL;
-            std::copy(row + col, row + col + mirror, row + col + size_t(p.ring));
         }
         tag = key;
         d_lattices += !d_streaming || chunk == 0;

@@ -75,8 +75,8 @@ struct position_plan {
     //! Bytes of a frame's blocks: the rings with all q codewords (streaming:
     //! one chunk's) and the sums of a uniform prior.
     size_t ring_bytes(bool streaming) const;
-    //! A ring's row: its columns, then the first M_tau again
-    int ring_row() const { return ring + Mt; }
+    //! A ring's row: its columns, then the first M_tau again (whole groups)
+    int ring_row() const { return ring + (Mt + W - 1) / W * W; }
     //! Q's rows: M_tau rounded up to 16
     int Qs() const { return (Mt + 15) / 16 * 16; }
     //! Whether a uniform prior's G is kept by book and position for the frame

@@ -124,9 +124,14 @@ BSID_INLINE void level_nodes(const position_shape<real>& s,
     for (int u = 0; u < U; ++u)
         leaf[u] = LAST ? c.out + size_t(u0 + u) * size_t(Mn) * c.out_stride : nullptr;
     auto put = [&](int u, int k, V v) {
-        store(LAST ? leaf[u] + size_t(k) * c.out_stride
-                   : dst + size_t(k) * cs + size_t(u) * W,
-              v);
+        if (LAST) {
+            real* const to = leaf[u] + size_t(k) * c.out_stride;
+            store(to, v);
+            if (c.out_copy)
+                store(to + c.out_copy, v);
+        } else {
+            store(dst + size_t(k) * cs + size_t(u) * W, v);
+        }
     };
     for (int k = 0; k < std::min(kst, Mn); ++k) {
 #pragma GCC unroll 8

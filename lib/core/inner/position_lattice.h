@@ -83,6 +83,9 @@ struct position_call {
     //! a row of positions (position_blocks' rings)
     real* out = nullptr;
     size_t out_stride = 0;
+    //! if not 0: the leaves are written out_copy values further too (the
+    //! copy of a ring's first columns after its last)
+    size_t out_copy = 0;
 };
 
 //! The scratch values position_lattice needs: two levels of `widest` rows and
