@@ -58,6 +58,7 @@ position_plan<real>::position_plan(const codebook& cb,
     shape.n = n;
     shape.dlo = limits.mn.lo;
     shape.dhi = limits.mn.hi;
+    shape.A = A;
     for (int p = 0; p < P; ++p) {
         tries.push_back(make_codeword_trie(cb, p, trie_chunk));
         widest = std::max(widest, tries.back().widest);
@@ -170,7 +171,7 @@ void position_blocks<real>::prepare(const position_plan<real>& plan,
     }
     d_tags.assign(rings * size_t(plan.ring / W), -1);
     d_scratch.resize(
-        cpu::position_scratch(plan.widest, plan.n, plan.dlo, plan.shape.dhi, W));
+        cpu::position_scratch(plan.widest, plan.n, plan.dlo, plan.shape.dhi, W, plan.A));
     // from, with zeros around it: [dhi + 16 zeros][Mt][Qs - dlo + 16 zeros]
     d_from.assign(size_t(plan.shape.dhi + 16 + plan.Mt + plan.Qs() - plan.dlo + 16),
                   real(0));

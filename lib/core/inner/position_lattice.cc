@@ -53,10 +53,11 @@ bool unit_del_fits(const lattice_weights<real>& w, int n, double wmax)
 template bool unit_del_fits<float>(const lattice_weights<float>&, int, double);
 template bool unit_del_fits<double>(const lattice_weights<double>&, int, double);
 
-size_t position_scratch(int widest, int n, int dlo, int dhi, int W)
+size_t position_scratch(int widest, int n, int dlo, int dhi, int W, int A)
 {
     const size_t row = size_t(dhi - dlo + 2) * size_t(W);
-    return 2 * size_t(widest) * row + size_t(n + dhi + 1) * size_t(W);
+    const size_t columns = size_t(n + dhi + 1) * size_t(W);
+    return 2 * size_t(widest) * row + columns * size_t(1 + A);
 }
 
 namespace {
@@ -100,7 +101,8 @@ BSID_INLINE void level_nodes(const position_shape<real>& s,
                              const uint8_t* letter,
                              const real* prev,
                              real* cur,
-                             const real* mask)
+                             const real* mask,
+                             const real* wdt)
 {
     using V = typename lanes<real, W>::V;
     const int dlo = s.dlo, Mn = s.dhi - dlo + 1;
@@ -108,13 +110,13 @@ BSID_INLINE void level_nodes(const position_shape<real>& s,
     const V vdel = zero + s.w.del, vins = zero + s.w.ins, vdn = zero + s.del_n;
     const int kst = std::max(0, -(r + dlo)); // nodes k < kst: column c < 0
     const size_t cs = size_t(count) * W, ps = size_t(pcount) * W;
-    // node k's weight for letter x at dw0 + x dw_stride + k
-    const real* const dw0 = c.dw + (c.s0 - c.dw_first + r + dlo - 1);
+    // node k's weight for letter x: the table's column r + dlo + k of letter x
+    const real* const dw0 = wdt + size_t(r + dlo) * W;
     size_t po[U], lo[U];
 #pragma GCC unroll 8
     for (int u = 0; u < U; ++u) {
         po[u] = size_t(parent[u0 + u]) * W;
-        lo[u] = size_t(letter[u0 + u]) * c.dw_stride;
+        lo[u] = size_t(letter[u0 + u]) * size_t(s.n + s.dhi + 1) * W;
     }
     // node k of row u: at dst + k cs + u W in the level, or for a leaf at
     // leaf[u] + k out_stride in out
@@ -166,7 +168,7 @@ BSID_INLINE void level_nodes(const position_shape<real>& s,
         const real* const pk = prev + size_t(k + 1) * ps;
 #pragma GCC unroll 8
         for (int u = 0; u < U; ++u) {
-            const V wd = load<V>(dw0 + lo[u] + k);
+            const V wd = load<V>(dw0 + lo[u] + size_t(k) * W);
             const V diag = vert[u]; // node k of the parent's row
             vert[u] = load<V>(pk + po[u]);
             if (LAST) {
@@ -190,7 +192,8 @@ BSID_INLINE void level(const position_shape<real>& s,
                        int r,
                        const real* prev,
                        real* cur,
-                       const real* mask)
+                       const real* mask,
+                       const real* wdt)
 {
     const auto& t = *c.chunk;
     const int begin = t.level_begin[size_t(r)];
@@ -203,15 +206,15 @@ BSID_INLINE void level(const position_shape<real>& s,
     int u = 0;
     for (; u + 4 <= count; u += 4)
         level_nodes<real, W, UNIT, TAIL, LAST, 4>(
-            s, c, r, u, count, pcount, parent, letter, prev, cur, mask);
+            s, c, r, u, count, pcount, parent, letter, prev, cur, mask, wdt);
     if (u + 2 <= count) {
         level_nodes<real, W, UNIT, TAIL, LAST, 2>(
-            s, c, r, u, count, pcount, parent, letter, prev, cur, mask);
+            s, c, r, u, count, pcount, parent, letter, prev, cur, mask, wdt);
         u += 2;
     }
     if (u < count)
         level_nodes<real, W, UNIT, TAIL, LAST, 1>(
-            s, c, r, u, count, pcount, parent, letter, prev, cur, mask);
+            s, c, r, u, count, pcount, parent, letter, prev, cur, mask, wdt);
 }
 
 template <typename real, int W, bool UNIT, bool TAIL>
@@ -227,6 +230,16 @@ BSID_INLINE void group_pass(const position_shape<real>& s, const position_call<r
     const size_t level_values = size_t(Mn + 1) * size_t(widest) * W;
     real* buf[2] = { c.scratch, c.scratch + level_values };
     real* const mask = c.scratch + 2 * level_values;
+    // the letters' weights of the group's columns c = 1 .. n + dhi, one
+    // aligned vector each (a node's load then crosses no cache line): column
+    // c of letter x at (x (n + dhi + 1) + c) W, lane l the item s0 + l + c - 1
+    real* const wdt = mask + size_t(n + s.dhi + 1) * W;
+    for (int x = 0; x < s.A; ++x) {
+        const real* from = c.dw + size_t(x) * c.dw_stride + (c.s0 - c.dw_first - 1);
+        real* to = wdt + size_t(x) * size_t(n + s.dhi + 1) * W;
+        for (int col = 1; col <= n + s.dhi; ++col)
+            store(to + size_t(col) * W, load<V>(from + col));
+    }
     const V zero = V{};
     if (TAIL) {
         // column c of lane l exists if c <= rho - (s0 + l). Only the last row
@@ -266,10 +279,10 @@ BSID_INLINE void group_pass(const position_shape<real>& s, const position_call<r
     for (int r = 1; r <= n; ++r) {
         const real* prev = buf[(r - 1) & 1];
         if (r == n) {
-            level<real, W, UNIT, TAIL, true>(s, c, r, prev, nullptr, mask);
+            level<real, W, UNIT, TAIL, true>(s, c, r, prev, nullptr, mask, wdt);
         } else {
             zero_edge(r);
-            level<real, W, UNIT, TAIL, false>(s, c, r, prev, buf[r & 1], mask);
+            level<real, W, UNIT, TAIL, false>(s, c, r, prev, buf[r & 1], mask, wdt);
         }
     }
 }

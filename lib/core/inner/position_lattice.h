@@ -39,6 +39,7 @@ struct position_shape {
     int n = 0;   //!< codeword letters (rows 1 .. n)
     int dlo = 0; //!< the corridor of drifts [dlo, dhi] (m_n)
     int dhi = 0;
+    int A = 2; //!< letters
     /*!
      * Rows r kept divided by del^r (model::lattice_cell_unit_del: two
      * multiply-adds a node instead of three), the caller's diagonal weights
@@ -88,9 +89,9 @@ struct position_call {
     size_t out_copy = 0;
 };
 
-//! The scratch values position_lattice needs: two levels of `widest` rows and
-//! a mask per column.
-size_t position_scratch(int widest, int n, int dlo, int dhi, int W);
+//! The scratch values position_lattice needs: two levels of `widest` rows, a
+//! mask per column and the A letters' weights per column.
+size_t position_scratch(int widest, int n, int dlo, int dhi, int W, int A);
 
 //! The lattice of call's group and chunk, in lanes of isa i (i at most best_isa()).
 template <typename real>

@@ -157,20 +157,27 @@ template <typename real, int W>
 __attribute__((always_inline)) inline void
 group_impl(const real* R, int leaves, int Mn, size_t rs, int q, double* out, size_t os)
 {
-    // four drift changes side by side: four chains of additions per lane
+    // vectors of eight lanes (P of them a group), four drift changes side by
+    // side: 4 P chains of additions
+    constexpr int P = W >= 8 ? W / 8 : 1;
     int e = 0;
-    for (; e + 4 <= Mn; e += 4) {
-        double acc[4][W] = {};
+    for (; e + 4 <= Mn && W >= 8; e += 4) {
+        d8 acc[4][P];
+        for (int k = 0; k < 4; ++k)
+            for (int h = 0; h < P; ++h)
+                acc[k][h] = d8{};
         for (int j = 0; j < leaves; ++j) {
+#pragma GCC unroll 4
             for (int k = 0; k < 4; ++k) {
                 const real* x = R + (size_t(j) * size_t(Mn) + size_t(e + k)) * rs;
-                for (int l = 0; l < W; ++l)
-                    acc[k][l] += double(x[l]);
+#pragma GCC unroll 2
+                for (int h = 0; h < P; ++h)
+                    acc[k][h] += load8(x + 8 * h);
             }
         }
         for (int k = 0; k < 4; ++k)
-            for (int l = 0; l < W; ++l)
-                out[size_t(e + k) * os + size_t(l)] = acc[k][l] / q;
+            for (int h = 0; h < P; ++h)
+                store8(out + size_t(e + k) * os + size_t(8 * h), acc[k][h] / double(q));
     }
     for (; e < Mn; ++e) {
         double acc[W] = {};

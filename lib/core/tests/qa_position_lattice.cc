@@ -219,6 +219,7 @@ void check_groups(double rtol)
                     shape.n = c.n;
                     shape.dlo = c.dlo;
                     shape.dhi = c.dhi;
+                    shape.A = c.A;
                     shape.unit_del = unit && cpu::unit_del_fits(shape.w, c.n, 2.0 * c.A);
                     shape.del_n = real(std::pow(double(shape.w.del), c.n));
                     // the letters' weights by item, over [s0, s0 + W + n + dhi)
@@ -245,8 +246,8 @@ void check_groups(double rtol)
                         }
                     }
                     for (const auto& ch : trie.chunks) {
-                        bsid::aligned_vector<real> scratch(
-                            cpu::position_scratch(trie.widest, c.n, c.dlo, c.dhi, W));
+                        bsid::aligned_vector<real> scratch(cpu::position_scratch(
+                            trie.widest, c.n, c.dlo, c.dhi, W, c.A));
                         const size_t stride = size_t(W) + 3; // rows of a wider array
                         std::vector<real> out(size_t(ch.leaves) * size_t(Mn) * stride,
                                               real(-7));
