@@ -189,9 +189,7 @@ private:
         std::vector<index_G> Gi; // where each index's G is (in G, or kept by position)
         aligned_vector<double> alpha; // (N + 1) Mt
         aligned_vector<double> beta_next, beta_cur, L;
-        std::vector<uint8_t> used;    // the states with a way on to the frame's end
         aligned_vector<double> from;  // per state: alpha, or 0 where not live
-        std::vector<int> reach;       // states of beta_{i+1} not 0, counted up to b
         aligned_vector<real> soft;    // soft input: the items' probabilities
         aligned_vector<double> prior; // N q, normalized, or empty for uniform
         // expected events: the items' probabilities in double, the lattice's
@@ -390,10 +388,8 @@ private:
         ws.beta_next.assign(size_t(Mt) + 2 * M, 0.0);
         ws.beta_cur.assign(size_t(Mt) + 2 * M, 0.0);
         ws.L.resize(size_t(Q));
-        ws.used.resize(size_t(Mt));
         ws.from.assign(size_t(Mt) + 2 * M, 0.0);
         double* const from = ws.from.data() + M;
-        ws.reach.resize(size_t(Mt) + 1);
 
         // index i's sums: every index's (global) or the current one's (local)
         auto G_of = [&](int i) {
@@ -486,20 +482,19 @@ private:
             const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
             const double* prior = prior_of(i);
             auto t0 = clock_type::now();
-            // the states with a way on from m' to the frame's end (a state
-            // of beta_{i+1} not 0 within reach)
-            ws.reach[0] = 0;
-            for (int b = 0; b < Mt; ++b)
-                ws.reach[size_t(b) + 1] =
-                    ws.reach[size_t(b)] + (ws.beta_next[M + size_t(b)] != 0.0 ? 1 : 0);
-            for (int a = 0; a < Mt; ++a) {
-                const int lo = std::clamp(a + dlo, 0, Mt);
-                const int hi = std::clamp(a + dlo + Mn, 0, Mt);
-                ws.used[size_t(a)] =
-                    ws.reach[size_t(hi)] > ws.reach[size_t(lo)] && live(f, i, a, alpha_i);
-            }
             index_G G = ws.Gi[global ? size_t(i) : 0];
             const double* Qi = Q_of(i);
+            if (global && i > 0) {
+                // the next index's sums, kept since the forward pass: fetched
+                // while this one is summed (the backward pass walks them down)
+                const double* Qn = Q_of(i - 1);
+                for (size_t k = 0; k < qsize; k += 8)
+                    __builtin_prefetch(Qn + k);
+                const index_G& Gn = ws.Gi[size_t(i - 1)];
+                for (int e = 0; e < Mn; ++e)
+                    for (int a = 0; a < Mt; a += 8)
+                        __builtin_prefetch(Gn.g + size_t(e) * Gn.stride + size_t(a));
+            }
             if (!global) {
                 // the forward pass's sums again, and Q_i
                 live_alpha(i);
@@ -517,13 +512,19 @@ private:
             double* const beta_cur = ws.beta_cur.data() + M;
             const double* const beta_next = ws.beta_next.data() + M;
             cpu::backward_row(dlo, Mn, Mt, beta_next, G.g, G.stride, beta_cur);
+            // beta is kept where alpha is live only (0 where no path reaches
+            // the state or its position lies outside the received items);
+            // a state with no way on to the frame's end has beta 0 already
+            const long long s0 = (long long)n() * i + d_limits.mtau.lo;
+            const int lo = int(std::clamp<long long>(-s0, 0, Mt));
+            const int hi = int(std::clamp<long long>((long long)f.rho - s0 + 1, lo, Mt));
             for (int a = 0; a < Mt; ++a) {
-                if (!ws.used[size_t(a)]) {
-                    beta_cur[a] = 0;
-                    continue;
-                }
+                const bool live_a = a >= lo && a < hi && alpha_i[a] != 0.0;
+                beta_cur[a] = live_a ? beta_cur[a] : 0.0;
                 bs += beta_cur[a];
-                if (f.events)
+            }
+            if (f.events) {
+                for (int a = 0; a < Mt; ++a)
                     ws.ev_mass[size_t(a)] = alpha_i[a] * beta_cur[a];
             }
             if (d_profiling)
