@@ -227,55 +227,36 @@ dot_impl(const double* x, const double* y, int n)
 
 } // namespace
 
-#define BSID_SWEEP_ENTRIES(real, S)                                             \
-    BSID_SWEEP_CLONES void states_G_##S(                                        \
+// (each specialization compiled per instruction set, the best picked when
+// the library loads)
+#define BSID_SWEEP_ENTRIES(real)                                                \
+    template <>                                                                 \
+    BSID_SWEEP_CLONES void states_G<real>(                                      \
         const ring_states<real>& r, const double* prior, bool first, double* G) \
     {                                                                           \
         states_G_impl(r, prior, first, G);                                      \
     }                                                                           \
-    BSID_SWEEP_CLONES void states_Q_##S(                                        \
+    template <>                                                                 \
+    BSID_SWEEP_CLONES void states_Q<real>(                                      \
         const ring_states<real>& r, const double* from, int Qs, double* Q)      \
     {                                                                           \
         states_Q_impl(r, from, Qs, Q);                                          \
     }                                                                           \
-    BSID_SWEEP_CLONES void group_sums_##S(const real* R,                        \
-                                          int leaves,                           \
-                                          int Mn,                               \
-                                          size_t rs,                            \
-                                          int W,                                \
-                                          int q,                                \
-                                          double* out,                          \
-                                          size_t os)                            \
+    template <>                                                                 \
+    BSID_SWEEP_CLONES void group_sums<real>(const real* R,                      \
+                                            int leaves,                         \
+                                            int Mn,                             \
+                                            size_t rs,                          \
+                                            int W,                              \
+                                            int q,                              \
+                                            double* out,                        \
+                                            size_t os)                          \
     {                                                                           \
         group_dispatch(R, leaves, Mn, rs, W, q, out, os);                       \
-    }                                                                           \
-    template <>                                                                 \
-    void states_G<real>(                                                        \
-        const ring_states<real>& r, const double* prior, bool first, double* G) \
-    {                                                                           \
-        states_G_##S(r, prior, first, G);                                       \
-    }                                                                           \
-    template <>                                                                 \
-    void states_Q<real>(                                                        \
-        const ring_states<real>& r, const double* from, int Qs, double* Q)      \
-    {                                                                           \
-        states_Q_##S(r, from, Qs, Q);                                           \
-    }                                                                           \
-    template <>                                                                 \
-    void group_sums<real>(const real* R,                                        \
-                          int leaves,                                           \
-                          int Mn,                                               \
-                          size_t rs,                                            \
-                          int W,                                                \
-                          int q,                                                \
-                          double* out,                                          \
-                          size_t os)                                            \
-    {                                                                           \
-        group_sums_##S(R, leaves, Mn, rs, W, q, out, os);                       \
     }
 
-BSID_SWEEP_ENTRIES(float, f)
-BSID_SWEEP_ENTRIES(double, d)
+BSID_SWEEP_ENTRIES(float)
+BSID_SWEEP_ENTRIES(double)
 
 BSID_SWEEP_CLONES double dot(const double* x, const double* y, int n)
 {
