@@ -111,7 +111,7 @@ BSID_INLINE void level_nodes(const position_shape<real>& s,
     const int kst = std::max(0, -(r + dlo)); // nodes k < kst: column c < 0
     const size_t cs = size_t(count) * W, ps = size_t(pcount) * W;
     // node k's weight for letter x: the table's column r + dlo + k of letter x
-    const real* const dw0 = wdt + size_t(r + dlo) * W;
+    // (at least 1 where it is read: k past the zero corner and column 0)
     size_t po[U], lo[U];
 #pragma GCC unroll 8
     for (int u = 0; u < U; ++u) {
@@ -168,7 +168,7 @@ BSID_INLINE void level_nodes(const position_shape<real>& s,
         const real* const pk = prev + size_t(k + 1) * ps;
 #pragma GCC unroll 8
         for (int u = 0; u < U; ++u) {
-            const V wd = load<V>(dw0 + lo[u] + size_t(k) * W);
+            const V wd = load<V>(wdt + lo[u] + size_t(r + dlo + k) * W);
             const V diag = vert[u]; // node k of the parent's row
             vert[u] = load<V>(pk + po[u]);
             if (LAST) {
