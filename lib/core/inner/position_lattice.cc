@@ -235,10 +235,10 @@ BSID_INLINE void group_pass(const position_shape<real>& s, const position_call<r
     // c of letter x at (x (n + dhi + 1) + c) W, lane l the item s0 + l + c - 1
     real* const wdt = mask + size_t(n + s.dhi + 1) * W;
     for (int x = 0; x < s.A; ++x) {
-        const real* from = c.dw + size_t(x) * c.dw_stride + (c.s0 - c.dw_first - 1);
+        const real* from = c.dw + size_t(x) * c.dw_stride + size_t(c.s0 - c.dw_first);
         real* to = wdt + size_t(x) * size_t(n + s.dhi + 1) * W;
         for (int col = 1; col <= n + s.dhi; ++col)
-            store(to + size_t(col) * W, load<V>(from + col));
+            store(to + size_t(col) * W, load<V>(from + (col - 1)));
     }
     const V zero = V{};
     if (TAIL) {
