@@ -477,8 +477,7 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
             for (long long x = std::max(s - w, d_base); x <= std::min(s + w, have); ++x)
                 cand.positions.push_back(x), cand.weights.push_back(1.0);
         } else {
-            for (long long x = lo; x < hi; ++x)
-                cand.positions.push_back(x), cand.weights.push_back(1.0);
+            cand = search_prior(lo, hi);
         }
         if (cand.positions.empty()) {
             lose_block(detail::concat("no frame found in the bits from position ",
@@ -496,8 +495,11 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
             lose_block(invalid_item_at(bad), out);
             continue;
         }
+        double sum = 0;
+        for (double x : cand.weights)
+            sum += x;
         for (double& x : cand.weights)
-            x /= double(cand.weights.size());
+            x /= sum;
         frame_request r;
         r.set_items(items_at(s_min));
         r.L = size_t(seg_end - s_min);
@@ -594,6 +596,7 @@ void stream_decoder::take(frame_decode_result& r,
     d_mode = mode::synced;
     d_acquired = false;
     d_by_search = false;
+    d_acquired_follows = false;
 }
 
 void stream_decoder::complete(frame_decode_result result, std::vector<stream_frame>& out)
@@ -663,17 +666,52 @@ void stream_decoder::complete(frame_decode_result result, std::vector<stream_fra
         detail::concat(
             "stream_decoder: found frame ", d_k, " at position ", s, " by search"));
     d_lost_why.clear();
+    const bool follows = follows_previous(s);
     acquire(s, out);
     d_by_search = true;
+    d_acquired_follows = follows;
+}
+
+position_weights stream_decoder::search_prior(long long lo, long long hi) const
+{
+    // The stream's model: a frame follows the one before it, but for a gap
+    // (random items) of probability g after any frame. Where the frame
+    // before the one searched for was decoded ok, its end posterior says
+    // where this one starts unless a gap lies between (the search then finds
+    // the frame after a burst as before, and a frame whose edges the channel
+    // hit where the frame before it left off); otherwise nothing is known.
+    position_weights p;
+    const double g = d_opt.gap_probability;
+    const bool follows = !d_follows.positions.empty();
+    for (long long x = lo; x < hi; ++x) {
+        p.positions.push_back(x);
+        p.weights.push_back(follows ? g / double(hi - lo) : 1.0);
+    }
+    if (follows) {
+        for (size_t k = 0; k < d_follows.positions.size(); ++k) {
+            const long long x = d_follows.positions[k];
+            if (x >= lo && x < hi)
+                p.weights[size_t(x - lo)] += (1 - g) * d_follows.weights[k];
+        }
+    }
+    return p;
 }
 
 void stream_decoder::trim()
 {
     // hunting keeps what the search of the block at d_hunt reads (from half
-    // a frame length before it) and the tags' floor
+    // a frame length before it) and the tags' floor; without a sync word,
+    // with shifts by whole periods told apart, also the frame length before
+    // the search's earliest shift (best_of_period_shifts reads the frame
+    // that may end where each shift begins)
+    const long long before =
+        d_G == 0 && d_judge->edges_checked()
+            ? d_F / 2 + d_F + 2 * (long long)d_judge->period() * d_dec->config().cb.n() +
+                  2 * d_opt.acquire_window
+            : d_F / 2;
     long long keep = d_mode == mode::synced
                          ? d_prior.positions.front()
-                         : std::min({ std::max(d_hunt - d_F / 2, d_search_floor),
+                         : std::min({ std::max(d_hunt - before, d_search_floor),
                                       d_hunt - d_opt.acquire_window,
                                       d_floor - d_opt.acquire_window });
     keep = std::min(keep, received());

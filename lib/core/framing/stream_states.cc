@@ -84,6 +84,7 @@ void stream_decoder::lose_block(const std::string& why,
 void stream_decoder::advance_hunt()
 {
     d_hunt += d_F;
+    d_follows = {}; // (a frame length of bits lies between)
     // a tag before the new block would have acquired already
     d_floor = std::max(d_floor, d_hunt - d_opt.acquire_window);
 }
@@ -107,6 +108,8 @@ void stream_decoder::acquire(long long at, std::vector<stream_frame>& out)
     d_anchor = at;
     d_anchor_k = d_k;
     d_acquired = true;
+    d_acquired_follows = false;
+    d_follows = {};
     log(log_level::info,
         detail::concat("stream_decoder: acquiring frame ", d_k, " at position ", at));
 }
@@ -140,10 +143,13 @@ void stream_decoder::lose_sync(const frame_result& why, std::vector<stream_frame
     d_acquired = false;
     d_cands.clear();
     d_tries.clear();
+    // (a frame carried in sync follows the one decoded before it)
+    d_follows = acquired ? position_weights{} : d_prior;
     if (why.status == frame_status::invalid_input || d_by_search) {
         // (a frame a search found already had its frame length searched)
         d_by_search = false;
         d_lost_why.clear();
+        d_follows = {};
         erase(why.status, why.reason, out);
         advance_hunt();
         return;

@@ -231,7 +231,7 @@ bool stream_decoder::other_sync_word(long long s,
     return found;
 }
 
-double stream_decoder::llr_at(long long at, bool whole_next_frame, bool* short_of_items)
+double stream_decoder::llr_at(long long at, read_after after, bool* short_of_items)
 {
     const long long w = d_opt.acquire_window;
     position_weights p;
@@ -242,7 +242,8 @@ double stream_decoder::llr_at(long long at, bool whole_next_frame, bool* short_o
         return -std::numeric_limits<double>::infinity();
     const long long s_min = p.positions.front();
     const long long top = padded_top(s_min, p.positions.back());
-    const long long full_end = segment_end(top, whole_next_frame);
+    const long long full_end =
+        segment_end(top, after != read_after::lookahead && after != read_after::nothing);
     if (received() < full_end) {
         if (short_of_items)
             *short_of_items = true;
@@ -256,10 +257,12 @@ double stream_decoder::llr_at(long long at, bool whole_next_frame, bool* short_o
     r.L = size_t(full_end - s_min);
     r.start = relative_prior(p, s_min, top);
     r.end = end_mode::free;
-    r.lookahead = whole_next_frame ? d_dec->N() : d_opt.lookahead;
-    r.next_frame_follows = true;
+    r.lookahead = after == read_after::nothing     ? 0
+                  : after == read_after::lookahead ? d_opt.lookahead
+                                                   : d_dec->N();
+    r.next_frame_follows = after != read_after::nothing;
     r.random_before = true;
-    r.gap = d_opt.gap_probability;
+    r.gap = after == read_after::next_frame_no_gap ? 0.0 : d_opt.gap_probability;
     const frame_decode_result res = d_dec->decode(r);
     return res.result.ok() ? res.log_likelihood_ratio
                            : -std::numeric_limits<double>::infinity();
@@ -495,7 +498,7 @@ bool stream_decoder::judge(const frame_decode_result& r,
             other_sync_word(
                 s, weak ? fit : d_judge->sync_word_threshold(), &at, &at_fit)) {
             bool short_of_items = false;
-            const double other = llr_at(at, false, &short_of_items);
+            const double other = llr_at(at, read_after::lookahead, &short_of_items);
             const std::string fits_there = detail::concat("the sync word fits at ",
                                                           at,
                                                           " (ln likelihood ratio ",
@@ -585,27 +588,30 @@ bool stream_decoder::judge(const frame_decode_result& r,
                            detail::fmt_double(front_own),
                            " and ",
                            detail::fmt_double(back_own)));
-        // the edges must favour the frame's own books (a correct frame's
-        // margins and a shifted one's lie about as far either side of 0); a
-        // frame found by an acquisition, or carried but reading worse than
-        // the recent frames or with an unlikely length (it may have absorbed
-        // a burst) or at the stream's end with nothing after it, by
-        // edge_margin, and its edges must read as codewords
-        // (within edge_margin of random bits or better: a burst's bits read
-        // as codewords read far worse). A search's frame competes with its
-        // shifts by whole periods in full decodes instead
-        // (best_of_period_shifts), so only its edges against random bits
-        // count.
-        const bool found = kind == pending_kind::search || d_acquired;
-        // (a frame at the stream's end: no next frame vouches for its end)
-        const bool strict = found || low || odd_length || !d_req_tail;
+        // The edges must clearly favour the frame's own books, by edge_margin,
+        // and read as codewords (better than random items): a frame shifted
+        // by whole periods reads a neighbour's codewords, or a burst's items,
+        // at one edge. A carried frame whose edges do not is not put out: its
+        // frame length is searched, and the search's start competes with its
+        // shifts by whole periods in full decodes with the frames around
+        // each (best_of_period_shifts), which finds it again if it was right;
+        // a frame that won that comparison needs only its edges against
+        // random items (within edge_margin).
         const bool shifts_beaten =
             kind == pending_kind::search || (kind == pending_kind::synced && d_by_search);
         const double need = shifts_beaten ? -std::numeric_limits<double>::infinity()
-                            : strict      ? alignment_judge::edge_margin
-                                          : 0.0;
-        const double need_own = strict ? -alignment_judge::edge_margin
-                                       : -std::numeric_limits<double>::infinity();
+                                          : alignment_judge::edge_margin;
+        // (a frame that starts where the frame decoded ok before it ended has
+        // no burst before it: an edge that reads worse is the channel's)
+        const bool follows =
+            kind == pending_kind::search ? follows_previous(s) : d_acquired_follows;
+        // (a carried frame at the stream's end, with no next frame after it,
+        // cannot be compared with its shifts: within edge_margin of random
+        // items, as a search's frame)
+        const double need_own = !shifts_beaten
+                                    ? (d_req_tail ? 0.0 : -alignment_judge::edge_margin)
+                                : follows ? -std::numeric_limits<double>::infinity()
+                                          : -alignment_judge::edge_margin;
         if (!(front >= need && back >= need && front_own >= need_own &&
               back_own >= need_own)) {
             why = { frame_status::sync_ambiguous,
@@ -618,10 +624,12 @@ bool stream_decoder::judge(const frame_decode_result& r,
                         detail::fmt_double(back),
                         " at the end, at least ",
                         detail::fmt_double(need),
-                        " needed; against random bits ",
+                        " needed; against random items ",
                         detail::fmt_double(front_own),
                         " and ",
                         detail::fmt_double(back_own),
+                        ", at least ",
+                        detail::fmt_double(need_own),
                         ")") };
             return false;
         }
@@ -670,21 +678,61 @@ long long stream_decoder::pick_candidate(frame_result& why) const
 
 long long stream_decoder::best_of_period_shifts(long long s, frame_result& why)
 {
-    // the start found and its shifts by one and two whole periods (which the
+    // The start found and its shifts by one and two whole periods (which the
     // search's window may not have held), each decoded from a window around
-    // it with the whole next frame after it: the best must beat every other
-    // by edge_margin. A shift that the stream's end leaves unread cannot be
-    // ruled out: the frame is then ambiguous (a search over a segment cut by
-    // the end prefers the shift that reads more of the next frame's
-    // codewords as its own, and that frame is not the one sent there).
+    // it, the items before it random; the best must beat every other by
+    // edge_margin in the stream's model: frames follow each other, but for a
+    // gap (random items) of probability g = gap_probability after any frame.
+    // A shift x scores
+    //   S(x) = before(x) + alone(x) + after(x)
+    // - alone(x): ln LR of the frame at x, random items before and after;
+    // - after(x) = max(next(x) - alone(x), ln g + C_after): next(x) reads
+    //   the whole next frame after its end (or, by g, random items), so a
+    //   shift that reads the next frame's codewords as its own, or its own
+    //   last codewords as the next frame's, loses; or a gap, then the next
+    //   frame wherever it lies, C_after = max(0, the most any shift gains from
+    //   the next frame after it);
+    // - before(x), alike: where the frame before it is known to have ended
+    //   (d_follows: a frame decoded ok) ln(1 - g) for a shift that
+    //   follows it and ln g for one with a gap before it; otherwise
+    //   max(prev(x) - alone(x), ln g + C_before), prev(x) the read of a frame
+    //   a frame length earlier with x's frame right after it (no gap).
+    // Without the gap's terms, the true frame next to a burst whose edge
+    // codewords the channel hit would read as if the frame beyond the burst
+    // were random items, and lose to a shift that reads the burst as its
+    // codewords and that frame right after them. Where the stream's end
+    // cuts a shift's whole next frame, every shift is read with the stream's
+    // look-ahead (the next frame's first K symbols) instead; a shift that
+    // the end leaves unread even so cannot be ruled out (a search over a
+    // segment cut by the end prefers the shift that reads more of the next
+    // frame's codewords as its own, and that frame is not the one sent
+    // there): the frame is then ambiguous.
     const long long unit = (long long)d_judge->period() * d_dec->config().cb.n();
-    std::vector<std::pair<long long, double>> c;
+    const long long w = d_opt.acquire_window;
+    const double g = d_opt.gap_probability;
+    const double inf = std::numeric_limits<double>::infinity();
+    const double ln_g = g > 0 ? std::log(g) : -inf;
+    const bool follows_known = !d_follows.positions.empty();
+    struct shift {
+        long long x;
+        double prev, next, alone, score;
+    };
+    std::vector<shift> c;
+    // (near the stream's end, where a shift's whole next frame is cut, every
+    // shift is read with the stream's look-ahead instead)
+    read_after after_read = read_after::next_frame;
     for (long long j = -2; j <= 2; ++j) {
         const long long x = s + j * unit;
-        if (x + d_opt.acquire_window < std::max(d_search_floor, d_base))
+        if (x + w < std::max(d_search_floor, d_base))
             continue; // (its window lies before the items a frame may start in)
         bool short_of_items = false;
-        c.emplace_back(x, llr_at(x, true, &short_of_items));
+        const double next = llr_at(x, after_read, &short_of_items);
+        if (short_of_items && d_ended && after_read == read_after::next_frame) {
+            after_read = read_after::lookahead;
+            c.clear();
+            j = -3;
+            continue;
+        }
         if (short_of_items && d_ended) {
             why = { frame_status::sync_ambiguous,
                     detail::concat("the stream ends before the frame read from ",
@@ -692,33 +740,74 @@ long long stream_decoder::best_of_period_shifts(long long s, frame_result& why)
                                    " can be compared with the one read from ",
                                    x,
                                    ", whole code periods apart (each with the next "
-                                   "frame after it)") };
+                                   "frame's first symbols after it)") };
             return -1;
         }
+        const double alone = g > 0 ? llr_at(x, read_after::nothing) : -inf;
+        const double prev = !follows_known && g > 0
+                                ? llr_at(x - d_F, read_after::next_frame_no_gap)
+                                : -inf;
+        c.push_back({ x, prev, next, alone, -inf });
+    }
+    // (the most any shift gains from its neighbour frames)
+    double C_after = 0, C_before = 0;
+    for (const shift& x : c) {
+        if (std::isfinite(x.alone) && std::isfinite(x.next))
+            C_after = std::max(C_after, x.next - x.alone);
+        if (std::isfinite(x.alone) && std::isfinite(x.prev))
+            C_before = std::max(C_before, x.prev - x.alone);
+    }
+    for (shift& x : c) {
+        const double after = std::max(x.next, x.alone + ln_g + C_after);
+        double before = 0;
+        if (follows_known) {
+            before = g > 0 ? (follows_previous(x.x) ? std::log1p(-g) : ln_g) : 0.0;
+        } else if (g > 0) {
+            before = std::max(x.prev - x.alone, ln_g + C_before);
+        }
+        x.score = before + after;
+        log(log_level::debug,
+            detail::concat("stream_decoder: frame ",
+                           d_k,
+                           " read from ",
+                           x.x,
+                           ": ln LR ",
+                           detail::fmt_double(x.alone),
+                           " alone, ",
+                           detail::fmt_double(x.next),
+                           " with the next frame after it, ",
+                           follows_known ? "" : detail::fmt_double(x.prev),
+                           follows_known ? "" : " with the frame before it, ",
+                           "score ",
+                           detail::fmt_double(x.score),
+                           follows_known ? " (the frame before it decoded ok)" : ""));
     }
     size_t best = 0;
     for (size_t k = 1; k < c.size(); ++k)
-        if (c[k].second > c[best].second)
+        if (c[k].score > c[best].score)
             best = k;
-    if (c.empty() || !std::isfinite(c[best].second))
+    if (c.empty() || !std::isfinite(c[best].score))
         return s; // (no shift can be decoded)
     for (size_t k = 0; k < c.size(); ++k) {
-        if (k != best && c[k].second >= c[best].second - alignment_judge::edge_margin) {
+        if (k != best && c[k].score >= c[best].score - alignment_judge::edge_margin) {
             why = { frame_status::sync_ambiguous,
                     detail::concat("the frames read from ",
-                                   c[best].first,
+                                   c[best].x,
                                    " and from ",
-                                   c[k].first,
+                                   c[k].x,
                                    ", whole code periods apart, are nearly as likely "
-                                   "(log-likelihood ratios ",
-                                   detail::fmt_double(c[best].second),
+                                   "(ln likelihood ratios ",
+                                   detail::fmt_double(c[best].score),
                                    " and ",
-                                   detail::fmt_double(c[k].second),
+                                   detail::fmt_double(c[k].score),
+                                   " with the frames around each, a gap between "
+                                   "frames of probability ",
+                                   detail::fmt_double(g),
                                    ")") };
             return -1;
         }
     }
-    return c[best].first;
+    return c[best].x;
 }
 
 } // namespace bsid

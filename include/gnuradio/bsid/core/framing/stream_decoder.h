@@ -270,14 +270,26 @@ private:
     //! With a sync word: the best fit of W within half a frame length of s
     //! (outside s's own window), if any fits better than `than`.
     bool other_sync_word(long long s, double than, long long* at, double* fit) const;
+    //! What a read (llr_at) weighs after the frame's end: the stream's
+    //! look-ahead; the whole next frame (or, by gap_probability, random
+    //! items); the whole next frame, no gap; random items only (over the
+    //! same items as the whole next frame's read).
+    enum class read_after { lookahead, next_frame, next_frame_no_gap, nothing };
     //! The log-likelihood ratio of the frame decoded with a start prior of
-    //! +-acquire_window around `at`, with the stream's look-ahead or the whole
-    //! next frame after it (-inf if it cannot be decoded; with `short_of_items`,
+    //! +-acquire_window around `at`, the items before it random, and `after`
+    //! after its end (-inf if it cannot be decoded; with `short_of_items`,
     //! that is set when the reason is that the stream does not hold the segment).
-    double
-    llr_at(long long at, bool whole_next_frame = false, bool* short_of_items = nullptr);
+    double llr_at(long long at,
+                  read_after after = read_after::lookahead,
+                  bool* short_of_items = nullptr);
+    //! The search's start prior over [lo, hi): where the frame before it
+    //! ended (d_follows) by 1 - gap_probability, uniform by gap_probability;
+    //! uniform when no frame decoded ok precedes it.
+    position_weights search_prior(long long lo, long long hi) const;
     //! Without a sync word, p < N: of a search's start s and its shifts by
-    //! whole periods, the one that reads clearly best, or -1 and why none does.
+    //! whole periods, the one that reads clearly best in the stream's model
+    //! (frames follow each other but for gaps of gap_probability), or -1 and
+    //! why none does.
     long long best_of_period_shifts(long long s, frame_result& why);
     void warn(const std::string& what);
     void take(frame_decode_result& r, bool acquired, std::vector<stream_frame>& out);
@@ -377,7 +389,20 @@ private:
     double d_expected_mean = 0, d_expected_sd = 0;
     // followed by nothing (a whole frame at the stream's end, no tail)
     double d_expected_end_mean = 0, d_expected_end_sd = 0;
-    std::string d_lost_why;   // why the frame being searched for lost sync
+    std::string d_lost_why; // why the frame being searched for lost sync
+    // hunting after a frame carried in sync lost it: the end posterior of the
+    // frame decoded ok before it (where the lost frame starts if no gap lies
+    // between them); empty when no such frame precedes the search
+    position_weights d_follows;
+    bool d_acquired_follows = false; // a search's frame, where d_follows said
+    //! Whether a frame starting at s follows the frame decoded ok before it
+    //! (within acquire_window of d_follows' support).
+    bool follows_previous(long long s) const
+    {
+        return !d_follows.positions.empty() &&
+               s + d_opt.acquire_window >= d_follows.positions.front() &&
+               s - d_opt.acquire_window <= d_follows.positions.back();
+    }
     bool d_acquired = false;  // the next frame is decoded from an acquisition
     bool d_by_search = false; // that acquisition is a search's (its block searched)
     long long d_anchor = 0;   // nominal start of frame d_anchor_k
