@@ -672,31 +672,6 @@ void stream_decoder::complete(frame_decode_result result, std::vector<stream_fra
     d_acquired_follows = follows;
 }
 
-position_weights stream_decoder::search_prior(long long lo, long long hi) const
-{
-    // The stream's model: a frame follows the one before it, but for a gap
-    // (random items) of probability g after any frame. Where the frame
-    // before the one searched for was decoded ok, its end posterior says
-    // where this one starts unless a gap lies between (the search then finds
-    // the frame after a burst as before, and a frame whose edges the channel
-    // hit where the frame before it left off); otherwise nothing is known.
-    position_weights p;
-    const double g = d_opt.gap_probability;
-    const bool follows = !d_follows.positions.empty();
-    for (long long x = lo; x < hi; ++x) {
-        p.positions.push_back(x);
-        p.weights.push_back(follows ? g / double(hi - lo) : 1.0);
-    }
-    if (follows) {
-        for (size_t k = 0; k < d_follows.positions.size(); ++k) {
-            const long long x = d_follows.positions[k];
-            if (x >= lo && x < hi)
-                p.weights[size_t(x - lo)] += (1 - g) * d_follows.weights[k];
-        }
-    }
-    return p;
-}
-
 void stream_decoder::trim()
 {
     // hunting keeps what the search of the block at d_hunt reads (from half
