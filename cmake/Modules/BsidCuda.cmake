@@ -4,13 +4,37 @@
 # Optional CUDA toolchain detection, shared by both builds. Without nvcc the
 # module builds and works on the CPU alone. See docs/building.md.
 #
+#   -DBSID_ENABLE_CUDA=ON              (default) the CUDA backend wherever nvcc is found:
+#                                      every kernel compiles, as the tests and CI need
+#   -DBSID_ENABLE_CUDA=DRIVER          only where an NVIDIA driver is present too (the
+#                                      kernel module's /proc/driver/nvidia, or libcuda):
+#                                      a build for use on this machine, as scripts/demo
+#                                      and packages built on the machine they serve
 #   -DBSID_ENABLE_CUDA=OFF             never look for CUDA
 #   -DCMAKE_CUDA_COMPILER=/path/nvcc   nvcc outside PATH (/usr/local/cuda/bin)
 #   -DCMAKE_CUDA_ARCHITECTURES=...     default "90" (H100/H200) plus "native" where a GPU is seen
 
-option(BSID_ENABLE_CUDA "Build the CUDA backend when a CUDA compiler is found" ON)
+set(BSID_ENABLE_CUDA ON CACHE STRING
+    "Build the CUDA backend: ON (where nvcc is found), DRIVER (where an NVIDIA driver is present too), OFF")
+set_property(CACHE BSID_ENABLE_CUDA PROPERTY STRINGS ON DRIVER OFF)
 set(BSID_HAVE_CUDA OFF)
-if(BSID_ENABLE_CUDA)
+set(bsid_cuda_wanted ${BSID_ENABLE_CUDA})
+if(BSID_ENABLE_CUDA STREQUAL "DRIVER")
+    # the driver's library, not the toolkit's link stub (lib/stubs, lib64/stubs)
+    find_library(BSID_LIBCUDA NAMES libcuda.so.1 cuda
+                 PATHS /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/lib
+                 NO_DEFAULT_PATH)
+    if(EXISTS /proc/driver/nvidia/version OR BSID_LIBCUDA)
+        set(bsid_cuda_wanted ON)
+    else()
+        set(bsid_cuda_wanted OFF)
+        message(STATUS "CUDA backend: disabled (BSID_ENABLE_CUDA=DRIVER and no NVIDIA driver here)")
+    endif()
+elseif(NOT BSID_ENABLE_CUDA STREQUAL "ON" AND BSID_ENABLE_CUDA)
+    # (other true values: TRUE, YES, 1)
+    set(bsid_cuda_wanted ON)
+endif()
+if(bsid_cuda_wanted)
     if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
         set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
     endif()
@@ -34,6 +58,6 @@ if(BSID_ENABLE_CUDA)
     else()
         message(STATUS "CUDA backend: disabled (no CUDA compiler found)")
     endif()
-else()
-    message(STATUS "CUDA backend: disabled (BSID_ENABLE_CUDA=OFF)")
+elseif(NOT BSID_ENABLE_CUDA STREQUAL "DRIVER")
+    message(STATUS "CUDA backend: disabled (BSID_ENABLE_CUDA=${BSID_ENABLE_CUDA})")
 endif()
