@@ -48,6 +48,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
 
 namespace bsid {
 
@@ -243,12 +244,23 @@ private:
         d_times.L += t.L;
     }
 
-    // Whether a state's block is needed: a state no path reaches (alpha 0),
-    // or whose received position lies outside the frame, contributes nothing.
+    // The states [lo, hi) of index i whose received position lies in the
+    // frame, [0, rho]; the others, and a state no path reaches (alpha 0),
+    // contribute nothing.
+    std::pair<int, int> in_frame(const frame_view& f, int i) const
+    {
+        const int Mt = d_limits.mtau.size();
+        const long long s0 = (long long)n() * i + d_limits.mtau.lo;
+        const int lo = int(std::clamp<long long>(-s0, 0, Mt));
+        const int hi = int(std::clamp<long long>((long long)f.rho - s0 + 1, lo, Mt));
+        return { lo, hi };
+    }
+
+    // Whether a state's block is needed (in_frame, and alpha not 0).
     bool live(const frame_view& f, int i, int a, const double* alpha_i) const
     {
-        const long long start = (long long)n() * i + d_limits.mtau.lo + a;
-        return alpha_i[a] != 0.0 && start >= 0 && start <= (long long)f.rho;
+        const auto [lo, hi] = in_frame(f, i);
+        return alpha_i[a] != 0.0 && a >= lo && a < hi;
     }
 
     /*
@@ -405,10 +417,7 @@ private:
         // position lies outside the received items (it contributes nothing)
         auto live_alpha = [&](int i) {
             const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
-            // (live: alpha not 0 and the position in [0, rho])
-            const long long s0 = (long long)n() * i + d_limits.mtau.lo;
-            const int lo = int(std::clamp<long long>(-s0, 0, Mt));
-            const int hi = int(std::clamp<long long>((long long)f.rho - s0 + 1, lo, Mt));
+            const auto [lo, hi] = in_frame(f, i);
             std::fill(from, from + lo, 0.0);
             std::copy(alpha_i + lo, alpha_i + hi, from + lo);
             std::fill(from + hi, from + Mt, 0.0);
@@ -515,9 +524,7 @@ private:
             // beta is kept where alpha is live only (0 where no path reaches
             // the state or its position lies outside the received items);
             // a state with no way on to the frame's end has beta 0 already
-            const long long s0 = (long long)n() * i + d_limits.mtau.lo;
-            const int lo = int(std::clamp<long long>(-s0, 0, Mt));
-            const int hi = int(std::clamp<long long>((long long)f.rho - s0 + 1, lo, Mt));
+            const auto [lo, hi] = in_frame(f, i);
             for (int a = 0; a < Mt; ++a) {
                 const bool live_a = a >= lo && a < hi && alpha_i[a] != 0.0;
                 beta_cur[a] = live_a ? beta_cur[a] : 0.0;
