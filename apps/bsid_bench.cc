@@ -122,7 +122,10 @@ frames_ok; erasures counts those the decoder refused):
                   one channel each, decoded by the stream decoder one frame of
                   each stream per batch, against genie framing of the same
                   frames in the same run (frames_per_s counts frames decoded
-                  ok; ratio_to_genie, SER, sync losses and wrong MAP ends)
+                  ok; ratio_to_genie, SER, sync losses and wrong MAP ends;
+                  stage_s_per_frame: the frame decoder's stages and the
+                  stream decoders' own work, in the workers' seconds, which
+                  add up to worker_s, the workers' time summed over them)
   --streams S     streams (stream framing; default 256)
   --stream-frames K  frames per stream (stream framing; default 8)
   --lookahead L   the stream decoder's look-ahead K (stream framing; default 2)

@@ -10,6 +10,7 @@
 
 #include <gnuradio/bsid/core/framing/stream_batch.h>
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <stdexcept>
 #include <thread>
@@ -59,8 +60,20 @@ std::vector<std::vector<stream_frame>> stream_batch::decode(size_t* rounds)
     std::vector<std::vector<stream_frame>> out(S);
     std::vector<size_t> count(P, 0);
     std::vector<std::exception_ptr> err(P);
+    std::vector<double> busy(P, 0.0);
     // worker w: rounds over streams w, w + P, ...
     auto work = [&](size_t w) {
+        const auto t0 = std::chrono::steady_clock::now();
+        struct timer { // (the worker's time, however it leaves)
+            const std::chrono::steady_clock::time_point t0;
+            double& into;
+            ~timer()
+            {
+                into =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                        .count();
+            }
+        } time_it{ t0, busy[w] };
         try {
             while (true) {
                 std::vector<frame_request> requests;
@@ -88,6 +101,8 @@ std::vector<std::vector<stream_frame>> stream_batch::decode(size_t* rounds)
     work(0);
     for (auto& t : threads)
         t.join();
+    for (double b : busy)
+        d_worker_seconds += b;
     for (const auto& e : err) {
         if (e)
             std::rethrow_exception(e);

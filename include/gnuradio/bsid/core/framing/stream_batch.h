@@ -58,11 +58,19 @@ public:
      * A worker's exception (an invalid argument) is thrown here.
      */
     std::vector<std::vector<stream_frame>> decode(size_t* rounds = nullptr);
+    /*!
+     * The workers' wall time in decode(), summed over the workers and the
+     * calls: the time that the frame decoder's stage times (profiling on,
+     * also summed over the threads that call it) are a part of; the rest is
+     * the stream decoders' own work.
+     */
+    double worker_seconds() const { return d_worker_seconds; }
 
 private:
     std::shared_ptr<frame_decoder> d_dec;
     std::vector<stream_decoder> d_streams;
     int d_workers;
+    double d_worker_seconds = 0;
 };
 
 } // namespace bsid
