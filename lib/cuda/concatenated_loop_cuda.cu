@@ -15,9 +15,12 @@
 #include "device_buffer.h"
 #include "device_loop.h"
 #include "runtime/backends.h"
+#include "runtime/format.h"
 #include <gnuradio/bsid/core/outer/symbol_mapping_math.h>
+#include <gnuradio/bsid/core/runtime/log.h>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 namespace bsid {
@@ -132,19 +135,112 @@ public:
         BSID_CUDA(cudaSetDevice(d_staged.device()));
         const size_t K = frames.size();
         const int n = d_code.n(), qo = d_code.q();
-        const int N = d_map.n_inner(), qi = d_map.q_inner();
-        const size_t NI = size_t(N) * size_t(qi), NO = size_t(n) * size_t(qo);
-        const bool want_post = std::any_of(
+        const size_t NO = size_t(n) * size_t(qo);
+        batch b;
+        b.want_post = std::any_of(
             posteriors.begin(), posteriors.end(), [](double* p) { return p; });
+        b.watch = bool(watch);
+        b.res.resize(K);
+        b.dec.assign(K * size_t(n), -1);
+        b.post.resize(b.want_post ? K * NO : 0);
+        b.decoded.assign(K, 0);
 
-        std::vector<concatenated_result> res(K);
-        std::vector<int32_t> dec(K * size_t(n), -1);
-        std::vector<double> post(want_post ? K * NO : 0);
-        std::vector<char> decoded(K, 0);
+        // The batch in parts that fit the device together (the inner decoder,
+        // the loop's rows and BP): all of it at first, or the part size that
+        // last fitted. A part that runs out of device memory (or fails
+        // otherwise) gives every device buffer back and is tried again in
+        // halves; a single frame that fails throws, for the host loop.
+        size_t lo = 0;
+        while (lo < K) {
+            const size_t part =
+                opt.device_part > 0 ? std::min(d_part, opt.device_part) : d_part;
+            const size_t hi = std::min(K, lo + std::min(part, K));
+            const size_t mark = b.seen.size(), mark_rows = b.seen_rows.size();
+            try {
+                decode_part(frames, lo, hi, opt, b);
+                lo = hi;
+            } catch (const std::exception& e) {
+                release_all();
+                if (hi - lo <= 1)
+                    throw;
+                d_part = (hi - lo + 1) / 2;
+                log(log_level::info,
+                    detail::concat("concatenated_decoder(cuda): frames ",
+                                   lo,
+                                   " to ",
+                                   hi,
+                                   " of the batch do not run on the device together (",
+                                   e.what(),
+                                   "); parts of ",
+                                   d_part,
+                                   " frames from here on"));
+                // the part's partial results, discarded
+                for (size_t k = lo; k < hi; ++k) {
+                    b.res[k] = concatenated_result{};
+                    b.decoded[k] = 0;
+                    std::fill(b.dec.begin() + long(k * size_t(n)),
+                              b.dec.begin() + long((k + 1) * size_t(n)),
+                              -1);
+                }
+                b.seen.resize(mark);
+                b.seen_rows.resize(mark_rows);
+            }
+        }
+
+        // the batch succeeded: outputs, then the observer
+        const double uniform = -std::log(double(qo));
+        for (size_t k = 0; k < K; ++k) {
+            if (!decisions.empty() && decisions[k])
+                std::copy(b.dec.begin() + long(k * size_t(n)),
+                          b.dec.begin() + long((k + 1) * size_t(n)),
+                          decisions[k]);
+            if (!posteriors.empty() && posteriors[k]) {
+                if (b.decoded[k])
+                    std::copy(b.post.begin() + long(k * NO),
+                              b.post.begin() + long((k + 1) * NO),
+                              posteriors[k]);
+                else
+                    std::fill(posteriors[k], posteriors[k] + NO, uniform);
+            }
+        }
+        // (in the order of the passes, then of the frames, as one part runs
+        // them: the parts' calls interleaved)
+        std::stable_sort(b.seen.begin(), b.seen.end(), [](const auto& x, const auto& y) {
+            return std::get<0>(x) != std::get<0>(y) ? std::get<0>(x) < std::get<0>(y)
+                                                    : std::get<1>(x) < std::get<1>(y);
+        });
+        for (const auto& e : b.seen)
+            watch(std::get<0>(e), std::get<1>(e), b.seen_rows.data() + std::get<2>(e));
+        return std::move(b.res);
+    }
+
+    // what decode_batch keeps for the whole batch until every part is done
+    struct batch {
+        bool want_post = false, watch = false;
+        std::vector<concatenated_result> res;
+        std::vector<int32_t> dec;
+        std::vector<double> post;
+        std::vector<char> decoded;
         // the observer's calls, made once the batch has succeeded
         std::vector<std::tuple<int, size_t, size_t>> seen; // pass, frame, row
         std::vector<int32_t> seen_rows;
+    };
 
+    // The passes over frames [lo, hi) of the batch, their results into b at
+    // their batch indices.
+    void decode_part(const std::vector<frame_view>& all,
+                     size_t lo,
+                     size_t hi,
+                     const concatenated_options& opt,
+                     batch& b)
+    {
+        const size_t K = hi - lo;
+        const int n = d_code.n(), qo = d_code.q();
+        const int N = d_map.n_inner(), qi = d_map.q_inner();
+        const size_t NI = size_t(N) * size_t(qi), NO = size_t(n) * size_t(qo);
+        const bool want_post = b.want_post;
+        const std::vector<frame_view> frames(all.begin() + long(lo),
+                                             all.begin() + long(hi));
         // the frames as the inner decoder sees them: their input (items of
         // any kind, boundaries) and no outputs; the loop sets the priors
         std::vector<frame_view> views(K);
@@ -161,8 +257,8 @@ public:
             if (staged[k]) {
                 active.push_back(k);
             } else {
-                res[k].status = inner[k].status;
-                res[k].reason = inner[k].reason;
+                b.res[lo + k].status = inner[k].status;
+                b.res[lo + k].reason = inner[k].reason;
             }
         }
         // the first pass's priors: none, or the known zero pad bits
@@ -204,10 +300,10 @@ public:
                     continue;
                 }
                 if (pass == 1) {
-                    res[k].status = inner[k].status;
-                    res[k].reason = inner[k].reason;
+                    b.res[lo + k].status = inner[k].status;
+                    b.res[lo + k].reason = inner[k].reason;
                 } else {
-                    res[k].reason = later_refusal(pass, inner[k]);
+                    b.res[lo + k].reason = later_refusal(pass, inner[k]);
                 }
             }
             const int R = int(run.size());
@@ -247,16 +343,16 @@ public:
             for (int r = 0; r < R; ++r) {
                 const size_t k = run[size_t(r)];
                 const int32_t* row = run_dec.data() + size_t(r) * size_t(n);
-                std::copy(row, row + n, dec.begin() + long(k * size_t(n)));
+                std::copy(row, row + n, b.dec.begin() + long((lo + k) * size_t(n)));
                 if (want_post)
-                    d_post.download_at(post.data() + k * NO, size_t(r) * NO, NO);
-                decoded[k] = 1;
-                res[k].iterations = pass;
-                res[k].bp_iterations += bp[size_t(r)].iterations;
-                res[k].syndrome_ok = bp[size_t(r)].syndrome_ok;
-                if (watch) {
-                    seen.emplace_back(pass, k, seen_rows.size());
-                    seen_rows.insert(seen_rows.end(), row, row + n);
+                    d_post.download_at(b.post.data() + (lo + k) * NO, size_t(r) * NO, NO);
+                b.decoded[lo + k] = 1;
+                b.res[lo + k].iterations = pass;
+                b.res[lo + k].bp_iterations += bp[size_t(r)].iterations;
+                b.res[lo + k].syndrome_ok = bp[size_t(r)].syndrome_ok;
+                if (b.watch) {
+                    b.seen.emplace_back(pass, lo + k, b.seen_rows.size());
+                    b.seen_rows.insert(b.seen_rows.end(), row, row + n);
                 }
                 if (!bp[size_t(r)].syndrome_ok && pass < opt.iterations) {
                     next.push_back(k);
@@ -284,26 +380,19 @@ public:
             active.swap(next);
         }
         BSID_CUDA(cudaDeviceSynchronize());
+    }
 
-        // the batch succeeded: outputs, then the observer
-        const double uniform = -std::log(double(qo));
-        for (size_t k = 0; k < K; ++k) {
-            if (!decisions.empty() && decisions[k])
-                std::copy(dec.begin() + long(k * size_t(n)),
-                          dec.begin() + long((k + 1) * size_t(n)),
-                          decisions[k]);
-            if (!posteriors.empty() && posteriors[k]) {
-                if (decoded[k])
-                    std::copy(post.begin() + long(k * NO),
-                              post.begin() + long((k + 1) * NO),
-                              posteriors[k]);
-                else
-                    std::fill(posteriors[k], posteriors[k] + NO, uniform);
-            }
+    // every device buffer of the loop and of both decoders, given back
+    void release_all() noexcept
+    {
+        try {
+            d_pad.release(), d_priors.release(), d_ext_in.release(), d_bp_in.release();
+            d_bp_ext.release(), d_post.release(), d_lm.release(), d_rows.release();
+            d_staged.release();
+            d_bp.release();
+        } catch (...) {
+            // (a failed release leaves the memory to the next allocation's error)
         }
-        for (const auto& e : seen)
-            watch(std::get<0>(e), std::get<1>(e), seen_rows.data() + std::get<2>(e));
-        return res;
     }
 
 private:
@@ -313,6 +402,8 @@ private:
     const symbol_mapping& d_map;
     device_buffer<double> d_pad, d_priors, d_ext_in, d_bp_in, d_bp_ext, d_post, d_lm;
     device_buffer<int> d_rows;
+    // the most frames a part holds: a batch's part that did not fit halves it
+    size_t d_part = std::numeric_limits<size_t>::max();
 };
 
 } // namespace

@@ -51,6 +51,10 @@ public:
                                std::vector<frame_result>& results) = 0;
     //! The CUDA device the decoder runs on.
     virtual int device() const = 0;
+    //! Gives back the staged batch and the decoder's cached device buffers
+    //! (after running out of device memory: the loop then tries a smaller
+    //! part of its batch); the next stage() allocates afresh.
+    virtual void release() = 0;
 };
 
 class device_bp
@@ -69,6 +73,8 @@ public:
                                                  double* post,
                                                  double* ext,
                                                  int32_t* decisions) = 0;
+    //! Gives back the per-batch device buffers.
+    virtual void release() = 0;
 };
 
 } // namespace cuda

@@ -381,6 +381,18 @@ public:
         return res;
     }
 
+    // the per-batch buffers, given back after running out of device memory
+    void release() override
+    {
+        d_in.release();
+        d_post_out.release();
+        d_ext_out.release();
+        d_v2c.release();
+        d_c2v.release();
+        d_post.release();
+        d_scratch.release();
+    }
+
     std::vector<bp_result> decode_device(const double* in,
                                          int W,
                                          int max_iterations,
@@ -523,17 +535,6 @@ private:
         to.upload(from.data(), from.size());
     }
 
-    // the per-batch buffers, given back after running out of device memory
-    void release()
-    {
-        d_in.release();
-        d_post_out.release();
-        d_ext_out.release();
-        d_v2c.release();
-        d_c2v.release();
-        d_post.release();
-        d_scratch.release();
-    }
 
     ldpc_decoder_maker d_make_cpu;       // the out-of-memory fallback's maker
     std::unique_ptr<ldpc_decoder> d_cpu; // ... and the fallback, built on first use

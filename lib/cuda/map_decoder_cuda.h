@@ -107,6 +107,7 @@ public:
     int device() const override { return d_device; }
     std::vector<char> stage(const std::vector<frame_view>& frames,
                             std::vector<frame_result>& results) override;
+    void release() override;
     void decode_staged(const std::vector<size_t>& which,
                        const double* log_priors,
                        double* ext,

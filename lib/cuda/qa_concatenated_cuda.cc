@@ -116,7 +116,10 @@ void make_frames(const scheme& s, int count, frames_of& f)
     f.views.push_back(frame_view{ f.huge.data(), f.huge.size(), nullptr });
 }
 
-outcome run(concatenated_decoder& dec, const std::vector<frame_view>& views, bool device)
+outcome run(concatenated_decoder& dec,
+            const std::vector<frame_view>& views,
+            bool device,
+            size_t part = 0)
 {
     const size_t K = views.size();
     const int n = dec.outer().n(), q = dec.outer().q();
@@ -133,6 +136,7 @@ outcome run(concatenated_decoder& dec, const std::vector<frame_view>& views, boo
     opt.iterations = 4;
     opt.bp_iterations = 20;
     opt.device_loop = device;
+    opt.device_part = part;
     o.res = dec.decode_batch(views, opt, d, p, [&](int pass, size_t k, const int32_t* x) {
         o.seen.emplace_back(pass, k, std::vector<int32_t>(x, x + n));
     });
@@ -213,6 +217,31 @@ TEST_F(cuda_loop, device_loop_equals_the_host_loop_and_the_cpu)
                 ASSERT_FALSE(cpu.has_device_loop());
                 expect_same(dev, run(cpu, f.views, true), 1e-6, false);
             }
+        }
+    }
+}
+
+// The device loop in parts (concatenated_options::device_part), as a batch
+// that does not fit the device runs: each part staged and run through every
+// pass in turn, the results and the observer's calls those of the whole batch
+// at once (parts of 1, 7 and 16 of 42 frames; the empty and the huge frame in
+// the last part).
+TEST_F(cuda_loop, device_loop_in_parts_equals_the_whole_batch)
+{
+    for (const auto& s : schemes()) {
+        SCOPED_TRACE(s.name);
+        frames_of f;
+        make_frames(s, 40, f);
+        const int N = symbol_mapping(s.code.q(), s.code.n(), s.cb.q()).n_inner();
+        decoder_config cfg(s.cb, s.ch, N);
+        cfg.backend = backend_kind::cuda;
+        cfg.precision = precision_kind::dual;
+        auto inner = map_decoder::make(cfg);
+        concatenated_decoder dec(*inner, s.code);
+        const outcome whole = run(dec, f.views, true);
+        for (size_t part : { size_t(1), size_t(7), size_t(16) }) {
+            SCOPED_TRACE(part);
+            expect_same(run(dec, f.views, true, part), whole, 1e-9, true);
         }
     }
 }

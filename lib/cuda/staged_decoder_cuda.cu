@@ -108,6 +108,21 @@ void cuda_decoder<real>::decode_staged(const std::vector<size_t>& which,
     }
 }
 
+template <typename real>
+void cuda_decoder<real>::release()
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    BSID_CUDA(cudaSetDevice(d_device));
+    d_staged = staged_batch{};
+    d_staged_bits.release();
+    d_staged_llr.release();
+    d_staged_soft.release();
+    for (auto& ln : d_lanes)
+        ln->release_cache();
+}
+
+template void cuda_decoder<float>::release();
+template void cuda_decoder<double>::release();
 template std::vector<char> cuda_decoder<float>::stage(const std::vector<frame_view>&,
                                                       std::vector<frame_result>&);
 template std::vector<char> cuda_decoder<double>::stage(const std::vector<frame_view>&,

@@ -13,6 +13,7 @@
 #include <gnuradio/bsid/core/outer/outer_code.h>
 #include <gnuradio/bsid/core/outer/symbol_mapping.h>
 #include <gnuradio/bsid/core/reads/reads_decoder.h>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -33,6 +34,15 @@ struct concatenated_options {
      * the device. Both give the same decisions.
      */
     bool device_loop = true;
+    /*!
+     * The device loop's part size: the most frames it holds on the device at
+     * once (each part runs every pass before the next is staged). 0: the
+     * whole batch, or, where that does not fit the device's memory with the
+     * inner decoder, the loop's rows and belief propagation together, halves
+     * of it until a part fits (the size that fitted is kept for later
+     * batches). The same decisions either way.
+     */
+    size_t device_part = 0;
 };
 
 //! What became of one frame.
