@@ -122,7 +122,8 @@ frames_ok; erasures counts those the decoder refused):
                   one channel each, decoded by the stream decoder one frame of
                   each stream per batch, against genie framing of the same
                   frames in the same run (frames_per_s counts frames decoded
-                  ok; ratio_to_genie, SER, sync losses and wrong MAP ends;
+                  ok; ratio_to_genie, SER, sync losses, wrong MAP ends, and
+                  wrong_ok: frames put out ok with most symbols wrong;
                   stage_s_per_frame: the frame decoder's stages and the
                   stream decoders' own work, in the workers' seconds, which
                   add up to worker_s, the workers' time summed over them)
