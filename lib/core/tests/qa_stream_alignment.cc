@@ -490,8 +490,8 @@ TEST_F(stream_alignment,
        bursts_of_about_a_period_between_frames_with_errors_at_their_edges)
 {
     // Without a sync word (books repeating every 3 codewords, N = 20: the
-    // edges tell shifts apart) over bits and four letters, a noisy channel
-    // (2 % of each event) and bursts of up to two periods between frames:
+    // edges tell shifts apart) over bits and four letters, the channel
+    // (1 % of each event) and bursts of up to two periods between frames:
     // a frame whose edge codewords the channel hit, next to a burst, can
     // read about as well shifted a period toward the burst (which it then
     // reads as its codewords), and a frame after a burst of about a period
