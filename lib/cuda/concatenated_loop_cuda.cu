@@ -239,13 +239,11 @@ public:
         const int N = d_map.n_inner(), qi = d_map.q_inner();
         const size_t NI = size_t(N) * size_t(qi), NO = size_t(n) * size_t(qo);
         const bool want_post = b.want_post;
-        const std::vector<frame_view> frames(all.begin() + long(lo),
-                                             all.begin() + long(hi));
         // the frames as the inner decoder sees them: their input (items of
         // any kind, boundaries) and no outputs; the loop sets the priors
         std::vector<frame_view> views(K);
         for (size_t k = 0; k < K; ++k) {
-            views[k] = frame_view(static_cast<const frame_input&>(frames[k]));
+            views[k] = frame_view(static_cast<const frame_input&>(all[lo + k]));
             views[k].priors = nullptr;
             views[k].extrinsic = true;
             views[k].log_priors = true;

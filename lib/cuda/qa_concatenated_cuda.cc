@@ -169,6 +169,16 @@ void expect_same(const outcome& a, const outcome& b, double tol, bool exact_coun
     EXPECT_EQ(a.seen, b.seen);
 }
 
+// the CUDA inner decoder's configuration for a scheme's frames
+decoder_config cuda_config(const scheme& s, precision_kind prec)
+{
+    const int N = symbol_mapping(s.code.q(), s.code.n(), s.cb.q()).n_inner();
+    decoder_config cfg(s.cb, s.ch, N);
+    cfg.backend = backend_kind::cuda;
+    cfg.precision = prec;
+    return cfg;
+}
+
 } // namespace
 
 TEST_F(cuda_loop, device_loop_equals_the_host_loop_and_the_cpu)
@@ -177,12 +187,9 @@ TEST_F(cuda_loop, device_loop_equals_the_host_loop_and_the_cpu)
         SCOPED_TRACE(s.name);
         frames_of f;
         make_frames(s, 40, f);
-        const int N = symbol_mapping(s.code.q(), s.code.n(), s.cb.q()).n_inner();
         for (auto prec : { precision_kind::dual, precision_kind::single }) {
             SCOPED_TRACE(to_string(prec));
-            decoder_config cfg(s.cb, s.ch, N);
-            cfg.backend = backend_kind::cuda;
-            cfg.precision = prec;
+            const decoder_config cfg = cuda_config(s, prec);
             auto inner = map_decoder::make(cfg);
             concatenated_decoder dec(*inner, s.code);
             ASSERT_TRUE(dec.has_device_loop());
@@ -225,23 +232,22 @@ TEST_F(cuda_loop, device_loop_equals_the_host_loop_and_the_cpu)
 // that does not fit the device runs: each part staged and run through every
 // pass in turn, the results and the observer's calls those of the whole batch
 // at once (parts of 1, 7 and 16 of 42 frames; the empty and the huge frame in
-// the last part).
+// the last part), in double and float.
 TEST_F(cuda_loop, device_loop_in_parts_equals_the_whole_batch)
 {
     for (const auto& s : schemes()) {
         SCOPED_TRACE(s.name);
         frames_of f;
         make_frames(s, 40, f);
-        const int N = symbol_mapping(s.code.q(), s.code.n(), s.cb.q()).n_inner();
-        decoder_config cfg(s.cb, s.ch, N);
-        cfg.backend = backend_kind::cuda;
-        cfg.precision = precision_kind::dual;
-        auto inner = map_decoder::make(cfg);
-        concatenated_decoder dec(*inner, s.code);
-        const outcome whole = run(dec, f.views, true);
-        for (size_t part : { size_t(1), size_t(7), size_t(16) }) {
-            SCOPED_TRACE(part);
-            expect_same(run(dec, f.views, true, part), whole, 1e-9, true);
+        for (auto prec : { precision_kind::dual, precision_kind::single }) {
+            SCOPED_TRACE(to_string(prec));
+            auto inner = map_decoder::make(cuda_config(s, prec));
+            concatenated_decoder dec(*inner, s.code);
+            const outcome whole = run(dec, f.views, true);
+            for (size_t part : { size_t(1), size_t(7), size_t(16) }) {
+                SCOPED_TRACE(part);
+                expect_same(run(dec, f.views, true, part), whole, 1e-9, true);
+            }
         }
     }
 }
@@ -254,10 +260,7 @@ TEST_F(cuda_loop, local_storage_in_the_device_loop)
     const scheme s = schemes()[2]; // through bits, with a pad bit
     frames_of f;
     make_frames(s, 20, f);
-    const int N = symbol_mapping(s.code.q(), s.code.n(), s.cb.q()).n_inner();
-    decoder_config cfg(s.cb, s.ch, N);
-    cfg.backend = backend_kind::cuda;
-    cfg.precision = precision_kind::dual;
+    decoder_config cfg = cuda_config(s, precision_kind::dual);
     auto global = map_decoder::make(cfg);
     cfg.storage = storage_kind::local;
     cfg.cuda.local_window = 5;

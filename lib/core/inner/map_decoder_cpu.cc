@@ -256,12 +256,6 @@ private:
         return { lo, hi };
     }
 
-    // Whether a state's block is needed (in_frame, and alpha not 0).
-    bool live(const frame_view& f, int i, int a, const double* alpha_i) const
-    {
-        const auto [lo, hi] = in_frame(f, i);
-        return alpha_i[a] != 0.0 && a >= lo && a < hi;
-    }
 
     /*
      * decode_one, with every failure made a status: out of memory for global
@@ -598,8 +592,10 @@ private:
         for (int a = 0; a < Mt; ++a)
             mass += ws.ev_mass[size_t(a)];
         const double negligible = 1e-17 * mass;
-        for (int a = 0; a < Mt; ++a) {
-            if (!live(f, i, a, alpha_i) || !(ws.ev_mass[size_t(a)] >= negligible))
+        // (a state's block is needed where it lies in the frame and alpha is not 0)
+        const auto [lo, hi] = in_frame(f, i);
+        for (int a = lo; a < hi; ++a) {
+            if (alpha_i[a] == 0.0 || !(ws.ev_mass[size_t(a)] >= negligible))
                 continue;
             bool any = false;
             for (int e = 0; e < Mn; ++e) {
