@@ -30,33 +30,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define BSID_LANES_X86 1
-#define BSID_TARGET_V4 __attribute__((target("arch=x86-64-v4")))
-#define BSID_TARGET_V3 __attribute__((target("arch=x86-64-v3")))
-#else
-#define BSID_LANES_X86 0
-#endif
-
 namespace bsid {
 namespace cpu {
-
-isa best_isa()
-{
-#if BSID_LANES_X86
-    static const isa best = [] {
-        __builtin_cpu_init();
-        if (__builtin_cpu_supports("x86-64-v4"))
-            return isa::avx512;
-        if (__builtin_cpu_supports("x86-64-v3"))
-            return isa::avx2;
-        return isa::baseline;
-    }();
-    return best;
-#else
-    return isa::baseline;
-#endif
-}
 
 namespace {
 
@@ -282,7 +257,7 @@ lanes_groups(int groups, const lattice_shape<real>& s, const lattice_call<real>&
 
 BSID_LANES_ENTRY(lanes_base_float, , float, 16)
 BSID_LANES_ENTRY(lanes_base_double, , double, 16)
-#if BSID_LANES_X86
+#if BSID_ISA_X86
 BSID_LANES_ENTRY(lanes_v3_float, BSID_TARGET_V3, float, 32)
 BSID_LANES_ENTRY(lanes_v3_double, BSID_TARGET_V3, double, 32)
 BSID_LANES_ENTRY(lanes_v4_float, BSID_TARGET_V4, float, 64)
@@ -294,7 +269,7 @@ struct entries;
 template <>
 struct entries<float> {
     static constexpr auto base = &lanes_base_float;
-#if BSID_LANES_X86
+#if BSID_ISA_X86
     static constexpr auto v3 = &lanes_v3_float;
     static constexpr auto v4 = &lanes_v4_float;
 #endif
@@ -302,7 +277,7 @@ struct entries<float> {
 template <>
 struct entries<double> {
     static constexpr auto base = &lanes_base_double;
-#if BSID_LANES_X86
+#if BSID_ISA_X86
     static constexpr auto v3 = &lanes_v3_double;
     static constexpr auto v4 = &lanes_v4_double;
 #endif
@@ -313,7 +288,7 @@ void run_plan(const lane_plan& p,
               const lattice_shape<real>& s,
               const lattice_call<real>& c)
 {
-#if BSID_LANES_X86
+#if BSID_ISA_X86
     if (p.isa == isa::avx512) {
         entries<real>::v4(p, s, c);
         return;

@@ -8,22 +8,13 @@
 #ifndef INCLUDED_BSID_CORE_CPU_LATTICE_H
 #define INCLUDED_BSID_CORE_CPU_LATTICE_H
 
+#include "runtime/isa.h"
 #include <gnuradio/bsid/core/inner/model.h>
 #include <cstddef>
 #include <cstdint>
 
 namespace bsid {
 namespace cpu {
-
-//! The instruction sets the lane kernels are compiled for (x86-64 levels).
-enum class isa {
-    baseline = 0, //!< x86-64 (SSE2), or any other GCC target: 16-byte vectors
-    avx2 = 1,     //!< x86-64-v3 (AVX2, FMA): up to 32-byte vectors
-    avx512 = 2,   //!< x86-64-v4 (AVX-512): up to 64-byte vectors
-};
-
-//! The best of them this machine runs (always baseline on other compilers).
-isa best_isa();
 
 /*!
  * How corridor_lattice_lanes lays out the q codewords: vectors of `bytes`

@@ -27,6 +27,7 @@
 // per book, so that the backward pass recomputes each lattice once, and
 // recomputes G there.
 
+#include "estimation/index_events_cpu.h"
 #include "inner/codeword_weights.h"
 #include "inner/cpu_recursion.h"
 #include "inner/map_decoder_cpu.h"
@@ -176,7 +177,8 @@ public:
         d_ev_x.resize(size_t(cfg.cb.P()));
         for (int p = 0; p < cfg.cb.P(); ++p) {
             d_ev_qw[size_t(p)] = diagonal_table<double>(cfg.cb, cfg.ch, p);
-            d_ev_x[size_t(p)] = codeword_letters(cfg.cb, p);
+            const auto x = codeword_letters(cfg.cb, p);
+            d_ev_x[size_t(p)].assign(x.begin(), x.end());
         }
     }
 
@@ -193,13 +195,14 @@ private:
         aligned_vector<double> from;  // per state: alpha, or 0 where not live
         aligned_vector<real> soft;    // soft input: the items' probabilities
         aligned_vector<double> prior; // N q, normalized, or empty for uniform
-        // expected events: the items' probabilities in double, the lattice's
-        // forward and backward rows, the end weights and the lanes' scales
-        aligned_vector<double> ev_prob, ev_F, ev_B, ev_end, ev_scale;
-        aligned_vector<double>
-            ev_items;                   // one index's item posteriors, before normalizing
+        // expected events: the items' probabilities in double, and the
+        // workspace of the codeword lattices (index_events_cpu.h)
+        aligned_vector<double> ev_prob, ev_scratch;
+        // one index's sums per lane (event_lanes): ins, del, trans and subst
+        // (4 q), item posteriors (A (n + Mt + Mn) q) and substitution counts
+        // (A A q), before normalizing
+        aligned_vector<double> ev_lanes, ev_items, ev_pairs;
         aligned_vector<double> ev_mass; // alpha_i(m') beta_i(m') (unnormalized beta)
-        aligned_vector<double> ev_pairs; // one index's substitution counts (A x A)
         frame_boundaries bounds;
         // ln of the products of alpha's normalizers and of sum alpha_N beta_N
         double log_evidence = 0;
@@ -367,12 +370,11 @@ private:
         if (f.events) {
             ws.ev_prob.resize(size_t(A) * f.rho);
             item_probabilities(f.items(A), f.rho, ws.ev_prob.data());
-            ws.ev_F.resize(size_t(n() + 1) * size_t(Mn) * size_t(Q));
-            ws.ev_B.resize(2 * size_t(Mn) * size_t(Q));
-            ws.ev_end.resize(size_t(Mn));
-            ws.ev_scale.resize(size_t(Q));
-            ws.ev_items.resize(size_t(A) * size_t(n() + Mt + Mn));
-            ws.ev_pairs.resize(f.substitution_counts ? size_t(A) * size_t(A) : 0);
+            ws.ev_scratch.resize(cpu::index_events_scratch(n(), Mn, Q));
+            ws.ev_lanes.resize(4 * size_t(Q));
+            ws.ev_items.resize(size_t(A) * size_t(n() + Mt + Mn) * size_t(Q));
+            ws.ev_pairs.resize(f.substitution_counts ? size_t(A) * size_t(A) * size_t(Q)
+                                                     : 0);
             ws.ev_mass.resize(size_t(Mt));
         }
         const flush_denormals ftz;
@@ -579,74 +581,73 @@ private:
     {
         const int n = this->n(), Q = q(), A = alphabet();
         const int Mt = d_limits.mtau.size(), Mn = d_limits.mn.size();
-        const int dlo = d_limits.mn.lo;
-        const double* alpha_i = ws.alpha.data() + size_t(i) * Mt;
-        const double* prior =
-            ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
         const int p = int(size_t(i) % d_ev_qw.size());
-        const long long first = (long long)n * i + d_limits.mtau.lo;
-        std::fill(ws.ev_items.begin(), ws.ev_items.end(), 0.0);
+        const auto [lo, hi] = in_frame(f, i);
+        // the items the states in the frame read: A (a + c) + b for c < n + Mn
+        const size_t i0 = size_t(A) * size_t(lo);
+        const size_t i1 = std::max(i0, size_t(A) * size_t(hi + n + Mn));
+        const size_t LQ = size_t(Q);
+        double* const lanes = ws.ev_lanes.data();
+        std::fill(lanes, lanes + 4 * LQ, 0.0);
+        std::fill(ws.ev_items.begin() + i0 * LQ, ws.ev_items.begin() + i1 * LQ, 0.0);
         std::fill(ws.ev_pairs.begin(), ws.ev_pairs.end(), 0.0);
-        event_counts ev;
-        double lambda = 0, mass = 0;
+        cpu::index_events_call c;
+        c.n = n;
+        c.dlo = d_limits.mn.lo;
+        c.Mn = Mn;
+        c.L = Q;
+        c.A = A;
+        c.ins = d_ev_w.ins;
+        c.del = d_ev_w.del;
+        c.qw = d_ev_qw[size_t(p)].data();
+        c.x = d_ev_x[size_t(p)].data();
+        c.Mt = Mt;
+        c.lo = lo;
+        c.hi = hi;
+        c.first = (long long)n * i + d_limits.mtau.lo;
+        c.rho = (long long)f.rho;
+        c.prob = ws.ev_prob.data();
+        c.alpha = ws.alpha.data() + size_t(i) * Mt;
+        c.mass = ws.ev_mass.data();
+        double mass = 0;
         for (int a = 0; a < Mt; ++a)
             mass += ws.ev_mass[size_t(a)];
-        const double negligible = 1e-17 * mass;
-        // (a state's block is needed where it lies in the frame and alpha is not 0)
-        const auto [lo, hi] = in_frame(f, i);
-        for (int a = lo; a < hi; ++a) {
-            if (alpha_i[a] == 0.0 || !(ws.ev_mass[size_t(a)] >= negligible))
-                continue;
-            bool any = false;
-            for (int e = 0; e < Mn; ++e) {
-                const int b = a + dlo + e;
-                ws.ev_end[size_t(e)] =
-                    b >= 0 && b < Mt ? ws.beta_next[size_t(d_margin + b)] : 0.0;
-                any = any || ws.ev_end[size_t(e)] != 0.0;
-            }
-            if (!any)
-                continue;
-            for (int D = 0; D < Q; ++D)
-                ws.ev_scale[size_t(D)] = alpha_i[a] * (prior ? prior[D] : 1.0 / Q);
-            const long long start = first + a;
-            double* items = ws.ev_items.data() + size_t(A) * size_t(a);
-            lambda += model::codeword_events(
-                n,
-                dlo,
-                Mn,
-                (long long)f.rho - start,
-                d_ev_w.ins,
-                d_ev_w.del,
-                Q,
-                A,
-                d_ev_qw[size_t(p)].data(),
-                d_ev_x[size_t(p)].data(),
-                ws.ev_prob.data() + size_t(A) * size_t(start),
-                ws.ev_end.data(),
-                ws.ev_scale.data(),
-                ws.ev_F.data(),
-                ws.ev_B.data(),
-                ev,
-                [&](long long c, int b, double v) { items[A * c + b] += v; },
-                ws.ev_pairs.empty() ? nullptr : ws.ev_pairs.data());
-        }
+        c.negligible = 1e-17 * mass;
+        c.beta_next = ws.beta_next.data() + d_margin;
+        c.prior = ws.prior.empty() ? nullptr : ws.prior.data() + size_t(i) * Q;
+        c.scratch = ws.ev_scratch.data();
+        c.to = { lanes,
+                 lanes + LQ,
+                 lanes + 2 * LQ,
+                 lanes + 3 * LQ,
+                 ws.ev_items.data(),
+                 ws.ev_pairs.empty() ? nullptr : ws.ev_pairs.data() };
+        const double lambda = cpu::index_events(cpu::best_isa(), c);
         double inv = 0;
         if (!model::normalizer(lambda, inv))
             return; // not reached: the backward pass checked this index
-        f.events->ins += ev.ins * inv;
-        f.events->del += ev.del * inv;
-        f.events->trans += ev.trans * inv;
-        f.events->subst += ev.subst * inv;
+        // the lanes added up in lane order
+        auto sum = [Q](const double* v) {
+            double s = 0;
+            for (int l = 0; l < Q; ++l)
+                s += v[l];
+            return s;
+        };
+        f.events->ins += d_ev_w.ins * sum(c.to.ins) * inv;
+        f.events->del += d_ev_w.del * sum(c.to.del) * inv;
+        f.events->trans += sum(c.to.trans) * inv;
+        f.events->subst += sum(c.to.subst) * inv;
         if (f.item_posteriors) {
-            for (size_t j = 0; j < ws.ev_items.size(); ++j) {
-                const long long item = first + (long long)(j / size_t(A));
-                if (ws.ev_items[j] != 0.0)
-                    f.item_posteriors[A * item + (long long)(j % size_t(A))] +=
-                        ws.ev_items[j] * inv;
+            for (size_t j = i0; j < i1; ++j) {
+                const double v = sum(ws.ev_items.data() + j * LQ);
+                if (v != 0.0)
+                    f.item_posteriors[A * c.first + (long long)j] += v * inv;
             }
         }
-        for (size_t j = 0; j < ws.ev_pairs.size(); ++j)
-            f.substitution_counts[j] += ws.ev_pairs[j] * inv;
+        if (f.substitution_counts) {
+            for (size_t j = 0; j < size_t(A) * size_t(A); ++j)
+                f.substitution_counts[j] += sum(ws.ev_pairs.data() + j * LQ) * inv;
+        }
     }
 
     position_plan<real> d_plan; // the lattices by position: lanes, tries, weights
@@ -654,7 +655,7 @@ private:
     int d_margin = 0;           // zeros around the rows the recursions read
     lattice_weights<double> d_ev_w;
     std::vector<std::vector<double>> d_ev_qw;
-    std::vector<std::vector<uint8_t>> d_ev_x;
+    std::vector<aligned_vector<double>> d_ev_x; // as doubles: index_events_call
     storage_kind d_storage;
     std::mutex d_times_mutex;
     std::mutex d_pool_mutex;

@@ -19,14 +19,6 @@
 #include <cstring>
 #include <stdexcept>
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define BSID_POS_X86 1
-#define BSID_POS_V4 __attribute__((target("arch=x86-64-v4")))
-#define BSID_POS_V3 __attribute__((target("arch=x86-64-v3")))
-#else
-#define BSID_POS_X86 0
-#endif
-
 namespace bsid {
 namespace cpu {
 
@@ -315,41 +307,34 @@ BSID_INLINE void lattice_entry(const position_shape<real>& s,
 
 BSID_POS_ENTRIES(base_float, , float, 4)
 BSID_POS_ENTRIES(base_double, , double, 2)
-#if BSID_POS_X86
-BSID_POS_ENTRIES(v3_float, BSID_POS_V3, float, 8)
-BSID_POS_ENTRIES(v3_double, BSID_POS_V3, double, 4)
-BSID_POS_ENTRIES(v4_float, BSID_POS_V4, float, 16)
-BSID_POS_ENTRIES(v4_double, BSID_POS_V4, double, 8)
+#if BSID_ISA_X86
+BSID_POS_ENTRIES(v3_float, BSID_TARGET_V3, float, 8)
+BSID_POS_ENTRIES(v3_double, BSID_TARGET_V3, double, 4)
+BSID_POS_ENTRIES(v4_float, BSID_TARGET_V4, float, 16)
+BSID_POS_ENTRIES(v4_double, BSID_TARGET_V4, double, 8)
 #endif
 
-template <typename real>
-struct table;
-
-#if BSID_POS_X86
-#define BSID_POS_TABLE(real)                                             \
-    template <>                                                          \
-    struct table<real> {                                                 \
-        static constexpr decltype(&lattice_base_##real) lattice[3] = {   \
-            &lattice_base_##real, &lattice_v3_##real, &lattice_v4_##real \
-        };                                                               \
-    };
-#else
-#define BSID_POS_TABLE(real)                                                 \
-    template <>                                                              \
-    struct table<real> {                                                     \
-        static constexpr decltype(&lattice_base_##real) lattice[3] = {       \
-            &lattice_base_##real, &lattice_base_##real, &lattice_base_##real \
-        };                                                                   \
-    };
+#if !BSID_ISA_X86
+#define lattice_v3_float lattice_base_float
+#define lattice_v4_float lattice_base_float
+#define lattice_v3_double lattice_base_double
+#define lattice_v4_double lattice_base_double
 #endif
-BSID_POS_TABLE(float)
-BSID_POS_TABLE(double)
 
-int checked(isa i)
+void entry(isa i, const position_shape<float>& s, const position_call<float>& c)
 {
-    if (int(i) > int(best_isa()) || int(i) < 0)
-        throw std::invalid_argument("position_lattice: the isa is not available here");
-    return BSID_POS_X86 ? int(i) : 0;
+    isa_entry(
+        i, &lattice_base_float, &lattice_v3_float, &lattice_v4_float, "position_lattice")(
+        s, c);
+}
+
+void entry(isa i, const position_shape<double>& s, const position_call<double>& c)
+{
+    isa_entry(i,
+              &lattice_base_double,
+              &lattice_v3_double,
+              &lattice_v4_double,
+              "position_lattice")(s, c);
 }
 
 } // namespace
@@ -359,7 +344,7 @@ void position_lattice(isa i,
                       const position_shape<real>& shape,
                       const position_call<real>& call)
 {
-    table<real>::lattice[checked(i)](shape, call);
+    entry(i, shape, call);
 }
 
 #define BSID_POS_INSTANTIATE(real)        \
