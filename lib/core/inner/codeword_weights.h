@@ -18,6 +18,26 @@
 namespace bsid {
 
 /*!
+ * The diagonal weight of letter x sent and letter y received, in the
+ * likelihood-ratio form (lattice_weights::ratio), at [x A + y]: for bits the
+ * model's match and mismatch weights, for more letters A P(y | x) from the
+ * channel's emission.
+ */
+template <typename real>
+std::vector<real> letter_pair_weights(const channel_params& ch)
+{
+    const int A = ch.alphabet();
+    const auto w = lattice_weights<real>::ratio(ch);
+    std::vector<real> tab(size_t(A) * size_t(A));
+    for (int x = 0; x < A; ++x)
+        for (int y = 0; y < A; ++y)
+            tab[size_t(x) * size_t(A) + size_t(y)] =
+                A == 2 ? w.diag(unsigned(x), unsigned(y))
+                       : real(double(A) * ch.emission(unsigned(x), unsigned(y)));
+    return tab;
+}
+
+/*!
  * The diagonal weights of book p's codewords in the likelihood-ratio form
  * (lattice_weights::ratio), A rows per codeword letter: entry
  * [(A r + y) q + D] is the weight of codeword D's letter r received as
@@ -29,15 +49,14 @@ template <typename real>
 std::vector<real> diagonal_table(const codebook& cb, const channel_params& ch, int p)
 {
     const int n = cb.n(), Q = cb.q(), A = ch.alphabet();
-    const auto w = lattice_weights<real>::ratio(ch);
+    const std::vector<real> pair = letter_pair_weights<real>(ch);
     std::vector<real> tab(size_t(A) * size_t(n) * size_t(Q), real(0));
     for (int r = 0; r < n; ++r) {
         for (int D = 0; D < Q; ++D) {
             const unsigned x = cb.letter(cb.books()[size_t(p)][size_t(D)], r);
             for (int y = 0; y < A; ++y) {
                 tab[(size_t(A) * size_t(r) + size_t(y)) * size_t(Q) + size_t(D)] =
-                    A == 2 ? w.diag(x, unsigned(y))
-                           : real(double(A) * ch.emission(x, unsigned(y)));
+                    pair[size_t(x) * size_t(A) + size_t(y)];
             }
         }
     }

@@ -6,6 +6,7 @@
  */
 
 #include "inner/position_blocks.h"
+#include "inner/codeword_weights.h"
 #include "inner/position_sweeps.h"
 #include <algorithm>
 #include <chrono>
@@ -65,16 +66,10 @@ position_plan<real>::position_plan(const codebook& cb,
         for (const auto& c : tries.back().chunks)
             chunk = std::max(chunk, c.leaves);
     }
-    diag.resize(size_t(A) * size_t(A));
+    diag = letter_pair_weights<real>(ch);
     double wmax = 0;
-    for (int x = 0; x < A; ++x) {
-        for (int y = 0; y < A; ++y) {
-            diag[size_t(x) * size_t(A) + size_t(y)] =
-                A == 2 ? shape.w.diag(unsigned(x), unsigned(y))
-                       : real(double(A) * ch.emission(unsigned(x), unsigned(y)));
-            wmax = std::max(wmax, double(diag[size_t(x) * size_t(A) + size_t(y)]));
-        }
-    }
+    for (real d : diag)
+        wmax = std::max(wmax, double(d));
     // (a soft item's weight is a mixture of these, at most wmax)
     shape.unit_del = cpu::unit_del_fits(shape.w, n, wmax);
     if (shape.unit_del) {
