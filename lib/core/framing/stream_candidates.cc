@@ -169,37 +169,46 @@ long long stream_decoder::best_of_period_shifts(long long s, frame_result& why)
         long long x;
         double prev, next, alone, score;
     };
-    std::vector<shift> c;
-    // (near the stream's end, where a shift's whole next frame is cut, every
-    // shift is read with the stream's look-ahead instead)
-    read_after after_read = read_after::next_frame;
-    for (long long j = -2; j <= 2; ++j) {
-        const long long x = s + j * unit;
-        if (x + w < std::max(d_search_floor, d_base))
-            continue; // (its window lies before the items a frame may start in)
-        bool short_of_items = false;
-        const double next = llr_at(x, after_read, &short_of_items);
-        if (short_of_items && d_ended && after_read == read_after::next_frame) {
-            after_read = read_after::lookahead;
-            c.clear();
-            j = -3;
-            continue;
+    // Every shift's reads, each followed as `how` says. Stops at the first
+    // shift whose reads the stream's end leaves short of items (cut).
+    struct cut_at {
+        bool cut = false;
+        long long x = 0;
+    };
+    auto read_shifts = [&](read_after how, cut_at& end) {
+        std::vector<shift> c;
+        end = {};
+        for (long long j = -2; j <= 2; ++j) {
+            const long long x = s + j * unit;
+            if (x + w < std::max(d_search_floor, d_base))
+                continue; // (its window lies before the items a frame may start in)
+            bool short_of_items = false;
+            const double next = llr_at(x, how, &short_of_items);
+            if (short_of_items && d_ended) {
+                end = { true, x };
+                return c;
+            }
+            const double alone = g > 0 ? llr_at(x, read_after::nothing) : -inf;
+            const double prev = !follows_known && g > 0
+                                    ? llr_at(x - d_F, read_after::next_frame_no_gap)
+                                    : -inf;
+            c.push_back({ x, prev, next, alone, -inf });
         }
-        if (short_of_items && d_ended) {
-            why = { frame_status::sync_ambiguous,
-                    detail::concat("the stream ends before the frame read from ",
-                                   s,
-                                   " can be compared with the one read from ",
-                                   x,
-                                   ", whole code periods apart (each with the next "
-                                   "frame's first symbols after it)") };
-            return -1;
-        }
-        const double alone = g > 0 ? llr_at(x, read_after::nothing) : -inf;
-        const double prev = !follows_known && g > 0
-                                ? llr_at(x - d_F, read_after::next_frame_no_gap)
-                                : -inf;
-        c.push_back({ x, prev, next, alone, -inf });
+        return c;
+    };
+    cut_at end;
+    std::vector<shift> c = read_shifts(read_after::next_frame, end);
+    if (end.cut) // near the stream's end: every shift with the look-ahead instead
+        c = read_shifts(read_after::lookahead, end);
+    if (end.cut) {
+        why = { frame_status::sync_ambiguous,
+                detail::concat("the stream ends before the frame read from ",
+                               s,
+                               " can be compared with the one read from ",
+                               end.x,
+                               ", whole code periods apart (each with the next "
+                               "frame's first symbols after it)") };
+        return -1;
     }
     // (the most any shift gains from its neighbour frames)
     double C_after = 0, C_before = 0;
