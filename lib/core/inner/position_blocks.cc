@@ -5,8 +5,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#include "inner/position_blocks.h"
 #include "inner/codeword_weights.h"
+#include "inner/position_blocks.h"
 #include "inner/position_sweeps.h"
 #include <algorithm>
 #include <chrono>
