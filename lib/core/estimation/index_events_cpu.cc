@@ -14,11 +14,15 @@
 #include <gnuradio/bsid/core/inner/model.h>
 #include <algorithm>
 
-// the lanes of a loop are independent: vectorize without overlap checks
+// Before a loop over the lanes: they are independent, so vectorize without
+// overlap checks; and do not unroll it first (GCC unrolls a loop of 16 known
+// iterations completely before the vectorizer sees it, and then vectorizes
+// the straight-line code only in part: docs/benchmarks.md, "Round 3: the
+// CPU's E-step by lanes").
 #if defined(__GNUC__) && !defined(__clang__)
-#define BSID_IVDEP _Pragma("GCC ivdep") _Pragma("GCC unroll 1")
+#define BSID_LANES _Pragma("GCC ivdep") _Pragma("GCC unroll 1")
 #else
-#define BSID_IVDEP
+#define BSID_LANES
 #endif
 
 namespace bsid {
@@ -36,7 +40,7 @@ namespace {
 
 inline __attribute__((always_inline)) void fill_lanes(double* p, int L, double v)
 {
-    BSID_IVDEP
+    BSID_LANES
     for (int l = 0; l < L; ++l)
         p[l] = v;
 }
@@ -80,7 +84,7 @@ inline __attribute__((always_inline)) double state_events(const index_events_cal
             fill_lanes(f, L, 1.0);
         } else if (k > k0 && ok(0, k)) {
             const double* h = at(F, 0, k - 1);
-            BSID_IVDEP
+            BSID_LANES
             for (int l = 0; l < L; ++l)
                 f[l] = ins * h[l];
         } else {
@@ -103,7 +107,7 @@ inline __attribute__((always_inline)) double state_events(const index_events_cal
                 const double* w = yprob + size_t(A) * size_t(cc - 1);
                 if (AS == 2) {
                     const double w0 = w[0], w1 = w[1];
-                    BSID_IVDEP
+                    BSID_LANES
                     for (int l = 0; l < L; ++l)
                         dw[l] = model::soft_diag(w0, w1, qr[l], qr[L + l]);
                 } else {
@@ -111,7 +115,7 @@ inline __attribute__((always_inline)) double state_events(const index_events_cal
                     for (int b = 0; b < A; ++b) {
                         const double wb = w[b];
                         const double* qb = qr + size_t(b) * L;
-                        BSID_IVDEP
+                        BSID_LANES
                         for (int l = 0; l < L; ++l)
                             dw[l] += wb * qb[l];
                     }
@@ -122,7 +126,7 @@ inline __attribute__((always_inline)) double state_events(const index_events_cal
             const double* diag = at(F, r - 1, k);
             const double* vert = k + 1 < Mn ? at(F, r - 1, k + 1) : zeros;
             const double* horz = k >= 1 && cc >= 1 ? at(F, r, k - 1) : zeros;
-            BSID_IVDEP
+            BSID_LANES
             for (int l = 0; l < L; ++l)
                 f[l] = model::lattice_cell(dw[l], diag[l], del, vert[l], insr, horz[l]);
         }
@@ -137,7 +141,7 @@ inline __attribute__((always_inline)) double state_events(const index_events_cal
         const double* f = at(F, n, k);
         double* b = Bcur + size_t(k) * L;
         const double e = ok(n, k) ? endw[k] : 0.0;
-        BSID_IVDEP
+        BSID_LANES
         for (int l = 0; l < L; ++l)
             b[l] = e * scale[l];
         for (int l = 0; l < L; ++l)
@@ -165,7 +169,7 @@ inline __attribute__((always_inline)) double state_events(const index_events_cal
                         continue;
                     const double* qy = qr + size_t(y) * L;
                     double* iy = it + size_t(y) * L;
-                    BSID_IVDEP
+                    BSID_LANES
                     for (int l = 0; l < L; ++l) {
                         const double v = fd[l] * b[l] * qy[l] * wy;
                         to.trans[l] += v;
@@ -175,7 +179,7 @@ inline __attribute__((always_inline)) double state_events(const index_events_cal
                     if (to.pairs) {
                         for (int x = 0; x < A; ++x) {
                             double* p = to.pairs + (size_t(x) * A + y) * L;
-                            BSID_IVDEP
+                            BSID_LANES
                             for (int l = 0; l < L; ++l) {
                                 const double v = fd[l] * b[l] * qy[l] * wy;
                                 p[l] += xr[l] == double(x) ? v : 0.0;
@@ -186,13 +190,13 @@ inline __attribute__((always_inline)) double state_events(const index_events_cal
             }
             if (r >= 1 && k + 1 < Mn) {
                 const double* fv = at(F, r - 1, k + 1);
-                BSID_IVDEP
+                BSID_LANES
                 for (int l = 0; l < L; ++l)
                     to.del[l] += fv[l] * b[l];
             }
             if (insr != 0.0 && k >= 1 && cc >= 1) {
                 const double* fh = at(F, r, k - 1);
-                BSID_IVDEP
+                BSID_LANES
                 for (int l = 0; l < L; ++l)
                     to.ins[l] += fh[l] * b[l];
             }
@@ -216,7 +220,7 @@ inline __attribute__((always_inline)) double state_events(const index_events_cal
             const double* bd = Bcur + size_t(k) * L;
             const double* bv = k >= 1 ? Bcur + size_t(k - 1) * L : zeros;
             const double* bh = next && k + 1 < Mn ? Bprev + size_t(k + 1) * L : zeros;
-            BSID_IVDEP
+            BSID_LANES
             for (int l = 0; l < L; ++l)
                 bp[l] = model::lattice_cell(dw[l], bd[l], del, bv[l], ins, bh[l]);
         }
