@@ -563,12 +563,13 @@ private:
     }
 
     /*
-     * The expected events of codeword i (model::codeword_events) over every
-     * start state m' and codeword D, each path weighted by alpha_i(m') P(D)
-     * and beta_{i+1} at its end, divided by the total weight of all of them
+     * The expected events of codeword i (model::codeword_events' lattice,
+     * run by cpu::index_events with the codewords as lanes) over every start
+     * state m' and codeword D, each path weighted by alpha_i(m') P(D) and
+     * beta_{i+1} at its end, divided by the total weight of all of them
      * (lambda_i, summed in double here, so that the E-step is double in both
      * precisions). The items index i can read start at n i + m_tau^- and
-     * number fewer than n + Mt + Mn.
+     * number fewer than n + Mt + Mn; the lanes' sums are added up here.
      *
      * A start state whose share of the index's weight (alpha_i(m')
      * beta_i(m') over their sum, from the backward pass) is below 1e-17 is
