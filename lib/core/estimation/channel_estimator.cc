@@ -523,6 +523,8 @@ channel_estimate estimate_channel(const decoder_config& cfg_in,
             r.priors = frames[k].priors; // known symbols, or an outer decoder's
             r.log_priors = frames[k].log_priors;
             r.events = true;
+            // the items' posteriors: for the scale of soft items only
+            r.item_posteriors = frames[k].llr || frames[k].logprob;
             r.substitution_counts = matrix;
             req.push_back(r);
             which.push_back(k);
@@ -599,6 +601,7 @@ channel_estimate estimate_channel_stream(const decoder_config& cfg_in,
                  : soft         ? input_kind::llr
                                 : input_kind::bits;
     sopt.events = true;
+    sopt.item_posteriors = soft; // for the scale of soft items only
     const channel_params ch0 = initial_channel(cfg_in, opt);
     const bool matrix = ch0.has_substitution_matrix();
     sopt.substitution_counts = matrix;

@@ -11,8 +11,11 @@
 // lane loop is a few whole vectors. The cells are model.h's.
 
 #include "estimation/index_events_cpu.h"
+// the vectors of eight doubles are passed between inlined functions only
+#pragma GCC diagnostic ignored "-Wpsabi"
 #include <gnuradio/bsid/core/inner/model.h>
 #include <algorithm>
+#include <cstring>
 
 // Before a loop over the lanes: they are independent, so vectorize without
 // overlap checks; and do not unroll it first (GCC unrolls a loop of 16 known
@@ -28,12 +31,16 @@
 namespace bsid {
 namespace cpu {
 
-size_t index_events_scratch(int n, int Mn, int L)
+size_t index_events_scratch(int n, int Mn, int L, int A)
 {
-    // F and the diagonal weights (n + 1) Mn L each, B 2 Mn L, a row of
+    // edges: F and the diagonal weights (n + 1) Mn L each, B 2 Mn L;
+    // counts: two rows of F and the two counts (6 Mn L), the end's lane
+    // sums (4 L) and the weights of the other letters (n A L); then a row of
     // zeros, the end weights and the scales
     const size_t row = size_t(Mn) * size_t(L);
-    return 2 * size_t(n + 1) * row + 2 * row + size_t(L) + size_t(Mn) + size_t(L);
+    const size_t edges = 2 * size_t(n + 1) * row + 2 * row;
+    const size_t counts = 6 * row + 4 * size_t(L) + size_t(n) * size_t(A) * size_t(L);
+    return std::max(edges, counts) + size_t(L) + size_t(Mn) + size_t(L);
 }
 
 namespace {
@@ -192,13 +199,13 @@ inline __attribute__((always_inline)) double state_events(const index_events_cal
                 const double* fv = at(F, r - 1, k + 1);
                 BSID_LANES
                 for (int l = 0; l < L; ++l)
-                    to.del[l] += fv[l] * b[l];
+                    to.del[l] += del * (fv[l] * b[l]);
             }
             if (insr != 0.0 && k >= 1 && cc >= 1) {
                 const double* fh = at(F, r, k - 1);
                 BSID_LANES
                 for (int l = 0; l < L; ++l)
-                    to.ins[l] += fh[l] * b[l];
+                    to.ins[l] += insr * (fh[l] * b[l]);
             }
         }
         if (r == 0)
@@ -229,24 +236,360 @@ inline __attribute__((always_inline)) double state_events(const index_events_cal
     return total;
 }
 
+// Row n of the counts' lattices (state_counts) weighted by the end weights,
+// in lanes: the paths' weight, their deletions (over del), drift changes and
+// substitutions, added to the lanes' sums with the lanes' scales. Nodes
+// outside the frame hold 0. acc: 4 L values of workspace. Returns the lanes'
+// total weight.
+template <int LS>
+inline __attribute__((always_inline)) double end_counts(const index_events_call& c,
+                                                        const double* last,
+                                                        double* acc,
+                                                        const double* endw,
+                                                        const double* scale)
+{
+    const int L = LS ? LS : c.L;
+    const int n = c.n, Mn = c.Mn, k0 = -c.dlo;
+    const double del = c.del;
+    double *const t = acc, *const dd = acc + L, *const drift = acc + 2 * L,
+                  *const sub = acc + 3 * L;
+    std::fill(acc, acc + 4 * size_t(L), 0.0);
+    for (int k = std::clamp(k0 - n, 0, Mn); k < Mn; ++k) {
+        if (endw[k] == 0.0)
+            continue;
+        const double e = endw[k], de = double(k - k0) * endw[k];
+        const double* f = last + size_t(k) * L;
+        const double* d = last + (size_t(Mn) + k) * L;
+        const double* sb = last + (2 * size_t(Mn) + k) * L;
+        BSID_LANES
+        for (int l = 0; l < L; ++l) {
+            t[l] += f[l] * e;
+            drift[l] += f[l] * de;
+            dd[l] += d[l] * e;
+            sub[l] += sb[l] * e;
+        }
+    }
+    const event_lanes& to = c.to;
+    const double nd = double(n);
+    BSID_LANES
+    for (int l = 0; l < L; ++l) {
+        const double sc = scale[l];
+        const double dels = del * dd[l] * sc;
+        to.del[l] += dels;
+        to.ins[l] += dels + drift[l] * sc;
+        to.trans[l] += nd * t[l] * sc - dels;
+        to.subst[l] += sub[l] * sc;
+    }
+    double total = 0;
+    for (int l = 0; l < L; ++l)
+        total += t[l] * scale[l];
+    return total;
+}
+
+// Row 0 of the counts' lattices (rows: F, D and S of Mn nodes of L lanes
+// each): F(0, k0) = 1, insertions after it, D and S 0, and node k0 - 1 (the
+// first that row 1 reads) 0. A row r below writes its nodes from its corner
+// on and node corner(r) - 1 as 0, so the next row reads no value of an
+// earlier state, and no row needs clearing.
+inline void counts_row0(const index_events_call& c, long long avail, int L, double* r0)
+{
+    const int Mn = c.Mn, k0 = -c.dlo;
+    const size_t plane = size_t(Mn) * size_t(L);
+    for (int k = std::max(k0 - 1, 0); k < Mn; ++k) {
+        double* f = r0 + size_t(k) * L;
+        std::fill(f + plane, f + plane + L, 0.0);         // D
+        std::fill(f + 2 * plane, f + 2 * plane + L, 0.0); // S
+        const long long cc = (long long)c.dlo + k;
+        if (k == k0) {
+            std::fill(f, f + L, 1.0);
+        } else if (k > k0 && cc <= avail) {
+            for (int l = 0; l < L; ++l)
+                f[l] = c.ins * f[l - L];
+        } else {
+            std::fill(f, f + L, 0.0);
+        }
+    }
+}
+
+// Node k of a counts' row (counts_row0) set to 0 in its three lattices.
+inline void counts_zero_node(int Mn, int L, double* rw, int k)
+{
+    const size_t plane = size_t(Mn) * size_t(L);
+    for (int p = 0; p < 3; ++p)
+        std::fill(
+            rw + p * plane + size_t(k) * L, rw + p * plane + size_t(k + 1) * L, 0.0);
+}
+
+// The counts of start state a by a forward pass alone (index_events_call:
+// used when no item posteriors and no substitution counts are asked for).
+// Beside F, two count lattices run forward through the same cells: D(r, k),
+// the paths' weights times their deletions divided by del (a vertical step
+// adds the F it leaves), and S(r, k), times their substitutions (a diagonal
+// step adds the F it leaves times the weight of receiving another letter).
+// At row n, weighted by the end weights and the lanes' scales, they are the
+// edges' posteriors summed, without a backward pass: a path to node (n, k)
+// makes n transmissions or deletions and k - k0 more insertions than
+// deletions, so its insertions are its deletions plus k - k0 and its
+// transmissions n less its deletions. Rows: 3 Mn L values each, two of them
+// (the row before and the row being made), then the end's sums (4 L);
+// MS(s, y): letter s's weight of receiving y where y is another letter,
+// else 0.
+template <int LS, int AS>
+inline __attribute__((always_inline)) double state_counts(const index_events_call& c,
+                                                          int a,
+                                                          const double* endw,
+                                                          const double* scale,
+                                                          double* rows,
+                                                          const double* MS,
+                                                          const double* zeros)
+{
+    const int L = LS ? LS : c.L;
+    const int A = AS ? AS : c.A;
+    const int n = c.n, Mn = c.Mn, dlo = c.dlo, k0 = -dlo;
+    const double ins = c.ins, del = c.del;
+    const long long start = c.first + a;
+    const long long avail = c.rho - start;
+    const double* yprob = c.prob + size_t(A) * size_t(start);
+    const size_t rowsize = 3 * size_t(Mn) * size_t(L);
+    auto row = [&](int r) { return rows + size_t(r & 1) * rowsize; };
+    // node k's F, D and S in a row
+    auto nodeF = [&](double* rw, int k) { return rw + size_t(k) * L; };
+    auto nodeD = [&](double* rw, int k) { return rw + (size_t(Mn) + k) * L; };
+    auto nodeS = [&](double* rw, int k) { return rw + (2 * size_t(Mn) + k) * L; };
+    auto item = [&](int r, int k) { return (long long)r + dlo + k; };
+    auto ok = [&](int r, int k) { return item(r, k) >= 0 && item(r, k) <= avail; };
+    auto corner = [&](int r) { return std::clamp(k0 - r, 0, Mn); };
+
+    counts_row0(c, avail, L, row(0));
+    for (int r = 1; r <= n; ++r) {
+        const double insr = r < n ? ins : 0.0;
+        double* cur = row(r);
+        double* prev = row(r - 1);
+        const double* qr = c.qw + size_t(A) * size_t(r - 1) * size_t(L);
+        const double* mr = MS + size_t(A) * size_t(r - 1) * size_t(L);
+        if (corner(r) >= 1)
+            counts_zero_node(Mn, L, cur, corner(r) - 1);
+        for (int k = corner(r); k < Mn; ++k) {
+            double* f = nodeF(cur, k);
+            double* d = nodeD(cur, k);
+            double* sb = nodeS(cur, k);
+            const long long cc = item(r, k);
+            if (!ok(r, k)) {
+                fill_lanes(f, L, 0.0);
+                fill_lanes(d, L, 0.0);
+                fill_lanes(sb, L, 0.0);
+                continue;
+            }
+            const bool has_vert = k + 1 < Mn, has_horz = k >= 1;
+            const double* dF = nodeF(prev, k);
+            const double* dD = nodeD(prev, k);
+            const double* dS = nodeS(prev, k);
+            const double* vF = has_vert ? nodeF(prev, k + 1) : zeros;
+            const double* vD = has_vert ? nodeD(prev, k + 1) : zeros;
+            const double* vS = has_vert ? nodeS(prev, k + 1) : zeros;
+            // node k - 1 is 0 where it lies before the items (cc = 0)
+            const double* hF = has_horz ? nodeF(cur, k - 1) : zeros;
+            const double* hD = has_horz ? nodeD(cur, k - 1) : zeros;
+            const double* hS = has_horz ? nodeS(cur, k - 1) : zeros;
+            if (cc >= 1) {
+                const double* w = yprob + size_t(A) * size_t(cc - 1);
+                if (AS == 2) {
+                    const double w0 = w[0], w1 = w[1];
+                    const double *q0 = qr, *q1 = qr + L, *m0 = mr, *m1 = mr + L;
+                    BSID_LANES
+                    for (int l = 0; l < L; ++l) {
+                        const double dw = model::soft_diag(w0, w1, q0[l], q1[l]);
+                        const double sw = w0 * m0[l] + w1 * m1[l];
+                        f[l] = model::lattice_cell(dw, dF[l], del, vF[l], insr, hF[l]);
+                        d[l] = model::lattice_cell(dw, dD[l], del, vD[l], insr, hD[l]) +
+                               vF[l];
+                        sb[l] = model::lattice_cell(dw, dS[l], del, vS[l], insr, hS[l]) +
+                                sw * dF[l];
+                    }
+                } else {
+                    for (int l = 0; l < L; ++l) {
+                        double dw = 0, sw = 0;
+                        for (int y = 0; y < A; ++y) {
+                            dw += w[y] * qr[size_t(y) * L + l];
+                            sw += w[y] * mr[size_t(y) * L + l];
+                        }
+                        f[l] = model::lattice_cell(dw, dF[l], del, vF[l], insr, hF[l]);
+                        d[l] = model::lattice_cell(dw, dD[l], del, vD[l], insr, hD[l]) +
+                               vF[l];
+                        sb[l] = model::lattice_cell(dw, dS[l], del, vS[l], insr, hS[l]) +
+                                sw * dF[l];
+                    }
+                }
+            } else {
+                // no item before the node: no diagonal step into it
+                BSID_LANES
+                for (int l = 0; l < L; ++l) {
+                    f[l] = model::lattice_cell(0.0, dF[l], del, vF[l], insr, hF[l]);
+                    d[l] =
+                        model::lattice_cell(0.0, dD[l], del, vD[l], insr, hD[l]) + vF[l];
+                    sb[l] = model::lattice_cell(0.0, dS[l], del, vS[l], insr, hS[l]);
+                }
+            }
+        }
+    }
+    return end_counts<LS>(c, row(n), rows + 2 * rowsize, endw, scale);
+}
+
+// state_counts for bits with 8 NV lanes (q = 8 NV), in vectors of eight
+// doubles held in registers: the node before in the row (its three values,
+// which the next node's horizontal step reads) and the row's letter weights
+// stay in registers, so that the row's chain is one multiply-add a node.
+// Hard items (hard: every item's probabilities are 0 and 1) pick the weights
+// of the letter received; soft ones sum them as model::soft_diag.
+typedef double d8 __attribute__((vector_size(8 * sizeof(double))));
+
+inline __attribute__((always_inline)) d8 load8(const double* p)
+{
+    d8 v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+inline __attribute__((always_inline)) void store8(double* p, d8 v)
+{
+    std::memcpy(p, &v, sizeof v);
+}
+
+template <int NV>
+inline __attribute__((always_inline)) double state_counts_bits(const index_events_call& c,
+                                                               int a,
+                                                               const double* endw,
+                                                               const double* scale,
+                                                               double* rows,
+                                                               const double* MS)
+{
+    constexpr int L = 8 * NV;
+    const int n = c.n, Mn = c.Mn, dlo = c.dlo, k0 = -dlo;
+    const double ins = c.ins, del = c.del;
+    const long long start = c.first + a;
+    const long long avail = c.rho - start;
+    const double* yprob = c.prob + 2 * size_t(start);
+    const size_t rowsize = 3 * size_t(Mn) * size_t(L);
+    auto row = [&](int r) { return rows + size_t(r & 1) * rowsize; };
+    auto nodeF = [&](double* rw, int k) { return rw + size_t(k) * L; };
+    auto nodeD = [&](double* rw, int k) { return rw + (size_t(Mn) + k) * L; };
+    auto nodeS = [&](double* rw, int k) { return rw + (2 * size_t(Mn) + k) * L; };
+    auto item = [&](int r, int k) { return (long long)r + dlo + k; };
+    auto ok = [&](int r, int k) { return item(r, k) >= 0 && item(r, k) <= avail; };
+    auto corner = [&](int r) { return std::clamp(k0 - r, 0, Mn); };
+    const d8 zero = d8{} * 0.0;
+    const d8 vdel = zero + del;
+
+    counts_row0(c, avail, L, row(0));
+    for (int r = 1; r <= n; ++r) {
+        const d8 vins = zero + (r < n ? ins : 0.0);
+        double* cur = row(r);
+        double* prev = row(r - 1);
+        const double* qr = c.qw + 2 * size_t(r - 1) * size_t(L);
+        const double* mr = MS + 2 * size_t(r - 1) * size_t(L);
+        d8 q0[NV], q1[NV], m0[NV], m1[NV];
+        for (int v = 0; v < NV; ++v) {
+            q0[v] = load8(qr + 8 * v);
+            q1[v] = load8(qr + L + 8 * v);
+            m0[v] = load8(mr + 8 * v);
+            m1[v] = load8(mr + L + 8 * v);
+        }
+        if (corner(r) >= 1)
+            counts_zero_node(Mn, L, cur, corner(r) - 1);
+        // node k - 1 of this row: in the corner or before the items, 0
+        d8 hF[NV], hD[NV], hS[NV];
+        for (int v = 0; v < NV; ++v)
+            hF[v] = hD[v] = hS[v] = zero;
+        for (int k = corner(r); k < Mn; ++k) {
+            const long long cc = item(r, k);
+            if (!ok(r, k)) {
+                for (int v = 0; v < NV; ++v) {
+                    store8(nodeF(cur, k) + 8 * v, zero);
+                    store8(nodeD(cur, k) + 8 * v, zero);
+                    store8(nodeS(cur, k) + 8 * v, zero);
+                    hF[v] = hD[v] = hS[v] = zero;
+                }
+                continue;
+            }
+            const bool has_vert = k + 1 < Mn;
+            double w0 = 0.0, w1 = 0.0;
+            int y = 0;
+            if (cc >= 1) {
+                w0 = yprob[2 * (cc - 1)];
+                w1 = yprob[2 * (cc - 1) + 1];
+                y = w1 != 0.0;
+            }
+            for (int v = 0; v < NV; ++v) {
+                const d8 dF = load8(nodeF(prev, k) + 8 * v);
+                const d8 dD = load8(nodeD(prev, k) + 8 * v);
+                const d8 dS = load8(nodeS(prev, k) + 8 * v);
+                const d8 vF = has_vert ? load8(nodeF(prev, k + 1) + 8 * v) : zero;
+                const d8 vD = has_vert ? load8(nodeD(prev, k + 1) + 8 * v) : zero;
+                const d8 vS = has_vert ? load8(nodeS(prev, k + 1) + 8 * v) : zero;
+                d8 dw, sw;
+                if (cc < 1) {
+                    dw = sw = zero; // no item before the node: no diagonal step
+                } else if (c.hard) {
+                    dw = load8(qr + size_t(y) * L + 8 * v);
+                    sw = load8(mr + size_t(y) * L + 8 * v);
+                } else {
+                    const d8 vw0 = zero + w0, vw1 = zero + w1;
+                    dw = model::soft_diag(vw0, vw1, q0[v], q1[v]);
+                    sw = vw0 * m0[v] + vw1 * m1[v];
+                }
+                const d8 F = model::lattice_cell(dw, dF, vdel, vF, vins, hF[v]);
+                const d8 D = model::lattice_cell(dw, dD, vdel, vD, vins, hD[v]) + vF;
+                const d8 S = model::lattice_cell(dw, dS, vdel, vS, vins, hS[v]) + sw * dF;
+                store8(nodeF(cur, k) + 8 * v, F);
+                store8(nodeD(cur, k) + 8 * v, D);
+                store8(nodeS(cur, k) + 8 * v, S);
+                hF[v] = F;
+                hD[v] = D;
+                hS[v] = S;
+            }
+        }
+    }
+    return end_counts<L>(c, row(n), rows + 2 * rowsize, endw, scale);
+}
+
 // Every start state of the index with weight (index_events).
 template <int LS, int AS>
 inline __attribute__((always_inline)) double states(const index_events_call& c)
 {
     const int L = LS ? LS : c.L;
+    const int A = AS ? AS : c.A;
     const size_t row = size_t(c.Mn) * size_t(L);
+    // the counts by a forward pass where neither item posteriors nor
+    // substitution counts are asked for, else the edges (forward, backward)
+    const bool counts = c.to.items == nullptr && c.to.pairs == nullptr;
+    const size_t work =
+        counts ? 6 * row + 4 * size_t(L) + size_t(c.n) * size_t(A) * size_t(L)
+               : 2 * size_t(c.n + 1) * row + 2 * row;
     double* F = c.scratch;
     double* DW = F + size_t(c.n + 1) * row;
     double* B = DW + size_t(c.n + 1) * row;
-    double* zeros = B + 2 * row;
+    double* MS =
+        c.scratch + 6 * row + 4 * size_t(L); // counts: the other letters' weights
+    double* zeros = c.scratch + work;
     double* endw = zeros + L;
     double* scale = endw + c.Mn;
     std::fill(zeros, zeros + L, 0.0);
-    // the forward values' zero corner, which no state writes
-    for (int r = 0; r <= c.n; ++r)
-        std::fill(F + size_t(r) * row,
-                  F + size_t(r) * row + size_t(std::clamp(-c.dlo - r, 0, c.Mn)) * L,
-                  0.0);
+    if (counts) {
+        for (int r = 0; r < c.n; ++r) {
+            for (int y = 0; y < A; ++y) {
+                const size_t at = (size_t(A) * size_t(r) + size_t(y)) * size_t(L);
+                const double* xr = c.x + size_t(r) * size_t(L);
+                for (int l = 0; l < L; ++l)
+                    MS[at + size_t(l)] = xr[l] != double(y) ? c.qw[at + size_t(l)] : 0.0;
+            }
+        }
+    } else {
+        // the forward values' zero corner, which no state writes
+        for (int r = 0; r <= c.n; ++r)
+            std::fill(F + size_t(r) * row,
+                      F + size_t(r) * row + size_t(std::clamp(-c.dlo - r, 0, c.Mn)) * L,
+                      0.0);
+    }
     double lambda = 0;
     for (int a = c.lo; a < c.hi; ++a) {
         if (c.alpha[a] == 0.0 || !(c.mass[a] >= c.negligible))
@@ -261,7 +604,12 @@ inline __attribute__((always_inline)) double states(const index_events_call& c)
             continue;
         for (int D = 0; D < L; ++D)
             scale[D] = c.alpha[a] * (c.prior ? c.prior[D] : 1.0 / L);
-        lambda += state_events<LS, AS>(c, a, endw, scale, F, DW, B, zeros);
+        if (!counts)
+            lambda += state_events<LS, AS>(c, a, endw, scale, F, DW, B, zeros);
+        else if (AS == 2 && LS % 8 == 0 && LS > 0)
+            lambda += state_counts_bits<(LS > 0 ? LS / 8 : 1)>(c, a, endw, scale, F, MS);
+        else
+            lambda += state_counts<LS, AS>(c, a, endw, scale, F, MS, zeros);
     }
     return lambda;
 }

@@ -33,16 +33,16 @@ namespace cpu {
 /*!
  * Where index_events puts the edges' posteriors: one sum per lane, so that
  * the lanes stay in vectors; the caller adds the lanes up (in lane order).
- * ins and del hold sums of F w B without the step's weight w (the caller
- * multiplies the lanes' sum by it).
+ * With items and pairs null, the counts come from a forward pass alone
+ * (index_events).
  */
 struct event_lanes {
-    double* ins = nullptr;   //!< L sums of the horizontal edges, before the weight ins
-    double* del = nullptr;   //!< L sums of the vertical edges, before the weight del
+    double* ins = nullptr;   //!< L sums of the horizontal edges
+    double* del = nullptr;   //!< L sums of the vertical edges
     double* trans = nullptr; //!< L sums of the diagonal edges
     double* subst =
         nullptr; //!< L sums of the diagonal edges that received another letter
-    double* items = nullptr; //!< (j A + b) L + l: item first + j received as b
+    double* items = nullptr; //!< (j A + b) L + l: item first + j received as b; or null
     double* pairs = nullptr; //!< (x A + b) L + l: letter x sent, b received; or null
 };
 
@@ -61,25 +61,33 @@ struct index_events_call {
     long long first = 0;               //!< the item state 0 starts at
     long long rho = 0;                 //!< the frame's items
     const double* prob = nullptr;      //!< the frame's items' probabilities, A each
+    bool hard = false;                 //!< every item's probabilities are 0 and 1
     const double* alpha = nullptr;     //!< alpha_i(a), Mt
     const double* mass = nullptr;      //!< alpha_i(a) beta_i(a), Mt
     double negligible = 0;             //!< states of less mass are skipped
     const double* beta_next = nullptr; //!< beta_{i+1}(b), Mt
     const double* prior = nullptr;     //!< P(D), L, or null: uniform
-    //! workspace of index_events_scratch(n, Mn, L) doubles
+    //! workspace of index_events_scratch(n, Mn, L, A) doubles
     double* scratch = nullptr;
     //! the lanes' sums (added)
     event_lanes to{};
 };
 
 //! The doubles of workspace index_events needs.
-size_t index_events_scratch(int n, int Mn, int L);
+size_t index_events_scratch(int n, int Mn, int L, int A);
 
 /*!
  * The edges' posteriors of every start state a in [lo, hi) with alpha_i(a)
  * != 0, mass >= negligible and some end state of weight, each lane of state
  * a scaled by alpha_i(a) P(D), added to call.to. Returns their total weight
  * lambda_i (what the caller divides by). isa: at most best_isa().
+ *
+ * With call.to.items and call.to.pairs null, only the four counts are asked
+ * for: they then come from one forward pass per state that carries count
+ * lattices beside F (a path's insertions are its deletions plus its drift
+ * change, its transmissions n less its deletions), with no backward pass
+ * and no lattice kept. Otherwise each state's lattice runs forward and
+ * backward, and every edge's posterior is added where it belongs.
  */
 double index_events(isa i, const index_events_call& call);
 

@@ -390,6 +390,7 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
             r.lookahead = tail_model ? d_opt.lookahead : 0;
             r.next_frame_follows = tail_model;
             r.events = d_opt.events;
+            r.item_posteriors = d_opt.item_posteriors;
             r.substitution_counts = d_opt.events && d_opt.substitution_counts;
             r.random_before =
                 d_acquired; // a window's starts: the bits before them random
@@ -509,6 +510,7 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
         r.lookahead = seg_end < full_end ? 0 : d_dec->N();
         r.next_frame_follows = seg_end == full_end;
         r.events = d_opt.events;
+        r.item_posteriors = d_opt.item_posteriors;
         r.substitution_counts = d_opt.events && d_opt.substitution_counts;
         r.random_before = true; // starts compared on the same bits
         r.gap = r.next_frame_follows ? d_opt.gap_probability : 0.0;

@@ -418,7 +418,8 @@ void frame_decoder::finish(const frame_request& r,
     if (r.events) {
         const size_t A = size_t(p.A);
         out.item_posteriors = std::move(p.items);
-        out.item_posteriors.resize(A * r.L, 0.0);
+        if (r.item_posteriors)
+            out.item_posteriors.resize(A * r.L, 0.0);
         out.substitution_counts = std::move(p.pairs);
         if (r.substitution_counts)
             out.substitution_counts.resize(A * A, 0.0);
@@ -595,7 +596,7 @@ void frame_decoder::sync_word_events(const frame_request& r,
         B.resize(2 * size_t(Mn));
         start_part part;
         part.s = s;
-        part.items.assign(size_t(A) * size_t(ny), 0.0);
+        part.items.assign(r.item_posteriors ? size_t(A) * size_t(ny) : 0, 0.0);
         part.pairs.assign(r.substitution_counts ? size_t(A) * size_t(A) : 0, 0.0);
         const double one = 1.0;
         const double tot = model::codeword_events(
@@ -615,7 +616,10 @@ void frame_decoder::sync_word_events(const frame_request& r,
             F.data(),
             B.data(),
             part.ev,
-            [&](long long c, int b, double v) { part.items[size_t(A * c + b)] += v; },
+            [&](long long c, int b, double v) {
+                if (!part.items.empty())
+                    part.items[size_t(A * c + b)] += v;
+            },
             part.pairs.empty() ? nullptr : part.pairs.data());
         if (!(tot > 0) || !std::isfinite(tot))
             continue;

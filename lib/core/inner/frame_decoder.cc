@@ -288,7 +288,8 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
         p[k].post.assign(size_t(N()) * size_t(q()), 1.0 / q()); // (uniform if refused)
         if (requests[k].events) {
             const size_t A = size_t(d_cfg.ch.alphabet());
-            p[k].items.assign(A * requests[k].L, 0.0);
+            if (requests[k].item_posteriors)
+                p[k].items.assign(A * requests[k].L, 0.0);
             if (requests[k].substitution_counts)
                 p[k].pairs.assign(A * A, 0.0);
         }
@@ -398,7 +399,9 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
             v.log_evidence = &p[k].backend_evidence;
             if (r.events) {
                 v.events = &p[k].events;
-                v.item_posteriors = p[k].items.data() + d_cfg.ch.alphabet() * start;
+                v.item_posteriors = r.item_posteriors
+                                        ? p[k].items.data() + d_cfg.ch.alphabet() * start
+                                        : nullptr;
                 v.substitution_counts = p[k].pairs.empty() ? nullptr : p[k].pairs.data();
             }
             views.push_back(v);

@@ -370,9 +370,13 @@ private:
         if (f.events) {
             ws.ev_prob.resize(size_t(A) * f.rho);
             item_probabilities(f.items(A), f.rho, ws.ev_prob.data());
-            ws.ev_scratch.resize(cpu::index_events_scratch(n(), Mn, Q));
+            ws.ev_scratch.resize(cpu::index_events_scratch(n(), Mn, Q, A));
             ws.ev_lanes.resize(4 * size_t(Q));
-            ws.ev_items.resize(size_t(A) * size_t(n() + Mt + Mn) * size_t(Q));
+            // (the lanes' item sums are needed by the edges' pass alone:
+            // index_events below)
+            ws.ev_items.resize(f.item_posteriors || f.substitution_counts
+                                   ? size_t(A) * size_t(n() + Mt + Mn) * size_t(Q)
+                                   : 0);
             ws.ev_pairs.resize(f.substitution_counts ? size_t(A) * size_t(A) * size_t(Q)
                                                      : 0);
             ws.ev_mass.resize(size_t(Mt));
@@ -590,7 +594,11 @@ private:
         const size_t LQ = size_t(Q);
         double* const lanes = ws.ev_lanes.data();
         std::fill(lanes, lanes + 4 * LQ, 0.0);
-        std::fill(ws.ev_items.begin() + i0 * LQ, ws.ev_items.begin() + i1 * LQ, 0.0);
+        // item posteriors or substitution counts: every edge's posterior
+        // (else the counts alone, by a forward pass: index_events_cpu.h)
+        const bool items = f.item_posteriors || f.substitution_counts;
+        if (items)
+            std::fill(ws.ev_items.begin() + i0 * LQ, ws.ev_items.begin() + i1 * LQ, 0.0);
         std::fill(ws.ev_pairs.begin(), ws.ev_pairs.end(), 0.0);
         cpu::index_events_call c;
         c.n = n;
@@ -608,6 +616,7 @@ private:
         c.first = (long long)n * i + d_limits.mtau.lo;
         c.rho = (long long)f.rho;
         c.prob = ws.ev_prob.data();
+        c.hard = !f.llr && !f.logprob; // bits or letters: probabilities 0 and 1
         c.alpha = ws.alpha.data() + size_t(i) * Mt;
         c.mass = ws.ev_mass.data();
         double mass = 0;
@@ -621,7 +630,7 @@ private:
                  lanes + LQ,
                  lanes + 2 * LQ,
                  lanes + 3 * LQ,
-                 ws.ev_items.data(),
+                 items ? ws.ev_items.data() : nullptr,
                  ws.ev_pairs.empty() ? nullptr : ws.ev_pairs.data() };
         const double lambda = cpu::index_events(cpu::best_isa(), c);
         double inv = 0;
@@ -634,8 +643,8 @@ private:
                 s += v[l];
             return s;
         };
-        f.events->ins += d_ev_w.ins * sum(c.to.ins) * inv;
-        f.events->del += d_ev_w.del * sum(c.to.del) * inv;
+        f.events->ins += sum(c.to.ins) * inv;
+        f.events->del += sum(c.to.del) * inv;
         f.events->trans += sum(c.to.trans) * inv;
         f.events->subst += sum(c.to.subst) * inv;
         if (f.item_posteriors) {

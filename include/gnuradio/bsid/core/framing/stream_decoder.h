@@ -102,6 +102,8 @@ struct stream_options {
      * and item_posteriors; docs/design.md section 3, "Channel estimation").
      */
     bool events = false;
+    //! With events: also the item posteriors (frame_request::item_posteriors).
+    bool item_posteriors = true;
     //! With events: also their substitution counts (stream_frame::substitution_counts).
     bool substitution_counts = false;
 };
@@ -129,7 +131,8 @@ struct stream_frame {
     long long segment_begin = -1, segment_end = -1;
     /*!
      * With stream_options::events, for a decoded frame: its expected events
-     * and, for each item of [segment_begin, segment_end), the posterior that
+     * and (with stream_options::item_posteriors), for each item of
+     * [segment_begin, segment_end), the posterior that
      * it is one of the frame's transmitted letters received as y (entry A j
      * + y; for bits 2 j: as 0, 2 j + 1: as 1); zeros and empty otherwise.
      * With stream_options::substitution_counts also the A x A counts of
