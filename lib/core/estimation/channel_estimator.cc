@@ -525,6 +525,7 @@ channel_estimate estimate_channel(const decoder_config& cfg_in,
             r.events = true;
             // the items' posteriors: for the scale of soft items only
             r.item_posteriors = frames[k].llr || frames[k].logprob;
+            r.posteriors = false; // the events alone
             r.substitution_counts = matrix;
             req.push_back(r);
             which.push_back(k);

@@ -394,6 +394,7 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
             v.priors = r.priors;
             v.log_priors = r.log_priors;
             v.extrinsic = r.extrinsic;
+            v.posteriors = r.posteriors;
             v.boundaries = p[k].plain ? nullptr : &p[k].bounds;
             v.boundary_metrics = p[k].metrics.data();
             v.log_evidence = &p[k].backend_evidence;

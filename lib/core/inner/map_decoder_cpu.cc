@@ -394,7 +394,9 @@ private:
         // (the rows that the recursions read are padded with zeros: margins)
         const size_t M = size_t(d_margin);
         ws.G.assign(own_G ? (global ? gsize * size_t(Nn) : gsize) + 2 * M : 0, 0.0);
-        ws.Q.resize(global ? qsize * size_t(Nn) : qsize);
+        // Q and the posteriors only where they are asked for (frame_outputs)
+        const bool want_post = f.posteriors;
+        ws.Q.resize(!want_post ? 0 : global ? qsize * size_t(Nn) : qsize);
         ws.Gi.resize(global ? size_t(Nn) : 1);
         ws.alpha.assign(size_t(Nn + 1) * size_t(Mt), 0.0);
         ws.beta_next.assign(size_t(Mt) + 2 * M, 0.0);
@@ -444,13 +446,14 @@ private:
             live_alpha(i);
             // global: Q_i now, with its lattices; local: in the backward pass
             double lat = 0;
-            const index_G G = ws.blocks.index_sums(i,
-                                                   prior_of(i),
-                                                   G_of(i),
-                                                   from,
-                                                   global ? Q_of(i) : nullptr,
-                                                   d_profiling,
-                                                   lat);
+            const index_G G =
+                ws.blocks.index_sums(i,
+                                     prior_of(i),
+                                     G_of(i),
+                                     from,
+                                     global && want_post ? Q_of(i) : nullptr,
+                                     d_profiling,
+                                     lat);
             ws.Gi[global ? size_t(i) : 0] = G;
             if (d_profiling) {
                 const double all = seconds_since(t0);
@@ -492,8 +495,8 @@ private:
             const double* prior = prior_of(i);
             auto t0 = clock_type::now();
             index_G G = ws.Gi[global ? size_t(i) : 0];
-            const double* Qi = Q_of(i);
-            if (global && i > 0) {
+            const double* Qi = want_post ? Q_of(i) : nullptr;
+            if (global && want_post && i > 0) {
                 // the next index's sums, kept since the forward pass: fetched
                 // while this one is summed (the backward pass walks them down)
                 const double* Qn = Q_of(i - 1);
@@ -508,8 +511,13 @@ private:
                 // the forward pass's sums again, and Q_i
                 live_alpha(i);
                 double lat = 0;
-                G = ws.blocks.index_sums(
-                    i, prior, G_of(i), from, ws.Q.data(), d_profiling, lat);
+                G = ws.blocks.index_sums(i,
+                                         prior,
+                                         G_of(i),
+                                         from,
+                                         want_post ? ws.Q.data() : nullptr,
+                                         d_profiling,
+                                         lat);
                 if (d_profiling) {
                     const double all = seconds_since(t0);
                     t.gamma += lat, t.L += all - lat, t0 = clock_type::now();
@@ -537,10 +545,12 @@ private:
             if (d_profiling)
                 t.beta += seconds_since(t0), t0 = clock_type::now();
             // eqn:sigma without the prior: L_i(D) = sum_b Q_i(D, b) beta_{i+1}(b)
-            for (int D = 0; D < Q; ++D)
+            for (int D = 0; want_post && D < Q; ++D)
                 ws.L[size_t(D)] = cpu::dot(Qi + size_t(D) * Qs, beta_next, Mt);
             double ls = 0; // in double, so that every row sums to 1 to double precision
-            if (prior && !f.extrinsic) {
+            if (!want_post) {
+                ls = 1; // not asked for: the posteriors stay uniform
+            } else if (prior && !f.extrinsic) {
                 for (int D = 0; D < Q; ++D)
                     ls += (ws.L[size_t(D)] *= prior[D]);
             } else {
@@ -559,8 +569,8 @@ private:
             for (int a = 0; a < Mt; ++a)
                 beta_cur[a] *= inv;
             double* out = post + size_t(i) * Q;
-            for (int D = 0; D < Q; ++D)
-                out[D] = ws.L[size_t(D)] / ls; // a certain symbol gets exactly 1
+            for (int D = 0; D < Q; ++D) // a certain symbol gets exactly 1
+                out[D] = want_post ? ws.L[size_t(D)] / ls : 1.0 / Q;
             std::swap(ws.beta_next, ws.beta_cur);
         }
         return res;

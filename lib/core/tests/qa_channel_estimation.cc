@@ -87,6 +87,26 @@ TEST(channel_estimation, expected_events_equal_the_brute_force)
                         << what << " item " << j;
                 // every sent bit is deleted or transmitted
                 EXPECT_NEAR(ev.del + ev.trans, tau, 1e-9 * tau) << what;
+                // the counts alone (no item posteriors: the forward pass of
+                // counts) and no symbol posteriors: the same events and evidence
+                event_counts ev2;
+                double lev = 0, lev2 = 0;
+                f.log_evidence = &lev;
+                ASSERT_TRUE(dec->decode(f, post.data()).ok());
+                frame_view g = f;
+                g.events = &ev2;
+                g.item_posteriors = nullptr;
+                g.posteriors = false;
+                g.log_evidence = &lev2;
+                const frame_result r2 = dec->decode(g, post.data());
+                ASSERT_TRUE(r2.ok()) << r2.reason;
+                EXPECT_EQ(lev, lev2) << what;
+                EXPECT_NEAR(ev2.ins, ref.ev.ins, tol) << what << " counts";
+                EXPECT_NEAR(ev2.del, ref.ev.del, tol) << what << " counts";
+                EXPECT_NEAR(ev2.trans, ref.ev.trans, tol) << what << " counts";
+                EXPECT_NEAR(ev2.subst, ref.ev.subst, tol) << what << " counts";
+                for (double p : post)
+                    EXPECT_EQ(p, 1.0 / c.cb.q()) << what << ": posteriors not asked for";
                 ++checked;
             }
         }

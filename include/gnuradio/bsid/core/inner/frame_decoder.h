@@ -106,6 +106,11 @@ struct frame_request {
      */
     bool item_posteriors = true;
     /*!
+     * false: the symbol posteriors are not asked for (frame_outputs::
+     * posteriors; frame_decode_result::posteriors may then be uniform).
+     */
+    bool posteriors = true;
+    /*!
      * With events: also the substitution counts (frame_decode_result::
      * substitution_counts), for estimating a substitution matrix.
      */

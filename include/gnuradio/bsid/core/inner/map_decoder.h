@@ -242,6 +242,14 @@ struct frame_outputs {
      * refused frame.
      */
     double* substitution_counts = nullptr;
+    /*!
+     * false: the symbol posteriors are not asked for (channel estimation
+     * needs the events alone). The CPU backend then skips their sums and
+     * leaves the posteriors uniform; the status, the evidence, the boundary
+     * metrics and the events are the same. The other backends compute them
+     * anyway.
+     */
+    bool posteriors = true;
 };
 
 /*!
