@@ -259,7 +259,6 @@ private:
         return { lo, hi };
     }
 
-
     /*
      * decode_one, with every failure made a status: out of memory for global
      * storage falls back to local storage when storage is "auto" (local
