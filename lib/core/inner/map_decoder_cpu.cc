@@ -459,9 +459,7 @@ private:
                 t.gamma += lat, t.L += all - lat, t0 = clock_type::now();
             }
             cpu::forward_row(dlo, Mn, Mt, from, G.g, G.stride, alpha_next);
-            double sum = 0;
-            for (int b = 0; b < Mt; ++b)
-                sum += alpha_next[b];
+            const double sum = cpu::sum(alpha_next, Mt);
             if (!model::normalizer(sum, inv)) {
                 return impossible(
                     detail::concat("no path reaches symbol boundary ", i + 1));
@@ -532,11 +530,12 @@ private:
             // the state or its position lies outside the received items);
             // a state with no way on to the frame's end has beta 0 already
             const auto [lo, hi] = in_frame(f, i);
-            for (int a = 0; a < Mt; ++a) {
-                const bool live_a = a >= lo && a < hi && alpha_i[a] != 0.0;
-                beta_cur[a] = live_a ? beta_cur[a] : 0.0;
-                bs += beta_cur[a];
-            }
+            std::fill(beta_cur, beta_cur + lo, 0.0);
+            std::fill(beta_cur + hi, beta_cur + Mt, 0.0);
+#pragma GCC ivdep
+            for (int a = lo; a < hi; ++a)
+                beta_cur[a] = alpha_i[a] != 0.0 ? beta_cur[a] : 0.0;
+            bs = cpu::sum(beta_cur, Mt);
             if (f.events) {
                 for (int a = 0; a < Mt; ++a)
                     ws.ev_mass[size_t(a)] = alpha_i[a] * beta_cur[a];

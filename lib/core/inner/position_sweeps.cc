@@ -225,6 +225,19 @@ dot_impl(const double* x, const double* y, int n)
     return t;
 }
 
+__attribute__((always_inline)) inline double sum_impl(const double* x, int n)
+{
+    double s[8] = {};
+    int k = 0;
+    for (; k + 8 <= n; k += 8)
+        for (int l = 0; l < 8; ++l)
+            s[l] += x[k + l];
+    double t = ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
+    for (; k < n; ++k)
+        t += x[k];
+    return t;
+}
+
 } // namespace
 
 // (each specialization compiled per instruction set, the best picked when
@@ -262,6 +275,8 @@ BSID_SWEEP_CLONES double dot(const double* x, const double* y, int n)
 {
     return dot_impl(x, y, n);
 }
+
+BSID_SWEEP_CLONES double sum(const double* x, int n) { return sum_impl(x, n); }
 
 } // namespace cpu
 } // namespace bsid

@@ -65,6 +65,9 @@ void group_sums(
 //! sum of x[k] y[k] over k in [0, n): eight partial sums, then a fixed tree.
 double dot(const double* x, const double* y, int n);
 
+//! sum of x[k] over k in [0, n), in the order of dot (a row's normalizer).
+double sum(const double* x, int n);
+
 } // namespace cpu
 } // namespace bsid
 
