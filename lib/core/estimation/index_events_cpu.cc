@@ -52,6 +52,39 @@ inline __attribute__((always_inline)) void fill_lanes(double* p, int L, double v
         p[l] = v;
 }
 
+// One start state's corridor lattice (index_events_call's): node (r, k) has
+// read r letters and item(r, k) items from the state's start.
+struct state_geometry {
+    int n, Mn, dlo, k0;
+    long long start, avail; // the state's first item; the items from it
+    state_geometry(const index_events_call& c, int a)
+        : n(c.n),
+          Mn(c.Mn),
+          dlo(c.dlo),
+          k0(-c.dlo),
+          start(c.first + a),
+          avail(c.rho - start)
+    {
+    }
+    long long item(int r, int k) const { return (long long)r + dlo + k; }
+    bool ok(int r, int k) const { return item(r, k) >= 0 && item(r, k) <= avail; }
+    // the zero corner: nodes k < k0 - r of row r need more deletions than r
+    // rows have
+    int corner(int r) const { return std::clamp(k0 - r, 0, Mn); }
+};
+
+// The counts' two rows (state_counts): F, D and S of Mn nodes of L lanes
+// each, row r in buffer r mod 2.
+struct count_rows {
+    double* rows;
+    int Mn, L;
+    size_t size() const { return 3 * size_t(Mn) * size_t(L); }
+    double* row(int r) const { return rows + size_t(r & 1) * size(); }
+    double* F(double* rw, int k) const { return rw + size_t(k) * L; }
+    double* D(double* rw, int k) const { return rw + (size_t(Mn) + k) * L; }
+    double* S(double* rw, int k) const { return rw + (2 * size_t(Mn) + k) * L; }
+};
+
 // The lattice of start state a (index_events_call's), its lanes scaled by
 // scale (L), its end weights endw (Mn); the edges' posteriors added to the
 // lanes' sums. Returns the lanes' total weight.
@@ -67,19 +100,13 @@ inline __attribute__((always_inline)) double state_events(const index_events_cal
 {
     const int L = LS ? LS : c.L;
     const int A = AS ? AS : c.A;
-    const int n = c.n, Mn = c.Mn, dlo = c.dlo, k0 = -dlo;
+    const state_geometry g(c, a);
+    const int n = g.n, Mn = g.Mn, k0 = g.k0;
     const double ins = c.ins, del = c.del;
-    const long long start = c.first + a;
-    const long long avail = c.rho - start;
-    const double* yprob = c.prob + size_t(A) * size_t(start);
+    const double* yprob = c.prob + size_t(A) * size_t(g.start);
     auto at = [&](double* rows, int r, int k) { return rows + (size_t(r) * Mn + k) * L; };
-    auto item = [&](int r, int k) { return (long long)r + dlo + k; };
-    auto ok = [&](int r, int k) { return item(r, k) >= 0 && item(r, k) <= avail; };
     // row r's weights qw[(A r + b) L + l]
     auto qrow = [&](int r) { return c.qw + size_t(A) * size_t(r) * size_t(L); };
-    // the zero corner: nodes k < k0 - r of row r need more deletions than
-    // r rows have, so their forward values are 0
-    auto corner = [&](int r) { return std::clamp(k0 - r, 0, Mn); };
 
     // Forward (eqn:F, eqn:F_lastrow), the zero corner left as states()
     // zeroed it. DW(r, k): the diagonal weight into
@@ -89,7 +116,7 @@ inline __attribute__((always_inline)) double state_events(const index_events_cal
         double* f = at(F, 0, k);
         if (k == k0) {
             fill_lanes(f, L, 1.0);
-        } else if (k > k0 && ok(0, k)) {
+        } else if (k > k0 && g.ok(0, k)) {
             const double* h = at(F, 0, k - 1);
             BSID_LANES
             for (int l = 0; l < L; ++l)
@@ -100,13 +127,13 @@ inline __attribute__((always_inline)) double state_events(const index_events_cal
     }
     for (int r = 1; r <= n; ++r) {
         const double insr = r < n ? ins : 0.0;
-        const int kmin = corner(r);
+        const int kmin = g.corner(r);
         const double* qr = qrow(r - 1);
         for (int k = kmin; k < Mn; ++k) {
             double* f = at(F, r, k);
             double* dw = at(DW, r, k);
-            const long long cc = item(r, k);
-            if (!ok(r, k)) {
+            const long long cc = g.item(r, k);
+            if (!g.ok(r, k)) {
                 fill_lanes(f, L, 0.0);
                 continue;
             }
@@ -147,7 +174,7 @@ inline __attribute__((always_inline)) double state_events(const index_events_cal
     for (int k = 0; k < Mn; ++k) {
         const double* f = at(F, n, k);
         double* b = Bcur + size_t(k) * L;
-        const double e = ok(n, k) ? endw[k] : 0.0;
+        const double e = g.ok(n, k) ? endw[k] : 0.0;
         BSID_LANES
         for (int l = 0; l < L; ++l)
             b[l] = e * scale[l];
@@ -160,9 +187,9 @@ inline __attribute__((always_inline)) double state_events(const index_events_cal
         const double insr = r < n ? ins : 0.0;
         const double* xr = r >= 1 ? c.x + size_t(r - 1) * L : nullptr;
         const double* qr = r >= 1 ? qrow(r - 1) : nullptr;
-        for (int k = corner(r); k < Mn; ++k) {
-            const long long cc = item(r, k);
-            if (!ok(r, k))
+        for (int k = g.corner(r); k < Mn; ++k) {
+            const long long cc = g.item(r, k);
+            if (!g.ok(r, k))
                 continue;
             const double* b = Bcur + size_t(k) * L;
             if (r >= 1 && cc >= 1) {
@@ -212,17 +239,17 @@ inline __attribute__((always_inline)) double state_events(const index_events_cal
             break;
         // B of row r - 1 right to left (its horizontal step reads node k + 1),
         // outside the corner: the corner's values feed only the corner
-        const int kp = corner(r - 1);
+        const int kp = g.corner(r - 1);
         for (int k = Mn - 1; k >= kp; --k) {
             double* bp = Bprev + size_t(k) * L;
-            const long long cc = item(r - 1, k);
-            if (!ok(r - 1, k)) {
+            const long long cc = g.item(r - 1, k);
+            if (!g.ok(r - 1, k)) {
                 fill_lanes(bp, L, 0.0);
                 continue;
             }
             // the diagonal to (r, k) and the horizontal to (r - 1, k + 1)
             // read item cc; node (r, k) is in the lattice exactly then
-            const bool next = cc + 1 <= avail;
+            const bool next = cc + 1 <= g.avail;
             const double* dw = next ? at(DW, r, k) : zeros;
             const double* bd = Bcur + size_t(k) * L;
             const double* bv = k >= 1 ? Bcur + size_t(k - 1) * L : zeros;
@@ -345,80 +372,57 @@ inline __attribute__((always_inline)) double state_counts(const index_events_cal
 {
     const int L = LS ? LS : c.L;
     const int A = AS ? AS : c.A;
-    const int n = c.n, Mn = c.Mn, dlo = c.dlo, k0 = -dlo;
+    const state_geometry g(c, a);
+    const int n = g.n, Mn = g.Mn;
     const double ins = c.ins, del = c.del;
-    const long long start = c.first + a;
-    const long long avail = c.rho - start;
-    const double* yprob = c.prob + size_t(A) * size_t(start);
-    const size_t rowsize = 3 * size_t(Mn) * size_t(L);
-    auto row = [&](int r) { return rows + size_t(r & 1) * rowsize; };
-    // node k's F, D and S in a row
-    auto nodeF = [&](double* rw, int k) { return rw + size_t(k) * L; };
-    auto nodeD = [&](double* rw, int k) { return rw + (size_t(Mn) + k) * L; };
-    auto nodeS = [&](double* rw, int k) { return rw + (2 * size_t(Mn) + k) * L; };
-    auto item = [&](int r, int k) { return (long long)r + dlo + k; };
-    auto ok = [&](int r, int k) { return item(r, k) >= 0 && item(r, k) <= avail; };
-    auto corner = [&](int r) { return std::clamp(k0 - r, 0, Mn); };
+    const double* yprob = c.prob + size_t(A) * size_t(g.start);
+    const count_rows cr{ rows, Mn, L };
 
-    counts_row0(c, avail, L, row(0));
+    counts_row0(c, g.avail, L, cr.row(0));
     for (int r = 1; r <= n; ++r) {
         const double insr = r < n ? ins : 0.0;
-        double* cur = row(r);
-        double* prev = row(r - 1);
+        double* cur = cr.row(r);
+        double* prev = cr.row(r - 1);
         const double* qr = c.qw + size_t(A) * size_t(r - 1) * size_t(L);
         const double* mr = MS + size_t(A) * size_t(r - 1) * size_t(L);
-        if (corner(r) >= 1)
-            counts_zero_node(Mn, L, cur, corner(r) - 1);
-        for (int k = corner(r); k < Mn; ++k) {
-            double* f = nodeF(cur, k);
-            double* d = nodeD(cur, k);
-            double* sb = nodeS(cur, k);
-            const long long cc = item(r, k);
-            if (!ok(r, k)) {
+        if (g.corner(r) >= 1)
+            counts_zero_node(Mn, L, cur, g.corner(r) - 1);
+        for (int k = g.corner(r); k < Mn; ++k) {
+            double* f = cr.F(cur, k);
+            double* d = cr.D(cur, k);
+            double* sb = cr.S(cur, k);
+            const long long cc = g.item(r, k);
+            if (!g.ok(r, k)) {
                 fill_lanes(f, L, 0.0);
                 fill_lanes(d, L, 0.0);
                 fill_lanes(sb, L, 0.0);
                 continue;
             }
             const bool has_vert = k + 1 < Mn, has_horz = k >= 1;
-            const double* dF = nodeF(prev, k);
-            const double* dD = nodeD(prev, k);
-            const double* dS = nodeS(prev, k);
-            const double* vF = has_vert ? nodeF(prev, k + 1) : zeros;
-            const double* vD = has_vert ? nodeD(prev, k + 1) : zeros;
-            const double* vS = has_vert ? nodeS(prev, k + 1) : zeros;
+            const double* dF = cr.F(prev, k);
+            const double* dD = cr.D(prev, k);
+            const double* dS = cr.S(prev, k);
+            const double* vF = has_vert ? cr.F(prev, k + 1) : zeros;
+            const double* vD = has_vert ? cr.D(prev, k + 1) : zeros;
+            const double* vS = has_vert ? cr.S(prev, k + 1) : zeros;
             // node k - 1 is 0 where it lies before the items (cc = 0)
-            const double* hF = has_horz ? nodeF(cur, k - 1) : zeros;
-            const double* hD = has_horz ? nodeD(cur, k - 1) : zeros;
-            const double* hS = has_horz ? nodeS(cur, k - 1) : zeros;
+            const double* hF = has_horz ? cr.F(cur, k - 1) : zeros;
+            const double* hD = has_horz ? cr.D(cur, k - 1) : zeros;
+            const double* hS = has_horz ? cr.S(cur, k - 1) : zeros;
             if (cc >= 1) {
                 const double* w = yprob + size_t(A) * size_t(cc - 1);
-                if (AS == 2) {
-                    const double w0 = w[0], w1 = w[1];
-                    const double *q0 = qr, *q1 = qr + L, *m0 = mr, *m1 = mr + L;
-                    BSID_LANES
-                    for (int l = 0; l < L; ++l) {
-                        const double dw = model::soft_diag(w0, w1, q0[l], q1[l]);
-                        const double sw = w0 * m0[l] + w1 * m1[l];
-                        f[l] = model::lattice_cell(dw, dF[l], del, vF[l], insr, hF[l]);
-                        d[l] = model::lattice_cell(dw, dD[l], del, vD[l], insr, hD[l]) +
-                               vF[l];
-                        sb[l] = model::lattice_cell(dw, dS[l], del, vS[l], insr, hS[l]) +
-                                sw * dF[l];
+                // (for bits exactly model::soft_diag's sum: 0 + w0 q0 is w0 q0)
+                for (int l = 0; l < L; ++l) {
+                    double dw = 0, sw = 0;
+                    for (int y = 0; y < A; ++y) {
+                        dw += w[y] * qr[size_t(y) * L + l];
+                        sw += w[y] * mr[size_t(y) * L + l];
                     }
-                } else {
-                    for (int l = 0; l < L; ++l) {
-                        double dw = 0, sw = 0;
-                        for (int y = 0; y < A; ++y) {
-                            dw += w[y] * qr[size_t(y) * L + l];
-                            sw += w[y] * mr[size_t(y) * L + l];
-                        }
-                        f[l] = model::lattice_cell(dw, dF[l], del, vF[l], insr, hF[l]);
-                        d[l] = model::lattice_cell(dw, dD[l], del, vD[l], insr, hD[l]) +
-                               vF[l];
-                        sb[l] = model::lattice_cell(dw, dS[l], del, vS[l], insr, hS[l]) +
-                                sw * dF[l];
-                    }
+                    f[l] = model::lattice_cell(dw, dF[l], del, vF[l], insr, hF[l]);
+                    d[l] =
+                        model::lattice_cell(dw, dD[l], del, vD[l], insr, hD[l]) + vF[l];
+                    sb[l] = model::lattice_cell(dw, dS[l], del, vS[l], insr, hS[l]) +
+                            sw * dF[l];
                 }
             } else {
                 // no item before the node: no diagonal step into it
@@ -432,7 +436,7 @@ inline __attribute__((always_inline)) double state_counts(const index_events_cal
             }
         }
     }
-    return end_counts<LS>(c, row(n), rows + 2 * rowsize, endw, scale);
+    return end_counts<LS>(c, cr.row(n), rows + 2 * cr.size(), endw, scale);
 }
 
 // state_counts for bits with 8 NV lanes (q = 8 NV), in vectors of eight
@@ -464,27 +468,19 @@ inline __attribute__((always_inline)) double state_counts_bits(const index_event
                                                                const double* MS)
 {
     constexpr int L = 8 * NV;
-    const int n = c.n, Mn = c.Mn, dlo = c.dlo, k0 = -dlo;
+    const state_geometry g(c, a);
+    const int n = g.n, Mn = g.Mn;
     const double ins = c.ins, del = c.del;
-    const long long start = c.first + a;
-    const long long avail = c.rho - start;
-    const double* yprob = c.prob + 2 * size_t(start);
-    const size_t rowsize = 3 * size_t(Mn) * size_t(L);
-    auto row = [&](int r) { return rows + size_t(r & 1) * rowsize; };
-    auto nodeF = [&](double* rw, int k) { return rw + size_t(k) * L; };
-    auto nodeD = [&](double* rw, int k) { return rw + (size_t(Mn) + k) * L; };
-    auto nodeS = [&](double* rw, int k) { return rw + (2 * size_t(Mn) + k) * L; };
-    auto item = [&](int r, int k) { return (long long)r + dlo + k; };
-    auto ok = [&](int r, int k) { return item(r, k) >= 0 && item(r, k) <= avail; };
-    auto corner = [&](int r) { return std::clamp(k0 - r, 0, Mn); };
+    const double* yprob = c.prob + 2 * size_t(g.start);
+    const count_rows cr{ rows, Mn, L };
     const d8 zero = d8{} * 0.0;
     const d8 vdel = zero + del;
 
-    counts_row0(c, avail, L, row(0));
+    counts_row0(c, g.avail, L, cr.row(0));
     for (int r = 1; r <= n; ++r) {
         const d8 vins = zero + (r < n ? ins : 0.0);
-        double* cur = row(r);
-        double* prev = row(r - 1);
+        double* cur = cr.row(r);
+        double* prev = cr.row(r - 1);
         const double* qr = c.qw + 2 * size_t(r - 1) * size_t(L);
         const double* mr = MS + 2 * size_t(r - 1) * size_t(L);
         d8 q0[NV], q1[NV], m0[NV], m1[NV];
@@ -494,19 +490,19 @@ inline __attribute__((always_inline)) double state_counts_bits(const index_event
             m0[v] = load8(mr + 8 * v);
             m1[v] = load8(mr + L + 8 * v);
         }
-        if (corner(r) >= 1)
-            counts_zero_node(Mn, L, cur, corner(r) - 1);
+        if (g.corner(r) >= 1)
+            counts_zero_node(Mn, L, cur, g.corner(r) - 1);
         // node k - 1 of this row: in the corner or before the items, 0
         d8 hF[NV], hD[NV], hS[NV];
         for (int v = 0; v < NV; ++v)
             hF[v] = hD[v] = hS[v] = zero;
-        for (int k = corner(r); k < Mn; ++k) {
-            const long long cc = item(r, k);
-            if (!ok(r, k)) {
+        for (int k = g.corner(r); k < Mn; ++k) {
+            const long long cc = g.item(r, k);
+            if (!g.ok(r, k)) {
                 for (int v = 0; v < NV; ++v) {
-                    store8(nodeF(cur, k) + 8 * v, zero);
-                    store8(nodeD(cur, k) + 8 * v, zero);
-                    store8(nodeS(cur, k) + 8 * v, zero);
+                    store8(cr.F(cur, k) + 8 * v, zero);
+                    store8(cr.D(cur, k) + 8 * v, zero);
+                    store8(cr.S(cur, k) + 8 * v, zero);
                     hF[v] = hD[v] = hS[v] = zero;
                 }
                 continue;
@@ -520,12 +516,12 @@ inline __attribute__((always_inline)) double state_counts_bits(const index_event
                 y = w1 != 0.0;
             }
             for (int v = 0; v < NV; ++v) {
-                const d8 dF = load8(nodeF(prev, k) + 8 * v);
-                const d8 dD = load8(nodeD(prev, k) + 8 * v);
-                const d8 dS = load8(nodeS(prev, k) + 8 * v);
-                const d8 vF = has_vert ? load8(nodeF(prev, k + 1) + 8 * v) : zero;
-                const d8 vD = has_vert ? load8(nodeD(prev, k + 1) + 8 * v) : zero;
-                const d8 vS = has_vert ? load8(nodeS(prev, k + 1) + 8 * v) : zero;
+                const d8 dF = load8(cr.F(prev, k) + 8 * v);
+                const d8 dD = load8(cr.D(prev, k) + 8 * v);
+                const d8 dS = load8(cr.S(prev, k) + 8 * v);
+                const d8 vF = has_vert ? load8(cr.F(prev, k + 1) + 8 * v) : zero;
+                const d8 vD = has_vert ? load8(cr.D(prev, k + 1) + 8 * v) : zero;
+                const d8 vS = has_vert ? load8(cr.S(prev, k + 1) + 8 * v) : zero;
                 d8 dw, sw;
                 if (cc < 1) {
                     dw = sw = zero; // no item before the node: no diagonal step
@@ -540,16 +536,16 @@ inline __attribute__((always_inline)) double state_counts_bits(const index_event
                 const d8 F = model::lattice_cell(dw, dF, vdel, vF, vins, hF[v]);
                 const d8 D = model::lattice_cell(dw, dD, vdel, vD, vins, hD[v]) + vF;
                 const d8 S = model::lattice_cell(dw, dS, vdel, vS, vins, hS[v]) + sw * dF;
-                store8(nodeF(cur, k) + 8 * v, F);
-                store8(nodeD(cur, k) + 8 * v, D);
-                store8(nodeS(cur, k) + 8 * v, S);
+                store8(cr.F(cur, k) + 8 * v, F);
+                store8(cr.D(cur, k) + 8 * v, D);
+                store8(cr.S(cur, k) + 8 * v, S);
                 hF[v] = F;
                 hD[v] = D;
                 hS[v] = S;
             }
         }
     }
-    return end_counts<L>(c, row(n), rows + 2 * rowsize, endw, scale);
+    return end_counts<L>(c, cr.row(n), rows + 2 * cr.size(), endw, scale);
 }
 
 // Every start state of the index with weight (index_events).
