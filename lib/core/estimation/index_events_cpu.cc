@@ -31,16 +31,30 @@
 namespace bsid {
 namespace cpu {
 
+namespace {
+
+// The workspace of one pass over a state (before the zeros, the end weights
+// and the scales that follow it). Edges: F and the diagonal weights
+// (n + 1) Mn L each, B 2 Mn L. Counts: two rows of F and the two counts
+// (6 Mn L), the end's lane sums (4 L), then the weights of the other letters
+// (n A L) from counts_weights on.
+size_t edges_work(int n, int Mn, int L)
+{
+    return size_t(2 * (n + 1) + 2) * size_t(Mn) * L;
+}
+size_t counts_weights(int Mn, int L) { return (6 * size_t(Mn) + 4) * size_t(L); }
+size_t counts_work(int n, int Mn, int L, int A)
+{
+    return counts_weights(Mn, L) + size_t(n) * size_t(A) * size_t(L);
+}
+
+} // namespace
+
 size_t index_events_scratch(int n, int Mn, int L, int A)
 {
-    // edges: F and the diagonal weights (n + 1) Mn L each, B 2 Mn L;
-    // counts: two rows of F and the two counts (6 Mn L), the end's lane
-    // sums (4 L) and the weights of the other letters (n A L); then a row of
-    // zeros, the end weights and the scales
-    const size_t row = size_t(Mn) * size_t(L);
-    const size_t edges = 2 * size_t(n + 1) * row + 2 * row;
-    const size_t counts = 6 * row + 4 * size_t(L) + size_t(n) * size_t(A) * size_t(L);
-    return std::max(edges, counts) + size_t(L) + size_t(Mn) + size_t(L);
+    // the larger pass, then a row of zeros, the end weights and the scales
+    return std::max(edges_work(n, Mn, L), counts_work(n, Mn, L, A)) + size_t(L) +
+           size_t(Mn) + size_t(L);
 }
 
 namespace {
@@ -83,6 +97,14 @@ struct count_rows {
     double* F(double* rw, int k) const { return rw + size_t(k) * L; }
     double* D(double* rw, int k) const { return rw + (size_t(Mn) + k) * L; }
     double* S(double* rw, int k) const { return rw + (2 * size_t(Mn) + k) * L; }
+    //! node k of a row set to 0 in its three lattices
+    void zero_node(double* rw, int k) const
+    {
+        for (double* p : { F(rw, k), D(rw, k), S(rw, k) })
+            std::fill(p, p + L, 0.0);
+    }
+    //! the end's lane sums (end_counts), 4 L values after the two rows
+    double* end_sums() const { return rows + 2 * size(); }
 };
 
 // The lattice of start state a (index_events_call's), its lanes scaled by
@@ -270,24 +292,26 @@ inline __attribute__((always_inline)) double state_events(const index_events_cal
 // total weight.
 template <int LS>
 inline __attribute__((always_inline)) double end_counts(const index_events_call& c,
-                                                        const double* last,
-                                                        double* acc,
+                                                        const state_geometry& g,
+                                                        const count_rows& cr,
                                                         const double* endw,
                                                         const double* scale)
 {
     const int L = LS ? LS : c.L;
-    const int n = c.n, Mn = c.Mn, k0 = -c.dlo;
+    const int n = g.n, k0 = g.k0;
     const double del = c.del;
+    double* const acc = cr.end_sums();
     double *const t = acc, *const dd = acc + L, *const drift = acc + 2 * L,
                   *const sub = acc + 3 * L;
     std::fill(acc, acc + 4 * size_t(L), 0.0);
-    for (int k = std::clamp(k0 - n, 0, Mn); k < Mn; ++k) {
+    double* const last = cr.row(n);
+    for (int k = g.corner(n); k < g.Mn; ++k) {
         if (endw[k] == 0.0)
             continue;
         const double e = endw[k], de = double(k - k0) * endw[k];
-        const double* f = last + size_t(k) * L;
-        const double* d = last + (size_t(Mn) + k) * L;
-        const double* sb = last + (2 * size_t(Mn) + k) * L;
+        const double* f = cr.F(last, k);
+        const double* d = cr.D(last, k);
+        const double* sb = cr.S(last, k);
         BSID_LANES
         for (int l = 0; l < L; ++l) {
             t[l] += f[l] * e;
@@ -318,33 +342,25 @@ inline __attribute__((always_inline)) double end_counts(const index_events_call&
 // first that row 1 reads) 0. A row r below writes its nodes from its corner
 // on and node corner(r) - 1 as 0, so the next row reads no value of an
 // earlier state, and no row needs clearing.
-inline void counts_row0(const index_events_call& c, long long avail, int L, double* r0)
+inline void
+counts_row0(const index_events_call& c, const state_geometry& g, const count_rows& cr)
 {
-    const int Mn = c.Mn, k0 = -c.dlo;
-    const size_t plane = size_t(Mn) * size_t(L);
-    for (int k = std::max(k0 - 1, 0); k < Mn; ++k) {
-        double* f = r0 + size_t(k) * L;
-        std::fill(f + plane, f + plane + L, 0.0);         // D
-        std::fill(f + 2 * plane, f + 2 * plane + L, 0.0); // S
-        const long long cc = (long long)c.dlo + k;
+    const int L = cr.L, k0 = g.k0;
+    double* const r0 = cr.row(0);
+    for (int k = std::max(k0 - 1, 0); k < g.Mn; ++k) {
+        double* f = cr.F(r0, k);
+        std::fill(cr.D(r0, k), cr.D(r0, k) + L, 0.0);
+        std::fill(cr.S(r0, k), cr.S(r0, k) + L, 0.0);
         if (k == k0) {
             std::fill(f, f + L, 1.0);
-        } else if (k > k0 && cc <= avail) {
+        } else if (k > k0 && g.ok(0, k)) {
+            const double* h = cr.F(r0, k - 1);
             for (int l = 0; l < L; ++l)
-                f[l] = c.ins * f[l - L];
+                f[l] = c.ins * h[l];
         } else {
             std::fill(f, f + L, 0.0);
         }
     }
-}
-
-// Node k of a counts' row (counts_row0) set to 0 in its three lattices.
-inline void counts_zero_node(int Mn, int L, double* rw, int k)
-{
-    const size_t plane = size_t(Mn) * size_t(L);
-    for (int p = 0; p < 3; ++p)
-        std::fill(
-            rw + p * plane + size_t(k) * L, rw + p * plane + size_t(k + 1) * L, 0.0);
 }
 
 // The counts of start state a by a forward pass alone (index_events_call:
@@ -378,7 +394,7 @@ inline __attribute__((always_inline)) double state_counts(const index_events_cal
     const double* yprob = c.prob + size_t(A) * size_t(g.start);
     const count_rows cr{ rows, Mn, L };
 
-    counts_row0(c, g.avail, L, cr.row(0));
+    counts_row0(c, g, cr);
     for (int r = 1; r <= n; ++r) {
         const double insr = r < n ? ins : 0.0;
         double* cur = cr.row(r);
@@ -386,7 +402,7 @@ inline __attribute__((always_inline)) double state_counts(const index_events_cal
         const double* qr = c.qw + size_t(A) * size_t(r - 1) * size_t(L);
         const double* mr = MS + size_t(A) * size_t(r - 1) * size_t(L);
         if (g.corner(r) >= 1)
-            counts_zero_node(Mn, L, cur, g.corner(r) - 1);
+            cr.zero_node(cur, g.corner(r) - 1);
         for (int k = g.corner(r); k < Mn; ++k) {
             double* f = cr.F(cur, k);
             double* d = cr.D(cur, k);
@@ -409,34 +425,23 @@ inline __attribute__((always_inline)) double state_counts(const index_events_cal
             const double* hF = has_horz ? cr.F(cur, k - 1) : zeros;
             const double* hD = has_horz ? cr.D(cur, k - 1) : zeros;
             const double* hS = has_horz ? cr.S(cur, k - 1) : zeros;
-            if (cc >= 1) {
-                const double* w = yprob + size_t(A) * size_t(cc - 1);
-                // (for bits exactly model::soft_diag's sum: 0 + w0 q0 is w0 q0)
-                for (int l = 0; l < L; ++l) {
-                    double dw = 0, sw = 0;
-                    for (int y = 0; y < A; ++y) {
-                        dw += w[y] * qr[size_t(y) * L + l];
-                        sw += w[y] * mr[size_t(y) * L + l];
-                    }
-                    f[l] = model::lattice_cell(dw, dF[l], del, vF[l], insr, hF[l]);
-                    d[l] =
-                        model::lattice_cell(dw, dD[l], del, vD[l], insr, hD[l]) + vF[l];
-                    sb[l] = model::lattice_cell(dw, dS[l], del, vS[l], insr, hS[l]) +
-                            sw * dF[l];
+            // no item before the node (cc = 0): no diagonal step into it;
+            // for bits dw is exactly model::soft_diag's sum (0 + w0 q0 is w0 q0)
+            const double* w = cc >= 1 ? yprob + size_t(A) * size_t(cc - 1) : nullptr;
+            for (int l = 0; l < L; ++l) {
+                double dw = 0, sw = 0;
+                for (int y = 0; w && y < A; ++y) {
+                    dw += w[y] * qr[size_t(y) * L + l];
+                    sw += w[y] * mr[size_t(y) * L + l];
                 }
-            } else {
-                // no item before the node: no diagonal step into it
-                BSID_LANES
-                for (int l = 0; l < L; ++l) {
-                    f[l] = model::lattice_cell(0.0, dF[l], del, vF[l], insr, hF[l]);
-                    d[l] =
-                        model::lattice_cell(0.0, dD[l], del, vD[l], insr, hD[l]) + vF[l];
-                    sb[l] = model::lattice_cell(0.0, dS[l], del, vS[l], insr, hS[l]);
-                }
+                f[l] = model::lattice_cell(dw, dF[l], del, vF[l], insr, hF[l]);
+                d[l] = model::lattice_cell(dw, dD[l], del, vD[l], insr, hD[l]) + vF[l];
+                sb[l] =
+                    model::lattice_cell(dw, dS[l], del, vS[l], insr, hS[l]) + sw * dF[l];
             }
         }
     }
-    return end_counts<LS>(c, cr.row(n), rows + 2 * cr.size(), endw, scale);
+    return end_counts<LS>(c, g, cr, endw, scale);
 }
 
 // state_counts for bits with 8 NV lanes (q = 8 NV), in vectors of eight
@@ -476,7 +481,7 @@ inline __attribute__((always_inline)) double state_counts_bits(const index_event
     const d8 zero = d8{} * 0.0;
     const d8 vdel = zero + del;
 
-    counts_row0(c, g.avail, L, cr.row(0));
+    counts_row0(c, g, cr);
     for (int r = 1; r <= n; ++r) {
         const d8 vins = zero + (r < n ? ins : 0.0);
         double* cur = cr.row(r);
@@ -491,7 +496,7 @@ inline __attribute__((always_inline)) double state_counts_bits(const index_event
             m1[v] = load8(mr + L + 8 * v);
         }
         if (g.corner(r) >= 1)
-            counts_zero_node(Mn, L, cur, g.corner(r) - 1);
+            cr.zero_node(cur, g.corner(r) - 1);
         // node k - 1 of this row: in the corner or before the items, 0
         d8 hF[NV], hD[NV], hS[NV];
         for (int v = 0; v < NV; ++v)
@@ -545,7 +550,7 @@ inline __attribute__((always_inline)) double state_counts_bits(const index_event
             }
         }
     }
-    return end_counts<L>(c, cr.row(n), rows + 2 * cr.size(), endw, scale);
+    return end_counts<L>(c, g, cr, endw, scale);
 }
 
 // Every start state of the index with weight (index_events).
@@ -558,14 +563,12 @@ inline __attribute__((always_inline)) double states(const index_events_call& c)
     // the counts by a forward pass where neither item posteriors nor
     // substitution counts are asked for, else the edges (forward, backward)
     const bool counts = c.to.items == nullptr && c.to.pairs == nullptr;
-    const size_t work =
-        counts ? 6 * row + 4 * size_t(L) + size_t(c.n) * size_t(A) * size_t(L)
-               : 2 * size_t(c.n + 1) * row + 2 * row;
+    const size_t work = counts ? counts_work(c.n, c.Mn, L, A) : edges_work(c.n, c.Mn, L);
     double* F = c.scratch;
     double* DW = F + size_t(c.n + 1) * row;
     double* B = DW + size_t(c.n + 1) * row;
     double* MS =
-        c.scratch + 6 * row + 4 * size_t(L); // counts: the other letters' weights
+        c.scratch + counts_weights(c.Mn, L); // counts: the other letters' weights
     double* zeros = c.scratch + work;
     double* endw = zeros + L;
     double* scale = endw + c.Mn;
@@ -600,12 +603,14 @@ inline __attribute__((always_inline)) double states(const index_events_call& c)
             continue;
         for (int D = 0; D < L; ++D)
             scale[D] = c.alpha[a] * (c.prior ? c.prior[D] : 1.0 / L);
-        if (!counts)
+        if (!counts) {
             lambda += state_events<LS, AS>(c, a, endw, scale, F, DW, B, zeros);
-        else if (AS == 2 && LS % 8 == 0 && LS > 0)
-            lambda += state_counts_bits<(LS > 0 ? LS / 8 : 1)>(c, a, endw, scale, F, MS);
-        else
-            lambda += state_counts<LS, AS>(c, a, endw, scale, F, MS, zeros);
+        } else {
+            if constexpr (AS == 2 && LS > 0 && LS % 8 == 0)
+                lambda += state_counts_bits<LS / 8>(c, a, endw, scale, F, MS);
+            else
+                lambda += state_counts<LS, AS>(c, a, endw, scale, F, MS, zeros);
+        }
     }
     return lambda;
 }

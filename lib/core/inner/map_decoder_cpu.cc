@@ -260,6 +260,16 @@ private:
     }
 
     /*
+     * Whether the E-step needs every edge's posterior (the item posteriors
+     * or the substitution counts, gathered per lane in ws.ev_items), or the
+     * four counts alone, which index_events makes by a forward pass.
+     */
+    static bool every_edge(const frame_view& f)
+    {
+        return f.item_posteriors || f.substitution_counts;
+    }
+
+    /*
      * decode_one, with every failure made a status: out of memory for global
      * storage falls back to local storage when storage is "auto" (local
      * needs one block per frame instead of N Mt), and any other failure
@@ -371,11 +381,8 @@ private:
             item_probabilities(f.items(A), f.rho, ws.ev_prob.data());
             ws.ev_scratch.resize(cpu::index_events_scratch(n(), Mn, Q, A));
             ws.ev_lanes.resize(4 * size_t(Q));
-            // (the lanes' item sums are needed by the edges' pass alone:
-            // index_events below)
-            ws.ev_items.resize(f.item_posteriors || f.substitution_counts
-                                   ? size_t(A) * size_t(n() + Mt + Mn) * size_t(Q)
-                                   : 0);
+            ws.ev_items.resize(
+                every_edge(f) ? size_t(A) * size_t(n() + Mt + Mn) * size_t(Q) : 0);
             ws.ev_pairs.resize(f.substitution_counts ? size_t(A) * size_t(A) * size_t(Q)
                                                      : 0);
             ws.ev_mass.resize(size_t(Mt));
@@ -602,9 +609,7 @@ private:
         const size_t LQ = size_t(Q);
         double* const lanes = ws.ev_lanes.data();
         std::fill(lanes, lanes + 4 * LQ, 0.0);
-        // item posteriors or substitution counts: every edge's posterior
-        // (else the counts alone, by a forward pass: index_events_cpu.h)
-        const bool items = f.item_posteriors || f.substitution_counts;
+        const bool items = every_edge(f);
         if (items)
             std::fill(ws.ev_items.begin() + i0 * LQ, ws.ev_items.begin() + i1 * LQ, 0.0);
         std::fill(ws.ev_pairs.begin(), ws.ev_pairs.end(), 0.0);
