@@ -42,20 +42,6 @@ struct event_counts {
     }
 };
 
-/*!
- * \brief One thread's values in a workspace shared by a group of threads,
- * interleaved: value e at p[e * step] (a CUDA block's threads then read and
- * write consecutive addresses together). model::codeword_events takes it
- * where it takes a pointer to its workspace, weights or letters.
- */
-template <typename T>
-struct lane_strided {
-    T* p;
-    int step; // the group's threads (e step stays within an int: a workspace's size)
-    BSID_HD T& operator[](size_t e) const { return p[int(e) * step]; }
-    BSID_HD lane_strided operator+(size_t e) const { return { p + int(e) * step, step }; }
-};
-
 namespace model {
 
 // model::codeword_events (below) for an alphabet known at compile time
@@ -64,8 +50,8 @@ namespace events_detail {
 // The diagonal weight of lane l sending letter row qr (qr[b L] for b =
 // 0..A-1) and receiving an item of probabilities w: for bits exactly
 // model::soft_diag, for A letters the same sum in order.
-template <int AS, typename QW>
-BSID_HD double diag_weight(int A, const double* w, QW qr, int L)
+template <int AS>
+BSID_HD double diag_weight(int A, const double* w, const double* qr, int L)
 {
     if (AS == 2)
         return model::soft_diag(w[0], w[1], qr[0], qr[L]);
@@ -75,10 +61,8 @@ BSID_HD double diag_weight(int A, const double* w, QW qr, int L)
     return s;
 }
 
-// codeword_events for A = AS letters (AS = 2: bits) or any A (AS = 0); the
-// workspaces and the codeword's weights and letters are pointers or
-// lane_strided views (below).
-template <int AS, typename Item, typename FW, typename QW, typename XW, typename EW>
+// codeword_events for A = AS letters (AS = 2: bits) or any A (AS = 0).
+template <int AS, typename Item>
 BSID_HD double codeword_events_impl(int n,
                                     int dlo,
                                     int Mn,
@@ -87,13 +71,13 @@ BSID_HD double codeword_events_impl(int n,
                                     double del,
                                     int L,
                                     int A,
-                                    QW qw,
-                                    XW x,
+                                    const double* qw,
+                                    const uint8_t* x,
                                     const double* yprob,
-                                    EW endw,
+                                    const double* endw,
                                     const double* scale,
-                                    FW F,
-                                    FW B,
+                                    double* F,
+                                    double* B,
                                     event_counts& out,
                                     const Item& item,
                                     double* pairs)
@@ -101,7 +85,7 @@ BSID_HD double codeword_events_impl(int n,
     if (AS != 0)
         A = AS;
     const int k0 = -dlo;
-    auto at = [&](FW rows, int r, int k) { return rows + (size_t(r) * Mn + k) * L; };
+    auto at = [&](double* rows, int r, int k) { return rows + (size_t(r) * Mn + k) * L; };
     auto ok = [&](int r, int k) {
         const long long c = (long long)r + dlo + k;
         return c >= 0 && c <= avail;
@@ -111,14 +95,14 @@ BSID_HD double codeword_events_impl(int n,
 
     // Forward: row 0 (insertions only), then rows 1..n (eqn:F, eqn:F_lastrow).
     for (int k = 0; k < Mn; ++k) {
-        FW f = at(F, 0, k);
+        double* f = at(F, 0, k);
         for (int l = 0; l < L; ++l)
             f[l] = k == k0 ? 1.0 : (k > k0 && ok(0, k)) ? ins * at(F, 0, k - 1)[l] : 0.0;
     }
     for (int r = 1; r <= n; ++r) {
         const double insr = r < n ? ins : 0.0;
         for (int k = 0; k < Mn; ++k) {
-            FW f = at(F, r, k);
+            double* f = at(F, r, k);
             const long long c = (long long)r + dlo + k;
             if (!ok(r, k)) {
                 for (int l = 0; l < L; ++l)
@@ -126,28 +110,27 @@ BSID_HD double codeword_events_impl(int n,
                 continue;
             }
             const double* w = c >= 1 ? yprob + size_t(A) * size_t(c - 1) : nullptr;
-            const FW diag = at(F, r - 1, k);
-            const bool has_vert = k + 1 < Mn, has_horz = k >= 1 && c >= 1;
-            const FW vert = at(F, r - 1, has_vert ? k + 1 : k); // read where has_vert
-            const FW horz = at(F, r, has_horz ? k - 1 : k);     // read where has_horz
-            const QW qr = qrow(r - 1);
+            const double* diag = at(F, r - 1, k);
+            const double* vert = k + 1 < Mn ? at(F, r - 1, k + 1) : nullptr;
+            const double* horz = k >= 1 && c >= 1 ? at(F, r, k - 1) : nullptr;
+            const double* qr = qrow(r - 1);
             for (int l = 0; l < L; ++l) {
                 f[l] = model::lattice_cell(w ? diag_weight<AS>(A, w, qr + l, L) : 0.0,
                                            diag[l],
                                            del,
-                                           has_vert ? vert[l] : 0.0,
+                                           vert ? vert[l] : 0.0,
                                            insr,
-                                           has_horz ? horz[l] : 0.0);
+                                           horz ? horz[l] : 0.0);
             }
         }
     }
 
     // Backward from row n, the edges into each row as soon as its B is known.
-    FW Bcur = B;                   // row r
-    FW Bprev = B + size_t(Mn) * L; // row r - 1
+    double* Bcur = B;                   // row r
+    double* Bprev = B + size_t(Mn) * L; // row r - 1
     double total = 0;
     for (int k = 0; k < Mn; ++k) {
-        const FW f = at(F, n, k);
+        const double* f = at(F, n, k);
         for (int l = 0; l < L; ++l) {
             Bcur[size_t(k) * L + l] = ok(n, k) ? endw[k] : 0.0;
             total += scale[l] * f[l] * Bcur[size_t(k) * L + l];
@@ -161,15 +144,15 @@ BSID_HD double codeword_events_impl(int n,
             const long long c = (long long)r + dlo + k;
             if (!ok(r, k))
                 continue;
-            const FW b = Bcur + size_t(k) * L;
+            const double* b = Bcur + size_t(k) * L;
             if (r >= 1 && c >= 1) {
-                const FW fd = at(F, r - 1, k);
-                const QW qr = qrow(r - 1);
-                const XW xr = x + size_t(r - 1) * L;
+                const double* fd = at(F, r - 1, k);
+                const double* qr = qrow(r - 1);
+                const uint8_t* xr = x + size_t(r - 1) * L;
                 const double* w = yprob + size_t(A) * size_t(c - 1);
                 if (AS == 2) {
-                    const QW q0 = qr;
-                    const QW q1 = qr + L;
+                    const double* q0 = qr;
+                    const double* q1 = qr + L;
                     const double w0 = w[0], w1 = w[1];
                     double s0 = 0, s1 = 0, sub = 0;
                     for (int l = 0; l < L; ++l) {
@@ -195,7 +178,7 @@ BSID_HD double codeword_events_impl(int n,
                         const double wy = w[y];
                         if (wy == 0.0)
                             continue;
-                        const QW qy = qr + size_t(y) * L;
+                        const double* qy = qr + size_t(y) * L;
                         double s = 0, sub = 0;
                         for (int l = 0; l < L; ++l) {
                             const double v = fd[l] * b[l] * scale[l] * qy[l] * wy;
@@ -213,14 +196,14 @@ BSID_HD double codeword_events_impl(int n,
                 }
             }
             if (r >= 1 && k + 1 < Mn) {
-                const FW fv = at(F, r - 1, k + 1);
+                const double* fv = at(F, r - 1, k + 1);
                 double s = 0;
                 for (int l = 0; l < L; ++l)
                     s += fv[l] * b[l] * scale[l];
                 out.del += del * s;
             }
             if (insr != 0.0 && k >= 1 && c >= 1) {
-                const FW fh = at(F, r, k - 1);
+                const double* fh = at(F, r, k - 1);
                 double s = 0;
                 for (int l = 0; l < L; ++l)
                     s += fh[l] * b[l] * scale[l];
@@ -232,7 +215,7 @@ BSID_HD double codeword_events_impl(int n,
         // B of row r - 1, right to left (its horizontal step reads node k + 1)
         const double insp = ins; // row r - 1 < n has insertions
         for (int k = Mn - 1; k >= 0; --k) {
-            FW bp = Bprev + size_t(k) * L;
+            double* bp = Bprev + size_t(k) * L;
             const long long c = (long long)(r - 1) + dlo + k;
             if (!ok(r - 1, k)) {
                 for (int l = 0; l < L; ++l)
@@ -242,21 +225,20 @@ BSID_HD double codeword_events_impl(int n,
             // diagonal to (r, k) and horizontal to (r - 1, k + 1) read item c
             const bool next = c + 1 <= avail;
             const double* w = next ? yprob + size_t(A) * size_t(c) : nullptr;
-            const QW qr = qrow(r - 1);
-            const FW bd = Bcur + size_t(k) * L;
-            const bool has_bv = k >= 1, has_bh = next && k + 1 < Mn;
-            const FW bv = Bcur + size_t(has_bv ? k - 1 : k) * L;  // read where has_bv
-            const FW bh = Bprev + size_t(has_bh ? k + 1 : k) * L; // read where has_bh
+            const double* qr = qrow(r - 1);
+            const double* bd = Bcur + size_t(k) * L;
+            const double* bv = k >= 1 ? Bcur + size_t(k - 1) * L : nullptr;
+            const double* bh = next && k + 1 < Mn ? Bprev + size_t(k + 1) * L : nullptr;
             for (int l = 0; l < L; ++l) {
                 bp[l] = model::lattice_cell(w ? diag_weight<AS>(A, w, qr + l, L) : 0.0,
                                             bd[l],
                                             del,
-                                            has_bv ? bv[l] : 0.0,
+                                            bv ? bv[l] : 0.0,
                                             insp,
-                                            has_bh ? bh[l] : 0.0);
+                                            bh ? bh[l] : 0.0);
             }
         }
-        const FW t = Bcur;
+        double* t = Bcur;
         Bcur = Bprev;
         Bprev = t;
     }
@@ -287,10 +269,6 @@ BSID_HD double codeword_events_impl(int n,
  * weight is their sum over b, model::soft_diag for bits), so a
  * substitution's posterior is exact for soft items too.
  *
- * qw, x, endw, F and B are pointers, or lane_strided views where a group of
- * threads interleaves its workspaces (the CUDA events kernel); the indices
- * below are in values of the view.
- *
  * \param n,dlo,Mn rows 0..n, corridor [dlo, dlo + Mn - 1]
  * \param avail    received items from the codeword's start
  * \param ins,del  horizontal and vertical step weights (no insertion on row n)
@@ -316,7 +294,7 @@ BSID_HD double codeword_events_impl(int n,
  *                 sum over k of F(n, k) endw[k] (what the edges of a row of
  *                 the lattice sum to: the caller normalizes by its sum)
  */
-template <typename Item, typename FW, typename QW, typename XW, typename EW>
+template <typename Item>
 BSID_HD double codeword_events(int n,
                                int dlo,
                                int Mn,
@@ -325,13 +303,13 @@ BSID_HD double codeword_events(int n,
                                double del,
                                int L,
                                int A,
-                               QW qw,
-                               XW x,
+                               const double* qw,
+                               const uint8_t* x,
                                const double* yprob,
-                               EW endw,
+                               const double* endw,
                                const double* scale,
-                               FW F,
-                               FW B,
+                               double* F,
+                               double* B,
                                event_counts& out,
                                const Item& item,
                                double* pairs = nullptr)
