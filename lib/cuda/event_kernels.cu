@@ -35,6 +35,11 @@
 //    posteriors run the kernel once per class of indices i mod K (K indices
 //    apart do not share an item): every sum is made in the same order
 //    whatever the schedule, the batch or the device (no atomics);
+//  - counts_kernel, instead of events_kernel where no frame of the batch asks
+//    for item posteriors or substitution counts and M_n <= 32: the counts by
+//    a forward pass alone (event_counts.h, model::counts_cell), one warp per
+//    (frame, i), one lane per (a, D) of its live states, each lane's row in
+//    registers (below);
 //  - events_sum_kernel: each frame's events, summed over i in order (so
 //    that they do not depend on the schedule).
 
@@ -331,6 +336,214 @@ __global__ void events_sum_kernel(event_params p)
         p.pairs[(long long)fe * m + (k - 4)] = s;
 }
 
+// ---- The counts by a forward pass (event_counts.h, model::counts_cell) ----
+//
+// Where no frame of the batch asks for item posteriors or substitution
+// counts: one warp per (frame, i), one lane per (a, D) of its live states.
+// The warp lists its live states (those that add something: as
+// state_ends above) 32 at a time, in order, by a ballot, and its lanes take
+// their pairs in turn; so no lane waits on a state outside the narrow band
+// that carries the index's weight. A lane runs its codeword's counts with
+// the row in registers (MN nodes, at least M_n), one multiply-add chain per
+// node, and no workspace in memory. Every sum has a fixed order: each lane
+// adds its pairs in turn, the warp's butterfly adds the lanes.
+
+constexpr int cn_block = 128; // four warps, one (frame, i) each at a time
+
+// One (frame, i) as its lanes see it
+struct count_index {
+    const double* alpha_i; // Mt
+    const double* beta_i;  // Mt
+    const double* beta_n;  // Mt: beta_{i+1}
+    const double* prior;   // q, or null (uniform)
+    const double* yprob;   // the frame's items, A each
+    const uint32_t* book;  // q codewords
+    long long first, rho;  // the index's first item n i + m_tau^-; the frame's items
+};
+
+// Sums v over the warp; every lane gets the same sum (the butterfly's order
+// is fixed)
+__device__ double warp_sum(double v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+// Start state a's end weights: beta_{i+1} of the states its codewords reach
+__device__ double end_weight(const event_params& p, const count_index& x, int a, int k)
+{
+    const int b = a + p.dlo + k;
+    return b >= 0 && b < p.Mt ? x.beta_n[b] : 0.0;
+}
+
+// Whether start state a adds something (as state_ends in events_kernel)
+__device__ bool
+state_live(const event_params& p, const count_index& x, int a, double negligible)
+{
+    const long long start = x.first + a;
+    if (a >= p.Mt || x.alpha_i[a] == 0.0 || start < 0 || start > x.rho ||
+        !(x.alpha_i[a] * x.beta_i[a] >= negligible))
+        return false;
+    for (int k = 0; k < p.Mn; ++k) {
+        if (end_weight(p, x, a, k) != 0.0)
+            return true;
+    }
+    return false;
+}
+
+// The counts of codeword D from start state a (the CPU's state_counts for
+// one lane), scaled by alpha_i(a) P(D), added to ev; returns its weight.
+template <int MN>
+__device__ double
+pair_counts(const event_params& p, const count_index& x, int a, int D, event_counts& ev)
+{
+    using node = model::count_node<double>;
+    const double scale = x.alpha_i[a] * (x.prior ? x.prior[D] : 1.0 / p.q);
+    if (scale == 0.0)
+        return 0.0; // a zero prior: nothing to add
+    const int n = p.n, Mn = p.Mn, dlo = p.dlo, A = p.A, k0 = -dlo;
+    const long long start = x.first + a, avail = x.rho - start;
+    const double* yp = x.yprob + (long long)A * start; // item c at yp + A c
+    const uint32_t word = x.book[D];
+    // row 0: F(0, k0) = 1, insertions after it; nodes past M_n stay 0
+    node row[MN];
+#pragma unroll
+    for (int k = 0; k < MN; ++k)
+        row[k] = node{ k == k0 ? 1.0 : 0.0, 0.0, 0.0 };
+#pragma unroll
+    for (int k = 1; k < MN; ++k) {
+        if (k > k0 && k < Mn && k - k0 <= avail)
+            row[k].F = p.ins * row[k - 1].F;
+    }
+    // the codeword's base-A digits (A > 2), most significant first
+    uint32_t div = 1;
+    for (int r = 1; A > 2 && r < n; ++r)
+        div *= uint32_t(A);
+    for (int r = 1; r <= n; ++r) {
+        unsigned xr;
+        if (A == 2) {
+            xr = (word >> (n - r)) & 1u;
+        } else {
+            xr = (word / div) % unsigned(A);
+            div /= uint32_t(A);
+        }
+        const double insr = r < n ? p.ins : 0.0;
+        node h{ 0.0, 0.0, 0.0 }; // node k - 1 of this row
+#pragma unroll
+        for (int k = 0; k < MN; ++k) {
+            if (k < Mn) {
+                const long long c = (long long)r + dlo + k;
+                node o{ 0.0, 0.0, 0.0 };
+                if (c >= 0 && c <= avail) {
+                    // the diagonal weight, and its part where another letter
+                    // was received (none before the first item)
+                    double dw = 0.0, sw = 0.0;
+                    if (c >= 1) {
+                        const double* w = yp + (long long)A * (c - 1);
+                        if (A == 2) {
+                            dw = xr ? model::soft_diag(w[0], w[1], p.mismatch, p.match)
+                                    : model::soft_diag(w[0], w[1], p.match, p.mismatch);
+                            sw = w[xr ? 0 : 1] * p.mismatch;
+                        } else {
+                            for (int y = 0; y < A; ++y) {
+                                const double v = w[y] * p.lw[int(xr) * A + y];
+                                dw += v;
+                                sw += y != int(xr) ? v : 0.0;
+                            }
+                        }
+                    }
+                    const node v = k + 1 < MN ? row[k + 1] : node{ 0.0, 0.0, 0.0 };
+                    o = model::counts_cell(dw, sw, p.del, insr, row[k], v, h);
+                }
+                row[k] = o;
+                h = o;
+            }
+        }
+    }
+    model::count_sums s;
+#pragma unroll
+    for (int k = 0; k < MN; ++k) {
+        if (k < Mn) {
+            const double e = end_weight(p, x, a, k);
+            if (e != 0.0)
+                s.add(k - k0, e, row[k].F, row[k].D, row[k].S);
+        }
+    }
+    ev += model::counts_events(n, p.del, s, scale);
+    return s.t * scale;
+}
+
+template <int MN>
+__global__ void __launch_bounds__(cn_block) counts_kernel(event_params p)
+{
+    __shared__ int live_all[cn_block]; // each warp's live states, 32 at a time
+    const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
+    int* live = live_all + 32 * warp;
+    const int warps = cn_block / 32;
+    const long long work = (long long)p.Fe * p.N;
+    for (long long w = (long long)blockIdx.x * warps + warp; w < work;
+         w += (long long)gridDim.x * warps) {
+        const int fe = int(w / p.N), i = int(w - (long long)fe * p.N);
+        const int f = p.frames[fe];
+        if (p.status[f] != st_ok)
+            continue; // the whole warp
+        count_index x;
+        x.alpha_i = p.alpha + ((long long)f * (p.N + 1) + i) * p.Mt;
+        x.beta_i = p.beta + ((long long)f * (p.N + 1) + i) * p.Mt;
+        x.beta_n = x.beta_i + p.Mt;
+        x.prior = p.prior_exact && p.has_prior[f]
+                      ? p.prior_exact + ((long long)f * p.N + i) * p.q
+                      : nullptr;
+        x.yprob = p.yprob + (long long)p.A * p.offset[f];
+        x.book = p.words + (long long)(i % p.P) * p.q;
+        x.first = (long long)p.n * i + p.mtlo;
+        x.rho = p.rho[f];
+        // a start state whose share of the index's weight is below 1e-17 is
+        // skipped, as on the CPU and in events_kernel
+        double share = 0;
+        for (int a = lane; a < p.Mt; a += 32)
+            share += x.alpha_i[a] * x.beta_i[a];
+        const double negligible = 1e-17 * warp_sum(share);
+        event_counts ev;
+        double lambda = 0;
+        for (int a0 = 0; a0 < p.Mt; a0 += 32) {
+            const bool on = state_live(p, x, a0 + lane, negligible);
+            const unsigned m = __ballot_sync(0xffffffffu, on);
+            if (on)
+                live[__popc(m & ((1u << lane) - 1u))] = a0 + lane;
+            __syncwarp();
+            const int pairs = __popc(m) * p.q;
+            for (int t = lane; t < pairs; t += 32)
+                lambda += pair_counts<MN>(p, x, live[t / p.q], t % p.q, ev);
+            __syncwarp(); // live is read before the next 32 states
+        }
+        const double s[5] = { warp_sum(lambda),
+                              warp_sum(ev.ins),
+                              warp_sum(ev.del),
+                              warp_sum(ev.trans),
+                              warp_sum(ev.subst) };
+        double inv = 0;
+        if (!model::normalizer(s[0], inv))
+            inv = 0; // not reached: the backward pass checked this index
+        if (lane == 0) {
+            double* out = p.index_events + ((long long)fe * p.N + i) * 4;
+            for (int k = 0; k < 4; ++k)
+                out[k] = s[k + 1] * inv;
+        }
+    }
+}
+
+// The counts kernel for rows of at most MN nodes, or null past 32
+typedef void (*counts_fn)(event_params);
+counts_fn counts_for(int Mn)
+{
+    return Mn <= 8    ? counts_kernel<8>
+           : Mn <= 16 ? counts_kernel<16>
+           : Mn <= 32 ? counts_kernel<32>
+                      : nullptr;
+}
+
 } // namespace
 
 event_plan plan_events(int n, int q, int Mt, int Mn, int A, const cudaDeviceProp& prop)
@@ -367,6 +580,12 @@ event_plan plan_events(int n, int q, int Mt, int Mn, int A, const cudaDeviceProp
         1,
         std::min<size_t>(size_t(std::max(1, per_sm)) * size_t(prop.multiProcessorCount),
                          most)));
+    if (const counts_fn k = counts_for(Mn)) {
+        int cn_per_sm = 0;
+        BSID_CUDA(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cn_per_sm, k, cn_block, 0));
+        e.counts_grid = std::max(1, cn_per_sm) * prop.multiProcessorCount;
+    }
     return e;
 }
 
@@ -389,6 +608,17 @@ void launch_events(const event_plan& e, event_params p)
 {
     if (p.Fe <= 0 || p.N <= 0)
         return;
+    const counts_fn counts = counts_for(p.Mn);
+    if (counts && e.counts_grid > 0 && p.items == nullptr && p.index_pairs == nullptr) {
+        // the counts by a forward pass: one warp per (frame, i)
+        const long long warps = (long long)p.Fe * p.N;
+        const long long blocks = (warps + cn_block / 32 - 1) / (cn_block / 32);
+        counts<<<unsigned(std::min<long long>(e.counts_grid, blocks)), cn_block>>>(p);
+        BSID_CUDA(cudaGetLastError());
+        events_sum_kernel<<<unsigned((4 * p.Fe + 127) / 128), 128>>>(p);
+        BSID_CUDA(cudaGetLastError());
+        return;
+    }
     p.stride = (long long)e.stride;
     p.acc = e.acc;
     if (e.acc_shared)

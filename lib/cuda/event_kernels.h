@@ -61,6 +61,8 @@ struct event_plan {
     int acc = 0;
     bool acc_shared = false;
     size_t shared_bytes = 0;
+    //! the counts kernel's grid (0: M_n too wide for it; every batch by edges)
+    int counts_grid = 0;
     //! the global scratch a batch needs (event_params::scratch, and acc_global
     //! after it when acc_shared is false)
     size_t scratch_doubles() const;

@@ -102,45 +102,49 @@ TEST_F(cuda_events, expected_events_equal_the_brute_force)
                                soft ? c.llr.data() : nullptr,
                                rho,
                                priors ? c.prior.data() : nullptr);
-        for (auto prec : precisions) {
-            for (auto st : storages) {
-                decoder_config cfg(c.cb, c.ch, c.N);
-                cfg.backend = backend_kind::cuda;
-                cfg.precision = prec;
-                cfg.storage = st;
-                cfg.mtau = drift_range{ -tau, rho }; // every path
-                cfg.mn = drift_range{ -c.cb.n(), rho };
-                auto dec = map_decoder::make(cfg);
-                frame_view f;
-                if (soft)
-                    f.llr = c.llr.data();
-                else
-                    f.bits = c.rx.data();
-                f.rho = size_t(rho);
-                f.priors = priors ? c.prior.data() : nullptr;
-                event_out o;
-                ask(f, o, true);
-                std::vector<double> post(size_t(c.N * c.cb.q()));
-                const frame_result r = dec->decode(f, post.data());
-                ASSERT_TRUE(r.ok()) << r.reason;
-                const double item_tol = prec == precision_kind::dual ? 1e-9 : 1e-5;
-                const double tol = item_tol * (tau + rho);
-                const std::string what =
-                    "trial " + std::to_string(trial) + (soft ? " soft" : " hard") +
-                    (priors ? " priors " : " ") + to_string(prec) + " " + to_string(st);
-                EXPECT_NEAR(o.ev.ins, ref.ev.ins, tol) << what;
-                EXPECT_NEAR(o.ev.del, ref.ev.del, tol) << what;
-                EXPECT_NEAR(o.ev.trans, ref.ev.trans, tol) << what;
-                EXPECT_NEAR(o.ev.subst, ref.ev.subst, tol) << what;
-                for (size_t j = 0; j < o.items.size(); ++j)
-                    EXPECT_NEAR(o.items[j], ref.items[j], item_tol)
-                        << what << " item " << j;
-                EXPECT_NEAR(o.ev.del + o.ev.trans, tau, 1e-9 * tau) << what;
-                ++checked;
+        // with item posteriors (the edges' kernel) and without (the counts' kernel)
+        for (const bool items : { true, false }) {
+            for (auto prec : precisions) {
+                for (auto st : storages) {
+                    decoder_config cfg(c.cb, c.ch, c.N);
+                    cfg.backend = backend_kind::cuda;
+                    cfg.precision = prec;
+                    cfg.storage = st;
+                    cfg.mtau = drift_range{ -tau, rho }; // every path
+                    cfg.mn = drift_range{ -c.cb.n(), rho };
+                    auto dec = map_decoder::make(cfg);
+                    frame_view f;
+                    if (soft)
+                        f.llr = c.llr.data();
+                    else
+                        f.bits = c.rx.data();
+                    f.rho = size_t(rho);
+                    f.priors = priors ? c.prior.data() : nullptr;
+                    event_out o;
+                    ask(f, o, items);
+                    std::vector<double> post(size_t(c.N * c.cb.q()));
+                    const frame_result r = dec->decode(f, post.data());
+                    ASSERT_TRUE(r.ok()) << r.reason;
+                    const double item_tol = prec == precision_kind::dual ? 1e-9 : 1e-5;
+                    const double tol = item_tol * (tau + rho);
+                    const std::string what =
+                        "trial " + std::to_string(trial) + (soft ? " soft" : " hard") +
+                        (priors ? " priors " : " ") + to_string(prec) + " " +
+                        to_string(st) + (items ? " items" : " events only");
+                    EXPECT_NEAR(o.ev.ins, ref.ev.ins, tol) << what;
+                    EXPECT_NEAR(o.ev.del, ref.ev.del, tol) << what;
+                    EXPECT_NEAR(o.ev.trans, ref.ev.trans, tol) << what;
+                    EXPECT_NEAR(o.ev.subst, ref.ev.subst, tol) << what;
+                    for (size_t j = 0; j < o.items.size(); ++j)
+                        EXPECT_NEAR(o.items[j], ref.items[j], item_tol)
+                            << what << " item " << j;
+                    EXPECT_NEAR(o.ev.del + o.ev.trans, tau, 1e-9 * tau) << what;
+                    ++checked;
+                }
             }
         }
     }
-    EXPECT_EQ(checked, 96);
+    EXPECT_EQ(checked, 192);
 }
 
 TEST_F(cuda_events, s500_frames_match_the_cpu_in_mixed_batches)
@@ -177,132 +181,140 @@ TEST_F(cuda_events, s500_frames_match_the_cpu_in_mixed_batches)
                 prior[size_t(i) * Q + D] /= s;
         }
         const std::vector<uint8_t> empty, too_long(size_t(N * cb.n() + 2000), 1);
-        for (auto prec : precisions)
-            for (auto st : storages) {
-                decoder_config cfg(cb, ch, N);
-                cfg.precision = prec;
-                cfg.storage = st;
-                cfg.cuda.local_window = 64; // local storage: eight windows
-                cfg.backend = backend_kind::cuda;
-                auto gpu = map_decoder::make(cfg);
-                ASSERT_EQ(gpu->storage(), st);
-                cfg.backend = backend_kind::cpu;
-                cfg.precision = precision_kind::dual;
-                cfg.mtau = gpu->limits().mtau;
-                cfg.mn = gpu->limits().mn;
-                auto cpu = map_decoder::make(cfg);
-                // explicit boundaries: the start spread over drifts -2..2, the
-                // end over the frame's end drift +-3
-                const drift_range mt = gpu->limits().mtau;
-                frame_boundaries fb;
-                fb.start.assign(size_t(mt.size()), 0.0);
-                fb.end.assign(size_t(mt.size()), 0.0);
-                const long long end_drift = (long long)rx[3].size() - N * cb.n();
-                for (int a = 0; a < mt.size(); ++a) {
-                    const long long d = mt.lo + a;
-                    if (d >= -2 && d <= 2)
-                        fb.start[size_t(a)] = 1.0 + 0.1 * double(d + 2);
-                    if (std::abs(d - end_drift) <= 3)
-                        fb.end[size_t(a)] = 1.0 + 0.2 * double(std::abs(d - end_drift));
-                }
-                for (auto* v : { &fb.start, &fb.end }) {
-                    double s = 0;
-                    for (double x : *v)
-                        s += x;
-                    for (double& x : *v)
-                        x /= s;
-                }
+        for (const bool with_items : { true, false })
+            for (auto prec : precisions)
+                for (auto st : storages) {
+                    decoder_config cfg(cb, ch, N);
+                    cfg.precision = prec;
+                    cfg.storage = st;
+                    cfg.cuda.local_window = 64; // local storage: eight windows
+                    cfg.backend = backend_kind::cuda;
+                    auto gpu = map_decoder::make(cfg);
+                    ASSERT_EQ(gpu->storage(), st);
+                    cfg.backend = backend_kind::cpu;
+                    cfg.precision = precision_kind::dual;
+                    cfg.mtau = gpu->limits().mtau;
+                    cfg.mn = gpu->limits().mn;
+                    auto cpu = map_decoder::make(cfg);
+                    // explicit boundaries: the start spread over drifts -2..2, the
+                    // end over the frame's end drift +-3
+                    const drift_range mt = gpu->limits().mtau;
+                    frame_boundaries fb;
+                    fb.start.assign(size_t(mt.size()), 0.0);
+                    fb.end.assign(size_t(mt.size()), 0.0);
+                    const long long end_drift = (long long)rx[3].size() - N * cb.n();
+                    for (int a = 0; a < mt.size(); ++a) {
+                        const long long d = mt.lo + a;
+                        if (d >= -2 && d <= 2)
+                            fb.start[size_t(a)] = 1.0 + 0.1 * double(d + 2);
+                        if (std::abs(d - end_drift) <= 3)
+                            fb.end[size_t(a)] =
+                                1.0 + 0.2 * double(std::abs(d - end_drift));
+                    }
+                    for (auto* v : { &fb.start, &fb.end }) {
+                        double s = 0;
+                        for (double x : *v)
+                            s += x;
+                        for (double& x : *v)
+                            x /= s;
+                    }
 
-                auto view = [&](int k) {
-                    frame_view f;
-                    if (soft && k != 1) {
-                        f.llr = llr[size_t(k)].data();
-                        f.rho = llr[size_t(k)].size();
-                    } else {
-                        f.bits = rx[size_t(k)].data();
-                        f.rho = rx[size_t(k)].size();
-                    }
-                    return f;
-                };
-                std::vector<frame_view> plain;
-                plain.push_back(view(0));
-                plain.push_back(view(1));
-                plain.push_back(view(2));
-                plain.back().priors = prior.data();
-                plain.push_back(frame_view{ empty.data(), 0 });
-                plain.push_back(view(3));
-                plain.back().boundaries = &fb;
-                plain.push_back(frame_view{ too_long.data(), too_long.size() });
-                plain.push_back(view(0));
-                const size_t F = plain.size();
-                const bool asks[] = { true, false, true, true, true, true, true };
-                const bool items[] = { true, false, false, true, true, true, true };
+                    auto view = [&](int k) {
+                        frame_view f;
+                        if (soft && k != 1) {
+                            f.llr = llr[size_t(k)].data();
+                            f.rho = llr[size_t(k)].size();
+                        } else {
+                            f.bits = rx[size_t(k)].data();
+                            f.rho = rx[size_t(k)].size();
+                        }
+                        return f;
+                    };
+                    std::vector<frame_view> plain;
+                    plain.push_back(view(0));
+                    plain.push_back(view(1));
+                    plain.push_back(view(2));
+                    plain.back().priors = prior.data();
+                    plain.push_back(frame_view{ empty.data(), 0 });
+                    plain.push_back(view(3));
+                    plain.back().boundaries = &fb;
+                    plain.push_back(frame_view{ too_long.data(), too_long.size() });
+                    plain.push_back(view(0));
+                    const size_t F = plain.size();
+                    const bool asks[] = { true, false, true, true, true, true, true };
+                    // a batch with item posteriors runs the edges' kernel, one
+                    // without the counts' kernel
+                    bool items[] = { true, false, false, true, true, true, true };
+                    if (!with_items)
+                        std::fill(std::begin(items), std::end(items), false);
 
-                // the same batch three times: without events (GPU), with (GPU, CPU)
-                std::vector<std::vector<double>> base(F), got(F), want(F);
-                std::vector<double*> pb, pg, pw;
-                for (size_t k = 0; k < F; ++k) {
-                    for (auto* v : { &base[k], &got[k], &want[k] })
-                        v->assign(size_t(N) * Q, -1.0);
-                    pb.push_back(base[k].data());
-                    pg.push_back(got[k].data());
-                    pw.push_back(want[k].data());
-                }
-                std::vector<frame_view> vg = plain, vw = plain;
-                std::vector<event_out> og(F), ow(F);
-                for (size_t k = 0; k < F; ++k) {
-                    if (!asks[k])
-                        continue;
-                    ask(vg[k], og[k], items[k]);
-                    ask(vw[k], ow[k], items[k]);
-                }
-                const auto rb = gpu->decode_batch(plain, pb);
-                const auto rg = gpu->decode_batch(vg, pg);
-                const auto rw = cpu->decode_batch(vw, pw);
-                const int p = prec == precision_kind::dual ? 0 : 1;
-                const double ev_tol = p == 0 ? 1e-9 : 1e-3, item_tol = ev_tol;
-                for (size_t k = 0; k < F; ++k) {
-                    const std::string what = std::string(soft ? "soft " : "hard ") +
-                                             to_string(prec) + " " + to_string(st) +
-                                             " frame " + std::to_string(k);
-                    EXPECT_EQ(rg[k].status, rw[k].status) << what << ": " << rg[k].reason;
-                    EXPECT_EQ(rg[k].status, rb[k].status) << what;
-                    // asking for events changes no posterior
-                    EXPECT_EQ(got[k], base[k]) << what;
-                    if (k == 3 || k == 5) {
-                        EXPECT_FALSE(rg[k].ok()) << what;
-                        expect_zero(og[k], what);
-                        continue;
+                    // the same batch three times: without events (GPU), with (GPU, CPU)
+                    std::vector<std::vector<double>> base(F), got(F), want(F);
+                    std::vector<double*> pb, pg, pw;
+                    for (size_t k = 0; k < F; ++k) {
+                        for (auto* v : { &base[k], &got[k], &want[k] })
+                            v->assign(size_t(N) * Q, -1.0);
+                        pb.push_back(base[k].data());
+                        pg.push_back(got[k].data());
+                        pw.push_back(want[k].data());
                     }
-                    ASSERT_TRUE(rg[k].ok()) << what << ": " << rg[k].reason;
-                    if (!asks[k]) {
-                        EXPECT_EQ(vg[k].events, nullptr);
-                        continue;
+                    std::vector<frame_view> vg = plain, vw = plain;
+                    std::vector<event_out> og(F), ow(F);
+                    for (size_t k = 0; k < F; ++k) {
+                        if (!asks[k])
+                            continue;
+                        ask(vg[k], og[k], items[k]);
+                        ask(vw[k], ow[k], items[k]);
                     }
-                    const double d = events_diff(og[k].ev, ow[k].ev);
-                    worst[p] = std::max(worst[p], d);
-                    EXPECT_LE(d, ev_tol)
-                        << what << ": ins " << og[k].ev.ins << " / " << ow[k].ev.ins
-                        << ", del " << og[k].ev.del << " / " << ow[k].ev.del << ", trans "
-                        << og[k].ev.trans << " / " << ow[k].ev.trans << ", subst "
-                        << og[k].ev.subst << " / " << ow[k].ev.subst;
-                    // every sent bit is deleted or transmitted
-                    EXPECT_NEAR(
-                        og[k].ev.del + og[k].ev.trans, N * cb.n(), 1e-9 * N * cb.n())
-                        << what;
-                    if (items[k]) {
-                        const double di = max_abs_diff(og[k].items, ow[k].items);
-                        worst_items[p] = std::max(worst_items[p], di);
-                        EXPECT_LE(di, item_tol) << what;
-                        // an item is transmitted at most once
-                        for (size_t j = 0; j + 1 < og[k].items.size(); j += 2)
-                            ASSERT_LE(og[k].items[j] + og[k].items[j + 1], 1 + 1e-9)
-                                << what << " item " << j / 2;
+                    const auto rb = gpu->decode_batch(plain, pb);
+                    const auto rg = gpu->decode_batch(vg, pg);
+                    const auto rw = cpu->decode_batch(vw, pw);
+                    const int p = prec == precision_kind::dual ? 0 : 1;
+                    const double ev_tol = p == 0 ? 1e-9 : 1e-3, item_tol = ev_tol;
+                    for (size_t k = 0; k < F; ++k) {
+                        const std::string what = std::string(soft ? "soft " : "hard ") +
+                                                 to_string(prec) + " " + to_string(st) +
+                                                 (with_items ? "" : " events only") +
+                                                 " frame " + std::to_string(k);
+                        EXPECT_EQ(rg[k].status, rw[k].status)
+                            << what << ": " << rg[k].reason;
+                        EXPECT_EQ(rg[k].status, rb[k].status) << what;
+                        // asking for events changes no posterior
+                        EXPECT_EQ(got[k], base[k]) << what;
+                        if (k == 3 || k == 5) {
+                            EXPECT_FALSE(rg[k].ok()) << what;
+                            expect_zero(og[k], what);
+                            continue;
+                        }
+                        ASSERT_TRUE(rg[k].ok()) << what << ": " << rg[k].reason;
+                        if (!asks[k]) {
+                            EXPECT_EQ(vg[k].events, nullptr);
+                            continue;
+                        }
+                        const double d = events_diff(og[k].ev, ow[k].ev);
+                        worst[p] = std::max(worst[p], d);
+                        EXPECT_LE(d, ev_tol)
+                            << what << ": ins " << og[k].ev.ins << " / " << ow[k].ev.ins
+                            << ", del " << og[k].ev.del << " / " << ow[k].ev.del
+                            << ", trans " << og[k].ev.trans << " / " << ow[k].ev.trans
+                            << ", subst " << og[k].ev.subst << " / " << ow[k].ev.subst;
+                        // every sent bit is deleted or transmitted
+                        EXPECT_NEAR(
+                            og[k].ev.del + og[k].ev.trans, N * cb.n(), 1e-9 * N * cb.n())
+                            << what;
+                        if (items[k]) {
+                            const double di = max_abs_diff(og[k].items, ow[k].items);
+                            worst_items[p] = std::max(worst_items[p], di);
+                            EXPECT_LE(di, item_tol) << what;
+                            // an item is transmitted at most once
+                            for (size_t j = 0; j + 1 < og[k].items.size(); j += 2)
+                                ASSERT_LE(og[k].items[j] + og[k].items[j + 1], 1 + 1e-9)
+                                    << what << " item " << j / 2;
+                        }
                     }
+                    // the same frame twice in one batch: the same events
+                    EXPECT_LE(events_diff(og[6].ev, og[0].ev), 1e-12);
                 }
-                // the same frame twice in one batch: the same events
-                EXPECT_LE(events_diff(og[6].ev, og[0].ev), 1e-12);
-            }
     }
     std::cout << "largest relative difference of the events from the CPU: double "
               << worst[0] << ", float " << worst[1] << "; of the item posteriors: double "

@@ -13,6 +13,7 @@
 #include "estimation/index_events_cpu.h"
 // the vectors of eight doubles are passed between inlined functions only
 #pragma GCC diagnostic ignored "-Wpsabi"
+#include <gnuradio/bsid/core/estimation/event_counts.h>
 #include <gnuradio/bsid/core/inner/model.h>
 #include <algorithm>
 #include <cstring>
@@ -321,15 +322,14 @@ inline __attribute__((always_inline)) double end_counts(const index_events_call&
         }
     }
     const event_lanes& to = c.to;
-    const double nd = double(n);
     BSID_LANES
     for (int l = 0; l < L; ++l) {
-        const double sc = scale[l];
-        const double dels = del * dd[l] * sc;
-        to.del[l] += dels;
-        to.ins[l] += dels + drift[l] * sc;
-        to.trans[l] += nd * t[l] * sc - dels;
-        to.subst[l] += sub[l] * sc;
+        const event_counts e =
+            model::counts_events(n, del, { t[l], dd[l], drift[l], sub[l] }, scale[l]);
+        to.del[l] += e.del;
+        to.ins[l] += e.ins;
+        to.trans[l] += e.trans;
+        to.subst[l] += e.subst;
     }
     double total = 0;
     for (int l = 0; l < L; ++l)
@@ -364,16 +364,10 @@ counts_row0(const index_events_call& c, const state_geometry& g, const count_row
 }
 
 // The counts of start state a by a forward pass alone (index_events_call:
-// used when no item posteriors and no substitution counts are asked for).
-// Beside F, two count lattices run forward through the same cells: D(r, k),
-// the paths' weights times their deletions divided by del (a vertical step
-// adds the F it leaves), and S(r, k), times their substitutions (a diagonal
-// step adds the F it leaves times the weight of receiving another letter).
-// At row n, weighted by the end weights and the lanes' scales, they are the
-// edges' posteriors summed, without a backward pass: a path to node (n, k)
-// makes n transmissions or deletions and k - k0 more insertions than
-// deletions, so its insertions are its deletions plus k - k0 and its
-// transmissions n less its deletions. Rows: 3 Mn L values each, two of them
+// used when no item posteriors and no substitution counts are asked for):
+// F and the count lattices D and S of event_counts.h (model::counts_cell),
+// weighted at row n by the end weights and the lanes' scales
+// (model::counts_events). Rows: 3 Mn L values each, two of them
 // (the row before and the row being made), then the end's sums (4 L);
 // MS(s, y): letter s's weight of receiving y where y is another letter,
 // else 0.
@@ -434,10 +428,17 @@ inline __attribute__((always_inline)) double state_counts(const index_events_cal
                     dw += w[y] * qr[size_t(y) * L + l];
                     sw += w[y] * mr[size_t(y) * L + l];
                 }
-                f[l] = model::lattice_cell(dw, dF[l], del, vF[l], insr, hF[l]);
-                d[l] = model::lattice_cell(dw, dD[l], del, vD[l], insr, hD[l]) + vF[l];
-                sb[l] =
-                    model::lattice_cell(dw, dS[l], del, vS[l], insr, hS[l]) + sw * dF[l];
+                const model::count_node<double> v =
+                    model::counts_cell(dw,
+                                       sw,
+                                       del,
+                                       insr,
+                                       { dF[l], dD[l], dS[l] },
+                                       { vF[l], vD[l], vS[l] },
+                                       { hF[l], hD[l], hS[l] });
+                f[l] = v.F;
+                d[l] = v.D;
+                sb[l] = v.S;
             }
         }
     }
@@ -538,15 +539,20 @@ inline __attribute__((always_inline)) double state_counts_bits(const index_event
                     dw = model::soft_diag(vw0, vw1, q0[v], q1[v]);
                     sw = vw0 * m0[v] + vw1 * m1[v];
                 }
-                const d8 F = model::lattice_cell(dw, dF, vdel, vF, vins, hF[v]);
-                const d8 D = model::lattice_cell(dw, dD, vdel, vD, vins, hD[v]) + vF;
-                const d8 S = model::lattice_cell(dw, dS, vdel, vS, vins, hS[v]) + sw * dF;
-                store8(cr.F(cur, k) + 8 * v, F);
-                store8(cr.D(cur, k) + 8 * v, D);
-                store8(cr.S(cur, k) + 8 * v, S);
-                hF[v] = F;
-                hD[v] = D;
-                hS[v] = S;
+                const model::count_node<d8> o =
+                    model::counts_cell(dw,
+                                       sw,
+                                       vdel,
+                                       vins,
+                                       { dF, dD, dS },
+                                       { vF, vD, vS },
+                                       { hF[v], hD[v], hS[v] });
+                store8(cr.F(cur, k) + 8 * v, o.F);
+                store8(cr.D(cur, k) + 8 * v, o.D);
+                store8(cr.S(cur, k) + 8 * v, o.S);
+                hF[v] = o.F;
+                hD[v] = o.D;
+                hS[v] = o.S;
             }
         }
     }

@@ -44,6 +44,75 @@ struct event_counts {
 
 namespace model {
 
+/*
+ * The counts by a forward pass (used where neither item posteriors nor
+ * substitution counts are asked for): beside the lattice's forward values F,
+ * two count lattices run forward through the same cells. D(r, k) is the
+ * paths' weight times their deletions divided by del (a vertical step adds
+ * the F it leaves), S(r, k) times their substitutions (a diagonal step adds
+ * the F it leaves times the weight of receiving another letter). Weighted
+ * at row n by the end weights they are the edges' posteriors summed, with no
+ * backward pass: a path to node (n, k) makes n transmissions or deletions
+ * and k - k0 more insertions than deletions. V: a double, or a vector of
+ * lanes (the CPU's).
+ */
+
+//! A node of the counts' lattices: the paths' weight F, and D and S
+template <typename V>
+struct count_node {
+    V F, D, S;
+};
+
+/*!
+ * \brief A node of the counts' lattices from its diagonal, vertical and
+ * horizontal predecessors (model::lattice_cell for each): dw is the diagonal
+ * weight, sw its part where the letter received is another than the one sent.
+ */
+template <typename V>
+BSID_HD count_node<V> counts_cell(V dw,
+                                  V sw,
+                                  V del,
+                                  V ins,
+                                  const count_node<V>& diag,
+                                  const count_node<V>& vert,
+                                  const count_node<V>& horz)
+{
+    return { lattice_cell(dw, diag.F, del, vert.F, ins, horz.F),
+             lattice_cell(dw, diag.D, del, vert.D, ins, horz.D) + vert.F,
+             lattice_cell(dw, diag.S, del, vert.S, ins, horz.S) + sw * diag.F };
+}
+
+//! Row n of the counts' lattices summed over its nodes, each times its end
+//! weight e: the paths' weight, D, F (k - k0) and S
+struct count_sums {
+    double t = 0, dd = 0, drift = 0, sub = 0;
+
+    //! node k (k - k0 = drift) with values F, D, S and end weight e
+    BSID_HD void add(int drift_k, double e, double F, double D, double S)
+    {
+        const double de = double(drift_k) * e;
+        t += F * e;
+        drift += F * de;
+        dd += D * e;
+        sub += S * e;
+    }
+};
+
+/*!
+ * \brief The expected events of the paths that count_sums s sums, over n
+ * rows with deletion weight del, scaled by sc (the lane's alpha and prior).
+ */
+BSID_HD event_counts counts_events(int n, double del, const count_sums& s, double sc)
+{
+    event_counts e;
+    const double dels = del * s.dd * sc;
+    e.del = dels;
+    e.ins = dels + s.drift * sc;
+    e.trans = double(n) * s.t * sc - dels;
+    e.subst = s.sub * sc;
+    return e;
+}
+
 // model::codeword_events (below) for an alphabet known at compile time
 namespace events_detail {
 
