@@ -111,7 +111,11 @@ TEST_F(cuda_events, expected_events_equal_the_brute_force)
                     cfg.precision = prec;
                     cfg.storage = st;
                     cfg.mtau = drift_range{ -tau, rho }; // every path
-                    cfg.mn = drift_range{ -c.cb.n(), rho };
+                    // events only: M_n also wider than the paths need (up to 20
+                    // more drifts), so that the counts kernel runs with rows of 8,
+                    // 16 and 32 nodes and past 32 (the edges kernel instead)
+                    cfg.mn =
+                        drift_range{ -c.cb.n(), items ? rho : rho + 4 * (trial % 6) };
                     auto dec = map_decoder::make(cfg);
                     frame_view f;
                     if (soft)

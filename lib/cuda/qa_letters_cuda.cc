@@ -145,77 +145,88 @@ TEST_F(cuda_letters, events_of_real_frames_match_the_cpu)
         std::vector<double> prior(size_t(N) * size_t(Q), 1.0);
         for (auto& v : prior)
             v = 0.05 + double(rng() % 100) / 100;
-        for (auto prec : letters_precisions) {
-            decoder_config cfg(cb, ch, N);
-            cfg.precision = prec;
-            cfg.backend = backend_kind::cuda;
-            auto gpu = map_decoder::make(cfg);
-            cfg.backend = backend_kind::cpu;
-            cfg.precision = precision_kind::dual;
-            cfg.mtau = gpu->limits().mtau;
-            cfg.mn = gpu->limits().mn;
-            auto cpu = map_decoder::make(cfg);
-            const size_t F = rx.size();
-            std::vector<event_counts> ev[2];
-            std::vector<std::vector<double>> items[2], pairs[2], post[2];
-            for (int b = 0; b < 2; ++b) {
-                ev[b].assign(F, event_counts{});
-                items[b].resize(F);
-                pairs[b].resize(F);
-                post[b].resize(F);
-                std::vector<frame_view> views;
-                std::vector<double*> outs;
-                for (size_t k = 0; k < F; ++k) {
-                    frame_view f{ rx[k].data(), rx[k].size() };
-                    if (k % 2 == 1) {
-                        f.bits = nullptr;
-                        f.logprob = lp[k].data();
+        // counts_only: no frame asks for item posteriors or substitution
+        // counts (the GPU's counts kernel instead of the edges')
+        for (const bool counts_only : { false, true })
+            for (auto prec : letters_precisions) {
+                decoder_config cfg(cb, ch, N);
+                cfg.precision = prec;
+                cfg.backend = backend_kind::cuda;
+                auto gpu = map_decoder::make(cfg);
+                cfg.backend = backend_kind::cpu;
+                cfg.precision = precision_kind::dual;
+                cfg.mtau = gpu->limits().mtau;
+                cfg.mn = gpu->limits().mn;
+                auto cpu = map_decoder::make(cfg);
+                const size_t F = rx.size();
+                std::vector<event_counts> ev[2];
+                std::vector<std::vector<double>> items[2], pairs[2], post[2];
+                for (int b = 0; b < 2; ++b) {
+                    ev[b].assign(F, event_counts{});
+                    items[b].resize(F);
+                    pairs[b].resize(F);
+                    post[b].resize(F);
+                    std::vector<frame_view> views;
+                    std::vector<double*> outs;
+                    for (size_t k = 0; k < F; ++k) {
+                        frame_view f{ rx[k].data(), rx[k].size() };
+                        if (k % 2 == 1) {
+                            f.bits = nullptr;
+                            f.logprob = lp[k].data();
+                        }
+                        if (k % 3 == 2)
+                            f.priors = prior.data();
+                        f.events = &ev[b][k];
+                        items[b][k].assign(size_t(A) * rx[k].size(), -1.0);
+                        pairs[b][k].assign(size_t(A * A), -1.0);
+                        if (k != 1 && !counts_only)
+                            f.item_posteriors = items[b][k].data();
+                        if (k != 2 && !counts_only)
+                            f.substitution_counts = pairs[b][k].data();
+                        post[b][k].resize(size_t(N) * size_t(Q));
+                        views.push_back(f);
+                        outs.push_back(post[b][k].data());
                     }
-                    if (k % 3 == 2)
-                        f.priors = prior.data();
-                    f.events = &ev[b][k];
-                    items[b][k].assign(size_t(A) * rx[k].size(), -1.0);
-                    pairs[b][k].assign(size_t(A * A), -1.0);
-                    if (k != 1)
-                        f.item_posteriors = items[b][k].data();
-                    if (k != 2)
-                        f.substitution_counts = pairs[b][k].data();
-                    post[b][k].resize(size_t(N) * size_t(Q));
-                    views.push_back(f);
-                    outs.push_back(post[b][k].data());
+                    const auto res = (b == 0 ? gpu : cpu)->decode_batch(views, outs);
+                    for (size_t k = 0; k < F; ++k)
+                        ASSERT_TRUE(res[k].ok()) << res[k].reason;
                 }
-                const auto res = (b == 0 ? gpu : cpu)->decode_batch(views, outs);
-                for (size_t k = 0; k < F; ++k)
-                    ASSERT_TRUE(res[k].ok()) << res[k].reason;
+                // double: the CPU's digits; float: relative 1e-3, as the binary
+                // events' test (alpha and beta over a float lattice)
+                const double tol = prec == precision_kind::dual ? 1e-9 : 1e-3;
+                auto near = [&](double got, double want) {
+                    return std::abs(got - want) <= tol * std::max(1.0, std::abs(want));
+                };
+                for (size_t k = 0; k < F; ++k) {
+                    const std::string what = "A=" + std::to_string(A) + " " +
+                                             to_string(prec) +
+                                             (counts_only ? " events only" : "") +
+                                             " frame " + std::to_string(k);
+                    EXPECT_TRUE(near(ev[0][k].ins, ev[1][k].ins)) << what;
+                    EXPECT_TRUE(near(ev[0][k].del, ev[1][k].del)) << what;
+                    EXPECT_TRUE(near(ev[0][k].trans, ev[1][k].trans)) << what;
+                    EXPECT_TRUE(near(ev[0][k].subst, ev[1][k].subst)) << what;
+                    if (counts_only) {
+                        // nothing but the events was asked for
+                        EXPECT_EQ(items[0][k][0], -1.0) << what;
+                        EXPECT_EQ(pairs[0][k][0], -1.0) << what;
+                        continue;
+                    }
+                    for (size_t j = 0; k != 1 && j < items[0][k].size(); ++j)
+                        ASSERT_TRUE(near(items[0][k][j], items[1][k][j]))
+                            << what << " item " << j << ": " << items[0][k][j] << " vs "
+                            << items[1][k][j];
+                    for (size_t j = 0; k != 2 && j < pairs[0][k].size(); ++j)
+                        ASSERT_TRUE(near(pairs[0][k][j], pairs[1][k][j]))
+                            << what << " pair " << j << ": " << pairs[0][k][j] << " vs "
+                            << pairs[1][k][j];
+                    // what was not asked for is left alone
+                    if (k == 1)
+                        EXPECT_EQ(items[0][k][0], -1.0) << what;
+                    if (k == 2)
+                        EXPECT_EQ(pairs[0][k][0], -1.0) << what;
+                }
             }
-            // double: the CPU's digits; float: relative 1e-3, as the binary
-            // events' test (alpha and beta over a float lattice)
-            const double tol = prec == precision_kind::dual ? 1e-9 : 1e-3;
-            auto near = [&](double got, double want) {
-                return std::abs(got - want) <= tol * std::max(1.0, std::abs(want));
-            };
-            for (size_t k = 0; k < F; ++k) {
-                const std::string what = "A=" + std::to_string(A) + " " +
-                                         to_string(prec) + " frame " + std::to_string(k);
-                EXPECT_TRUE(near(ev[0][k].ins, ev[1][k].ins)) << what;
-                EXPECT_TRUE(near(ev[0][k].del, ev[1][k].del)) << what;
-                EXPECT_TRUE(near(ev[0][k].trans, ev[1][k].trans)) << what;
-                EXPECT_TRUE(near(ev[0][k].subst, ev[1][k].subst)) << what;
-                for (size_t j = 0; k != 1 && j < items[0][k].size(); ++j)
-                    ASSERT_TRUE(near(items[0][k][j], items[1][k][j]))
-                        << what << " item " << j << ": " << items[0][k][j] << " vs "
-                        << items[1][k][j];
-                for (size_t j = 0; k != 2 && j < pairs[0][k].size(); ++j)
-                    ASSERT_TRUE(near(pairs[0][k][j], pairs[1][k][j]))
-                        << what << " pair " << j << ": " << pairs[0][k][j] << " vs "
-                        << pairs[1][k][j];
-                // what was not asked for is left alone
-                if (k == 1)
-                    EXPECT_EQ(items[0][k][0], -1.0) << what;
-                if (k == 2)
-                    EXPECT_EQ(pairs[0][k][0], -1.0) << what;
-            }
-        }
     }
 }
 

@@ -215,7 +215,8 @@ void position_blocks<real>::fill(int i, int chunk, double& seconds, bool timed)
         long long& tag = d_tags[rb * slots + slot];
         if (tag == key)
             continue;
-        const auto t0 = std::chrono::steady_clock::now();
+        const auto t0 = timed ? std::chrono::steady_clock::now()
+                              : std::chrono::steady_clock::time_point{};
         cpu::position_call<real> c;
         c.dw = d_dw.data();
         c.dw_stride = d_dw_stride;
