@@ -71,6 +71,7 @@ inline const std::vector<bsid::command_line_option>& options()
                                                                 { "--initial" },
                                                                 { "--iterations" },
                                                                 { "--tolerance" },
+                                                                { "--fix" },
                                                                 { "--outer" },
                                                                 { "--bp-iterations" },
                                                                 { "--loop" },

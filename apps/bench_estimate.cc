@@ -44,6 +44,8 @@ int bench_estimate(const std::map<std::string, std::string>& opt)
     bsid::estimate_options eo;
     eo.iterations = int(int_option(opt, "--iterations", "100"));
     eo.tolerance = number_option(opt, "--tolerance", "1e-4");
+    for (const auto& name : words_option(opt, "--fix", ""))
+        eo.fix(name); // (an unknown name: estimate_options::fix's error)
     const int threads = int(int_option(opt, "--threads", "0"));
 
     const auto rx = channel_frames(cb, N, truth, seed, count);

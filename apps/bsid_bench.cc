@@ -152,6 +152,8 @@ Estimation options (--bench estimate; -N, --codebook, --backend, --precision
   --frames K            frames (default 200)
   --iterations I        at most I iterations (default 100)
   --tolerance X         relative change that stops it (default 1e-4)
+  --fix NAMES           keep these at their initial values: a comma list of
+                        Pi, Pd, Ps, llr_scale
 Concatenated options (--bench concatenated; --codebook (default
 random:5:16:1000:1), --backend, --precision (the inner decoder's; default
 float), --threads (default 0: all cores), --seed, --min-time as above):

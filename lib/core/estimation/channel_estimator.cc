@@ -437,6 +437,18 @@ llr_scale_step(const std::vector<llr_posteriors>& frames, double c0, std::string
     return c;
 }
 
+namespace {
+
+// Whether the E-step asks frame f for its items' posteriors: soft items
+// only, for the LLR scale's step, and not where the scale is fixed (the
+// events then come from the counts alone, without a backward pass).
+bool wants_item_posteriors(const frame_view& f, const estimate_options& opt)
+{
+    return (f.llr || f.logprob) && !opt.fix_llr_scale;
+}
+
+} // namespace
+
 channel_estimate estimate_channel(const decoder_config& cfg_in,
                                   const std::vector<frame_view>& frames,
                                   const estimate_options& opt,
@@ -523,8 +535,9 @@ channel_estimate estimate_channel(const decoder_config& cfg_in,
             r.priors = frames[k].priors; // known symbols, or an outer decoder's
             r.log_priors = frames[k].log_priors;
             r.events = true;
-            // the items' posteriors: for the scale of soft items only
-            r.item_posteriors = frames[k].llr || frames[k].logprob;
+            // the items' posteriors: for the scale of soft items only (none
+            // where it is fixed: the events then come by the counts alone)
+            r.item_posteriors = wants_item_posteriors(frames[k], opt);
             r.posteriors = false; // the events alone
             r.substitution_counts = matrix;
             req.push_back(r);
@@ -561,7 +574,7 @@ channel_estimate estimate_channel(const decoder_config& cfg_in,
             for (size_t j = 0; j < e.pairs.size(); ++j)
                 e.pairs[j] += results[k].substitution_counts[j];
             e.log_likelihood += results[k].log_likelihood_ratio;
-            if (frames[k].llr || frames[k].logprob)
+            if (wants_item_posteriors(frames[k], opt))
                 e.items.push_back({ frames[k].llr,
                                     results[k].item_posteriors.data(),
                                     frames[k].rho,
@@ -602,7 +615,10 @@ channel_estimate estimate_channel_stream(const decoder_config& cfg_in,
                  : soft         ? input_kind::llr
                                 : input_kind::bits;
     sopt.events = true;
-    sopt.item_posteriors = soft; // for the scale of soft items only
+    // the items' posteriors: for the scale of soft items only (none where it
+    // is fixed)
+    const bool want_items = soft && !opt.fix_llr_scale;
+    sopt.item_posteriors = want_items;
     const channel_params ch0 = initial_channel(cfg_in, opt);
     const bool matrix = ch0.has_substitution_matrix();
     sopt.substitution_counts = matrix;
@@ -638,7 +654,7 @@ channel_estimate estimate_channel_stream(const decoder_config& cfg_in,
         expectation e;
         std::vector<frame_result> statuses;
         size_t refused = 0;
-        if (soft)
+        if (want_items)
             items.assign(A * count, 0.0);
         e.pairs.assign(matrix ? A * A : 0, 0.0);
         for (const auto& f : frames) {
@@ -652,12 +668,12 @@ channel_estimate estimate_channel_stream(const decoder_config& cfg_in,
             for (size_t j = 0; j < e.pairs.size(); ++j)
                 e.pairs[j] += f.substitution_counts[j];
             e.log_likelihood += f.log_likelihood_ratio;
-            for (size_t j = 0; soft && j < f.item_posteriors.size(); ++j)
+            for (size_t j = 0; want_items && j < f.item_posteriors.size(); ++j)
                 items[A * size_t(f.segment_begin) + j] += f.item_posteriors[j];
         }
         if (e.used == 0)
             refused_every_frame(statuses);
-        if (soft)
+        if (want_items)
             e.items.push_back(
                 { stream.llr, items.data(), count, stream.logprob, int(A) });
         est.frames_refused = refused;

@@ -399,6 +399,40 @@ TEST(channel_estimation, fixed_parameters_stay)
     EXPECT_GT(e2.ch.Pi(), 0.0);
 }
 
+TEST(channel_estimation, a_fixed_llr_scale_stays_and_its_events_are_the_same)
+{
+    // With the LLR scale fixed the E-step asks for no item posteriors (the
+    // counts alone, no backward pass): one iteration from the same start
+    // must give the same events and channel as with the scale free, whose
+    // E-step runs the edges and gathers the items' posteriors.
+    const codebook cb = codebook::from_spec("builtin:ld3-modvec6");
+    const frame_set fs = make_frames(cb, 20, channel_params(0.03, 0.02, 0.01), 5, 6);
+    const decoder_config cfg =
+        estimation_config(cb, channel_params(0.01, 0.01, 0.01), 20);
+    estimate_options opt;
+    opt.iterations = 1;
+    opt.llr_scale = 0.7;
+    const channel_estimate free_scale = estimate_channel(cfg, fs.views(true), opt);
+    opt.fix_llr_scale = true;
+    const channel_estimate fixed = estimate_channel(cfg, fs.views(true), opt);
+    EXPECT_EQ(fixed.llr_scale, 0.7);
+    EXPECT_NE(free_scale.llr_scale, 0.7); // the free scale moved
+    EXPECT_EQ(fixed.frames_used, free_scale.frames_used);
+    auto near = [](double a, double b) {
+        return std::fabs(a - b) <= 1e-9 * std::fabs(b);
+    };
+    EXPECT_TRUE(near(fixed.events.ins, free_scale.events.ins));
+    EXPECT_TRUE(near(fixed.events.del, free_scale.events.del));
+    EXPECT_TRUE(near(fixed.events.trans, free_scale.events.trans));
+    EXPECT_TRUE(near(fixed.events.subst, free_scale.events.subst));
+    EXPECT_TRUE(near(fixed.ch.Pi(), free_scale.ch.Pi())) << fixed.ch.repr();
+    EXPECT_TRUE(near(fixed.ch.Pd(), free_scale.ch.Pd())) << fixed.ch.repr();
+    EXPECT_TRUE(near(fixed.ch.Ps(), free_scale.ch.Ps())) << fixed.ch.repr();
+    // and over more iterations the fixed scale stays
+    opt.iterations = 3;
+    EXPECT_EQ(estimate_channel(cfg, fs.views(true), opt).llr_scale, 0.7);
+}
+
 TEST(channel_estimation, bad_input_gets_a_clear_error)
 {
     const codebook cb = codebook::from_spec("builtin:ld3-modvec6");
