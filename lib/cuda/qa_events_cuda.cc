@@ -106,24 +106,15 @@ TEST_F(cuda_events, expected_events_equal_the_brute_force)
         for (const bool items : { true, false }) {
             for (auto prec : precisions) {
                 for (auto st : storages) {
-                    decoder_config cfg(c.cb, c.ch, c.N);
-                    cfg.backend = backend_kind::cuda;
-                    cfg.precision = prec;
-                    cfg.storage = st;
-                    cfg.mtau = drift_range{ -tau, rho }; // every path
+                    decoder_config cfg =
+                        every_path_config(c, backend_kind::cuda, prec, st);
                     // events only: M_n also wider than the paths need (up to 20
                     // more drifts), so that the counts kernel runs with rows of 8,
                     // 16 and 32 nodes and past 32 (the edges kernel instead)
-                    cfg.mn =
-                        drift_range{ -c.cb.n(), items ? rho : rho + 4 * (trial % 6) };
+                    if (!items)
+                        cfg.mn.hi += 4 * (trial % 6);
                     auto dec = map_decoder::make(cfg);
-                    frame_view f;
-                    if (soft)
-                        f.llr = c.llr.data();
-                    else
-                        f.bits = c.rx.data();
-                    f.rho = size_t(rho);
-                    f.priors = priors ? c.prior.data() : nullptr;
+                    frame_view f = case_frame(c, soft, priors);
                     event_out o;
                     ask(f, o, items);
                     std::vector<double> post(size_t(c.N * c.cb.q()));

@@ -50,20 +50,9 @@ TEST(channel_estimation, expected_events_equal_the_brute_force)
                                priors ? c.prior.data() : nullptr);
         for (auto prec : { precision_kind::dual, precision_kind::single }) {
             for (auto st : { storage_kind::global, storage_kind::local }) {
-                decoder_config cfg(c.cb, c.ch, c.N);
-                cfg.backend = backend_kind::cpu;
-                cfg.precision = prec;
-                cfg.storage = st;
-                cfg.mtau = drift_range{ -tau, rho }; // every path
-                cfg.mn = drift_range{ -c.cb.n(), rho };
-                auto dec = map_decoder::make(cfg);
-                frame_view f;
-                if (soft)
-                    f.llr = c.llr.data();
-                else
-                    f.bits = c.rx.data();
-                f.rho = size_t(rho);
-                f.priors = priors ? c.prior.data() : nullptr;
+                auto dec =
+                    map_decoder::make(every_path_config(c, backend_kind::cpu, prec, st));
+                frame_view f = case_frame(c, soft, priors);
                 event_counts ev;
                 std::vector<double> items(2 * size_t(rho), -1.0);
                 f.events = &ev;

@@ -18,6 +18,7 @@
 #include <gnuradio/bsid/core/channel/channel_params.h>
 #include <gnuradio/bsid/core/estimation/event_counts.h>
 #include <gnuradio/bsid/core/inner/codebook.h>
+#include <gnuradio/bsid/core/inner/map_decoder.h>
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>
@@ -277,6 +278,34 @@ tiny_events_case(std::mt19937_64& rng, bool soft, bool priors, size_t max_rx = 1
         }
     }
     return c;
+}
+
+// A decoder for case c on backend b that allows every path (the brute
+// force's: drifts -tau .. rho at the boundaries, -n .. rho a codeword).
+inline decoder_config
+every_path_config(const events_case& c, backend_kind b, precision_kind p, storage_kind s)
+{
+    const int rho = int(c.rx.size()), tau = c.N * c.cb.n();
+    decoder_config cfg(c.cb, c.ch, c.N);
+    cfg.backend = b;
+    cfg.precision = p;
+    cfg.storage = s;
+    cfg.mtau = drift_range{ -tau, rho };
+    cfg.mn = drift_range{ -c.cb.n(), rho };
+    return cfg;
+}
+
+// Case c's frame: its bits, or its LLRs where soft; its priors where asked.
+inline frame_view case_frame(const events_case& c, bool soft, bool priors)
+{
+    frame_view f;
+    if (soft)
+        f.llr = c.llr.data();
+    else
+        f.bits = c.rx.data();
+    f.rho = c.rx.size();
+    f.priors = priors ? c.prior.data() : nullptr;
+    return f;
 }
 
 } // namespace qa
