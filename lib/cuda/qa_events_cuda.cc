@@ -112,7 +112,7 @@ TEST_F(cuda_events, expected_events_equal_the_brute_force)
                     // more drifts), so that the counts kernel runs with rows of 8,
                     // 16 and 32 nodes and past 32 (the edges kernel instead)
                     if (!items)
-                        cfg.mn.hi += 4 * (trial % 6);
+                        cfg.mn->hi += 4 * (trial % 6);
                     auto dec = map_decoder::make(cfg);
                     frame_view f = case_frame(c, soft, priors);
                     event_out o;
