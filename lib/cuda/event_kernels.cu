@@ -107,6 +107,65 @@ __device__ void block_sum5(double v[5], double* red)
     }
 }
 
+// One (frame, i) as a kernel's threads see it (both kernels)
+struct index_at {
+    const double* alpha_i; // Mt
+    const double* beta_i;  // Mt
+    const double* beta_n;  // Mt: beta_{i+1}
+    const double* prior;   // q, or null (uniform)
+    const double* yprob;   // the frame's items, A each
+    const uint32_t* book;  // q codewords
+    long long first, rho;  // the index's first item n i + m_tau^-; the frame's items
+};
+
+__device__ index_at index_of(const event_params& p, int f, int i)
+{
+    index_at x;
+    x.alpha_i = p.alpha + ((long long)f * (p.N + 1) + i) * p.Mt;
+    x.beta_i = p.beta + ((long long)f * (p.N + 1) + i) * p.Mt;
+    x.beta_n = x.beta_i + p.Mt;
+    x.prior = p.prior_exact && p.has_prior[f]
+                  ? p.prior_exact + ((long long)f * p.N + i) * p.q
+                  : nullptr;
+    x.yprob = p.yprob + (long long)p.A * p.offset[f];
+    x.book = p.words + (long long)(i % p.P) * p.q;
+    x.first = (long long)p.n * i + p.mtlo;
+    x.rho = p.rho[f];
+    return x;
+}
+
+// Start state a's end weight k: beta_{i+1} of the state its codewords reach
+__device__ double end_weight(const event_params& p, const index_at& x, int a, int k)
+{
+    const int b = a + p.dlo + k;
+    return b >= 0 && b < p.Mt ? x.beta_n[b] : 0.0;
+}
+
+// Whether start state a adds something (as the CPU's live states): a path
+// reaches it, it lies inside the frame, its share alpha_i(a) beta_i(a) of the
+// index's weight is not below negligible (1e-17 of the sum: its edges move
+// no count by more than that share, map_decoder_cpu.cc, index_events), and
+// an end weight is not 0. endw: null, or M_n values that receive the end
+// weights of a live state.
+__device__ bool state_live(
+    const event_params& p, const index_at& x, int a, double negligible, double* endw)
+{
+    const long long start = x.first + a;
+    if (a >= p.Mt || x.alpha_i[a] == 0.0 || start < 0 || start > x.rho ||
+        !(x.alpha_i[a] * x.beta_i[a] >= negligible))
+        return false;
+    bool any = false;
+    for (int k = 0; k < p.Mn; ++k) {
+        const double e = end_weight(p, x, a, k);
+        if (!endw && e != 0.0)
+            return true;
+        if (endw)
+            endw[k] = e;
+        any = any || e != 0.0;
+    }
+    return any;
+}
+
 __global__ void event_items_kernel(
     const uint8_t* bits, const double* llr, double* out, long long total, int A)
 {
@@ -151,7 +210,7 @@ __global__ void events_kernel(event_params p)
     const int reach = n + Mn; // items a state's codewords can read
     double* ibuf = qw + A * n;
     double* pw = ibuf + A * reach;
-    uint8_t* x = reinterpret_cast<uint8_t*>(pw + npairs);
+    uint8_t* letters = reinterpret_cast<uint8_t*>(pw + npairs);
     // this launch's indices: i = cls, cls + classes, ...
     const int per_frame = (p.N - p.cls + p.classes - 1) / p.classes;
     const long long work = (long long)p.Fe * per_frame;
@@ -167,56 +226,32 @@ __global__ void events_kernel(event_params p)
                 acc[k] = 0.0;
             __syncthreads();
         }
-        const double* alpha_i = p.alpha + ((long long)f * (p.N + 1) + i) * Mt;
-        const double* beta_n = p.beta + ((long long)f * (p.N + 1) + i + 1) * Mt;
-        // a start state whose share alpha_i(a) beta_i(a) of the index's weight
-        // is below 1e-17 is skipped, as on the CPU (map_decoder_cpu.cc,
-        // index_events): its edges move no count by more than that share
-        const double* beta_i = p.beta + ((long long)f * (p.N + 1) + i) * Mt;
+        const index_at x = index_of(p, f, i);
+        // a start state whose share of the index's weight is negligible is
+        // skipped (state_live)
         double share[5] = { 0, 0, 0, 0, 0 };
         for (int a = threadIdx.x; a < Mt; a += blockDim.x)
-            share[0] += alpha_i[a] * beta_i[a];
+            share[0] += x.alpha_i[a] * x.beta_i[a];
         block_sum5(share, red);
         const double negligible = 1e-17 * share[0];
-        const double* prior = p.prior_exact && p.has_prior[f]
-                                  ? p.prior_exact + ((long long)f * p.N + i) * q
-                                  : nullptr;
-        const long long rho = p.rho[f];
-        const long long first = (long long)n * i + p.mtlo;
-        const double* yprob = p.yprob + (long long)A * p.offset[f];
-        const uint32_t* book = p.words + (long long)(i % p.P) * q;
         event_counts ev;
         double lambda = 0;
         for (int k = 0; k < npairs; ++k)
             pw[k] = 0.0;
-        // state a's end weights into endw; false where it adds nothing (as
-        // the CPU's live(): no path reaches it, it lies outside the frame, or
-        // its share is negligible)
-        auto state_ends = [&](int a) {
-            const long long start = first + a;
-            if (a >= Mt || alpha_i[a] == 0.0 || start < 0 || start > rho ||
-                !(alpha_i[a] * beta_i[a] >= negligible))
-                return false;
-            bool any = false;
-            for (int e = 0; e < Mn; ++e) {
-                const int b = a + dlo + e;
-                endw[e] = b >= 0 && b < Mt ? beta_n[b] : 0.0;
-                any = any || endw[e] != 0.0;
-            }
-            return any;
-        };
+        // state a's end weights into endw; false where it adds nothing
+        auto state_ends = [&](int a) { return state_live(p, x, a, negligible, endw); };
         // codeword D from state a (endw set): its events into ev, its items
         // into buf (or none), its weight into lambda
         auto pair_events = [&](int a, int D, double* buf) {
-            const double scale = alpha_i[a] * (prior ? prior[D] : 1.0 / q);
+            const double scale = x.alpha_i[a] * (x.prior ? x.prior[D] : 1.0 / q);
             if (scale == 0.0)
                 return; // a zero prior: nothing to add
-            const long long start = first + a;
-            const uint32_t word = book[D];
+            const long long start = x.first + a;
+            const uint32_t word = x.book[D];
             if (A == 2) {
                 for (int r = 0; r < n; ++r) {
                     const unsigned xr = (word >> (n - 1 - r)) & 1u;
-                    x[r] = uint8_t(xr);
+                    letters[r] = uint8_t(xr);
                     qw[2 * r] = xr == 0u ? p.match : p.mismatch;
                     qw[2 * r + 1] = xr == 1u ? p.match : p.mismatch;
                 }
@@ -226,7 +261,7 @@ __global__ void events_kernel(event_params p)
                 for (int r = n - 1; r >= 0; --r) {
                     const unsigned xr = w % unsigned(A);
                     w /= unsigned(A);
-                    x[r] = uint8_t(xr);
+                    letters[r] = uint8_t(xr);
                     for (int y = 0; y < A; ++y)
                         qw[A * r + y] = p.lw[int(xr) * A + y];
                 }
@@ -234,14 +269,14 @@ __global__ void events_kernel(event_params p)
             lambda += model::codeword_events(n,
                                              dlo,
                                              Mn,
-                                             rho - start,
+                                             x.rho - start,
                                              p.ins,
                                              p.del,
                                              1,
                                              A,
                                              qw,
-                                             x,
-                                             yprob + (long long)A * start,
+                                             letters,
+                                             x.yprob + (long long)A * start,
                                              endw,
                                              &scale,
                                              Fw,
@@ -303,7 +338,7 @@ __global__ void events_kernel(event_params p)
         if (items) {
             // no other block of this launch touches these items (index classes)
             const long long to =
-                (long long)A * (p.offset[f] + first); // item first (may be < 0)
+                (long long)A * (p.offset[f] + x.first); // item first (may be < 0)
             for (int k = threadIdx.x; k < p.acc; k += blockDim.x) {
                 const double v = acc[k];
                 if (v != 0.0 && inv != 0.0)
@@ -350,17 +385,6 @@ __global__ void events_sum_kernel(event_params p)
 
 constexpr int cn_block = 128; // four warps, one (frame, i) each at a time
 
-// One (frame, i) as its lanes see it
-struct count_index {
-    const double* alpha_i; // Mt
-    const double* beta_i;  // Mt
-    const double* beta_n;  // Mt: beta_{i+1}
-    const double* prior;   // q, or null (uniform)
-    const double* yprob;   // the frame's items, A each
-    const uint32_t* book;  // q codewords
-    long long first, rho;  // the index's first item n i + m_tau^-; the frame's items
-};
-
 // Sums v over the warp; every lane gets the same sum (the butterfly's order
 // is fixed)
 __device__ double warp_sum(double v)
@@ -370,33 +394,11 @@ __device__ double warp_sum(double v)
     return v;
 }
 
-// Start state a's end weights: beta_{i+1} of the states its codewords reach
-__device__ double end_weight(const event_params& p, const count_index& x, int a, int k)
-{
-    const int b = a + p.dlo + k;
-    return b >= 0 && b < p.Mt ? x.beta_n[b] : 0.0;
-}
-
-// Whether start state a adds something (as state_ends in events_kernel)
-__device__ bool
-state_live(const event_params& p, const count_index& x, int a, double negligible)
-{
-    const long long start = x.first + a;
-    if (a >= p.Mt || x.alpha_i[a] == 0.0 || start < 0 || start > x.rho ||
-        !(x.alpha_i[a] * x.beta_i[a] >= negligible))
-        return false;
-    for (int k = 0; k < p.Mn; ++k) {
-        if (end_weight(p, x, a, k) != 0.0)
-            return true;
-    }
-    return false;
-}
-
 // The counts of codeword D from start state a (the CPU's state_counts for
 // one lane), scaled by alpha_i(a) P(D), added to ev; returns its weight.
 template <int MN>
 __device__ double
-pair_counts(const event_params& p, const count_index& x, int a, int D, event_counts& ev)
+pair_counts(const event_params& p, const index_at& x, int a, int D, event_counts& ev)
 {
     using node = model::count_node<double>;
     const double scale = x.alpha_i[a] * (x.prior ? x.prior[D] : 1.0 / p.q);
@@ -488,19 +490,9 @@ __global__ void __launch_bounds__(cn_block) counts_kernel(event_params p)
         const int f = p.frames[fe];
         if (p.status[f] != st_ok)
             continue; // the whole warp
-        count_index x;
-        x.alpha_i = p.alpha + ((long long)f * (p.N + 1) + i) * p.Mt;
-        x.beta_i = p.beta + ((long long)f * (p.N + 1) + i) * p.Mt;
-        x.beta_n = x.beta_i + p.Mt;
-        x.prior = p.prior_exact && p.has_prior[f]
-                      ? p.prior_exact + ((long long)f * p.N + i) * p.q
-                      : nullptr;
-        x.yprob = p.yprob + (long long)p.A * p.offset[f];
-        x.book = p.words + (long long)(i % p.P) * p.q;
-        x.first = (long long)p.n * i + p.mtlo;
-        x.rho = p.rho[f];
-        // a start state whose share of the index's weight is below 1e-17 is
-        // skipped, as on the CPU and in events_kernel
+        const index_at x = index_of(p, f, i);
+        // a start state whose share of the index's weight is negligible is
+        // skipped (state_live)
         double share = 0;
         for (int a = lane; a < p.Mt; a += 32)
             share += x.alpha_i[a] * x.beta_i[a];
@@ -508,7 +500,7 @@ __global__ void __launch_bounds__(cn_block) counts_kernel(event_params p)
         event_counts ev;
         double lambda = 0;
         for (int a0 = 0; a0 < p.Mt; a0 += 32) {
-            const bool on = state_live(p, x, a0 + lane, negligible);
+            const bool on = state_live(p, x, a0 + lane, negligible, nullptr);
             const unsigned m = __ballot_sync(0xffffffffu, on);
             if (on)
                 live[__popc(m & ((1u << lane) - 1u))] = a0 + lane;
@@ -615,22 +607,20 @@ void launch_events(const event_plan& e, event_params p)
         const long long blocks = (warps + cn_block / 32 - 1) / (cn_block / 32);
         counts<<<unsigned(std::min<long long>(e.counts_grid, blocks)), cn_block>>>(p);
         BSID_CUDA(cudaGetLastError());
-        events_sum_kernel<<<unsigned((4 * p.Fe + 127) / 128), 128>>>(p);
-        BSID_CUDA(cudaGetLastError());
-        return;
-    }
-    p.stride = (long long)e.stride;
-    p.acc = e.acc;
-    if (e.acc_shared)
-        p.acc_global = nullptr;
-    // item posteriors: one launch per class of indices, in order (see above)
-    p.classes = p.items ? std::min(p.N, index_classes(p.n, p.Mt, p.Mn)) : 1;
-    for (p.cls = 0; p.cls < p.classes; ++p.cls) {
-        const long long work =
-            (long long)p.Fe * ((p.N - p.cls + p.classes - 1) / p.classes);
-        const unsigned grid = unsigned(std::min<long long>(e.grid, work));
-        events_kernel<<<grid, e.block, e.shared_bytes>>>(p);
-        BSID_CUDA(cudaGetLastError());
+    } else {
+        p.stride = (long long)e.stride;
+        p.acc = e.acc;
+        if (e.acc_shared)
+            p.acc_global = nullptr;
+        // item posteriors: one launch per class of indices, in order (see above)
+        p.classes = p.items ? std::min(p.N, index_classes(p.n, p.Mt, p.Mn)) : 1;
+        for (p.cls = 0; p.cls < p.classes; ++p.cls) {
+            const long long work =
+                (long long)p.Fe * ((p.N - p.cls + p.classes - 1) / p.classes);
+            const unsigned grid = unsigned(std::min<long long>(e.grid, work));
+            events_kernel<<<grid, e.block, e.shared_bytes>>>(p);
+            BSID_CUDA(cudaGetLastError());
+        }
     }
     const int per = 4 + pair_slots(p.A, p.index_pairs != nullptr);
     events_sum_kernel<<<unsigned((per * p.Fe + 127) / 128), 128>>>(p);

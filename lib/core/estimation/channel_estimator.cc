@@ -439,12 +439,12 @@ llr_scale_step(const std::vector<llr_posteriors>& frames, double c0, std::string
 
 namespace {
 
-// Whether the E-step asks frame f for its items' posteriors: soft items
-// only, for the LLR scale's step, and not where the scale is fixed (the
-// events then come from the counts alone, without a backward pass).
-bool wants_item_posteriors(const frame_view& f, const estimate_options& opt)
+// Whether the E-step asks for the items' posteriors: of soft items only,
+// for the LLR scale's step, and not where the scale is fixed (the events
+// then come from the counts alone, without a backward pass).
+bool wants_item_posteriors(bool soft, const estimate_options& opt)
 {
-    return (f.llr || f.logprob) && !opt.fix_llr_scale;
+    return soft && !opt.fix_llr_scale;
 }
 
 } // namespace
@@ -535,9 +535,8 @@ channel_estimate estimate_channel(const decoder_config& cfg_in,
             r.priors = frames[k].priors; // known symbols, or an outer decoder's
             r.log_priors = frames[k].log_priors;
             r.events = true;
-            // the items' posteriors: for the scale of soft items only (none
-            // where it is fixed: the events then come by the counts alone)
-            r.item_posteriors = wants_item_posteriors(frames[k], opt);
+            r.item_posteriors =
+                wants_item_posteriors(frames[k].llr || frames[k].logprob, opt);
             r.posteriors = false; // the events alone
             r.substitution_counts = matrix;
             req.push_back(r);
@@ -574,7 +573,7 @@ channel_estimate estimate_channel(const decoder_config& cfg_in,
             for (size_t j = 0; j < e.pairs.size(); ++j)
                 e.pairs[j] += results[k].substitution_counts[j];
             e.log_likelihood += results[k].log_likelihood_ratio;
-            if (wants_item_posteriors(frames[k], opt))
+            if (wants_item_posteriors(frames[k].llr || frames[k].logprob, opt))
                 e.items.push_back({ frames[k].llr,
                                     results[k].item_posteriors.data(),
                                     frames[k].rho,
@@ -615,9 +614,7 @@ channel_estimate estimate_channel_stream(const decoder_config& cfg_in,
                  : soft         ? input_kind::llr
                                 : input_kind::bits;
     sopt.events = true;
-    // the items' posteriors: for the scale of soft items only (none where it
-    // is fixed)
-    const bool want_items = soft && !opt.fix_llr_scale;
+    const bool want_items = wants_item_posteriors(soft, opt);
     sopt.item_posteriors = want_items;
     const channel_params ch0 = initial_channel(cfg_in, opt);
     const bool matrix = ch0.has_substitution_matrix();

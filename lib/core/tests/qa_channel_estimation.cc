@@ -420,6 +420,40 @@ TEST(channel_estimation, a_fixed_llr_scale_stays_and_its_events_are_the_same)
     // and over more iterations the fixed scale stays
     opt.iterations = 3;
     EXPECT_EQ(estimate_channel(cfg, fs.views(true), opt).llr_scale, 0.7);
+
+    // the same from a stream of LLRs (frames behind a sync word)
+    const std::vector<uint8_t> W = parse_sync_word("0110100111010010");
+    std::vector<uint8_t> tx;
+    philox_stream src(9, 3);
+    std::vector<int64_t> msg(20);
+    for (int k = 0; k < 8; ++k) {
+        for (auto& d : msg)
+            d = int64_t(src.next_u32() % 16u);
+        const auto bits = cb.encode(msg.data(), msg.size());
+        tx.insert(tx.end(), W.begin(), W.end());
+        tx.insert(tx.end(), bits.begin(), bits.end());
+    }
+    const auto rx =
+        transmit(channel_params(0.03, 0.02, 0.01), tx.data(), tx.size(), 9, 0).rx;
+    std::vector<double> llr;
+    for (uint8_t b : rx)
+        llr.push_back(b ? 3.0 : -3.0);
+    opt.iterations = 1;
+    opt.fix_llr_scale = false;
+    const received_items items{ nullptr, llr.data() };
+    const channel_estimate free_stream =
+        estimate_channel_stream(cfg, items, llr.size(), opt, W, stream_options{});
+    opt.fix_llr_scale = true;
+    const channel_estimate fixed_stream =
+        estimate_channel_stream(cfg, items, llr.size(), opt, W, stream_options{});
+    EXPECT_GT(fixed_stream.frames_used, 4u);
+    EXPECT_EQ(fixed_stream.frames_used, free_stream.frames_used);
+    EXPECT_EQ(fixed_stream.llr_scale, 0.7);
+    EXPECT_NE(free_stream.llr_scale, 0.7);
+    EXPECT_TRUE(near(fixed_stream.events.ins, free_stream.events.ins));
+    EXPECT_TRUE(near(fixed_stream.events.del, free_stream.events.del));
+    EXPECT_TRUE(near(fixed_stream.events.trans, free_stream.events.trans));
+    EXPECT_TRUE(near(fixed_stream.events.subst, free_stream.events.subst));
 }
 
 TEST(channel_estimation, bad_input_gets_a_clear_error)
