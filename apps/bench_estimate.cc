@@ -83,7 +83,8 @@ int bench_estimate(const std::map<std::string, std::string>& opt)
                     "{\"bench\":\"estimate\",\"codebook\":\"%s\",\"N\":%lld,\"frames\":%"
                     "lld,"
                     "\"input\":\"%s\",\"backend\":\"%s\",\"precision\":\"%s\","
-                    "\"threads\":%d,\"true\":[%g,%g,%g],\"initial\":[%g,%g,%g],"
+                    "\"cpu_isa\":\"%s\",\"threads\":%d,\"true\":[%g,%g,%g],\"initial\":[%"
+                    "g,%g,%g],"
                     "\"estimate\":[%.6g,%.6g,%.6g],\"llr_scale\":%.6g,"
                     "\"rel_error\":[%.4g,%.4g,%.4g],\"iterations\":%d,\"converged\":%s,"
                     "\"frames_used\":%zu,\"frames_refused\":%zu,\"seconds\":%.3f,"
@@ -95,6 +96,7 @@ int bench_estimate(const std::map<std::string, std::string>& opt)
                     in.c_str(),
                     bsid::to_string(used->backend()).c_str(),
                     pr.c_str(),
+                    bsid::cpu_isa().c_str(),
                     bsid::resolve_threads(threads),
                     truth.Pi(),
                     truth.Pd(),

@@ -438,6 +438,7 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                             "\"Pd\":%g,\"Ps\":%g,\"Pr\":%g,"
                                             "\"backend\":\"%s\",\"storage\":\"%s\","
                                             "\"precision\":\"%s\",\"input\":\"%s\","
+                                            "\"cpu_isa\":\"%s\","
                                             "\"threads\":%d,\"cuda_streams\":%d,"
                                             "\"local_window\":%d,"
                                             "\"devices\":\"%s\",\"share_g\":%d,"
@@ -461,6 +462,7 @@ int bench_decode(const std::map<std::string, std::string>& opt)
                                             bsid::to_string(dec->storage()).c_str(),
                                             bsid::to_string(dec->precision()).c_str(),
                                             in.c_str(),
+                                            bsid::cpu_isa().c_str(),
                                             threads,
                                             int(cs),
                                             int(local_window),

@@ -6,11 +6,14 @@
  */
 
 #include "runtime/isa.h"
+#include <gnuradio/bsid/core/inner/map_decoder.h>
+
+#include <cstdlib>
 
 namespace bsid {
 namespace cpu {
 
-isa best_isa()
+isa machine_isa()
 {
 #if BSID_ISA_X86
     static const isa best = [] {
@@ -27,5 +30,42 @@ isa best_isa()
 #endif
 }
 
+const char* isa_name(isa i)
+{
+    switch (i) {
+    case isa::avx512:
+        return "avx512";
+    case isa::avx2:
+        return "avx2";
+    default:
+        return "baseline";
+    }
+}
+
+isa parse_isa(const std::string& name)
+{
+    for (isa i : { isa::baseline, isa::avx2, isa::avx512 })
+        if (name == isa_name(i))
+            return i;
+    throw std::invalid_argument("BSID_CPU_ISA=\"" + name +
+                                "\": expected baseline, avx2 or avx512");
+}
+
+isa best_isa()
+{
+    static const isa best = [] {
+        const isa machine = machine_isa();
+        const char* env = std::getenv("BSID_CPU_ISA");
+        if (!env || !*env)
+            return machine;
+        const isa cap = parse_isa(env);
+        return int(cap) < int(machine) ? cap : machine;
+    }();
+    return best;
+}
+
 } // namespace cpu
+
+std::string cpu_isa() { return cpu::isa_name(cpu::best_isa()); }
+
 } // namespace bsid

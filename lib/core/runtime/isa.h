@@ -37,8 +37,23 @@ enum class isa {
     avx512 = 2,   //!< x86-64-v4 (AVX-512): up to 64-byte vectors
 };
 
-//! The best of them this machine runs (always baseline on other compilers).
+/*!
+ * The best of them this machine runs (always baseline on other compilers),
+ * at most the set the environment variable BSID_CPU_ISA names ("baseline",
+ * "avx2" or "avx512"): a cap, so that one machine can run, test and time
+ * the entries of smaller machines. Read once, on the first call; a value
+ * that names none of them throws std::invalid_argument.
+ */
 isa best_isa();
+
+//! What the machine itself runs, without the cap.
+isa machine_isa();
+
+//! The set's name as BSID_CPU_ISA spells it.
+const char* isa_name(isa i);
+
+//! The set BSID_CPU_ISA's spelling names; std::invalid_argument for others.
+isa parse_isa(const std::string& name);
 
 /*!
  * The entry of a kernel for set i, of its entries for baseline, AVX2 and

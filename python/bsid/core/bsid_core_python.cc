@@ -88,6 +88,13 @@ PYBIND11_MODULE(bsid_core, m)
           "The CUDA devices present (what devices=\"all\" takes): 0 in a build "
           "without CUDA, or without a driver or a device.");
 
+    m.def("cpu_isa",
+          &bsid::cpu_isa,
+          "The instruction set of the CPU backend's vector kernels: \"avx512\", "
+          "\"avx2\" or \"baseline\", the best this machine runs, at most what "
+          "the environment variable BSID_CPU_ISA names (read once, at the first "
+          "CPU decoder). ValueError for a BSID_CPU_ISA that names none of them.");
+
     m.def(
         "set_log_level",
         [](const std::string& level) {

@@ -61,6 +61,13 @@ std::vector<int> parse_devices(const std::string& s);
 //! finds no driver or device. Never throws.
 int cuda_device_count();
 
+//! The instruction set of the CPU backend's vector kernels: "avx512", "avx2"
+//! or "baseline", the best this machine runs, at most what the environment
+//! variable BSID_CPU_ISA names (the same spellings; a cap for testing and
+//! timing smaller machines' code). Throws std::invalid_argument for a
+//! BSID_CPU_ISA that names none of them.
+std::string cpu_isa();
+
 /*!
  * \brief The CUDA backend's settings (decoder_config::cuda; the CPU backend
  * ignores them). The environment variables BSID_CUDA_DEVICE,
