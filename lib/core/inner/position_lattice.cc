@@ -113,16 +113,19 @@ BSID_INLINE void level_nodes(const position_shape<real>& s,
     // node k of row u: at dst + k cs + u W in the level, or for a leaf at
     // leaf[u] + k out_stride in out
     real* const dst = LAST ? nullptr : cur + size_t(u0) * W;
+    // the call's fields in locals: the stores (memcpy, which may alias
+    // anything) would otherwise make the compiler load them again after each
+    const size_t ostride = LAST ? c.out_stride : 0, ocopy = LAST ? c.out_copy : 0;
     real* leaf[U];
 #pragma GCC unroll 8
     for (int u = 0; u < U; ++u)
-        leaf[u] = LAST ? c.out + size_t(u0 + u) * size_t(Mn) * c.out_stride : nullptr;
+        leaf[u] = LAST ? c.out + size_t(u0 + u) * size_t(Mn) * ostride : nullptr;
     auto put = [&](int u, int k, V v) {
         if (LAST) {
-            real* const to = leaf[u] + size_t(k) * c.out_stride;
+            real* const to = leaf[u] + size_t(k) * ostride;
             store(to, v);
-            if (c.out_copy)
-                store(to + c.out_copy, v);
+            if (ocopy)
+                store(to + ocopy, v);
         } else {
             store(dst + size_t(k) * cs + size_t(u) * W, v);
         }
