@@ -246,7 +246,6 @@ class qa_transmit(unittest.TestCase):
             em.process([3])
 
 
-
 class qa_cpu_isa(unittest.TestCase):
 
     def test_001_the_cpu_backends_instruction_set(self):
@@ -256,6 +255,7 @@ class qa_cpu_isa(unittest.TestCase):
         order = ("baseline", "avx2", "avx512")
         if cap in order:  # the cap holds: never above what it names
             self.assertLessEqual(order.index(isa), order.index(cap))
+
 
 if __name__ == '__main__':
     unittest.main(verbosity=2)
