@@ -45,7 +45,7 @@ std::unique_ptr<frame_decoder> edge_decoder(const decoder_config& main, codebook
     const int J = cb.P();
     decoder_config cfg(std::move(cb), main.ch, J);
     cfg.backend = backend_kind::cpu;
-    cfg.precision = precision_kind::dual;
+    cfg.precision = main.precision; // (the frame's own decode's arithmetic)
     cfg.Pr = main.Pr;
     cfg.threads = 1;
     return std::make_unique<frame_decoder>(cfg);
@@ -169,6 +169,7 @@ double alignment_judge::edge_llr(frame_decoder& d,
     r.end = end_mode::free;
     r.lookahead = 0;
     r.next_frame_follows = false;
+    r.posteriors = false; // (only the likelihood ratio is read)
     const frame_decode_result res = d.decode(r);
     return res.result.ok() ? res.log_likelihood_ratio
                            : -std::numeric_limits<double>::infinity();
@@ -225,6 +226,7 @@ alignment_judge::back_margin(const received_items& y, long long e, double* own_l
     r.L = size_t(e - first);
     r.start = s;
     r.end = end_mode::known;
+    r.posteriors = false;
     auto llr = [&](frame_decoder& d) {
         const frame_decode_result res = d.decode(r);
         return res.result.ok() ? res.log_likelihood_ratio

@@ -8,10 +8,13 @@
 // Many streams, one decode_batch per round: the stream decoders' steps
 // (next, complete) with the frame decodes gathered across streams.
 
+#include "runtime/parallel_loop.h"
 #include <gnuradio/bsid/core/framing/stream_batch.h>
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <functional>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -61,6 +64,10 @@ std::vector<std::vector<stream_frame>> stream_batch::decode(size_t* rounds)
     std::vector<size_t> count(P, 0);
     std::vector<std::exception_ptr> err(P);
     std::vector<double> busy(P, 0.0);
+    // each worker's streams' own steps on up to this many threads (the
+    // workers' loops each take their own)
+    const int host_threads =
+        std::max(1, resolve_threads(d_dec->config().threads) / int(P));
     // worker w: rounds over streams w, w + P, ...
     auto work = [&](size_t w) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -75,21 +82,48 @@ std::vector<std::vector<stream_frame>> stream_batch::decode(size_t* rounds)
             }
         } time_it{ t0, busy[w] };
         try {
+            // the worker's streams
+            std::vector<size_t> mine;
+            for (size_t k = w; k < S; k += P)
+                mine.push_back(k);
+            std::vector<std::optional<frame_request>> next(mine.size());
+            // body(j) for j in [0, m) on the host's threads (each j a stream
+            // of its own: the streams are independent); the first j's
+            // exception, if any, thrown after all have run
+            auto each_stream = [&](size_t m, const std::function<void(size_t)>& body) {
+                std::vector<std::exception_ptr> failed(m);
+                detail::parallel_loop::shared().run(host_threads, m, [&](size_t j, int) {
+                    try {
+                        body(j);
+                    } catch (...) {
+                        failed[j] = std::current_exception();
+                    }
+                });
+                for (const auto& e : failed) {
+                    if (e)
+                        std::rethrow_exception(e);
+                }
+            };
             while (true) {
+                each_stream(mine.size(), [&](size_t j) {
+                    next[j] = d_streams[mine[j]].next(out[mine[j]]);
+                });
                 std::vector<frame_request> requests;
-                std::vector<size_t> which;
-                for (size_t k = w; k < S; k += P) {
-                    if (auto r = d_streams[k].next(out[k])) {
-                        requests.push_back(std::move(*r));
-                        which.push_back(k);
+                std::vector<size_t> which; // (indices into mine)
+                for (size_t j = 0; j < mine.size(); ++j) {
+                    if (next[j]) {
+                        requests.push_back(std::move(*next[j]));
+                        which.push_back(j);
                     }
                 }
                 if (requests.empty())
                     break;
                 auto results = d_dec->decode_batch(requests);
                 ++count[w];
-                for (size_t j = 0; j < which.size(); ++j)
-                    d_streams[which[j]].complete(std::move(results[j]), out[which[j]]);
+                each_stream(which.size(), [&](size_t i) {
+                    const size_t k = mine[which[i]];
+                    d_streams[k].complete(std::move(results[i]), out[k]);
+                });
             }
         } catch (...) {
             err[w] = std::current_exception();

@@ -52,7 +52,8 @@ position_weights stream_decoder::search_prior(long long lo, long long hi) const
     return p;
 }
 
-double stream_decoder::llr_at(long long at, read_after after, bool* short_of_items)
+std::optional<frame_request>
+stream_decoder::read_request(long long at, read_after after, bool* short_of_items) const
 {
     const long long w = d_opt.acquire_window;
     position_weights p;
@@ -60,7 +61,7 @@ double stream_decoder::llr_at(long long at, read_after after, bool* short_of_ite
          ++x)
         p.positions.push_back(x), p.weights.push_back(1.0);
     if (p.positions.empty())
-        return -std::numeric_limits<double>::infinity();
+        return std::nullopt;
     const long long s_min = p.positions.front();
     const long long top = padded_top(s_min, p.positions.back());
     const long long full_end =
@@ -68,11 +69,11 @@ double stream_decoder::llr_at(long long at, read_after after, bool* short_of_ite
     if (received() < full_end) {
         if (short_of_items)
             *short_of_items = true;
-        return -std::numeric_limits<double>::infinity();
+        return std::nullopt;
     }
     long long bad = 0;
     if (invalid_in(s_min, full_end, &bad))
-        return -std::numeric_limits<double>::infinity();
+        return std::nullopt;
     frame_request r;
     r.set_items(items_at(s_min));
     r.L = size_t(full_end - s_min);
@@ -84,9 +85,24 @@ double stream_decoder::llr_at(long long at, read_after after, bool* short_of_ite
     r.next_frame_follows = after != read_after::nothing;
     r.random_before = true;
     r.gap = after == read_after::next_frame_no_gap ? 0.0 : d_opt.gap_probability;
-    const frame_decode_result res = d_dec->decode(r);
+    r.posteriors = false; // (only its likelihood ratio is read)
+    return r;
+}
+
+namespace {
+
+double read_llr(const frame_decode_result& res)
+{
     return res.result.ok() ? res.log_likelihood_ratio
                            : -std::numeric_limits<double>::infinity();
+}
+
+} // namespace
+
+double stream_decoder::llr_at(long long at, read_after after, bool* short_of_items)
+{
+    const auto r = read_request(at, after, short_of_items);
+    return r ? read_llr(d_dec->decode(*r)) : -std::numeric_limits<double>::infinity();
 }
 
 long long stream_decoder::pick_candidate(frame_result& why) const
@@ -175,24 +191,42 @@ long long stream_decoder::best_of_period_shifts(long long s, frame_result& why)
         bool cut = false;
         long long x = 0;
     };
+    // (the reads are decoded together, in one decode_batch: on the GPU one
+    // launch sequence instead of up to 15)
     auto read_shifts = [&](read_after how, cut_at& end) {
         std::vector<shift> c;
+        std::vector<frame_request> reads;
+        std::vector<double shift::*> field;
+        std::vector<size_t> of;
+        auto add = [&](std::optional<frame_request> r, double shift::*f) {
+            if (!r)
+                return;
+            reads.push_back(std::move(*r));
+            field.push_back(f);
+            of.push_back(c.size() - 1);
+        };
         end = {};
         for (long long j = -2; j <= 2; ++j) {
             const long long x = s + j * unit;
             if (x + w < std::max(d_search_floor, d_base))
                 continue; // (its window lies before the items a frame may start in)
             bool short_of_items = false;
-            const double next = llr_at(x, how, &short_of_items);
+            auto next = read_request(x, how, &short_of_items);
             if (short_of_items && d_ended) {
                 end = { true, x };
-                return c;
+                return c; // (not read: the caller reads again or gives up)
             }
-            const double alone = g > 0 ? llr_at(x, read_after::nothing) : -inf;
-            const double prev = !follows_known && g > 0
-                                    ? llr_at(x - d_F, read_after::next_frame_no_gap)
-                                    : -inf;
-            c.push_back({ x, prev, next, alone, -inf });
+            c.push_back({ x, -inf, -inf, -inf, -inf });
+            add(std::move(next), &shift::next);
+            if (g > 0)
+                add(read_request(x, read_after::nothing), &shift::alone);
+            if (!follows_known && g > 0)
+                add(read_request(x - d_F, read_after::next_frame_no_gap), &shift::prev);
+        }
+        if (!reads.empty()) {
+            const auto got = d_dec->decode_batch(reads);
+            for (size_t k = 0; k < got.size(); ++k)
+                c[of[k]].*field[k] = read_llr(got[k]);
         }
         return c;
     };

@@ -50,6 +50,10 @@ struct prediction {
     double mean, sd, end_mean, end_sd;
 };
 std::mutex predictions_mutex;
+// held while one prediction is computed: stream decoders that calibrate at
+// once (stream_batch's streams on several threads) wait for the first one's
+// prediction instead of each computing it again
+std::mutex calibration_mutex;
 std::map<std::tuple<const frame_decoder*, int, double>, prediction> predictions;
 
 // the mean and standard deviation of the finite values of v, or NaN if
@@ -78,17 +82,22 @@ void stream_decoder::calibrate()
     if (d_opt.input != input_kind::bits)
         return; // soft items' noise is the demodulator's: nothing to predict from
     const auto key = std::make_tuple(d_dec.get(), d_opt.lookahead, d_opt.gap_probability);
-    {
+    const auto cached = [&] {
         std::lock_guard<std::mutex> lock(predictions_mutex);
         const auto it = predictions.find(key);
-        if (it != predictions.end() && it->second.dec.lock() == d_dec) {
-            d_expected_mean = it->second.mean;
-            d_expected_sd = it->second.sd;
-            d_expected_end_mean = it->second.end_mean;
-            d_expected_end_sd = it->second.end_sd;
-            return;
-        }
-    }
+        if (it == predictions.end() || it->second.dec.lock() != d_dec)
+            return false;
+        d_expected_mean = it->second.mean;
+        d_expected_sd = it->second.sd;
+        d_expected_end_mean = it->second.end_mean;
+        d_expected_end_sd = it->second.end_sd;
+        return true;
+    };
+    if (cached())
+        return;
+    std::lock_guard<std::mutex> computing(calibration_mutex);
+    if (cached()) // (another stream decoder computed it meanwhile)
+        return;
     const decoder_config& cfg = d_dec->config();
     const codebook& cb = cfg.cb;
     const std::vector<uint8_t>& W = d_dec->sync_word();

@@ -36,6 +36,7 @@
 #include <gnuradio/bsid/core/inner/frame_decoder.h>
 #include <gnuradio/bsid/core/inner/lattice.h>
 #include <gnuradio/bsid/core/inner/model.h>
+#include <gnuradio/bsid/core/runtime/log.h>
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -177,6 +178,16 @@ std::shared_ptr<map_decoder> frame_decoder::backend(int lo, int hi)
     decoder_config c = d_cfg;
     c.mtau = drift_range{ lo, hi };
     c.mn = d_limits.mn;
+    // (a GPU backend's construction allocates device memory: a count of these
+    // in a steady stream says the cache below is too small for its ranges)
+    log(log_level::debug,
+        detail::concat("frame_decoder: a backend for the drift range [",
+                       lo,
+                       ", ",
+                       hi,
+                       "], ",
+                       d_backends.size(),
+                       " cached"));
     std::shared_ptr<map_decoder> dec = map_decoder::make(c);
     d_backends.insert(d_backends.begin(), { { lo, hi }, dec });
     if (d_backends.size() > 8)

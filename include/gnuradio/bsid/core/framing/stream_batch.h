@@ -24,7 +24,10 @@ namespace bsid {
  * `workers` host threads share the streams (stream k goes to worker k mod
  * workers) and run their rounds side by side: while one worker's batch is
  * on the backend, another prepares its next batch and finishes its last
- * (the host's share of a round would otherwise leave the GPU idle).
+ * (the host's share of a round would otherwise leave the GPU idle). A
+ * worker's streams take their own steps (the next request; the alignment
+ * tests of a decoded frame) on up to threads / workers host threads, threads
+ * being the frame decoder's (decoder_config::threads; 0: all cores).
  *
  * Not thread-safe; the frame_decoder may be shared.
  */

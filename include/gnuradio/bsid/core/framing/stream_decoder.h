@@ -285,6 +285,10 @@ private:
     double llr_at(long long at,
                   read_after after = read_after::lookahead,
                   bool* short_of_items = nullptr);
+    //! llr_at's request, to decode with others in one batch; none if the
+    //! read cannot be decoded (its ln LR is then -inf).
+    std::optional<frame_request>
+    read_request(long long at, read_after after, bool* short_of_items = nullptr) const;
     //! The search's start prior over [lo, hi): where the frame before it
     //! ended (d_follows) by 1 - gap_probability, uniform by gap_probability;
     //! uniform when no frame decoded ok precedes it.
