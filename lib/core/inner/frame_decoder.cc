@@ -329,6 +329,7 @@ frame_decoder::decode_batch(const std::vector<frame_request>& requests, bool ran
             // range however many ends there are (plain, the exact weights of
             // ends thousands of items apart differ by A^thousands)
             q.random_before = true;
+            q.posteriors = false; // (its start posterior and evidence are read)
             inner.push_back(std::move(q));
         }
         const auto got = lookahead_decoder(K).decode_batch(inner, true);
