@@ -51,12 +51,13 @@ void batch_run<real>::finish()
     // the posteriors came through a pinned staging buffer kept between
     // batches: a fast copy, and no fresh host pages to fault in every batch
     std::vector<double> post_d;
-    if (any_prior) {
+    if (any_prior && want_post) {
         // frames with priors: posteriors in double (finish_kernel)
         post_d.resize(nout);
         ln.post_d.download(post_d.data(), nout);
     }
-    copy_out(tail0, count, post_d.data());
+    if (want_post)
+        copy_out(tail0, count, post_d.data());
     // the boundary metrics (alpha_N, beta_0) and the evidence of the frames
     // that ask for them, each gathered for the whole batch in one strided
     // copy (a copy per frame costs more than its decode)
@@ -141,8 +142,8 @@ void batch_run<real>::finish()
                           double(dec.tau()) * std::log(dec.d_cfg.ch.Pt())
                     : -std::numeric_limits<double>::infinity();
         }
-        if (status[j] != st_ok)
-            dec.fill_uniform(post[k]);
+        if (status[j] != st_ok || !want_post)
+            dec.fill_uniform(post[k]); // (refused, or no frame asked: no pass L)
         results[k] = status_result(status[j], where[j], rho[j]);
     }
 }

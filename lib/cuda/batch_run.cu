@@ -353,7 +353,13 @@ void batch_run<real>::prepare_outputs()
     // (on the lane's copy stream, then into the caller's buffers) while
     // the later parts' pass L runs; not with priors (their posteriors
     // come in double, post_d) or the E-step (after pass L, on every frame)
-    parts = edges.last && !recompute && !io && !any_prior && Fe == 0
+    // without a frame that asks for its posteriors (the look-ahead's and the
+    // stream decoder's reads, which read the evidence and the boundary
+    // posteriors), no pass L: the posteriors are left uniform, as on the CPU
+    want_post = io || Fe > 0;
+    for (size_t j = 0; j < count && !want_post; ++j)
+        want_post = frames[todo[pos + j]].posteriors;
+    parts = edges.last && !recompute && !io && !any_prior && Fe == 0 && want_post
                 ? plan_tail_parts(count)
                 : std::vector<size_t>{ 0, count };
     nparts = parts.size() - 1;
@@ -530,6 +536,8 @@ void batch_run<real>::global_passes()
     // by side, then the posteriors
     lattice(0, Nn, pass_G);
     recursion(2, stage_clock::alpha);
+    if (!want_post)
+        return;
     // pass L part by part (one part: the whole batch); a part's
     // statuses are final once its pass L (with its finish) is done
     const launch_params<real> whole = p;
@@ -570,7 +578,8 @@ void batch_run<real>::local_passes()
         if (k + 1 < K)
             lattice(p.i0, p.Wc, pass_G);
         recursion(1, stage_clock::beta);
-        lattice(p.i0, p.Wc, pass_L);
+        if (want_post)
+            lattice(p.i0, p.Wc, pass_L);
     }
 }
 
@@ -641,7 +650,7 @@ void batch_run<real>::copy_back()
         // in double, normalized again as below for the host
         launch_rows_to_double<real>(ln.post.get(), (long long)F * Nn, Q, io->ext);
     }
-    if (!io) {
+    if (!io && want_post) {
         ln.post.download_async_at(ln.staging.get() + tail0 * NQ,
                                   tail0 * NQ,
                                   nout - tail0 * NQ,

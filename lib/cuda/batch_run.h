@@ -17,8 +17,9 @@
 //  - set_params: the kernels' launch_params (make_params, the one place they
 //    are filled) and the packed bits;
 //  - the passes: pass G, the recursions (alpha, beta) and pass L with its
-//    finish, over the whole frame (global storage, pass L in parts for the
-//    batch's last frames) or window by window (local storage); the E-step;
+//    finish (only where a frame asks for its posteriors), over the whole frame (global
+//    storage, pass L in parts for the batch's last frames) or window by window (local
+//    storage); the E-step;
 //  - end_turn, copy_back: the statuses and posteriors copied back to pinned
 //    memory (the tail parts' copied out meanwhile); record_stats: the
 //    profile and the peak memory;
@@ -119,6 +120,9 @@ private:
     size_t NQ = 0, nout = 0;
     std::vector<size_t> parts;
     size_t nparts = 0, tail0 = 0;
+    // some frame asks for its posteriors (frame_view::posteriors), or the
+    // staged face or the E-step runs: pass L and its finish run
+    bool want_post = true;
     copy_wait parts_copy; // the parts' copies, however run() ends
     // take_turn .. end_turn
     std::unique_lock<std::mutex> order;

@@ -251,10 +251,13 @@ struct frame_outputs {
     double* substitution_counts = nullptr;
     /*!
      * false: the symbol posteriors are not asked for (channel estimation
-     * needs the events alone). The CPU backend then skips their sums and
-     * leaves the posteriors uniform; the status, the evidence, the boundary
-     * metrics and the events are the same. The other backends compute them
-     * anyway.
+     * needs the events alone; the frame decoder's look-ahead and the stream
+     * decoder's reads, the evidence and the boundary metrics). The CPU
+     * backend then skips their sums and leaves the posteriors uniform; the
+     * status, the evidence, the boundary metrics and the events are the
+     * same. The CUDA backend skips pass L in a batch where no frame asks for
+     * them and no frame asks for its events (the posteriors are then
+     * uniform), and computes them otherwise.
      */
     bool posteriors = true;
 };
