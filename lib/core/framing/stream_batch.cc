@@ -20,6 +20,15 @@
 
 namespace bsid {
 
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace
+
 stream_batch::stream_batch(std::shared_ptr<frame_decoder> dec,
                            size_t streams,
                            stream_options opt,
@@ -64,6 +73,9 @@ std::vector<std::vector<stream_frame>> stream_batch::decode(size_t* rounds)
     std::vector<size_t> count(P, 0);
     std::vector<std::exception_ptr> err(P);
     std::vector<double> busy(P, 0.0);
+    // the wall time of each worker's parallel steps, and their threads' time
+    // in them: a worker's seconds count the latter instead of the former
+    std::vector<double> steps_wall(P, 0.0), steps_threads(P, 0.0);
     // each worker's streams' own steps on up to this many threads (the
     // workers' loops each take their own)
     const int host_threads =
@@ -74,12 +86,7 @@ std::vector<std::vector<stream_frame>> stream_batch::decode(size_t* rounds)
         struct timer { // (the worker's time, however it leaves)
             const std::chrono::steady_clock::time_point t0;
             double& into;
-            ~timer()
-            {
-                into =
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                        .count();
-            }
+            ~timer() { into = seconds_since(t0); }
         } time_it{ t0, busy[w] };
         try {
             // the worker's streams
@@ -92,13 +99,20 @@ std::vector<std::vector<stream_frame>> stream_batch::decode(size_t* rounds)
             // exception, if any, thrown after all have run
             auto each_stream = [&](size_t m, const std::function<void(size_t)>& body) {
                 std::vector<std::exception_ptr> failed(m);
+                std::vector<double> took(m, 0.0);
+                const auto s0 = std::chrono::steady_clock::now();
                 detail::parallel_loop::shared().run(host_threads, m, [&](size_t j, int) {
+                    const auto b0 = std::chrono::steady_clock::now();
                     try {
                         body(j);
                     } catch (...) {
                         failed[j] = std::current_exception();
                     }
+                    took[j] = seconds_since(b0);
                 });
+                steps_wall[w] += seconds_since(s0);
+                for (double x : took)
+                    steps_threads[w] += x;
                 for (const auto& e : failed) {
                     if (e)
                         std::rethrow_exception(e);
@@ -135,8 +149,8 @@ std::vector<std::vector<stream_frame>> stream_batch::decode(size_t* rounds)
     work(0);
     for (auto& t : threads)
         t.join();
-    for (double b : busy)
-        d_worker_seconds += b;
+    for (size_t w = 0; w < P; ++w)
+        d_worker_seconds += busy[w] - steps_wall[w] + steps_threads[w];
     for (const auto& e : err) {
         if (e)
             std::rethrow_exception(e);

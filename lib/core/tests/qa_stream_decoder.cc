@@ -637,6 +637,49 @@ TEST(stream_batch, many_streams_decode_as_each_alone)
     }
 }
 
+TEST(stream_batch, the_frame_decoders_stage_times_lie_within_the_workers_seconds)
+{
+    // The streams' own steps run on several host threads and decode frames
+    // of their own there (a search's reads); the frame decoder's stage times
+    // are summed over the threads that call it, and so are the workers'
+    // seconds: the stages never exceed them (the stream benchmark's own
+    // stage, the rest, is never negative). Every stream has a burst, so
+    // that their searches run side by side.
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.0);
+    const int N = 15;
+    decoder_config cfg(cb, ch, N);
+    cfg.backend = backend_kind::cpu;
+    cfg.threads = 4;
+    auto fd = std::make_shared<frame_decoder>(cfg);
+    std::vector<std::vector<uint8_t>> rx;
+    std::mt19937 g(4);
+    for (int k = 0; k < 16; ++k) {
+        rx.push_back(make_stream(cb, ch, N, {}, 6, 70 + uint64_t(k)).rx);
+        for (int j = 0; j < 250; ++j)
+            rx.back().insert(rx.back().begin() + 300, uint8_t(g() & 1u));
+    }
+    fd->set_profiling(true);
+    for (int workers : { 1, 2 }) {
+        fd->reset_profile();
+        stream_batch batch(fd, rx.size(), stream_options{}, workers);
+        for (size_t k = 0; k < rx.size(); ++k) {
+            batch.feed(k, rx[k].data(), rx[k].size());
+            batch.end_of_stream(k);
+        }
+        const auto got = batch.decode();
+        size_t searched = 0;
+        for (const auto& s : got)
+            for (const auto& f : s)
+                searched += f.acquired;
+        EXPECT_GE(searched, rx.size()) << workers << " workers";
+        const frame_stage_times t = fd->profile();
+        const double stages = t.prepare + t.lookahead + t.decode + t.finish;
+        EXPECT_GT(stages, 0.0);
+        EXPECT_LE(stages, batch.worker_seconds()) << workers << " workers";
+    }
+}
+
 TEST(stream_decoder, the_automatic_lookahead)
 {
     // K by default: 0 with a sync word (it places the end alone), 2 without,

@@ -62,10 +62,11 @@ public:
      */
     std::vector<std::vector<stream_frame>> decode(size_t* rounds = nullptr);
     /*!
-     * The workers' wall time in decode(), summed over the workers and the
-     * calls: the time that the frame decoder's stage times (profiling on,
-     * also summed over the threads that call it) are a part of; the rest is
-     * the stream decoders' own work.
+     * The workers' time in decode(), summed over the workers and the calls:
+     * each worker's wall time, its streams' parallel steps counted in the
+     * time of each host thread that ran them. The frame decoder's stage times
+     * (profiling on, also summed over the threads that call it) are a part
+     * of it; the rest is the stream decoders' own work.
      */
     double worker_seconds() const { return d_worker_seconds; }
 
