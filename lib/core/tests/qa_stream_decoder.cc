@@ -31,12 +31,13 @@ std::shared_ptr<frame_decoder> cpu_decoder(const codebook& cb,
                                            const channel_params& ch,
                                            int N,
                                            const std::vector<uint8_t>& W,
-                                           precision_kind prec = precision_kind::single)
+                                           precision_kind prec = precision_kind::single,
+                                           int threads = 2)
 {
     decoder_config cfg(cb, ch, N);
     cfg.backend = backend_kind::cpu;
     cfg.precision = prec;
-    cfg.threads = 2;
+    cfg.threads = threads;
     return std::make_shared<frame_decoder>(cfg, W);
 }
 
@@ -648,10 +649,7 @@ TEST(stream_batch, the_frame_decoders_stage_times_lie_within_the_workers_seconds
     const codebook cb = codebook::builtin("ld3-modvec6");
     const channel_params ch(0.01, 0.01, 0.0);
     const int N = 15;
-    decoder_config cfg(cb, ch, N);
-    cfg.backend = backend_kind::cpu;
-    cfg.threads = 4;
-    auto fd = std::make_shared<frame_decoder>(cfg);
+    auto fd = cpu_decoder(cb, ch, N, {}, precision_kind::dual, 4);
     std::vector<std::vector<uint8_t>> rx;
     std::mt19937 g(4);
     for (int k = 0; k < 16; ++k) {
