@@ -9,6 +9,7 @@
 // (next, complete) with the frame decodes gathered across streams.
 
 #include "runtime/parallel_loop.h"
+#include "runtime/seconds_since.h"
 #include <gnuradio/bsid/core/framing/stream_batch.h>
 #include <algorithm>
 #include <chrono>
@@ -20,14 +21,7 @@
 
 namespace bsid {
 
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-} // namespace
+using detail::seconds_since;
 
 stream_batch::stream_batch(std::shared_ptr<frame_decoder> dec,
                            size_t streams,

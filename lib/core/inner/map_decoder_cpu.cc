@@ -37,6 +37,7 @@
 #include "runtime/flush_denormals.h"
 #include "runtime/format.h"
 #include "runtime/parallel_loop.h"
+#include "runtime/seconds_since.h"
 #include <gnuradio/bsid/core/estimation/event_counts.h>
 #include <gnuradio/bsid/core/inner/lattice.h>
 #include <gnuradio/bsid/core/inner/model.h>
@@ -59,10 +60,7 @@ using clock_type = std::chrono::steady_clock;
 
 using detail::flush_denormals;
 
-double seconds_since(clock_type::time_point t0)
-{
-    return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
+using detail::seconds_since;
 
 // Memory one thread may spend on stored gamma blocks before auto picks local.
 size_t global_storage_budget(int threads)

@@ -8,6 +8,7 @@
 #include "inner/codeword_weights.h"
 #include "inner/position_blocks.h"
 #include "inner/position_sweeps.h"
+#include "runtime/seconds_since.h"
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -254,9 +255,7 @@ void position_blocks<real>::fill(int i, int chunk, double& seconds, bool timed)
         tag = key;
         d_lattices += !d_streaming || chunk == 0;
         if (timed)
-            seconds +=
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                    .count();
+            seconds += detail::seconds_since(t0);
     }
 }
 
