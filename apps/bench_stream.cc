@@ -122,6 +122,7 @@ void run_config(const stream_config& c,
 
     // stream decoding: one stream_batch over all streams
     double worker_s = 0; // the workers' time, summed over them (stream_batch)
+    double round_s = 0;  // its part in the rounds' decode_batch calls
     auto run_streams = [&](size_t* rounds) {
         bsid::stream_batch batch(fd, size_t(c.streams), so, c.workers);
         for (long long k = 0; k < c.streams; ++k) {
@@ -130,6 +131,7 @@ void run_config(const stream_config& c,
         }
         auto out = batch.decode(rounds);
         worker_s += batch.worker_seconds();
+        round_s += batch.round_seconds();
         return out;
     };
     size_t rounds = 0;
@@ -137,6 +139,7 @@ void run_config(const stream_config& c,
     fd->set_profiling(true);
     fd->reset_profile();
     worker_s = 0;
+    round_s = 0;
     double ssec = 0;
     unsigned long long sframes = 0, sok = 0;
     std::vector<std::vector<bsid::stream_frame>> last;
@@ -194,7 +197,8 @@ void run_config(const stream_config& c,
                 "\"ser\":%.6g,\"ser_genie\":%.6g,\"sync_lost\":%lld,\"wrong_ends\":%lld,"
                 "\"streams_miscounted\":%lld,\"wrong_ok\":%lld,\"worker_s\":%.6f,"
                 "\"stage_s_per_frame\":{\"prepare\":%.3g,"
-                "\"lookahead\":%.3g,\"decode\":%.3g,\"finish\":%.3g,\"stream\":%.3g}}\n",
+                "\"lookahead\":%.3g,\"decode\":%.3g,\"finish\":%.3g,\"stream\":%.3g},"
+                "\"rounds_s_per_frame\":%.3g}\n",
                 c.spec.c_str(),
                 c.N,
                 c.cb.n(),
@@ -235,7 +239,8 @@ void run_config(const stream_config& c,
                 st.decode / double(sframes),
                 st.finish / double(sframes),
                 (worker_s - st.prepare - st.lookahead - st.decode - st.finish) /
-                    double(sframes));
+                    double(sframes),
+                round_s / double(sframes));
     std::fflush(stdout);
 }
 

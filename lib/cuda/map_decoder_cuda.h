@@ -89,6 +89,7 @@ public:
 
     backend_kind backend() const override { return backend_kind::cuda; }
     storage_kind storage() const override { return d_memory.storage(); }
+    bool wide_frames_in_parts() const override { return true; }
     size_t peak_device_bytes() const override
     {
         std::lock_guard<std::mutex> stats(d_stats_mutex);

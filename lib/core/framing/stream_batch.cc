@@ -66,7 +66,7 @@ std::vector<std::vector<stream_frame>> stream_batch::decode(size_t* rounds)
     std::vector<std::vector<stream_frame>> out(S);
     std::vector<size_t> count(P, 0);
     std::vector<std::exception_ptr> err(P);
-    std::vector<double> busy(P, 0.0);
+    std::vector<double> busy(P, 0.0), in_rounds(P, 0.0);
     // the wall time of each worker's parallel steps, and their threads' time
     // in them: a worker's seconds count the latter instead of the former
     std::vector<double> steps_wall(P, 0.0), steps_threads(P, 0.0);
@@ -87,7 +87,7 @@ std::vector<std::vector<stream_frame>> stream_batch::decode(size_t* rounds)
             std::vector<size_t> mine;
             for (size_t k = w; k < S; k += P)
                 mine.push_back(k);
-            std::vector<std::optional<frame_request>> next(mine.size());
+            std::vector<std::vector<frame_request>> next(mine.size());
             // body(j) for j in [0, m) on the host's threads (each j a stream
             // of its own: the streams are independent); the first j's
             // exception, if any, thrown after all have run
@@ -116,21 +116,33 @@ std::vector<std::vector<stream_frame>> stream_batch::decode(size_t* rounds)
                 each_stream(mine.size(), [&](size_t j) {
                     next[j] = d_streams[mine[j]].next(out[mine[j]]);
                 });
+                // every stream's requests in one batch; stream which[i]'s
+                // are requests first[i] .. first[i + 1] - 1
                 std::vector<frame_request> requests;
-                std::vector<size_t> which; // (indices into mine)
+                std::vector<size_t> which, first; // (indices into mine, requests)
                 for (size_t j = 0; j < mine.size(); ++j) {
-                    if (next[j]) {
-                        requests.push_back(std::move(*next[j]));
+                    if (!next[j].empty()) {
                         which.push_back(j);
+                        first.push_back(requests.size());
+                        for (auto& r : next[j])
+                            requests.push_back(std::move(r));
                     }
                 }
                 if (requests.empty())
                     break;
+                first.push_back(requests.size());
+                const auto r0 = std::chrono::steady_clock::now();
                 auto results = d_dec->decode_batch(requests);
+                in_rounds[w] += seconds_since(r0);
                 ++count[w];
                 each_stream(which.size(), [&](size_t i) {
                     const size_t k = mine[which[i]];
-                    d_streams[k].complete(std::move(results[i]), out[k]);
+                    d_streams[k].complete(
+                        std::vector<frame_decode_result>(
+                            std::make_move_iterator(results.begin() + long(first[i])),
+                            std::make_move_iterator(results.begin() +
+                                                    long(first[i + 1]))),
+                        out[k]);
                 });
             }
         } catch (...) {
@@ -143,8 +155,10 @@ std::vector<std::vector<stream_frame>> stream_batch::decode(size_t* rounds)
     work(0);
     for (auto& t : threads)
         t.join();
-    for (size_t w = 0; w < P; ++w)
+    for (size_t w = 0; w < P; ++w) {
         d_worker_seconds += busy[w] - steps_wall[w] + steps_threads[w];
+        d_round_seconds += in_rounds[w];
+    }
     for (const auto& e : err) {
         if (e)
             std::rethrow_exception(e);

@@ -144,7 +144,9 @@ long long stream_decoder::pick_candidate(frame_result& why) const
     return t[best].start;
 }
 
-long long stream_decoder::best_of_period_shifts(long long s, frame_result& why)
+bool stream_decoder::period_shift_reads(long long s,
+                                        shift_reads& plan,
+                                        frame_result& why) const
 {
     // The start found and its shifts by one and two whole periods (which the
     // search's window may not have held), each decoded from a window around
@@ -175,37 +177,25 @@ long long stream_decoder::best_of_period_shifts(long long s, frame_result& why)
     // segment cut by the end prefers the shift that reads more of the next
     // frame's codewords as its own, and that frame is not the one sent
     // there): the frame is then ambiguous.
+    // The reads are decoded together, with those of the other streams of a
+    // stream_batch (complete() takes them).
     const long long unit = (long long)d_judge->period() * d_dec->config().cb.n();
     const long long w = d_opt.acquire_window;
     const double g = d_opt.gap_probability;
     const double inf = std::numeric_limits<double>::infinity();
-    const double ln_g = g > 0 ? std::log(g) : -inf;
     const bool follows_known = !d_follows.positions.empty();
-    struct shift {
-        long long x;
-        double prev, next, alone, score;
-    };
-    // Every shift's reads, each followed as `how` says. Stops at the first
-    // shift whose reads the stream's end leaves short of items (cut).
-    struct cut_at {
-        bool cut = false;
-        long long x = 0;
-    };
-    // (the reads are decoded together, in one decode_batch: on the GPU one
-    // launch sequence instead of up to 15)
-    auto read_shifts = [&](read_after how, cut_at& end) {
-        std::vector<shift> c;
-        std::vector<frame_request> reads;
-        std::vector<double shift::*> field;
-        std::vector<size_t> of;
-        auto add = [&](std::optional<frame_request> r, double shift::*f) {
+    // every shift's reads, each followed as `how` says; false at the first
+    // shift whose reads the stream's end leaves short of items (cut at x)
+    auto read_shifts = [&](read_after how, long long& cut_at) {
+        plan = {};
+        plan.start = s;
+        auto add = [&](std::optional<frame_request> r, double period_shift::*f) {
             if (!r)
                 return;
-            reads.push_back(std::move(*r));
-            field.push_back(f);
-            of.push_back(c.size() - 1);
+            plan.reads.push_back(std::move(*r));
+            plan.field.push_back(f);
+            plan.of.push_back(plan.shifts.size() - 1);
         };
-        end = {};
         for (long long j = -2; j <= 2; ++j) {
             const long long x = s + j * unit;
             if (x + w < std::max(d_search_floor, d_base))
@@ -213,46 +203,52 @@ long long stream_decoder::best_of_period_shifts(long long s, frame_result& why)
             bool short_of_items = false;
             auto next = read_request(x, how, &short_of_items);
             if (short_of_items && d_ended) {
-                end = { true, x };
-                return c; // (not read: the caller reads again or gives up)
+                cut_at = x;
+                return false; // (not read: the caller reads again or gives up)
             }
-            c.push_back({ x, -inf, -inf, -inf, -inf });
-            add(std::move(next), &shift::next);
+            plan.shifts.push_back({ x, -inf, -inf, -inf, -inf });
+            add(std::move(next), &period_shift::next);
             if (g > 0)
-                add(read_request(x, read_after::nothing), &shift::alone);
+                add(read_request(x, read_after::nothing), &period_shift::alone);
             if (!follows_known && g > 0)
-                add(read_request(x - d_F, read_after::next_frame_no_gap), &shift::prev);
+                add(read_request(x - d_F, read_after::next_frame_no_gap),
+                    &period_shift::prev);
         }
-        if (!reads.empty()) {
-            const auto got = d_dec->decode_batch(reads);
-            for (size_t k = 0; k < got.size(); ++k)
-                c[of[k]].*field[k] = read_llr(got[k]);
-        }
-        return c;
+        return true;
     };
-    cut_at end;
-    std::vector<shift> c = read_shifts(read_after::next_frame, end);
-    if (end.cut) // near the stream's end: every shift with the look-ahead instead
-        c = read_shifts(read_after::lookahead, end);
-    if (end.cut) {
-        why = { frame_status::sync_ambiguous,
-                detail::concat("the stream ends before the frame read from ",
-                               s,
-                               " can be compared with the one read from ",
-                               end.x,
-                               ", whole code periods apart (each with the next "
-                               "frame's first symbols after it)") };
-        return -1;
-    }
+    long long cut_at = 0;
+    if (read_shifts(read_after::next_frame, cut_at) ||
+        read_shifts(read_after::lookahead, cut_at)) // near the end: the look-ahead
+        return true;
+    plan = {};
+    why = { frame_status::sync_ambiguous,
+            detail::concat("the stream ends before the frame read from ",
+                           s,
+                           " can be compared with the one read from ",
+                           cut_at,
+                           ", whole code periods apart (each with the next "
+                           "frame's first symbols after it)") };
+    return false;
+}
+
+long long stream_decoder::best_of_period_shifts(
+    shift_reads& plan, const std::vector<frame_decode_result>& got, frame_result& why)
+{
+    const double g = d_opt.gap_probability;
+    const double ln_g = g > 0 ? std::log(g) : -std::numeric_limits<double>::infinity();
+    const bool follows_known = !d_follows.positions.empty();
+    std::vector<period_shift>& c = plan.shifts;
+    for (size_t k = 0; k < got.size(); ++k)
+        c[plan.of[k]].*plan.field[k] = read_llr(got[k]);
     // (the most any shift gains from its neighbour frames)
     double C_after = 0, C_before = 0;
-    for (const shift& x : c) {
+    for (const period_shift& x : c) {
         if (std::isfinite(x.alone) && std::isfinite(x.next))
             C_after = std::max(C_after, x.next - x.alone);
         if (std::isfinite(x.alone) && std::isfinite(x.prev))
             C_before = std::max(C_before, x.prev - x.alone);
     }
-    for (shift& x : c) {
+    for (period_shift& x : c) {
         const double after = std::max(x.next, x.alone + ln_g + C_after);
         double before = 0;
         if (follows_known) {
@@ -282,7 +278,7 @@ long long stream_decoder::best_of_period_shifts(long long s, frame_result& why)
         if (c[k].score > c[best].score)
             best = k;
     if (c.empty() || !std::isfinite(c[best].score))
-        return s; // (no shift can be decoded)
+        return plan.start; // (no shift can be decoded)
     for (size_t k = 0; k < c.size(); ++k) {
         if (k != best && c[k].score >= c[best].score - alignment_judge::edge_margin) {
             why = { frame_status::sync_ambiguous,

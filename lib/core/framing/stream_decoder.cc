@@ -12,6 +12,7 @@
 // and hunting (no prior: frame lengths of bits put out as sync_lost
 // erasures until a start tag or a search finds a frame).
 
+#include "framing/search_parts.h"
 #include "framing/stream_alignment.h"
 #include "framing/stream_positions.h"
 #include "runtime/format.h"
@@ -338,12 +339,31 @@ bool stream_decoder::invalid_in(long long from, long long to, long long* where) 
     return false;
 }
 
-std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out)
+std::vector<frame_request> stream_decoder::next(std::vector<stream_frame>& out)
 {
     if (d_pending != pending_kind::none)
         throw std::logic_error("stream_decoder: the pending request is not complete");
     const long long w = d_opt.acquire_window;
     while (!d_finished) {
+        if (d_shift_at) {
+            // a search's start found: its shifts by whole periods read
+            // (complete() compares them), or compared at once where none
+            // can be read
+            const long long s = *d_shift_at;
+            d_shift_at.reset();
+            d_shift_plan = {};
+            frame_result lost;
+            if (!period_shift_reads(s, d_shift_plan, lost)) {
+                found(-1, lost, out);
+                continue;
+            }
+            if (d_shift_plan.reads.empty()) {
+                found(best_of_period_shifts(d_shift_plan, {}, lost), lost, out);
+                continue;
+            }
+            d_pending = pending_kind::shifts;
+            return std::move(d_shift_plan.reads);
+        }
         const long long have = received();
         if (d_mode == mode::synced) {
             if (override_by_tag(out))
@@ -353,7 +373,7 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
                             s_max = d_prior.positions.back();
             const long long need = segment_end(padded_top(s_min, s_max));
             if (have < need && !d_ended)
-                return std::nullopt;
+                return {};
             if (override_by_tag(out))
                 continue; // a wrong alignment given up for a tag's (inside this frame)
             const bool at_end = have < need;
@@ -365,7 +385,7 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
                 // stream's end), so no frame: a few bits of drift at the end
                 // never add one
                 d_finished = true;
-                return std::nullopt;
+                return {};
             }
             long long seg_end = std::min(need, have);
             bool tail_model = have >= need; // the next frame's W and K symbols follow
@@ -396,11 +416,14 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
                 d_acquired; // a window's starts: the bits before them random
             r.gap = tail_model ? d_opt.gap_probability : 0.0;
             d_pending = pending_kind::synced;
+            d_part_mass.assign(1, 1.0);
             d_seg = s_min;
             d_seg_end = seg_end;
             d_req_cut = have < s_max + d_F + d_hi; // the frame itself may be cut
             d_req_tail = tail_model;
-            return r;
+            std::vector<frame_request> one;
+            one.push_back(std::move(r));
+            return one;
         }
 
         // hunting: a start tag after the lost frame's start acquires, if it
@@ -435,7 +458,7 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
             d_opt.search ? segment_end(top_bound, true)
                          : block_end + w + std::max<long long>(0, -d_offset) + 1;
         if (have < need && !d_ended)
-            return std::nullopt;
+            return {};
         if (have < need && have - d_hunt < d_F) {
             // the stream ends inside this frame length of bits: a frame if at
             // least half of one is left (frame lengths to the nearest, as
@@ -447,7 +470,7 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
                                      have - d_hunt,
                                      " bits into a frame length, unsynchronized"),
                       out);
-            return std::nullopt;
+            return {};
         }
         long long bad = 0;
         if (!d_opt.search || invalid_in(d_hunt, block_end, &bad)) {
@@ -504,24 +527,36 @@ std::optional<frame_request> stream_decoder::next(std::vector<stream_frame>& out
         frame_request r;
         r.set_items(items_at(s_min));
         r.L = size_t(seg_end - s_min);
-        d_req_start = relative_prior(cand, s_min, std::min(top, seg_end));
-        r.start = d_req_start;
+        r.start = relative_prior(cand, s_min, std::min(top, seg_end));
         r.end = end_mode::free;
         r.lookahead = seg_end < full_end ? 0 : d_dec->N();
         r.next_frame_follows = seg_end == full_end;
-        r.events = d_opt.events;
-        r.item_posteriors = d_opt.item_posteriors;
-        r.substitution_counts = d_opt.events && d_opt.substitution_counts;
+        // a search's frame is never put out (the frame found is decoded
+        // again from a window around its start, complete()): its symbol
+        // posteriors and events are not asked for, which over a window of a
+        // frame length of starts are most of its cost
+        r.posteriors = false;
         r.random_before = true; // starts compared on the same bits
         r.gap = r.next_frame_follows ? d_opt.gap_probability : 0.0;
+        // on the GPU, the window in parts of search_part_starts starts
+        // (search_parts.h: the same results, merged in complete())
+        std::vector<frame_request> parts;
+        if (d_opt.search_in_parts.value_or(d_dec->primary().wide_frames_in_parts())) {
+            auto cut = detail::cut_search(r, size_t(search_part_starts));
+            parts = std::move(cut.requests);
+            d_part_mass = std::move(cut.mass);
+        } else {
+            parts.push_back(std::move(r));
+            d_part_mass.assign(1, 1.0);
+        }
         d_req_cut = false; // a failed search is a frame length of sync_lost
-        d_req_tail = r.next_frame_follows;
+        d_req_tail = seg_end == full_end;
         d_pending = pending_kind::search;
         d_seg = s_min;
         d_seg_end = seg_end;
-        return r;
+        return parts;
     }
-    return std::nullopt;
+    return {};
 }
 
 // a decoded frame put out; the next frame's start prior from its forward end metric
@@ -601,12 +636,31 @@ void stream_decoder::take(frame_decode_result& r,
     d_acquired_follows = false;
 }
 
-void stream_decoder::complete(frame_decode_result result, std::vector<stream_frame>& out)
+void stream_decoder::complete(std::vector<frame_decode_result> results,
+                              std::vector<stream_frame>& out)
 {
     const pending_kind kind = d_pending;
     if (kind == pending_kind::none)
         throw std::logic_error("stream_decoder: no request is pending");
+    const size_t asked =
+        kind == pending_kind::shifts ? d_shift_plan.of.size() : d_part_mass.size();
+    if (results.size() != asked)
+        throw std::logic_error(detail::concat("stream_decoder: ",
+                                              results.size(),
+                                              " results for the ",
+                                              asked,
+                                              " requests of the step"));
     d_pending = pending_kind::none;
+    if (kind == pending_kind::shifts) {
+        frame_result lost;
+        const long long s = best_of_period_shifts(d_shift_plan, results, lost);
+        d_shift_plan = {};
+        found(s, lost, out);
+        return;
+    }
+    frame_decode_result result =
+        results.size() > 1 ? detail::merge_search_parts(results, d_part_mass, d_alphabet)
+                           : std::move(results.front());
     frame_result why;
     const bool in_sync = judge(result, kind, why);
     if (d_req_cut && !in_sync) {
@@ -643,10 +697,19 @@ void stream_decoder::complete(frame_decode_result result, std::vector<stream_fra
     if (!d_cands.empty())
         return; // the next sync word position of this frame length
     frame_result lost;
-    long long s = pick_candidate(lost);
+    const long long s = pick_candidate(lost);
     d_tries.clear();
-    if (s >= 0 && d_G == 0 && d_judge->edges_checked())
-        s = best_of_period_shifts(s, lost);
+    if (s >= 0 && d_G == 0 && d_judge->edges_checked()) {
+        d_shift_at = s; // next() reads its shifts by whole periods
+        return;
+    }
+    found(s, lost, out);
+}
+
+void stream_decoder::found(long long s,
+                           const frame_result& lost,
+                           std::vector<stream_frame>& out)
+{
     if (s < 0) {
         lose_block(detail::concat("no frame found in the bits from position ",
                                   d_hunt,
@@ -713,8 +776,8 @@ std::vector<stream_frame> stream_decoder::push_items(
 {
     feed(items, count, start_tags);
     std::vector<stream_frame> out;
-    while (auto r = next(out))
-        complete(d_dec->decode(*r), out);
+    for (auto r = next(out); !r.empty(); r = next(out))
+        complete(d_dec->decode_batch(r), out);
     return out;
 }
 
@@ -736,8 +799,8 @@ std::vector<stream_frame> stream_decoder::flush()
 {
     end_of_stream();
     std::vector<stream_frame> out;
-    while (auto r = next(out))
-        complete(d_dec->decode(*r), out);
+    for (auto r = next(out); !r.empty(); r = next(out))
+        complete(d_dec->decode_batch(r), out);
     return out;
 }
 

@@ -220,6 +220,11 @@ backend_kind device_split_decoder::backend() const { return d_impl->parts[0]->ba
 
 storage_kind device_split_decoder::storage() const { return d_impl->parts[0]->storage(); }
 
+bool device_split_decoder::wide_frames_in_parts() const
+{
+    return d_impl->parts[0]->wide_frames_in_parts();
+}
+
 size_t device_split_decoder::peak_device_bytes() const
 {
     size_t peak = 0;

@@ -77,6 +77,7 @@ public:
     std::vector<frame_result> decode_batch(const std::vector<frame_view>& frames,
                                            const std::vector<double*>& post) override;
     backend_kind backend() const override;
+    bool wide_frames_in_parts() const override;
     storage_kind storage() const override;
     size_t peak_device_bytes() const override;
 

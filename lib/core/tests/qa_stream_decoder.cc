@@ -10,6 +10,7 @@
 // channel against genie framing; chunks of any size; start tags; a burst of
 // random bits; the end of the stream; bad input.
 
+#include "framing/search_parts.h"
 #include "qa_frame_reference.h"
 #include "qa_sanitized.h"
 #include "qa_stream_reference.h"
@@ -18,6 +19,7 @@
 #include <gnuradio/bsid/core/framing/stream_decoder.h>
 #include <gtest/gtest.h>
 #include <cmath>
+#include <map>
 #include <random>
 
 using namespace bsid;
@@ -675,6 +677,163 @@ TEST(stream_batch, the_frame_decoders_stage_times_lie_within_the_workers_seconds
         const double stages = t.prepare + t.lookahead + t.decode + t.finish;
         EXPECT_GT(stages, 0.0);
         EXPECT_LE(stages, batch.worker_seconds()) << workers << " workers";
+    }
+}
+
+TEST(search_parts, cut_and_merged_they_give_the_whole_windows_results)
+{
+    // A search's request (a window of 700 starts, the whole next frame
+    // after it, the items before a start random, a gap) decoded whole and in
+    // parts of 256, 100 and 1 starts, merged: the same ln LR, evidence,
+    // start and end posteriors, to rounding (double). The prior is the
+    // stream's model after a frame decoded ok (most of its mass where that
+    // frame ended, the rest uniform), so the parts' masses differ by
+    // orders of magnitude; a window whose best start lies in a part of
+    // little mass is merged as well as one where it lies in the heavy one.
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.0);
+    const int N = 100;
+    auto fd = cpu_decoder(cb, ch, N, {}, precision_kind::dual);
+    const auto a = make_stream(cb, ch, N, {}, 4, 71);
+    for (long long heavy : { a.starts[1] - 200, a.starts[1] + 3 }) {
+        SCOPED_TRACE(::testing::Message() << "prior's peak at " << heavy);
+        const long long s0 = a.starts[1] - 350;
+        frame_request whole;
+        whole.bits = a.rx.data() + s0;
+        whole.L = size_t(a.starts[3] + 60 - s0);
+        position_weights p;
+        for (long long x = 0; x < 700; ++x) {
+            p.positions.push_back(x);
+            p.weights.push_back(1e-3 / 700 +
+                                (std::llabs(s0 + x - heavy) <= 2 ? 0.2 : 0.0));
+        }
+        whole.start = p;
+        whole.end = end_mode::free;
+        whole.lookahead = N;
+        whole.next_frame_follows = true;
+        whole.random_before = true;
+        whole.gap = 1e-3;
+        whole.posteriors = false;
+        const frame_decode_result want = fd->decode(whole);
+        ASSERT_TRUE(want.result.ok()) << want.result.reason;
+        auto as_map = [](const std::vector<long long>& pos,
+                         const std::vector<double>& w) {
+            std::map<long long, double> m;
+            for (size_t k = 0; k < pos.size(); ++k)
+                m[pos[k]] += w[k];
+            return m;
+        };
+        auto expect_near = [](const std::map<long long, double>& x,
+                              const std::map<long long, double>& y) {
+            std::map<long long, double> all = x;
+            for (const auto& [k, v] : y)
+                all[k] += 0.0;
+            double worst = 0;
+            for (const auto& [k, v] : all) {
+                const double u = x.count(k) ? x.at(k) : 0.0;
+                const double w = y.count(k) ? y.at(k) : 0.0;
+                worst = std::max(worst, std::fabs(u - w));
+            }
+            EXPECT_LT(worst, 1e-12);
+        };
+        for (size_t part : { size_t(256), size_t(100), size_t(1) }) {
+            SCOPED_TRACE(::testing::Message() << "parts of " << part);
+            auto cut = detail::cut_search(whole, part);
+            ASSERT_EQ(cut.requests.size(), (700 + part - 1) / part);
+            double total = 0;
+            for (double m : cut.mass)
+                total += m;
+            EXPECT_NEAR(total, 1.0, 1e-12);
+            auto got = fd->decode_batch(cut.requests);
+            const auto merged = detail::merge_search_parts(got, cut.mass, 2);
+            ASSERT_TRUE(merged.result.ok());
+            EXPECT_NEAR(merged.log_likelihood_ratio, want.log_likelihood_ratio, 1e-9);
+            EXPECT_NEAR(merged.log_evidence, want.log_evidence, 1e-9);
+            expect_near(as_map(merged.start.positions, merged.start.weights),
+                        as_map(want.start.positions, want.start.weights));
+            expect_near(as_map(merged.end_positions, merged.end_posterior),
+                        as_map(want.end_positions, want.end_posterior));
+        }
+    }
+    // a part that cannot be decoded counts for nothing; none: the first's refusal
+    std::vector<frame_decode_result> none(2);
+    none[0].result = { frame_status::impossible, "first" };
+    none[1].result = { frame_status::impossible, "second" };
+    EXPECT_EQ(detail::merge_search_parts(none, { 0.5, 0.5 }, 2).result.reason, "first");
+    EXPECT_THROW(detail::merge_search_parts(none, { 1.0 }, 2), std::invalid_argument);
+}
+
+TEST(stream_decoder, a_search_in_parts_finds_what_the_whole_window_finds)
+{
+    // Without a sync word a search's start prior spans a frame length (800
+    // starts here: 4 parts of search_part_starts). Decoded in parts and
+    // merged (the GPU's way) or whole (the CPU's), the same frames come
+    // out: every status and boundary, and each frame put out has the same
+    // posteriors (it is decoded again from a window around the start
+    // found). Bursts of 1 to 90 random bits (whole periods of 48 bits among
+    // them) make searches that find the frame again, at a shifted start or
+    // where it was, and the stream starts unsynchronized (a search from the
+    // start). Through stream_batch too, whose rounds batch the parts and
+    // the shifts' reads of every stream.
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.0);
+    const int N = 100, frames = 6;
+    auto fd = cpu_decoder(cb, ch, N, {}, precision_kind::dual);
+    std::vector<std::vector<uint8_t>> rx;
+    for (int k = 0; k < 4; ++k) {
+        const auto a = make_stream(cb, ch, N, {}, frames, 60 + uint64_t(k));
+        std::mt19937 g(uint32_t(k) + 3);
+        std::vector<uint8_t> r = a.rx;
+        for (int b : { 2, 4 }) { // a burst before frames 2 and 4 (from the end)
+            const int len = k == 0 ? 48 : k == 1 ? 96 : 1 + int(g() % 90u);
+            for (int j = 0; j < len; ++j)
+                r.insert(r.begin() + a.starts[size_t(b)], uint8_t(g() & 1u));
+        }
+        rx.push_back(std::move(r));
+    }
+    for (bool unsynced : { false, true }) {
+        SCOPED_TRACE(unsynced ? "unsynchronized" : "synchronized at the start");
+        stream_options whole, parts;
+        whole.search_in_parts = false;
+        parts.search_in_parts = true;
+        if (unsynced)
+            whole.first_start.reset(), parts.first_start.reset();
+        size_t searched = 0;
+        std::vector<std::vector<stream_frame>> want;
+        for (size_t k = 0; k < rx.size(); ++k) {
+            stream_decoder a(fd, whole), b(fd, parts);
+            want.push_back(push_all(a, rx[k], 333));
+            const auto got = push_all(b, rx[k], 333);
+            ASSERT_EQ(got.size(), want[k].size()) << "stream " << k;
+            for (size_t j = 0; j < got.size(); ++j) {
+                const auto &x = got[j], &y = want[k][j];
+                EXPECT_EQ(x.result.status, y.result.status)
+                    << k << "/" << j << ": " << x.result.reason << " against "
+                    << y.result.reason;
+                EXPECT_EQ(x.start, y.start) << k << "/" << j;
+                EXPECT_EQ(x.end, y.end) << k << "/" << j;
+                EXPECT_EQ(x.acquired, y.acquired) << k << "/" << j;
+                if (x.result.ok())
+                    EXPECT_EQ(x.posteriors, y.posteriors) << k << "/" << j;
+                searched += y.acquired;
+            }
+        }
+        EXPECT_GE(searched, unsynced ? rx.size() : 2u); // the searches ran
+        stream_batch batch(fd, rx.size(), parts, 2);
+        for (size_t k = 0; k < rx.size(); ++k) {
+            batch.feed(k, rx[k].data(), rx[k].size());
+            batch.end_of_stream(k);
+        }
+        const auto got = batch.decode();
+        for (size_t k = 0; k < rx.size(); ++k) {
+            ASSERT_EQ(got[k].size(), want[k].size()) << "stream " << k;
+            for (size_t j = 0; j < got[k].size(); ++j) {
+                EXPECT_EQ(got[k][j].result.status, want[k][j].result.status);
+                EXPECT_EQ(got[k][j].start, want[k][j].start) << k << "/" << j;
+                if (got[k][j].result.ok())
+                    EXPECT_EQ(got[k][j].posteriors, want[k][j].posteriors);
+            }
+        }
     }
 }
 

@@ -69,12 +69,19 @@ public:
      * of it; the rest is the stream decoders' own work.
      */
     double worker_seconds() const { return d_worker_seconds; }
+    /*!
+     * The part of worker_seconds() spent in the rounds' decode_batch calls
+     * (one a round and worker): the rest of the frame decoder's time is the
+     * decodes the streams' own steps make (a search's reads of its shifts).
+     */
+    double round_seconds() const { return d_round_seconds; }
 
 private:
     std::shared_ptr<frame_decoder> d_dec;
     std::vector<stream_decoder> d_streams;
     int d_workers;
     double d_worker_seconds = 0;
+    double d_round_seconds = 0;
 };
 
 } // namespace bsid

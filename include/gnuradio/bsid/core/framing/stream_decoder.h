@@ -93,6 +93,15 @@ struct stream_options {
      */
     bool search = true;
     /*!
+     * Whether a search's window of starts is decoded in parts of
+     * stream_decoder::search_part_starts (one request each, in one batch)
+     * rather than whole: the same posteriors and likelihood ratio within
+     * rounding (the decode is linear in the start prior). Unset: as the
+     * decoder's backend prefers (map_decoder::wide_frames_in_parts: parts on
+     * the GPU, whole on the CPU).
+     */
+    std::optional<bool> search_in_parts;
+    /*!
      * What the stream's items are: bits (push(const uint8_t*, ...)) or LLRs
      * (push(const float*, ...), soft input); the other kind is refused.
      */
@@ -201,17 +210,23 @@ public:
     /*
      * The same in steps, for decoding frames of many streams in one batch
      * (stream_batch): feed() appends without decoding; next() advances
-     * without decoding, puts erasures into out, and returns the request of
-     * the next frame to decode (its bits stay valid until the next feed()
-     * or complete()), or nothing if more bits are needed; complete() takes
-     * that request's result.
+     * without decoding, puts erasures into out, and returns the requests of
+     * its next step (their bits stay valid until the next feed() or
+     * complete()), or none if more bits are needed: one frame; a search's
+     * window of starts, on a backend that decodes wide frames sooner in
+     * parts (map_decoder::wide_frames_in_parts: the GPU), cut into parts of
+     * search_part_starts; or a search's reads of its start's shifts by whole
+     * periods. complete() takes their results, in order.
      */
     void
     feed(const uint8_t* bits, size_t count, const std::vector<size_t>& start_tags = {});
     void
     feed(const double* llr, size_t count, const std::vector<size_t>& start_tags = {});
-    std::optional<frame_request> next(std::vector<stream_frame>& out);
-    void complete(frame_decode_result result, std::vector<stream_frame>& out);
+    std::vector<frame_request> next(std::vector<stream_frame>& out);
+    void complete(std::vector<frame_decode_result> results,
+                  std::vector<stream_frame>& out);
+    //! The most starts of one request of a search (next()).
+    static constexpr long long search_part_starts = 256;
     //! From now on the stream has ended (next() then finishes it).
     void end_of_stream() { d_ended = true; }
 
@@ -250,7 +265,7 @@ public:
 
 private:
     enum class mode { synced, hunting };
-    enum class pending_kind { none, synced, search };
+    enum class pending_kind { none, synced, search, shifts };
 
     long long nominal(uint64_t k) const
     {
@@ -293,11 +308,31 @@ private:
     //! ended (d_follows) by 1 - gap_probability, uniform by gap_probability;
     //! uniform when no frame decoded ok precedes it.
     position_weights search_prior(long long lo, long long hi) const;
-    //! Without a sync word, p < N: of a search's start s and its shifts by
-    //! whole periods, the one that reads clearly best in the stream's model
-    //! (frames follow each other but for gaps of gap_probability), or -1 and
-    //! why none does.
-    long long best_of_period_shifts(long long s, frame_result& why);
+    //! Without a sync word, p < N: a search's start s and its shifts by
+    //! whole periods, each read in the stream's model (frames follow each
+    //! other but for gaps of gap_probability). The shifts and their reads
+    //! (requests, to decode in one batch), or `why` when they cannot be
+    //! compared (the stream's end cuts a shift's reads).
+    struct period_shift {
+        long long x;
+        double prev, next, alone, score;
+    };
+    struct shift_reads {
+        long long start = -1; // the search's start (shift 0)
+        std::vector<period_shift> shifts;
+        std::vector<frame_request> reads;
+        std::vector<double period_shift::*> field; // the read's term
+        std::vector<size_t> of;                    // and its shift
+    };
+    bool period_shift_reads(long long s, shift_reads& plan, frame_result& why) const;
+    //! Of the shifts read, the one that reads clearly best, or -1 and why
+    //! none does.
+    long long best_of_period_shifts(shift_reads& plan,
+                                    const std::vector<frame_decode_result>& got,
+                                    frame_result& why);
+    //! After a search: the frame found at s acquired, or (s < 0) its frame
+    //! length of items lost, for `lost`.
+    void found(long long s, const frame_result& lost, std::vector<stream_frame>& out);
     void warn(const std::string& what);
     void take(frame_decode_result& r, bool acquired, std::vector<stream_frame>& out);
     bool invalid_in(long long from, long long to, long long* where) const;
@@ -417,9 +452,12 @@ private:
     uint64_t d_k = 0; // the next frame's index
 
     pending_kind d_pending = pending_kind::none;
-    long long d_seg = 0;     // the pending request's segment starts here
-    long long d_seg_end = 0; // and ends here
-    bool d_req_cut = false;  // the stream ends where the pending frame may not be whole
+    std::vector<double> d_part_mass;     // a search's parts: their start prior's mass
+    std::optional<long long> d_shift_at; // a search's start, its shifts to read
+    shift_reads d_shift_plan;            // and, pending, their reads
+    long long d_seg = 0;                 // the pending request's segment starts here
+    long long d_seg_end = 0;             // and ends here
+    bool d_req_cut = false; // the stream ends where the pending frame may not be whole
     bool d_req_tail =
         false; // the pending frame is followed by the next one's W and K symbols
     position_weights d_req_start; // the pending request's start prior (segment positions)

@@ -392,6 +392,17 @@ public:
     //! Device memory the backend held at most for one batch (0 for the CPU).
     virtual size_t peak_device_bytes() const { return 0; }
 
+    /*!
+     * Whether a frame of thousands of states (a window of thousands of
+     * starts) decodes sooner cut into parts of a few hundred starts, each a
+     * frame of its own in one batch, at the cost of their overlapping drift
+     * (about 1.6 times the states for parts of 256 starts): true for the GPU,
+     * whose recursion walks one frame's states in one block, false for the
+     * CPU, whose time is linear in the states. stream_decoder's searches
+     * follow it.
+     */
+    virtual bool wide_frames_in_parts() const { return false; }
+
     //! Per-stage timing, off by default (it costs a clock read per stage).
     void set_profiling(bool on) { d_profiling = on; }
     stage_times profile() const { return d_times; }
