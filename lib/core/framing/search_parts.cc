@@ -64,7 +64,9 @@ weighed_union(const std::vector<const std::vector<long long>*>& pos,
     std::vector<double> w(hi >= lo ? size_t(hi - lo + 1) : 0, 0.0);
     std::vector<char> seen(w.size(), 0);
     for (size_t j = 0; j < pos.size(); ++j) {
-        for (size_t k = 0; k < pos[j]->size(); ++k) {
+        // (a part refused before its decode may hold no weights)
+        const size_t m = std::min(pos[j]->size(), val[j]->size());
+        for (size_t k = 0; k < m; ++k) {
             const size_t at = size_t((*pos[j])[k] - lo);
             w[at] += c[j] * (*val[j])[k];
             seen[at] = 1;
