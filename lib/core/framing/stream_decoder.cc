@@ -351,8 +351,7 @@ std::vector<frame_request> stream_decoder::next(std::vector<stream_frame>& out)
             // can be read
             const long long s = *d_shift_at;
             d_shift_at.reset();
-            d_shift_plan = {};
-            frame_result lost;
+            frame_result lost; // (period_shift_reads makes d_shift_plan anew)
             if (!period_shift_reads(s, d_shift_plan, lost)) {
                 found(-1, lost, out);
                 continue;
@@ -403,9 +402,8 @@ std::vector<frame_request> stream_decoder::next(std::vector<stream_frame>& out)
             frame_request r;
             r.set_items(items_at(s_min));
             r.L = size_t(seg_end - s_min);
-            d_req_start = relative_prior(
+            r.start = relative_prior(
                 d_prior, s_min, std::min(padded_top(s_min, s_max), seg_end));
-            r.start = d_req_start;
             r.end = end_mode::free;
             r.lookahead = tail_model ? d_opt.lookahead : 0;
             r.next_frame_follows = tail_model;
@@ -704,37 +702,6 @@ void stream_decoder::complete(std::vector<frame_decode_result> results,
         return;
     }
     found(s, lost, out);
-}
-
-void stream_decoder::found(long long s,
-                           const frame_result& lost,
-                           std::vector<stream_frame>& out)
-{
-    if (s < 0) {
-        lose_block(detail::concat("no frame found in the bits from position ",
-                                  d_hunt,
-                                  " to ",
-                                  d_hunt + d_F,
-                                  " (",
-                                  lost.reason,
-                                  ")"),
-                   out,
-                   lost.status);
-        return;
-    }
-    // the search's decode weighed the whole next frame (to compare its
-    // candidates fairly), and a search over the whole frame length mixes
-    // every start into the frame's posteriors and its end: the frame is
-    // decoded again from a window around the start found, as any
-    // acquisition, and judged as such
-    log(log_level::info,
-        detail::concat(
-            "stream_decoder: found frame ", d_k, " at position ", s, " by search"));
-    d_lost_why.clear();
-    const bool follows = follows_previous(s);
-    acquire(s, out);
-    d_by_search = true;
-    d_acquired_follows = follows;
 }
 
 void stream_decoder::trim()

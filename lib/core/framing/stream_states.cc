@@ -114,6 +114,38 @@ void stream_decoder::acquire(long long at, std::vector<stream_frame>& out)
         detail::concat("stream_decoder: acquiring frame ", d_k, " at position ", at));
 }
 
+// after a search: hunting -> synced at the start found, or its block lost
+void stream_decoder::found(long long s,
+                           const frame_result& lost,
+                           std::vector<stream_frame>& out)
+{
+    if (s < 0) {
+        lose_block(detail::concat("no frame found in the bits from position ",
+                                  d_hunt,
+                                  " to ",
+                                  d_hunt + d_F,
+                                  " (",
+                                  lost.reason,
+                                  ")"),
+                   out,
+                   lost.status);
+        return;
+    }
+    // the search's decode weighed the whole next frame (to compare its
+    // candidates fairly), and a search over the whole frame length mixes
+    // every start into the frame's posteriors and its end: the frame is
+    // decoded again from a window around the start found, as any
+    // acquisition, and judged as such
+    log(log_level::info,
+        detail::concat(
+            "stream_decoder: found frame ", d_k, " at position ", s, " by search"));
+    d_lost_why.clear();
+    const bool follows = follows_previous(s);
+    acquire(s, out);
+    d_by_search = true;
+    d_acquired_follows = follows;
+}
+
 /*
  * synced -> hunting. A frame that lost sync is searched for around where it
  * was expected (a frame after a short burst is found there, as it would have

@@ -460,7 +460,6 @@ private:
     bool d_req_cut = false; // the stream ends where the pending frame may not be whole
     bool d_req_tail =
         false; // the pending frame is followed by the next one's W and K symbols
-    position_weights d_req_start; // the pending request's start prior (segment positions)
 };
 
 } // namespace bsid
