@@ -345,6 +345,17 @@ std::vector<frame_request> stream_decoder::next(std::vector<stream_frame>& out)
         throw std::logic_error("stream_decoder: the pending request is not complete");
     const long long w = d_opt.acquire_window;
     while (!d_finished) {
+        if (d_held) {
+            // a carried frame held: its start's shifts by whole periods read
+            // (complete() settles it), or it is settled at once
+            std::vector<frame_request> reads;
+            if (!held_shift_reads(reads, out))
+                return {}; // (the stream does not hold their items yet)
+            if (reads.empty())
+                continue;
+            d_pending = pending_kind::shifts;
+            return reads;
+        }
         if (d_shift_at) {
             // a search's start found: its shifts by whole periods read
             // (complete() compares them), or compared at once where none
@@ -653,14 +664,18 @@ void stream_decoder::complete(std::vector<frame_decode_result> results,
         frame_result lost;
         const long long s = best_of_period_shifts(d_shift_plan, results, lost);
         d_shift_plan = {};
-        found(s, lost, out);
+        if (d_held)
+            settle_held(s, lost, out);
+        else
+            found(s, lost, out);
         return;
     }
     frame_decode_result result =
         results.size() > 1 ? detail::merge_search_parts(results, d_part_mass, d_alphabet)
                            : std::move(results.front());
     frame_result why;
-    const bool in_sync = judge(result, kind, why);
+    bool settle = false;
+    const bool in_sync = judge(result, kind, why, &settle);
     if (d_req_cut && !in_sync) {
         // the stream ends inside this frame
         why.status = frame_status::truncated;
@@ -668,6 +683,22 @@ void stream_decoder::complete(std::vector<frame_decode_result> results,
     }
     if (kind == pending_kind::synced) {
         frame_decode_result& r = result;
+        if (!in_sync && settle) {
+            // its shifts by whole periods decide (next() reads them)
+            const long long s = d_seg + r.start.positions[argmax(r.start.weights)];
+            log(log_level::debug,
+                detail::concat("stream_decoder: frame ",
+                               d_k,
+                               " at ",
+                               s,
+                               " held: ",
+                               why.reason,
+                               "; its start is compared with its shifts by whole "
+                               "periods"));
+            d_held = held_frame{ std::move(r), why, s, d_seg, d_seg_end };
+            trim();
+            return;
+        }
         if (!in_sync) {
             if (d_req_cut) {
                 erase(why.status, why.reason, out);

@@ -146,6 +146,63 @@ void stream_decoder::found(long long s,
     d_acquired_follows = follows;
 }
 
+// A carried frame held (judge's shifts_settle): its start and the shifts by
+// whole periods after it (a frame starts no earlier than where the frame
+// before it ended, as in a search) read with the frames around each, once
+// the stream holds the items of the latest shift's read; false until then
+bool stream_decoder::held_shift_reads(std::vector<frame_request>& reads,
+                                      std::vector<stream_frame>& out)
+{
+    const long long s = d_held->start;
+    const long long unit = (long long)d_judge->period() * d_dec->config().cb.n();
+    bool short_of_items = false;
+    (void)read_request(s + 2 * unit, read_after::next_frame, &short_of_items);
+    if (short_of_items && !d_ended)
+        return false;
+    // the frame before it decoded ok and ended where the carried prior says
+    d_follows = d_prior;
+    frame_result lost; // (period_shift_reads makes d_shift_plan anew)
+    if (!period_shift_reads(s, d_shift_plan, lost))
+        settle_held(-1, lost, out);
+    else if (d_shift_plan.reads.empty())
+        settle_held(best_of_period_shifts(d_shift_plan, {}, lost), lost, out);
+    else
+        reads = std::move(d_shift_plan.reads);
+    return true;
+}
+
+void stream_decoder::settle_held(long long s,
+                                 const frame_result& lost,
+                                 std::vector<stream_frame>& out)
+{
+    held_frame h = std::move(*d_held);
+    d_held.reset();
+    d_shift_plan = {};
+    d_follows = {};
+    d_seg = h.seg; // (take() and lose_sync() read the frame's request)
+    d_seg_end = h.seg_end;
+    d_req_tail = true;
+    d_req_cut = false;
+    if (s == h.start) {
+        log(log_level::debug,
+            detail::concat("stream_decoder: frame ",
+                           d_k,
+                           " at ",
+                           s,
+                           " reads clearly better than its shifts by whole periods"));
+        take(h.result, false, out);
+    } else {
+        // its frame length searched, as for any carried frame that lost sync
+        frame_result why = h.why;
+        why.reason +=
+            s < 0 ? " (and no shift by whole periods reads clearly best: " + lost.reason +
+                        ")"
+                  : detail::concat(" (and its shift to ", s, " reads clearly better)");
+        lose_sync(why, out);
+    }
+    trim();
+}
+
 /*
  * synced -> hunting. A frame that lost sync is searched for around where it
  * was expected (a frame after a short burst is found there, as it would have

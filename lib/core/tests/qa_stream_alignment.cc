@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <mutex>
 #include <random>
 
 using namespace bsid;
@@ -117,7 +118,8 @@ void run_stream(const burst_stream& s,
                 const std::string& what,
                 // the stream as LLRs instead (or A log-probabilities per item)
                 const std::vector<double>* llr = nullptr,
-                size_t chunk = 997)
+                size_t chunk = 997,
+                std::vector<stream_frame>* frames_out = nullptr)
 {
     stream_decoder sd(dec, opt);
     std::vector<stream_frame> out;
@@ -200,7 +202,49 @@ void run_stream(const burst_stream& s,
         t.errs += e;
         t.genie_errs += qa::symbol_errors(g, s.messages[k], q);
     }
+    if (frames_out)
+        *frames_out = std::move(out);
 }
+
+// The stream decoder's debug messages while it lives: which frames it held
+// (judge's shifts_settle) and how each was settled
+class held_frames
+{
+public:
+    held_frames()
+    {
+        d_level = get_log_level();
+        set_log_level(log_level::debug);
+        set_log_handler([this](log_level, const std::string& m) {
+            std::lock_guard<std::mutex> lock(d_m);
+            if (std::getenv("BSID_QA_VERBOSE"))
+                std::printf("%s\n", m.c_str());
+            unsigned long long k = 0;
+            long long at = 0;
+            if (std::sscanf(
+                    m.c_str(), "stream_decoder: frame %llu at %lld held:", &k, &at) ==
+                    2 &&
+                m.find(" held: ") != std::string::npos)
+                held.emplace_back(k, at);
+            else if (m.find("reads clearly better than its shifts") != std::string::npos)
+                ++kept;
+            else if (m.find("(and its shift to") != std::string::npos ||
+                     m.find("(and no shift by whole periods") != std::string::npos)
+                ++lost;
+        });
+    }
+    ~held_frames()
+    {
+        set_log_handler(nullptr);
+        set_log_level(d_level);
+    }
+    std::vector<std::pair<unsigned long long, long long>> held; // index, start
+    long long kept = 0, lost = 0;
+
+private:
+    std::mutex d_m;
+    log_level d_level;
+};
 
 const std::vector<uint8_t> W16 = parse_sync_word("0110100111010010");
 
@@ -500,8 +544,13 @@ TEST_F(stream_alignment,
     // gap_probability, and a frame's edges must clearly read as its own
     // books. The rule, over many draws: every frame put out ok is at its
     // true start (run_stream's checks), and most frames come out ok.
+    // A carried frame whose edges read a little worse than random items
+    // (the test below) is held and compared with its shifts by whole
+    // periods: one held at its true start comes out ok there, and one held
+    // at a shifted start (a burst read as its edge codewords) reads worse
+    // than a shift and has its frame length searched instead. Both happen.
     tally t;
-    long long sent = 0;
+    long long sent = 0, kept = 0, lost = 0;
     for (const int A : { 2, 4 }) {
         const int n = A == 2 ? 8 : 4;
         const codebook cb = codebook::random(n, 16, 3, 5, A);
@@ -515,16 +564,73 @@ TEST_F(stream_alignment,
             // there cannot be compared with its shifts, see the test above)
             const auto s =
                 make_burst_stream(cb, ch, 20, {}, 10, 0, { { 2, b1 }, { 5, b2 } }, seed);
-            run_stream(s,
-                       dec,
-                       stream_options{},
-                       t,
-                       "A " + std::to_string(A) + " seed " + std::to_string(seed));
+            const std::string what =
+                "A " + std::to_string(A) + " seed " + std::to_string(seed);
+            held_frames h;
+            std::vector<stream_frame> out;
+            run_stream(s, dec, stream_options{}, t, what, nullptr, 997, &out);
+            EXPECT_EQ(h.kept + h.lost, (long long)h.held.size()) << what;
+            long long out_at_held = 0; // held frames put out at the start held
+            for (const auto& [k, at] : h.held) {
+                ASSERT_LT(k, out.size()) << what;
+                out_at_held +=
+                    out[k].result.ok() && !out[k].acquired && out[k].start == at;
+            }
+            EXPECT_EQ(out_at_held, h.kept) << what;
+            kept += h.kept;
+            lost += h.lost;
             sent += 10;
         }
     }
     t.check("bursts of about a period");
     EXPECT_GE(t.ok, sent * 3 / 4);
+    if (!sanitized) {
+        EXPECT_GT(kept, 0);
+        EXPECT_GT(lost, 0);
+    }
+}
+
+TEST_F(
+    stream_alignment,
+    a_carried_frame_whose_edges_read_a_little_worse_than_random_is_settled_by_its_shifts)
+{
+    // A carried frame whose edges favour its own books over a neighbour's
+    // by edge_margin but read below random items by less than edge_margin
+    // (the channel hit its edge codewords) is compared with its shifts by
+    // whole periods, as a search's start is, instead of having its frame
+    // length searched. The rule, over streams without bursts of the code of
+    // the test above (books repeating every 3 codewords, N = 20) over bits
+    // and four letters: every frame held comes out ok at the start it was
+    // held at, carried (not an acquisition), and right (run_stream's checks);
+    // and some frames are held (the test is not empty). The other side, a
+    // frame held at a shifted start, is in the test above.
+    long long held = 0;
+    tally t;
+    for (const int A : { 2, 4 }) {
+        const int n = A == 2 ? 8 : 4;
+        const codebook cb = codebook::random(n, 16, 3, 5, A);
+        const channel_params ch(0.01, 0.01, 0.01, A);
+        auto dec = decoder(cb, ch, 20, {});
+        for (uint64_t seed = 0; seed < (sanitized ? 2u : 12u); ++seed) {
+            const std::string what =
+                "A " + std::to_string(A) + " seed " + std::to_string(seed);
+            const auto s = make_burst_stream(cb, ch, 20, {}, 40, 0, {}, 900 + seed);
+            held_frames h;
+            std::vector<stream_frame> out;
+            run_stream(s, dec, stream_options{}, t, what, nullptr, 997, &out);
+            for (const auto& [k, at] : h.held) {
+                ASSERT_LT(k, out.size()) << what;
+                EXPECT_TRUE(out[k].result.ok())
+                    << what << ": frame " << k << ": " << out[k].result.reason;
+                EXPECT_FALSE(out[k].acquired) << what << ": frame " << k;
+                EXPECT_EQ(out[k].start, at) << what << ": frame " << k;
+            }
+            EXPECT_EQ(h.kept, (long long)h.held.size()) << what;
+            held += (long long)h.held.size();
+        }
+    }
+    t.check("held frames");
+    EXPECT_GT(held, 0);
 }
 
 TEST_F(stream_alignment, random_bits_never_pass_at_ps_one_half)

@@ -284,7 +284,13 @@ private:
                     std::vector<stream_frame>& out,
                     frame_status status = frame_status::sync_lost);
     //! Whether a decoded frame is in sync at its true alignment; why: if not.
-    bool judge(const frame_decode_result& r, pending_kind kind, frame_result& why);
+    //! shifts_settle: set when only a carried frame's edges reading slightly
+    //! worse than random items (within edge_margin) fail it, so that its
+    //! start's comparison with its shifts by whole periods decides instead.
+    bool judge(const frame_decode_result& r,
+               pending_kind kind,
+               frame_result& why,
+               bool* shifts_settle = nullptr);
     //! With a sync word: the best fit of W within half a frame length of s
     //! (outside s's own window), if any fits better than `than`.
     bool other_sync_word(long long s, double than, long long* at, double* fit) const;
@@ -455,9 +461,28 @@ private:
     std::vector<double> d_part_mass;     // a search's parts: their start prior's mass
     std::optional<long long> d_shift_at; // a search's start, its shifts to read
     shift_reads d_shift_plan;            // and, pending, their reads
-    long long d_seg = 0;                 // the pending request's segment starts here
-    long long d_seg_end = 0;             // and ends here
-    bool d_req_cut = false; // the stream ends where the pending frame may not be whole
+    //! A carried frame held while its start is compared with its shifts by
+    //! whole periods (judge's shifts_settle): put out if its start reads
+    //! clearly best, else lost as `why` says (its frame length searched).
+    struct held_frame {
+        frame_decode_result result;
+        frame_result why;
+        long long start = 0;            // its most probable start
+        long long seg = 0, seg_end = 0; // its request's segment
+    };
+    std::optional<held_frame> d_held;
+    //! The held frame's shifts read (or, before the stream holds their
+    //! items, nothing yet: false); the frame settled at once where they
+    //! cannot be read.
+    bool held_shift_reads(std::vector<frame_request>& reads,
+                          std::vector<stream_frame>& out);
+    //! The held frame put out if s, the shift that read clearly best, is its
+    //! start; else lost (`lost`: why no shift did, if none).
+    void
+    settle_held(long long s, const frame_result& lost, std::vector<stream_frame>& out);
+    long long d_seg = 0;     // the pending request's segment starts here
+    long long d_seg_end = 0; // and ends here
+    bool d_req_cut = false;  // the stream ends where the pending frame may not be whole
     bool d_req_tail =
         false; // the pending frame is followed by the next one's W and K symbols
 };
