@@ -15,6 +15,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <tuple>
 
 namespace bsid {
@@ -40,15 +41,25 @@ codebook books_of(const codebook& cb, const std::vector<long long>& idx)
     return codebook(cb.n(), std::move(books), cb.alphabet());
 }
 
-std::unique_ptr<frame_decoder> edge_decoder(const decoder_config& main, codebook cb)
+// a decoder of J codewords of the books cb: on the CPU (a frame a thread, as
+// many threads as the frame decoder's for a batch), or on its backend
+std::unique_ptr<frame_decoder>
+make_edge_decoder(const decoder_config& main, codebook cb, bool on_backend)
 {
     const int J = cb.P();
-    decoder_config cfg(std::move(cb), main.ch, J);
-    cfg.backend = backend_kind::cpu;
-    cfg.precision = main.precision; // (the frame's own decode's arithmetic)
-    cfg.Pr = main.Pr;
-    cfg.threads = 1;
+    decoder_config cfg = main;
+    cfg.cb = std::move(cb);
+    cfg.N = J;
+    if (!on_backend)
+        cfg.backend = backend_kind::cpu;
+    // (the frame's own decode's arithmetic, channel and Pr)
     return std::make_unique<frame_decoder>(cfg);
+}
+
+double read_llr(const frame_decode_result& res)
+{
+    return res.result.ok() ? res.log_likelihood_ratio
+                           : -std::numeric_limits<double>::infinity();
 }
 
 } // namespace
@@ -131,11 +142,17 @@ alignment_judge::alignment_judge(const frame_decoder& dec,
         }
         // (with p dividing N the neighbour's books are the frame's own: only
         // the edges against random bits tell anything)
-        d_front_own = edge_decoder(cfg, books_of(cfg.cb, own_front));
-        d_back_own = edge_decoder(cfg, books_of(cfg.cb, own_back));
+        d_main = cfg;
+        d_main->backend = dec.primary().backend(); // (automatic resolved)
+        d_books = { books_of(cfg.cb, own_front),
+                    books_of(cfg.cb, alt_front),
+                    books_of(cfg.cb, own_back),
+                    books_of(cfg.cb, alt_back) };
+        d_front_own = make_edge_decoder(cfg, d_books[front_own], false);
+        d_back_own = make_edge_decoder(cfg, d_books[back_own], false);
         if (d_N % d_p != 0) {
-            d_front_alt = edge_decoder(cfg, books_of(cfg.cb, alt_front));
-            d_back_alt = edge_decoder(cfg, books_of(cfg.cb, alt_back));
+            d_front_alt = make_edge_decoder(cfg, d_books[front_alt], false);
+            d_back_alt = make_edge_decoder(cfg, d_books[back_alt], false);
         }
         d_edge_hi = drift_limits(J * d_n, cfg.ch.Pi(), cfg.ch.Pd(), cfg.Pr).hi;
     }
@@ -157,32 +174,17 @@ double alignment_judge::sync_word_fit(const received_items& y,
     return std::log(v);
 }
 
-double alignment_judge::edge_llr(frame_decoder& d,
-                                 const received_items& y,
-                                 size_t L,
-                                 const position_weights& start) const
+alignment_judge::edge_reads alignment_judge::edge_requests(const received_items& y,
+                                                           size_t avail,
+                                                           const position_weights& start,
+                                                           long long e) const
 {
-    frame_request r;
-    r.set_items(y);
-    r.L = L;
-    r.start = start;
-    r.end = end_mode::free;
-    r.lookahead = 0;
-    r.next_frame_follows = false;
-    r.posteriors = false; // (only the likelihood ratio is read)
-    const frame_decode_result res = d.decode(r);
-    return res.result.ok() ? res.log_likelihood_ratio
-                           : -std::numeric_limits<double>::infinity();
-}
-
-double alignment_judge::front_margin(const received_items& y,
-                                     size_t avail,
-                                     const position_weights& start,
-                                     double* own_llr) const
-{
+    edge_reads reads;
     if (!d_front_own)
-        return std::numeric_limits<double>::quiet_NaN();
-    // the start prior's likely positions (the tails carry no weight worth a state)
+        return reads;
+    const bool alt = d_front_alt != nullptr;
+    // the front: the start prior's likely positions (the tails carry no
+    // weight worth a state)
     position_weights s;
     double top = 0;
     for (double w : start.weights)
@@ -192,55 +194,92 @@ double alignment_judge::front_margin(const received_items& y,
             s.positions.push_back(start.positions[k]),
                 s.weights.push_back(start.weights[k]);
     }
-    if (s.positions.empty())
-        return -std::numeric_limits<double>::infinity();
-    const size_t L =
-        std::min(avail, size_t(s.positions.back() + d_J * d_n + d_edge_hi + 1));
-    const double own = edge_llr(*d_front_own, y, L, s);
-    if (own_llr)
-        *own_llr = own;
-    if (!d_front_alt)
-        return std::numeric_limits<double>::quiet_NaN();
-    const double alt = edge_llr(*d_front_alt, y, L, s);
-    if (std::isinf(own) && own < 0)
-        return -std::numeric_limits<double>::infinity();
-    return std::isinf(alt) ? std::numeric_limits<double>::infinity() : own - alt;
-}
-
-double
-alignment_judge::back_margin(const received_items& y, long long e, double* own_llr) const
-{
-    if (!d_back_own)
-        return std::numeric_limits<double>::quiet_NaN();
-    // the J codewords end at y[e]; they begin within +-d of e - J n
+    if (s.positions.empty()) {
+        reads.front_empty = true;
+    } else {
+        frame_request r;
+        r.set_items(y);
+        r.L = std::min(avail, size_t(s.positions.back() + d_J * d_n + d_edge_hi + 1));
+        r.start = std::move(s);
+        r.end = end_mode::free;
+        r.lookahead = 0;
+        r.next_frame_follows = false;
+        r.posteriors = false; // (only the likelihood ratio is read)
+        reads.requests.push_back(r);
+        reads.roles.push_back(front_own);
+        if (alt) {
+            reads.requests.push_back(std::move(r));
+            reads.roles.push_back(front_alt);
+        }
+    }
+    // the back: the J codewords end at y[e]; they begin within +-d of e - J n
     const long long span = (long long)d_J * d_n;
     const long long first = std::max(0LL, e - span - d_edge_hi);
     const long long last = std::min(e, e - span + d_edge_hi);
-    if (last < first)
-        return -std::numeric_limits<double>::infinity();
-    position_weights s;
-    for (long long x = first; x <= last; ++x)
-        s.positions.push_back(x - first), s.weights.push_back(1.0);
-    frame_request r;
-    r.set_items(y + first);
-    r.L = size_t(e - first);
-    r.start = s;
-    r.end = end_mode::known;
-    r.posteriors = false;
-    auto llr = [&](frame_decoder& d) {
-        const frame_decode_result res = d.decode(r);
-        return res.result.ok() ? res.log_likelihood_ratio
-                               : -std::numeric_limits<double>::infinity();
+    if (last < first) {
+        reads.back_empty = true;
+    } else {
+        position_weights b;
+        for (long long x = first; x <= last; ++x)
+            b.positions.push_back(x - first), b.weights.push_back(1.0);
+        frame_request r;
+        r.start = std::move(b);
+        r.set_items(y + first);
+        r.L = size_t(e - first);
+        r.end = end_mode::known;
+        r.posteriors = false;
+        reads.requests.push_back(r);
+        reads.roles.push_back(back_own);
+        if (alt) {
+            reads.requests.push_back(std::move(r));
+            reads.roles.push_back(back_alt);
+        }
+    }
+    return reads;
+}
+
+frame_decoder& alignment_judge::edge_decoder(edge_role role, bool on_backend) const
+{
+    const std::unique_ptr<frame_decoder>* cpu[4] = {
+        &d_front_own, &d_front_alt, &d_back_own, &d_back_alt
     };
-    const double own = llr(*d_back_own);
-    if (own_llr)
-        *own_llr = own;
-    if (!d_back_alt)
-        return std::numeric_limits<double>::quiet_NaN();
-    const double alt = llr(*d_back_alt);
-    if (std::isinf(own) && own < 0)
-        return -std::numeric_limits<double>::infinity();
-    return std::isinf(alt) ? std::numeric_limits<double>::infinity() : own - alt;
+    if (!*cpu[role])
+        throw std::logic_error("alignment_judge: no edge decoder for that role");
+    if (!on_backend || d_main->backend == backend_kind::cpu)
+        return **cpu[role];
+    std::lock_guard<std::mutex> lock(d_backend_mutex);
+    if (!d_on_backend[role])
+        d_on_backend[role] = make_edge_decoder(*d_main, d_books[size_t(role)], true);
+    return *d_on_backend[role];
+}
+
+edge_values
+alignment_judge::edge_margins(const edge_reads& reads,
+                              const std::vector<frame_decode_result>& got) const
+{
+    const double inf = std::numeric_limits<double>::infinity();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    if (got.size() != reads.requests.size())
+        throw std::logic_error("alignment_judge: one result per edge read is needed");
+    double v[4] = { nan, nan, nan, nan };
+    for (size_t k = 0; k < got.size(); ++k)
+        v[reads.roles[k]] = read_llr(got[k]);
+    if (reads.front_empty)
+        v[front_own] = -inf;
+    if (reads.back_empty)
+        v[back_own] = -inf;
+    // own less alt: -inf where own reads -inf, +inf where only alt does
+    auto margin = [&](double own, double alt, bool empty) {
+        if (!d_front_alt)
+            return nan;
+        if (empty || (std::isinf(own) && own < 0))
+            return -inf;
+        return std::isinf(alt) ? inf : own - alt;
+    };
+    return { margin(v[front_own], v[front_alt], reads.front_empty),
+             margin(v[back_own], v[back_alt], reads.back_empty),
+             v[front_own],
+             v[back_own] };
 }
 
 double alignment_judge::default_sync_word_threshold(const decoder_config& cfg,

@@ -17,6 +17,9 @@
 
 #include <gnuradio/bsid/core/inner/frame_decoder.h>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
 
 namespace bsid {
 
@@ -30,6 +33,15 @@ namespace bsid {
 int book_period(const codebook& cb);
 
 class alignment_judge;
+/*!
+ * The edge tests' values of a frame (alignment_judge::edge_margins): front
+ * and back, ln LR of its edge codewords read as its own books less read as
+ * a neighbour's (NaN where the edges are not checked); front_own and
+ * back_own, ln LR as its own books against random items.
+ */
+struct edge_values {
+    double front, back, front_own, back_own;
+};
 /*!
  * The alignment_judge of a frame decoder, made once and shared by every
  * stream decoder that asks with the same decoder, threshold and input (a
@@ -90,22 +102,43 @@ public:
                          const double* prob = nullptr) const;
 
     /*!
-     * The front edge test: with the frame's start prior `start` over
-     * positions of y (avail items), ln LR of its first J codewords read as
-     * books 0..J-1 less ln LR of the same bits read as the previous frame's
-     * books N - p .. N - p + J - 1. NaN if not edges_checked(). own: the
-     * first of the two (the J codewords against random bits), if wanted.
+     * The edge tests' decodes (front own, front alt, back own, back alt; the
+     * alt ones where edges_checked()): decoded as a step of their own, with
+     * other streams' (stream_decoder: next(), complete()), each by the judge's
+     * decoder for its role.
+     * - The front: with the frame's start prior `start` over positions of y
+     *   (avail items), its first J codewords read as books 0..J-1 (own) and
+     *   as the previous frame's books N - p .. N - p + J - 1 (alt).
+     * - The back: the frame ends at y[e] (its most probable end); the J
+     *   codewords before it read as the frame's last books (own) and as the
+     *   next frame's books p - J .. p - 1 (alt).
      */
-    double front_margin(const received_items& y,
-                        size_t avail,
-                        const position_weights& start,
-                        double* own = nullptr) const;
+    enum edge_role { front_own = 0, front_alt = 1, back_own = 2, back_alt = 3 };
+    struct edge_reads {
+        std::vector<frame_request> requests;
+        std::vector<edge_role> roles; // each request's
+        bool front_empty = false;     // no start position to read from
+        bool back_empty = false;      // no room for the J codewords
+    };
+    edge_reads edge_requests(const received_items& y,
+                             size_t avail,
+                             const position_weights& start,
+                             long long e) const;
     /*!
-     * The back edge test: the frame ends at y[e] (its most probable end);
-     * ln LR of the J codewords before it read as the frame's last books less
-     * read as the next frame's books p - J .. p - 1.
+     * The decoder of a role: on the CPU (one frame a thread), or, with
+     * `on_backend`, on the frame decoder's own backend (made on first use:
+     * many streams' edges in one batch on a GPU).
      */
-    double back_margin(const received_items& y, long long e, double* own = nullptr) const;
+    frame_decoder& edge_decoder(edge_role role, bool on_backend) const;
+    /*!
+     * The tests' values from the reads' results: front and back, ln LR as
+     * own less ln LR as alt (NaN if not edges_checked(); -inf where own reads
+     * -inf or nothing can be read, +inf where only alt does); front_own and
+     * back_own, ln LR as own against random items (-inf where it cannot be
+     * decoded).
+     */
+    edge_values edge_margins(const edge_reads& reads,
+                             const std::vector<frame_decode_result>& got) const;
 
     /*!
      * The automatic threshold: the 1e-4 quantile of ln LR of W itself sent
@@ -116,11 +149,6 @@ public:
                                               const std::vector<uint8_t>& W);
 
 private:
-    double edge_llr(frame_decoder& d,
-                    const received_items& y,
-                    size_t L,
-                    const position_weights& start) const;
-
     int d_N = 0, d_G = 0, d_n = 0, d_p = 1, d_J = 0;
     int d_sync_hi = 0;
     double d_sync_threshold = 0;
@@ -128,6 +156,11 @@ private:
     channel_params d_ch;
     int d_edge_hi = 0; // the drift limit over J codewords
     std::unique_ptr<frame_decoder> d_front_own, d_front_alt, d_back_own, d_back_alt;
+    // the same on the frame decoder's backend, made on first use
+    std::optional<decoder_config> d_main; // (its configuration)
+    std::vector<codebook> d_books;        // each role's books
+    mutable std::mutex d_backend_mutex;
+    mutable std::unique_ptr<frame_decoder> d_on_backend[4];
 };
 
 } // namespace bsid

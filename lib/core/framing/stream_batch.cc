@@ -33,6 +33,9 @@ stream_batch::stream_batch(std::shared_ptr<frame_decoder> dec,
         throw std::invalid_argument("stream_batch: no frame decoder");
     if (workers < 1 || workers > 64)
         throw std::invalid_argument("stream_batch: workers must lie in [1, 64]");
+    // many streams' edge tests in one batch on the decoder's backend
+    if (!opt.edges_on_backend)
+        opt.edges_on_backend = true;
     d_streams.reserve(streams);
     if (streams > 0)
         d_streams.emplace_back(d_dec, opt);
@@ -87,7 +90,7 @@ std::vector<std::vector<stream_frame>> stream_batch::decode(size_t* rounds)
             std::vector<size_t> mine;
             for (size_t k = w; k < S; k += P)
                 mine.push_back(k);
-            std::vector<std::vector<frame_request>> next(mine.size());
+            std::vector<std::vector<stream_request>> next(mine.size());
             // body(j) for j in [0, m) on the host's threads (each j a stream
             // of its own: the streams are independent); the first j's
             // exception, if any, thrown after all have run
@@ -118,7 +121,7 @@ std::vector<std::vector<stream_frame>> stream_batch::decode(size_t* rounds)
                 });
                 // every stream's requests in one batch; stream which[i]'s
                 // are requests first[i] .. first[i + 1] - 1
-                std::vector<frame_request> requests;
+                std::vector<stream_request> requests;
                 std::vector<size_t> which, first; // (indices into mine, requests)
                 for (size_t j = 0; j < mine.size(); ++j) {
                     if (!next[j].empty()) {
@@ -132,7 +135,7 @@ std::vector<std::vector<stream_frame>> stream_batch::decode(size_t* rounds)
                     break;
                 first.push_back(requests.size());
                 const auto r0 = std::chrono::steady_clock::now();
-                auto results = d_dec->decode_batch(requests);
+                auto results = decode_stream_requests(requests);
                 in_rounds[w] += seconds_since(r0);
                 ++count[w];
                 each_stream(which.size(), [&](size_t i) {

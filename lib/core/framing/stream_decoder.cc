@@ -91,6 +91,16 @@ position_weights checked_prior(const position_weights& p, const char* what)
     return out;
 }
 
+// requests all decoded by dec
+std::vector<stream_request> by(frame_decoder* dec, std::vector<frame_request>&& v)
+{
+    std::vector<stream_request> out;
+    out.reserve(v.size());
+    for (auto& r : v)
+        out.push_back({ dec, std::move(r) });
+    return out;
+}
+
 } // namespace
 
 stream_decoder::stream_decoder(std::shared_ptr<frame_decoder> dec, stream_options opt)
@@ -339,12 +349,22 @@ bool stream_decoder::invalid_in(long long from, long long to, long long* where) 
     return false;
 }
 
-std::vector<frame_request> stream_decoder::next(std::vector<stream_frame>& out)
+std::vector<stream_request> stream_decoder::next(std::vector<stream_frame>& out)
 {
     if (d_pending != pending_kind::none)
         throw std::logic_error("stream_decoder: the pending request is not complete");
     const long long w = d_opt.acquire_window;
     while (!d_finished) {
+        if (d_edge_wait) {
+            // a frame's edge tests, a step of their own
+            auto reads = edge_step();
+            if (reads.empty()) {
+                edges_read({}, out); // (nothing to read: judged at once)
+                continue;
+            }
+            d_pending = pending_kind::edges;
+            return reads;
+        }
         if (d_held) {
             // a carried frame held: its start's shifts by whole periods read
             // (complete() settles it), or it is settled at once
@@ -354,7 +374,7 @@ std::vector<frame_request> stream_decoder::next(std::vector<stream_frame>& out)
             if (reads.empty())
                 continue;
             d_pending = pending_kind::shifts;
-            return reads;
+            return by(d_dec.get(), std::move(reads));
         }
         if (d_shift_at) {
             // a search's start found: its shifts by whole periods read
@@ -372,7 +392,7 @@ std::vector<frame_request> stream_decoder::next(std::vector<stream_frame>& out)
                 continue;
             }
             d_pending = pending_kind::shifts;
-            return std::move(d_shift_plan.reads);
+            return by(d_dec.get(), std::move(d_shift_plan.reads));
         }
         const long long have = received();
         if (d_mode == mode::synced) {
@@ -432,7 +452,7 @@ std::vector<frame_request> stream_decoder::next(std::vector<stream_frame>& out)
             d_req_tail = tail_model;
             std::vector<frame_request> one;
             one.push_back(std::move(r));
-            return one;
+            return by(d_dec.get(), std::move(one));
         }
 
         // hunting: a start tag after the lost frame's start acquires, if it
@@ -563,7 +583,7 @@ std::vector<frame_request> stream_decoder::next(std::vector<stream_frame>& out)
         d_pending = pending_kind::search;
         d_seg = s_min;
         d_seg_end = seg_end;
-        return parts;
+        return by(d_dec.get(), std::move(parts));
     }
     return {};
 }
@@ -645,96 +665,6 @@ void stream_decoder::take(frame_decode_result& r,
     d_acquired_follows = false;
 }
 
-void stream_decoder::complete(std::vector<frame_decode_result> results,
-                              std::vector<stream_frame>& out)
-{
-    const pending_kind kind = d_pending;
-    if (kind == pending_kind::none)
-        throw std::logic_error("stream_decoder: no request is pending");
-    const size_t asked =
-        kind == pending_kind::shifts ? d_shift_plan.of.size() : d_part_mass.size();
-    if (results.size() != asked)
-        throw std::logic_error(detail::concat("stream_decoder: ",
-                                              results.size(),
-                                              " results for the ",
-                                              asked,
-                                              " requests of the step"));
-    d_pending = pending_kind::none;
-    if (kind == pending_kind::shifts) {
-        frame_result lost;
-        const long long s = best_of_period_shifts(d_shift_plan, results, lost);
-        d_shift_plan = {};
-        if (d_held)
-            settle_held(s, lost, out);
-        else
-            found(s, lost, out);
-        return;
-    }
-    frame_decode_result result =
-        results.size() > 1 ? detail::merge_search_parts(results, d_part_mass, d_alphabet)
-                           : std::move(results.front());
-    frame_result why;
-    bool settle = false;
-    const bool in_sync = judge(result, kind, why, &settle);
-    if (d_req_cut && !in_sync) {
-        // the stream ends inside this frame
-        why.status = frame_status::truncated;
-        why.reason = "the stream ends inside the frame: " + why.reason;
-    }
-    if (kind == pending_kind::synced) {
-        frame_decode_result& r = result;
-        if (!in_sync && settle) {
-            // its shifts by whole periods decide (next() reads them)
-            const long long s = d_seg + r.start.positions[argmax(r.start.weights)];
-            log(log_level::debug,
-                detail::concat("stream_decoder: frame ",
-                               d_k,
-                               " at ",
-                               s,
-                               " held: ",
-                               why.reason,
-                               "; its start is compared with its shifts by whole "
-                               "periods"));
-            d_held = held_frame{ std::move(r), why, s, d_seg, d_seg_end };
-            trim();
-            return;
-        }
-        if (!in_sync) {
-            if (d_req_cut) {
-                erase(why.status, why.reason, out);
-                d_finished = true;
-            } else {
-                lose_sync(why, out);
-            }
-        } else {
-            take(r, d_acquired, out);
-        }
-        trim();
-        return;
-    }
-    // a search: each candidate of the frame length decoded in turn, then the
-    // best one in sync kept if every other reads clearly worse
-    d_tries.push_back({ in_sync,
-                        why,
-                        result.result.ok(),
-                        result.log_likelihood_ratio,
-                        result.result.ok()
-                            ? d_seg + result.start.positions[argmax(result.start.weights)]
-                            : -1 });
-    if (!d_cands.empty())
-        d_cands.erase(d_cands.begin());
-    if (!d_cands.empty())
-        return; // the next sync word position of this frame length
-    frame_result lost;
-    const long long s = pick_candidate(lost);
-    d_tries.clear();
-    if (s >= 0 && d_G == 0 && d_judge->edges_checked()) {
-        d_shift_at = s; // next() reads its shifts by whole periods
-        return;
-    }
-    found(s, lost, out);
-}
-
 void stream_decoder::trim()
 {
     // hunting keeps what the search of the block at d_hunt reads (from half
@@ -775,7 +705,7 @@ std::vector<stream_frame> stream_decoder::push_items(
     feed(items, count, start_tags);
     std::vector<stream_frame> out;
     for (auto r = next(out); !r.empty(); r = next(out))
-        complete(d_dec->decode_batch(r), out);
+        complete(decode_stream_requests(r), out);
     return out;
 }
 
@@ -798,7 +728,7 @@ std::vector<stream_frame> stream_decoder::flush()
     end_of_stream();
     std::vector<stream_frame> out;
     for (auto r = next(out); !r.empty(); r = next(out))
-        complete(d_dec->decode_batch(r), out);
+        complete(decode_stream_requests(r), out);
     return out;
 }
 

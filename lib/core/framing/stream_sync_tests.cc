@@ -298,10 +298,12 @@ bool stream_decoder::override_by_tag(std::vector<stream_frame>& out)
 bool stream_decoder::judge(const frame_decode_result& r,
                            pending_kind kind,
                            frame_result& why,
-                           bool* shifts_settle)
+                           bool* shifts_settle,
+                           const edge_values* edges,
+                           bool* needs_edges)
 {
-    if (shifts_settle)
-        *shifts_settle = false;
+    *shifts_settle = false;
+    *needs_edges = false;
     if (!r.result.ok()) {
         why = { frame_status::sync_lost,
                 "the decoder refused the frame (" +
@@ -398,16 +400,17 @@ bool stream_decoder::judge(const frame_decode_result& r,
     const long long e = d_seg + r.end_positions[argmax(r.end_posterior)];
     bool odd_length = kind == pending_kind::synced && !d_acquired &&
                       (e - s - d_F < d_odd.lo || e - s - d_F > d_odd.hi);
-    double own_front = 0, own_back = 0;
     if (d_G == 0 && d_judge->shifts_indistinguishable() && kind == pending_kind::synced &&
         !d_acquired) {
         // the frame's first and last codewords must read about as well as
         // random bits or better, within edge_margin (a frame that read a
         // burst's bits as its first codewords, and is then whole periods
-        // off, reads far worse)
-        d_judge->front_margin(
-            items_at(d_seg), size_t(d_seg_end - d_seg), r.start, &own_front);
-        d_judge->back_margin(items_at(d_seg), e - d_seg, &own_back);
+        // off, reads far worse): read first (a step of their own)
+        if (!edges) {
+            *needs_edges = true;
+            return false;
+        }
+        const double own_front = edges->front_own, own_back = edges->back_own;
         if (!(own_front >= -alignment_judge::edge_margin &&
               own_back >= -alignment_judge::edge_margin))
             odd_length = true;
@@ -544,10 +547,12 @@ bool stream_decoder::judge(const frame_decode_result& r,
         }
     }
     if (d_judge->edges_checked()) {
-        double front_own = 0, back_own = 0;
-        const double front = d_judge->front_margin(
-            items_at(d_seg), size_t(d_seg_end - d_seg), r.start, &front_own);
-        const double back = d_judge->back_margin(items_at(d_seg), e - d_seg, &back_own);
+        if (!edges) { // (read first, a step of their own)
+            *needs_edges = true;
+            return false;
+        }
+        const double front = edges->front, back = edges->back;
+        const double front_own = edges->front_own, back_own = edges->back_own;
         log(log_level::debug,
             detail::concat("stream_decoder: frame ",
                            d_k,
@@ -596,9 +601,9 @@ bool stream_decoder::judge(const frame_decode_result& r,
             // best_of_period_shifts), as it would a search's start, without
             // the search over its frame length. A whole frame with the next
             // frame's items after it only: the shifts read that frame.
-            if (shifts_settle && kind == pending_kind::synced && !d_acquired &&
-                !d_by_search && d_req_tail && !d_req_cut && front >= need &&
-                back >= need && front_own >= -alignment_judge::edge_margin &&
+            if (kind == pending_kind::synced && !d_acquired && !d_by_search &&
+                d_req_tail && !d_req_cut && front >= need && back >= need &&
+                front_own >= -alignment_judge::edge_margin &&
                 back_own >= -alignment_judge::edge_margin)
                 *shifts_settle = true;
             why = { frame_status::sync_ambiguous,

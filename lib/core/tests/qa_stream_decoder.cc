@@ -866,3 +866,87 @@ TEST(stream_decoder, the_automatic_lookahead)
     o.lookahead = 3;
     EXPECT_EQ(stream_decoder(cpu_decoder(cb, ch, 20, {}), o).options().lookahead, 3);
 }
+
+TEST(stream_decoder, a_steps_requests_are_decoded_each_by_its_decoder)
+{
+    // decode_stream_requests: requests of two decoders (two channels)
+    // interleaved give, in their order, what each decoder gives alone; a
+    // request without a decoder is refused
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    auto a = cpu_decoder(cb, channel_params(0.01, 0.01, 0.0), 12, {});
+    auto b = cpu_decoder(cb, channel_params(0.03, 0.02, 0.01), 12, {});
+    const auto s = make_stream(cb, channel_params(0.01, 0.01, 0.0), 12, {}, 5, 17);
+    std::vector<stream_request> step;
+    for (size_t k = 0; k < 5; ++k) {
+        frame_request r;
+        r.set_items(received_items{ s.rx.data() + s.starts[k], nullptr, 2 });
+        r.L = size_t(s.starts[k + 1] - s.starts[k]);
+        step.push_back({ k % 3 == 1 ? b.get() : a.get(), r });
+    }
+    const auto want = [&] {
+        std::vector<frame_decode_result> w;
+        for (const auto& x : step)
+            w.push_back(x.decoder->decode(x.request));
+        return w;
+    }();
+    auto copy = step;
+    const auto got = decode_stream_requests(copy);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+        EXPECT_EQ(got[k].log_likelihood_ratio, want[k].log_likelihood_ratio) << k;
+        EXPECT_EQ(got[k].posteriors, want[k].posteriors) << k;
+    }
+    EXPECT_NE(got[0].log_likelihood_ratio, got[1].log_likelihood_ratio);
+    step[2].decoder = nullptr;
+    EXPECT_THROW(decode_stream_requests(step), std::invalid_argument);
+}
+
+TEST(stream_decoder, edge_tests_give_the_same_frames_on_the_cpu_or_the_backend)
+{
+    // Without a sync word each carried frame's edge tests are a step of their
+    // own (stream_request: the alignment judge's decoders): a stream alone
+    // reads them on the CPU, a stream_batch on the frame decoder's backend
+    // (the same CPU decoders here; qa_stream_decoder_cuda: the GPU). Either
+    // way, alone or batched, the same frames come out, with bursts that
+    // make searches and frames held for their edges among them.
+    const codebook cb = codebook::builtin("ld3-modvec6");
+    const channel_params ch(0.01, 0.01, 0.01);
+    const int N = 40;
+    auto fd = cpu_decoder(cb, ch, N, {}, precision_kind::dual);
+    std::vector<std::vector<uint8_t>> rx;
+    for (int k = 0; k < 3; ++k) {
+        const auto a = make_stream(cb, ch, N, {}, 12, 80 + uint64_t(k));
+        std::vector<uint8_t> r = a.rx;
+        std::mt19937 g(uint32_t(k) + 5);
+        for (int j = 0; j < 30 + 20 * k; ++j)
+            r.insert(r.begin() + a.starts[6], uint8_t(g() & 1u));
+        rx.push_back(std::move(r));
+    }
+    for (const bool on_backend : { false, true }) {
+        stream_options opt;
+        opt.edges_on_backend = on_backend;
+        stream_batch batch(fd, rx.size(), opt, 2);
+        std::vector<std::vector<stream_frame>> alone;
+        for (size_t k = 0; k < rx.size(); ++k) {
+            stream_decoder sd(fd, opt);
+            alone.push_back(push_all(sd, rx[k], 501));
+            batch.feed(k, rx[k].data(), rx[k].size());
+            batch.end_of_stream(k);
+        }
+        const auto got = batch.decode();
+        size_t ok = 0;
+        for (size_t k = 0; k < rx.size(); ++k) {
+            ASSERT_EQ(got[k].size(), alone[k].size()) << "stream " << k;
+            for (size_t j = 0; j < got[k].size(); ++j) {
+                const auto &x = got[k][j], &y = alone[k][j];
+                EXPECT_EQ(x.result.status, y.result.status) << k << "/" << j;
+                EXPECT_EQ(x.result.reason, y.result.reason) << k << "/" << j;
+                EXPECT_EQ(x.start, y.start) << k << "/" << j;
+                EXPECT_EQ(x.end, y.end) << k << "/" << j;
+                EXPECT_EQ(x.posteriors, y.posteriors) << k << "/" << j;
+                ok += x.result.ok();
+            }
+        }
+        EXPECT_GE(ok, 30u);
+    }
+}

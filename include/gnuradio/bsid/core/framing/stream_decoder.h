@@ -21,6 +21,24 @@
 namespace bsid {
 
 class alignment_judge; // lib/core/framing/stream_alignment.h
+struct edge_values;    // (the same)
+
+/*!
+ * A request of a stream decoder's step and the frame decoder that decodes
+ * it: the stream's own, or one of its alignment judge's edge decoders.
+ */
+struct stream_request {
+    frame_decoder* decoder = nullptr;
+    frame_request request;
+};
+
+/*!
+ * The requests decoded, each by its decoder, the results in their order:
+ * the requests of one decoder in one decode_batch (stream_batch gathers many
+ * streams' steps into one call).
+ */
+std::vector<frame_decode_result>
+decode_stream_requests(std::vector<stream_request>& requests);
 
 /*!
  * \brief How a stream_decoder follows a stream (docs/design.md section 3,
@@ -101,6 +119,15 @@ struct stream_options {
      * the GPU, whole on the CPU).
      */
     std::optional<bool> search_in_parts;
+    /*!
+     * Where a frame's edge tests (docs/receiving.md, "Loss of sync", test 4:
+     * four short decodes a frame without a sync word) are decoded: on the
+     * frame decoder's backend (true), with many streams' in one batch, or on
+     * the CPU (false). Unset: on the backend in a stream_batch, on the CPU
+     * for a stream alone (one frame's four decodes cost less there than a
+     * GPU's launches).
+     */
+    std::optional<bool> edges_on_backend;
     /*!
      * What the stream's items are: bits (push(const uint8_t*, ...)) or LLRs
      * (push(const float*, ...), soft input); the other kind is refused.
@@ -215,14 +242,17 @@ public:
      * complete()), or none if more bits are needed: one frame; a search's
      * window of starts, on a backend that decodes wide frames sooner in
      * parts (map_decoder::wide_frames_in_parts: the GPU), cut into parts of
-     * search_part_starts; or a search's reads of its start's shifts by whole
-     * periods. complete() takes their results, in order.
+     * search_part_starts; a search's (or a held frame's) reads of its
+     * start's shifts by whole periods; or a frame's edge tests, decoded by
+     * the alignment judge's decoders. Each request names its decoder
+     * (decode_stream_requests decodes them). complete() takes their
+     * results, in order.
      */
     void
     feed(const uint8_t* bits, size_t count, const std::vector<size_t>& start_tags = {});
     void
     feed(const double* llr, size_t count, const std::vector<size_t>& start_tags = {});
-    std::vector<frame_request> next(std::vector<stream_frame>& out);
+    std::vector<stream_request> next(std::vector<stream_frame>& out);
     void complete(std::vector<frame_decode_result> results,
                   std::vector<stream_frame>& out);
     //! The most starts of one request of a search (next()).
@@ -265,7 +295,7 @@ public:
 
 private:
     enum class mode { synced, hunting };
-    enum class pending_kind { none, synced, search, shifts };
+    enum class pending_kind { none, synced, search, shifts, edges };
 
     long long nominal(uint64_t k) const
     {
@@ -287,10 +317,25 @@ private:
     //! shifts_settle: set when only a carried frame's edges reading slightly
     //! worse than random items (within edge_margin) fail it, so that its
     //! start's comparison with its shifts by whole periods decides instead.
+    //! edges: the frame's edge tests' values, once read; without them, a
+    //! frame whose verdict needs them sets needs_edges (and is not in sync
+    //! yet: complete() reads them, a step of their own, and judges again).
     bool judge(const frame_decode_result& r,
                pending_kind kind,
                frame_result& why,
-               bool* shifts_settle = nullptr);
+               bool* shifts_settle,
+               const edge_values* edges,
+               bool* needs_edges);
+    //! complete()'s verdict on a frame or a search, given its edge tests'
+    //! values once read (edges), or none yet.
+    void settle(frame_decode_result result,
+                pending_kind kind,
+                const edge_values* edges,
+                std::vector<stream_frame>& out);
+    //! The edge tests' reads of the frame awaiting them (d_edge_wait).
+    std::vector<stream_request> edge_step() const;
+    //! That frame judged with its edge tests' results (got: edge_step's).
+    void edges_read(std::vector<frame_decode_result> got, std::vector<stream_frame>& out);
     //! With a sync word: the best fit of W within half a frame length of s
     //! (outside s's own window), if any fits better than `than`.
     bool other_sync_word(long long s, double than, long long* at, double* fit) const;
@@ -471,6 +516,13 @@ private:
         long long seg = 0, seg_end = 0; // its request's segment
     };
     std::optional<held_frame> d_held;
+    //! A frame (or a search's merged result) whose verdict awaits its edge
+    //! tests' reads; the request's segment (d_seg, ...) stays until then.
+    struct edge_wait {
+        frame_decode_result result;
+        pending_kind kind;
+    };
+    std::optional<edge_wait> d_edge_wait;
     //! The held frame's shifts read (or, before the stream holds their
     //! items, nothing yet: false); the frame settled at once where they
     //! cannot be read.

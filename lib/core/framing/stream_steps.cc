@@ -1,0 +1,196 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-bsid authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The stream decoder's steps taken (docs/design.md section 3, "Stream
+// decoding"): a step's requests decoded, each by its decoder
+// (decode_stream_requests), and its results taken by complete(): a frame's
+// or a search's verdict (settle), after its edge tests' reads where it
+// needs them (a step of their own), a search's or a held frame's shifts by
+// whole periods. next(), which makes the requests, is in stream_decoder.cc.
+
+#include "framing/search_parts.h"
+#include "framing/stream_alignment.h"
+#include "framing/stream_positions.h"
+#include "runtime/format.h"
+#include <gnuradio/bsid/core/framing/stream_decoder.h>
+#include <gnuradio/bsid/core/runtime/log.h>
+#include <stdexcept>
+
+namespace bsid {
+
+using detail::argmax;
+
+std::vector<frame_decode_result>
+decode_stream_requests(std::vector<stream_request>& requests)
+{
+    std::vector<frame_decode_result> out(requests.size());
+    std::vector<bool> done(requests.size(), false);
+    // each decoder's requests in one batch, the decoders in the order they
+    // first appear
+    for (size_t first = 0; first < requests.size(); ++first) {
+        if (done[first])
+            continue;
+        frame_decoder* dec = requests[first].decoder;
+        if (!dec)
+            throw std::invalid_argument(
+                "decode_stream_requests: a request without a decoder");
+        std::vector<size_t> idx;
+        std::vector<frame_request> batch;
+        for (size_t k = first; k < requests.size(); ++k) {
+            if (!done[k] && requests[k].decoder == dec) {
+                done[k] = true;
+                idx.push_back(k);
+                batch.push_back(std::move(requests[k].request));
+            }
+        }
+        auto got = dec->decode_batch(batch);
+        for (size_t j = 0; j < idx.size(); ++j)
+            out[idx[j]] = std::move(got[j]);
+    }
+    return out;
+}
+
+void stream_decoder::complete(std::vector<frame_decode_result> results,
+                              std::vector<stream_frame>& out)
+{
+    const pending_kind kind = d_pending;
+    if (kind == pending_kind::none)
+        throw std::logic_error("stream_decoder: no request is pending");
+    const size_t asked = kind == pending_kind::shifts  ? d_shift_plan.of.size()
+                         : kind == pending_kind::edges ? edge_step().size()
+                                                       : d_part_mass.size();
+    if (results.size() != asked)
+        throw std::logic_error(detail::concat("stream_decoder: ",
+                                              results.size(),
+                                              " results for the ",
+                                              asked,
+                                              " requests of the step"));
+    d_pending = pending_kind::none;
+    if (kind == pending_kind::edges) {
+        edges_read(std::move(results), out);
+        return;
+    }
+    if (kind == pending_kind::shifts) {
+        frame_result lost;
+        const long long s = best_of_period_shifts(d_shift_plan, results, lost);
+        d_shift_plan = {};
+        if (d_held)
+            settle_held(s, lost, out);
+        else
+            found(s, lost, out);
+        return;
+    }
+    settle(results.size() > 1
+               ? detail::merge_search_parts(results, d_part_mass, d_alphabet)
+               : std::move(results.front()),
+           kind,
+           nullptr,
+           out);
+}
+
+std::vector<stream_request> stream_decoder::edge_step() const
+{
+    const frame_decode_result& r = d_edge_wait->result;
+    auto reads = d_judge->edge_requests(items_at(d_seg),
+                                        size_t(d_seg_end - d_seg),
+                                        r.start,
+                                        r.end_positions[argmax(r.end_posterior)]);
+    const bool on_backend = d_opt.edges_on_backend.value_or(false);
+    std::vector<stream_request> step;
+    for (size_t k = 0; k < reads.requests.size(); ++k)
+        step.push_back({ &d_judge->edge_decoder(reads.roles[k], on_backend),
+                         std::move(reads.requests[k]) });
+    return step;
+}
+
+void stream_decoder::edges_read(std::vector<frame_decode_result> got,
+                                std::vector<stream_frame>& out)
+{
+    edge_wait w = std::move(*d_edge_wait);
+    const auto reads =
+        d_judge->edge_requests(items_at(d_seg),
+                               size_t(d_seg_end - d_seg),
+                               w.result.start,
+                               w.result.end_positions[argmax(w.result.end_posterior)]);
+    d_edge_wait.reset();
+    const edge_values v = d_judge->edge_margins(reads, got);
+    settle(std::move(w.result), w.kind, &v, out);
+}
+
+void stream_decoder::settle(frame_decode_result result,
+                            pending_kind kind,
+                            const edge_values* edges,
+                            std::vector<stream_frame>& out)
+{
+    frame_result why;
+    bool by_shifts = false, needs_edges = false;
+    const bool in_sync = judge(result, kind, why, &by_shifts, edges, &needs_edges);
+    if (needs_edges) {
+        // its edge tests read first (next()); the segment's bits stay
+        d_edge_wait = edge_wait{ std::move(result), kind };
+        return;
+    }
+    if (d_req_cut && !in_sync) {
+        // the stream ends inside this frame
+        why.status = frame_status::truncated;
+        why.reason = "the stream ends inside the frame: " + why.reason;
+    }
+    if (kind == pending_kind::synced) {
+        frame_decode_result& r = result;
+        if (!in_sync && by_shifts) {
+            // its shifts by whole periods decide (next() reads them)
+            const long long s = d_seg + r.start.positions[argmax(r.start.weights)];
+            log(log_level::debug,
+                detail::concat("stream_decoder: frame ",
+                               d_k,
+                               " at ",
+                               s,
+                               " held: ",
+                               why.reason,
+                               "; its start is compared with its shifts by whole "
+                               "periods"));
+            d_held = held_frame{ std::move(r), why, s, d_seg, d_seg_end };
+            trim();
+            return;
+        }
+        if (!in_sync) {
+            if (d_req_cut) {
+                erase(why.status, why.reason, out);
+                d_finished = true;
+            } else {
+                lose_sync(why, out);
+            }
+        } else {
+            take(r, d_acquired, out);
+        }
+        trim();
+        return;
+    }
+    // a search: each candidate of the frame length decoded in turn, then the
+    // best one in sync kept if every other reads clearly worse
+    d_tries.push_back({ in_sync,
+                        why,
+                        result.result.ok(),
+                        result.log_likelihood_ratio,
+                        result.result.ok()
+                            ? d_seg + result.start.positions[argmax(result.start.weights)]
+                            : -1 });
+    if (!d_cands.empty())
+        d_cands.erase(d_cands.begin());
+    if (!d_cands.empty())
+        return; // the next sync word position of this frame length
+    frame_result lost;
+    const long long s = pick_candidate(lost);
+    d_tries.clear();
+    if (s >= 0 && d_G == 0 && d_judge->edges_checked()) {
+        d_shift_at = s; // next() reads its shifts by whole periods
+        return;
+    }
+    found(s, lost, out);
+}
+
+} // namespace bsid
