@@ -18,9 +18,6 @@
 #include "runtime/format.h"
 #include <gnuradio/bsid/core/framing/stream_decoder.h>
 #include <gnuradio/bsid/core/runtime/log.h>
-#include <algorithm>
-#include <functional>
-#include <future>
 #include <stdexcept>
 
 namespace bsid {
@@ -31,44 +28,29 @@ std::vector<frame_decode_result>
 decode_stream_requests(std::vector<stream_request>& requests)
 {
     std::vector<frame_decode_result> out(requests.size());
+    std::vector<bool> done(requests.size(), false);
     // each decoder's requests in one batch, the decoders in the order they
     // first appear
-    struct group {
-        frame_decoder* dec;
-        std::vector<size_t> idx;
-        std::vector<frame_request> batch;
-    };
-    std::vector<group> groups;
-    for (size_t k = 0; k < requests.size(); ++k) {
-        frame_decoder* dec = requests[k].decoder;
+    for (size_t first = 0; first < requests.size(); ++first) {
+        if (done[first])
+            continue;
+        frame_decoder* dec = requests[first].decoder;
         if (!dec)
             throw std::invalid_argument(
                 "decode_stream_requests: a request without a decoder");
-        auto g = std::find_if(
-            groups.begin(), groups.end(), [&](const group& x) { return x.dec == dec; });
-        if (g == groups.end())
-            g = groups.insert(groups.end(), group{ dec, {}, {} });
-        g->idx.push_back(k);
-        g->batch.push_back(std::move(requests[k].request));
+        std::vector<size_t> idx;
+        std::vector<frame_request> batch;
+        for (size_t k = first; k < requests.size(); ++k) {
+            if (!done[k] && requests[k].decoder == dec) {
+                done[k] = true;
+                idx.push_back(k);
+                batch.push_back(std::move(requests[k].request));
+            }
+        }
+        auto got = dec->decode_batch(batch);
+        for (size_t j = 0; j < idx.size(); ++j)
+            out[idx[j]] = std::move(got[j]);
     }
-    auto decode = [&](group& g) {
-        auto got = g.dec->decode_batch(g.batch);
-        for (size_t j = 0; j < g.idx.size(); ++j)
-            out[g.idx[j]] = std::move(got[j]);
-    };
-    // the batches of decoders off the CPU (a GPU's: a stream_batch's edge
-    // tests, four small batches beside the frames') at once, so that their
-    // launches, copies and waits overlap; the CPU's one after another (each
-    // takes the host's threads)
-    std::vector<std::future<void>> running;
-    for (size_t j = 0; j < groups.size(); ++j) {
-        if (j > 0 && groups[j].dec->primary().backend() != backend_kind::cpu)
-            running.push_back(std::async(std::launch::async, decode, std::ref(groups[j])));
-        else
-            decode(groups[j]);
-    }
-    for (auto& f : running)
-        f.get();
     return out;
 }
 
