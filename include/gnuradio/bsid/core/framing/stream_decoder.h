@@ -124,8 +124,8 @@ struct stream_options {
      * four short decodes a frame without a sync word) are decoded: on the
      * frame decoder's backend (true), with many streams' in one batch, or on
      * the CPU (false). Unset: on the backend in a stream_batch, on the CPU
-     * for a stream alone (one frame's four decodes cost less there than a
-     * GPU's launches).
+     * for a stream alone, as before (on a GPU each of one frame's four small
+     * decodes would be a call of its own).
      */
     std::optional<bool> edges_on_backend;
     /*!
