@@ -66,13 +66,17 @@ public:
      * each worker's wall time, its streams' parallel steps counted in the
      * time of each host thread that ran them. The frame decoder's stage times
      * (profiling on, also summed over the threads that call it) are a part
-     * of it; the rest is the stream decoders' own work.
+     * of it; the rest is the stream decoders' own work and their edge tests'
+     * decodes (the alignment judge's decoders, whose time the frame
+     * decoder's profile does not hold).
      */
     double worker_seconds() const { return d_worker_seconds; }
     /*!
-     * The part of worker_seconds() spent in the rounds' decode_batch calls
-     * (one a round and worker): the rest of the frame decoder's time is the
-     * decodes the streams' own steps make (a search's reads of its shifts).
+     * The part of worker_seconds() spent in the rounds' decodes (one
+     * decode_stream_requests a round and worker: the frame decoder's batch and
+     * the edge tests' batches): the rest of the frame decoder's time is the
+     * decodes the streams' own steps make (the channel's prediction, once;
+     * with a sync word, a suspect frame read from where W fits better).
      */
     double round_seconds() const { return d_round_seconds; }
 

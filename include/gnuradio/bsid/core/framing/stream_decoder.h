@@ -34,8 +34,9 @@ struct stream_request {
 
 /*!
  * The requests decoded, each by its decoder, the results in their order:
- * the requests of one decoder in one decode_batch (stream_batch gathers many
- * streams' steps into one call).
+ * the requests of one decoder in one decode_batch, one decoder after
+ * another (stream_batch gathers many streams' steps into one call). The
+ * requests are moved from.
  */
 std::vector<frame_decode_result>
 decode_stream_requests(std::vector<stream_request>& requests);
