@@ -7,6 +7,7 @@
 
 #include "channel/letter_scale.h"
 #include "framing/stream_alignment.h"
+#include "framing/stream_positions.h"
 #include <gnuradio/bsid/core/channel/channel.h>
 #include <gnuradio/bsid/core/inner/drift_limits.h>
 #include <gnuradio/bsid/core/inner/lattice.h>
@@ -56,13 +57,9 @@ make_edge_decoder(const decoder_config& main, codebook cb, bool on_backend)
     return std::make_unique<frame_decoder>(cfg);
 }
 
-double read_llr(const frame_decode_result& res)
-{
-    return res.result.ok() ? res.log_likelihood_ratio
-                           : -std::numeric_limits<double>::infinity();
-}
-
 } // namespace
+
+using detail::read_llr;
 
 std::shared_ptr<const alignment_judge>
 shared_alignment_judge(const std::shared_ptr<frame_decoder>& dec,
@@ -259,7 +256,7 @@ alignment_judge::edge_margins(const edge_reads& reads,
 {
     const double inf = std::numeric_limits<double>::infinity();
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    if (got.size() != reads.requests.size())
+    if (got.size() != reads.roles.size())
         throw std::logic_error("alignment_judge: one result per edge read is needed");
     double v[4] = { nan, nan, nan, nan };
     for (size_t k = 0; k < got.size(); ++k)

@@ -89,15 +89,7 @@ stream_decoder::read_request(long long at, read_after after, bool* short_of_item
     return r;
 }
 
-namespace {
-
-double read_llr(const frame_decode_result& res)
-{
-    return res.result.ok() ? res.log_likelihood_ratio
-                           : -std::numeric_limits<double>::infinity();
-}
-
-} // namespace
+using detail::read_llr;
 
 double stream_decoder::llr_at(long long at, read_after after, bool* short_of_items)
 {

@@ -7,13 +7,15 @@
 
 // Start priors as the stream decoder builds them (stream_decoder.cc and
 // stream_sync_tests.cc): positions padded to few distinct state spaces,
-// made relative to a segment, and their most probable entry.
+// made relative to a segment, and their most probable entry; and what a
+// read of an alignment scores.
 
 #ifndef INCLUDED_BSID_CORE_STREAM_POSITIONS_H
 #define INCLUDED_BSID_CORE_STREAM_POSITIONS_H
 
 #include <gnuradio/bsid/core/inner/frame_decoder.h>
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 namespace bsid {
@@ -51,6 +53,14 @@ relative_prior(const position_weights& p, long long s_min, long long top)
 inline size_t argmax(const std::vector<double>& v)
 {
     return size_t(std::max_element(v.begin(), v.end()) - v.begin());
+}
+
+// what a read of an alignment scores: its ln likelihood ratio against
+// random items, -inf where it could not be decoded
+inline double read_llr(const frame_decode_result& res)
+{
+    return res.result.ok() ? res.log_likelihood_ratio
+                           : -std::numeric_limits<double>::infinity();
 }
 
 } // namespace detail

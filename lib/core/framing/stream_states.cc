@@ -179,10 +179,8 @@ void stream_decoder::settle_held(long long s,
     d_held.reset();
     d_shift_plan = {};
     d_follows = {};
-    d_seg = h.seg; // (take() and lose_sync() read the frame's request)
-    d_seg_end = h.seg_end;
-    d_req_tail = true;
-    d_req_cut = false;
+    // (the frame's request, d_seg..., which take() and lose_sync() read, is
+    // the held frame's still: next() makes no other while a frame is held)
     if (s == h.start) {
         log(log_level::debug,
             detail::concat("stream_decoder: frame ",

@@ -61,7 +61,7 @@ void stream_decoder::complete(std::vector<frame_decode_result> results,
     if (kind == pending_kind::none)
         throw std::logic_error("stream_decoder: no request is pending");
     const size_t asked = kind == pending_kind::shifts  ? d_shift_plan.of.size()
-                         : kind == pending_kind::edges ? edge_step().size()
+                         : kind == pending_kind::edges ? d_edge_wait->roles.size()
                                                        : d_part_mass.size();
     if (results.size() != asked)
         throw std::logic_error(detail::concat("stream_decoder: ",
@@ -92,18 +92,24 @@ void stream_decoder::complete(std::vector<frame_decode_result> results,
            out);
 }
 
-std::vector<stream_request> stream_decoder::edge_step() const
+std::vector<stream_request> stream_decoder::edge_step()
 {
-    const frame_decode_result& r = d_edge_wait->result;
+    edge_wait& w = *d_edge_wait;
+    const frame_decode_result& r = w.result;
     auto reads = d_judge->edge_requests(items_at(d_seg),
                                         size_t(d_seg_end - d_seg),
                                         r.start,
                                         r.end_positions[argmax(r.end_posterior)]);
     const bool on_backend = d_opt.edges_on_backend.value_or(false);
     std::vector<stream_request> step;
-    for (size_t k = 0; k < reads.requests.size(); ++k)
+    w.roles.clear();
+    for (size_t k = 0; k < reads.requests.size(); ++k) {
+        w.roles.push_back(reads.roles[k]);
         step.push_back({ &d_judge->edge_decoder(reads.roles[k], on_backend),
                          std::move(reads.requests[k]) });
+    }
+    w.front_empty = reads.front_empty;
+    w.back_empty = reads.back_empty;
     return step;
 }
 
@@ -111,12 +117,12 @@ void stream_decoder::edges_read(std::vector<frame_decode_result> got,
                                 std::vector<stream_frame>& out)
 {
     edge_wait w = std::move(*d_edge_wait);
-    const auto reads =
-        d_judge->edge_requests(items_at(d_seg),
-                               size_t(d_seg_end - d_seg),
-                               w.result.start,
-                               w.result.end_positions[argmax(w.result.end_posterior)]);
     d_edge_wait.reset();
+    alignment_judge::edge_reads reads; // (the roles asked for, edge_step)
+    for (int role : w.roles)
+        reads.roles.push_back(alignment_judge::edge_role(role));
+    reads.front_empty = w.front_empty;
+    reads.back_empty = w.back_empty;
     const edge_values v = d_judge->edge_margins(reads, got);
     settle(std::move(w.result), w.kind, &v, out);
 }
@@ -131,7 +137,7 @@ void stream_decoder::settle(frame_decode_result result,
     const bool in_sync = judge(result, kind, why, &by_shifts, edges, &needs_edges);
     if (needs_edges) {
         // its edge tests read first (next()); the segment's bits stay
-        d_edge_wait = edge_wait{ std::move(result), kind };
+        d_edge_wait = edge_wait{ std::move(result), kind, {}, false, false };
         return;
     }
     if (d_req_cut && !in_sync) {
@@ -153,7 +159,7 @@ void stream_decoder::settle(frame_decode_result result,
                                why.reason,
                                "; its start is compared with its shifts by whole "
                                "periods"));
-            d_held = held_frame{ std::move(r), why, s, d_seg, d_seg_end };
+            d_held = held_frame{ std::move(r), why, s };
             trim();
             return;
         }

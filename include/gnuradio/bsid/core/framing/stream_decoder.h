@@ -333,8 +333,9 @@ private:
                 pending_kind kind,
                 const edge_values* edges,
                 std::vector<stream_frame>& out);
-    //! The edge tests' reads of the frame awaiting them (d_edge_wait).
-    std::vector<stream_request> edge_step() const;
+    //! The edge tests' reads of the frame awaiting them (d_edge_wait), whose
+    //! roles it keeps for edges_read.
+    std::vector<stream_request> edge_step();
     //! That frame judged with its edge tests' results (got: edge_step's).
     void edges_read(std::vector<frame_decode_result> got, std::vector<stream_frame>& out);
     //! With a sync word: the best fit of W within half a frame length of s
@@ -513,8 +514,7 @@ private:
     struct held_frame {
         frame_decode_result result;
         frame_result why;
-        long long start = 0;            // its most probable start
-        long long seg = 0, seg_end = 0; // its request's segment
+        long long start = 0; // its most probable start
     };
     std::optional<held_frame> d_held;
     //! A frame (or a search's merged result) whose verdict awaits its edge
@@ -522,6 +522,10 @@ private:
     struct edge_wait {
         frame_decode_result result;
         pending_kind kind;
+        //! the reads asked for: each one's role (alignment_judge::edge_role)
+        //! and which edges had nothing to read
+        std::vector<int> roles;
+        bool front_empty = false, back_empty = false;
     };
     std::optional<edge_wait> d_edge_wait;
     //! The held frame's shifts read (or, before the stream holds their
