@@ -34,9 +34,10 @@ struct stream_request {
 
 /*!
  * The requests decoded, each by its decoder, the results in their order:
- * the requests of one decoder in one decode_batch, one decoder after
- * another (stream_batch gathers many streams' steps into one call). The
- * requests are moved from.
+ * the requests of one decoder in one decode_batch; the batches of decoders
+ * off the CPU at once, each on a thread of its own beside the first
+ * decoder's, the CPU's one after another (stream_batch gathers many
+ * streams' steps into one call). The requests are moved from.
  */
 std::vector<frame_decode_result>
 decode_stream_requests(std::vector<stream_request>& requests);
