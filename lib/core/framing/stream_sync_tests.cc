@@ -601,9 +601,9 @@ bool stream_decoder::judge(const frame_decode_result& r,
             // A carried frame whose edges favour its own books by
             // edge_margin but read below need_front_own or need_own, yet
             // above random items less edge_margin (about 1 correct frame in
-            // 10 at S500's channel;
-            // a shifted frame that reads a burst as its edge reads far
-            // worse, or as the neighbour's books): its start's comparison
+            // 10 at S500's channel; a shifted frame that reads a burst as
+            // its edge mostly reads far worse, or as the neighbour's
+            // books): its start's comparison
             // with its shifts by whole periods settles it (complete(),
             // best_of_period_shifts), as it would a search's start, without
             // the search over its frame length. A whole frame with the next
