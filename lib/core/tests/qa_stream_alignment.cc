@@ -596,7 +596,8 @@ TEST_F(
 {
     // A carried frame whose edges favour its own books over a neighbour's
     // by edge_margin but read below random items by less than edge_margin
-    // (the channel hit its edge codewords) is compared with its shifts by
+    // (the channel hit its edge codewords), or whose front reads better than
+    // random items by less than edge_margin, is compared with its shifts by
     // whole periods, as a search's start is, instead of having its frame
     // length searched. The rule, over streams without bursts of the code of
     // the test above (books repeating every 3 codewords, N = 20) over bits
