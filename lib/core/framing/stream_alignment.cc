@@ -191,9 +191,7 @@ alignment_judge::edge_reads alignment_judge::edge_requests(const received_items&
             s.positions.push_back(start.positions[k]),
                 s.weights.push_back(start.weights[k]);
     }
-    if (s.positions.empty()) {
-        reads.front_empty = true;
-    } else {
+    if (!s.positions.empty()) {
         frame_request r;
         r.set_items(y);
         r.L = std::min(avail, size_t(s.positions.back() + d_J * d_n + d_edge_hi + 1));
@@ -213,9 +211,7 @@ alignment_judge::edge_reads alignment_judge::edge_requests(const received_items&
     const long long span = (long long)d_J * d_n;
     const long long first = std::max(0LL, e - span - d_edge_hi);
     const long long last = std::min(e, e - span + d_edge_hi);
-    if (last < first) {
-        reads.back_empty = true;
-    } else {
+    if (last >= first) {
         position_weights b;
         for (long long x = first; x <= last; ++x)
             b.positions.push_back(x - first), b.weights.push_back(1.0);
@@ -251,30 +247,27 @@ frame_decoder& alignment_judge::edge_decoder(edge_role role, bool on_backend) co
 }
 
 edge_values
-alignment_judge::edge_margins(const edge_reads& reads,
+alignment_judge::edge_margins(const std::vector<edge_role>& roles,
                               const std::vector<frame_decode_result>& got) const
 {
     const double inf = std::numeric_limits<double>::infinity();
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    if (got.size() != reads.roles.size())
+    if (got.size() != roles.size())
         throw std::logic_error("alignment_judge: one result per edge read is needed");
-    double v[4] = { nan, nan, nan, nan };
+    // (an edge not read, with nothing to read, reads -inf as its own books)
+    double v[4] = { -inf, nan, -inf, nan };
     for (size_t k = 0; k < got.size(); ++k)
-        v[reads.roles[k]] = read_llr(got[k]);
-    if (reads.front_empty)
-        v[front_own] = -inf;
-    if (reads.back_empty)
-        v[back_own] = -inf;
+        v[roles[k]] = read_llr(got[k]);
     // own less alt: -inf where own reads -inf, +inf where only alt does
-    auto margin = [&](double own, double alt, bool empty) {
+    auto margin = [&](double own, double alt) {
         if (!d_front_alt)
             return nan;
-        if (empty || (std::isinf(own) && own < 0))
+        if (std::isinf(own) && own < 0)
             return -inf;
         return std::isinf(alt) ? inf : own - alt;
     };
-    return { margin(v[front_own], v[front_alt], reads.front_empty),
-             margin(v[back_own], v[back_alt], reads.back_empty),
+    return { margin(v[front_own], v[front_alt]),
+             margin(v[back_own], v[back_alt]),
              v[front_own],
              v[back_own] };
 }

@@ -112,13 +112,13 @@ public:
      * - The back: the frame ends at y[e] (its most probable end); the J
      *   codewords before it read as the frame's last books (own) and as the
      *   next frame's books p - J .. p - 1 (alt).
+     * An edge with nothing to read (no start position within the items, no
+     * room for the J codewords) has no request.
      */
     enum edge_role { front_own = 0, front_alt = 1, back_own = 2, back_alt = 3 };
     struct edge_reads {
         std::vector<frame_request> requests;
         std::vector<edge_role> roles; // each request's
-        bool front_empty = false;     // no start position to read from
-        bool back_empty = false;      // no room for the J codewords
     };
     edge_reads edge_requests(const received_items& y,
                              size_t avail,
@@ -131,13 +131,13 @@ public:
      */
     frame_decoder& edge_decoder(edge_role role, bool on_backend) const;
     /*!
-     * The tests' values from the reads' results: front and back, ln LR as
-     * own less ln LR as alt (NaN if not edges_checked(); -inf where own reads
-     * -inf or nothing can be read, +inf where only alt does); front_own and
-     * back_own, ln LR as own against random items (-inf where it cannot be
-     * decoded).
+     * The tests' values from the results `got` of the reads of `roles`
+     * (edge_requests' roles): front and back, ln LR as own less ln LR as alt
+     * (NaN if not edges_checked(); -inf where own reads -inf or was not read,
+     * +inf where only alt does); front_own and back_own, ln LR as own against
+     * random items (-inf where it was not read or cannot be decoded).
      */
-    edge_values edge_margins(const edge_reads& reads,
+    edge_values edge_margins(const std::vector<edge_role>& roles,
                              const std::vector<frame_decode_result>& got) const;
 
     /*!

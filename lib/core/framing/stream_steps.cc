@@ -131,8 +131,6 @@ std::vector<stream_request> stream_decoder::edge_step()
         step.push_back({ &d_judge->edge_decoder(reads.roles[k], on_backend),
                          std::move(reads.requests[k]) });
     }
-    w.front_empty = reads.front_empty;
-    w.back_empty = reads.back_empty;
     return step;
 }
 
@@ -141,12 +139,10 @@ void stream_decoder::edges_read(std::vector<frame_decode_result> got,
 {
     edge_wait w = std::move(*d_edge_wait);
     d_edge_wait.reset();
-    alignment_judge::edge_reads reads; // (the roles asked for, edge_step)
+    std::vector<alignment_judge::edge_role> roles; // (edge_step's)
     for (int role : w.roles)
-        reads.roles.push_back(alignment_judge::edge_role(role));
-    reads.front_empty = w.front_empty;
-    reads.back_empty = w.back_empty;
-    const edge_values v = d_judge->edge_margins(reads, got);
+        roles.push_back(alignment_judge::edge_role(role));
+    const edge_values v = d_judge->edge_margins(roles, got);
     settle(std::move(w.result), w.kind, &v, out);
 }
 
@@ -160,7 +156,7 @@ void stream_decoder::settle(frame_decode_result result,
     const bool in_sync = judge(result, kind, why, &by_shifts, edges, &needs_edges);
     if (needs_edges) {
         // its edge tests read first (next()); the segment's bits stay
-        d_edge_wait = edge_wait{ std::move(result), kind, {}, false, false };
+        d_edge_wait = edge_wait{ std::move(result), kind, {} };
         return;
     }
     if (d_req_cut && !in_sync) {

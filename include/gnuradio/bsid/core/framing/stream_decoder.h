@@ -523,10 +523,8 @@ private:
     struct edge_wait {
         frame_decode_result result;
         pending_kind kind;
-        //! the reads asked for: each one's role (alignment_judge::edge_role)
-        //! and which edges had nothing to read
+        //! each read's role, as asked for (alignment_judge::edge_role)
         std::vector<int> roles;
-        bool front_empty = false, back_empty = false;
     };
     std::optional<edge_wait> d_edge_wait;
     //! The held frame's shifts read (or, before the stream holds their
