@@ -91,11 +91,11 @@ public:
                 "map_decoder(cpu): the lattices' rings hold one chunk of codewords "
                 "(all of them exceed the memory budget)");
         }
-        // global: every index's sums G and Q, so that each lattice runs once
+        // global: every index's sums G and Q (both in double, whatever the
+        // lattice's precision), so that each lattice runs once
         const size_t global_bytes = d_plan.ring_bytes(d_streaming) +
-                                    size_t(N()) * size_t(d_plan.Qs()) *
-                                        (size_t(q()) * sizeof(real) +
-                                         sizeof(double) * size_t(d_limits.mn.size()));
+                                    size_t(N()) * size_t(d_plan.Qs()) * sizeof(double) *
+                                        (size_t(q()) + size_t(d_limits.mn.size()));
         if (cfg.storage == storage_kind::automatic) {
             d_storage =
                 global_bytes <= budget ? storage_kind::global : storage_kind::local;
