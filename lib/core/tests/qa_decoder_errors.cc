@@ -11,6 +11,7 @@
 // that frame a decoder_error status (or, with storage "auto", local storage)
 // and never ends the batch or the process.
 
+#include "qa_log_capture.h"
 #include "qa_sanitized.h"
 #include <gnuradio/bsid/core/channel/channel.h>
 #include <gnuradio/bsid/core/inner/codebook.h>
@@ -146,6 +147,39 @@ TEST(decoder_errors, subnormal_priors_in_a_batch_decode_like_one_frame)
         EXPECT_EQ(one, a);
         EXPECT_EQ(one, b);
     }
+}
+
+TEST(decoder_errors, auto_storage_counts_the_kept_sums_at_their_size_in_both_precisions)
+{
+    // The CPU decoder keeps every index's sums (G and Q) in double whatever
+    // the lattice's precision, so storage "auto" must count them at 8 bytes
+    // a value in float too: a float decoder that counted 4 would pick global
+    // storage for frames whose sums do not fit the budget. Where the sums
+    // dominate (q = 64, N = 3000), float's estimate is double's but for the
+    // rings of positions (in the lattice's precision, a few MB).
+    const codebook cb = codebook::random(8, 64, 1, 1);
+    const channel_params ch(0.01, 0.01, 0.0);
+    auto estimate_mib = [&](precision_kind prec) {
+        qa::log_capture log;
+        decoder_config cfg(cb, ch, 3000);
+        cfg.backend = backend_kind::cpu;
+        cfg.precision = prec;
+        cfg.storage = storage_kind::automatic;
+        (void)map_decoder::make(cfg);
+        const std::string key = "global needs ";
+        for (const auto& l : log.lines) {
+            const size_t at = l.find(key);
+            if (at != std::string::npos)
+                return std::stod(l.substr(at + key.size()));
+        }
+        ADD_FAILURE() << "no storage estimate logged";
+        return 0.0;
+    };
+    const double f = estimate_mib(precision_kind::single);
+    const double d = estimate_mib(precision_kind::dual);
+    EXPECT_GT(d, 100.0) << "the sums should dominate the estimate";
+    EXPECT_GE(f, 0.95 * d) << "float " << f << " MiB, double " << d << " MiB";
+    EXPECT_LE(f, d);
 }
 
 TEST(decoder_errors, out_of_memory_is_a_frame_status_not_a_crash)
