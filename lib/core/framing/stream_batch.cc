@@ -36,6 +36,9 @@ stream_batch::stream_batch(std::shared_ptr<frame_decoder> dec,
     // many streams' edge tests in one batch on the decoder's backend
     if (!opt.edges_on_backend)
         opt.edges_on_backend = true;
+    // and the next frame decoded beside a frame's edge tests: a round a frame
+    if (!opt.decode_ahead)
+        opt.decode_ahead = true;
     d_streams.reserve(streams);
     if (streams > 0)
         d_streams.emplace_back(d_dec, opt);

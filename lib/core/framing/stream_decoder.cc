@@ -222,6 +222,7 @@ void stream_decoder::set_decoder(std::shared_ptr<frame_decoder> dec)
         throw std::invalid_argument(
             "stream_decoder: the new decoder's code, N or sync word differ");
     d_dec = std::move(dec);
+    d_ahead.reset(); // (the old decoder's)
     derive();
 }
 
@@ -430,26 +431,18 @@ std::vector<stream_request> stream_decoder::next(std::vector<stream_frame>& out)
                 seg_end = bad;
                 tail_model = false;
             }
-            frame_request r;
-            r.set_items(items_at(s_min));
-            r.L = size_t(seg_end - s_min);
-            r.start = relative_prior(
-                d_prior, s_min, std::min(padded_top(s_min, s_max), seg_end));
-            r.end = end_mode::free;
-            r.lookahead = tail_model ? d_opt.lookahead : 0;
-            r.next_frame_follows = tail_model;
-            r.events = d_opt.events;
-            r.item_posteriors = d_opt.item_posteriors;
-            r.substitution_counts = d_opt.events && d_opt.substitution_counts;
-            r.random_before =
-                d_acquired; // a window's starts: the bits before them random
-            r.gap = tail_model ? d_opt.gap_probability : 0.0;
-            d_pending = pending_kind::synced;
+            frame_request r = carried_request(d_prior, seg_end, tail_model, d_acquired);
             d_part_mass.assign(1, 1.0);
             d_seg = s_min;
             d_seg_end = seg_end;
             d_req_cut = have < s_max + d_F + d_hi; // the frame itself may be cut
             d_req_tail = tail_model;
+            if (auto got = decoded_ahead(r, s_min)) {
+                // decoded beside the edge tests of the frame before it
+                settle(std::move(*got), pending_kind::synced, nullptr, out);
+                continue;
+            }
+            d_pending = pending_kind::synced;
             std::vector<frame_request> one;
             one.push_back(std::move(r));
             return by(d_dec.get(), std::move(one));
@@ -630,35 +623,13 @@ void stream_decoder::take(frame_decode_result& r,
     out.push_back(std::move(f));
     ++d_k;
 
-    // trimmed from both tails while the mass dropped stays <= Pr
-    const double Pr = d_dec->config().Pr;
-    size_t a = 0, b = r.end_forward.size();
-    double dropped = 0;
-    while (b - a > 1) {
-        // the lighter tail first (the left one on a tie)
-        const double left = r.end_forward[a], right = r.end_forward[b - 1];
-        const bool take_left = left <= right;
-        const double m = take_left ? left : right;
-        if (dropped + m > Pr)
-            break;
-        dropped += m;
-        take_left ? ++a : --b;
-    }
-    position_weights next;
-    double sum = 0;
-    for (size_t k = a; k < b; ++k) {
-        next.positions.push_back(d_seg + r.end_positions[k]);
-        next.weights.push_back(r.end_forward[k]);
-        sum += r.end_forward[k];
-    }
-    if (!(sum > 0)) { // (an ok frame always has a forward end metric)
+    auto next = carried_prior(r, d_seg);
+    if (!next) { // (an ok frame always has a forward end metric)
         lose_sync({ frame_status::sync_lost, "the frame has no forward end metric" },
                   out);
         return;
     }
-    for (double& x : next.weights)
-        x /= sum;
-    d_prior = std::move(next);
+    d_prior = std::move(*next);
     d_mode = mode::synced;
     d_acquired = false;
     d_by_search = false;

@@ -83,9 +83,10 @@ void stream_decoder::complete(std::vector<frame_decode_result> results,
     const pending_kind kind = d_pending;
     if (kind == pending_kind::none)
         throw std::logic_error("stream_decoder: no request is pending");
-    const size_t asked = kind == pending_kind::shifts  ? d_shift_plan.of.size()
-                         : kind == pending_kind::edges ? d_edge_wait->roles.size()
-                                                       : d_part_mass.size();
+    const size_t asked = kind == pending_kind::shifts ? d_shift_plan.of.size()
+                         : kind == pending_kind::edges
+                             ? d_edge_wait->roles.size() + (d_edge_wait->ahead ? 1 : 0)
+                             : d_part_mass.size();
     if (results.size() != asked)
         throw std::logic_error(detail::concat("stream_decoder: ",
                                               results.size(),
@@ -94,6 +95,10 @@ void stream_decoder::complete(std::vector<frame_decode_result> results,
                                               " requests of the step"));
     d_pending = pending_kind::none;
     if (kind == pending_kind::edges) {
+        if (d_edge_wait->ahead) { // (the next frame's decode, asked for last)
+            d_ahead->result = std::move(results.back());
+            results.pop_back();
+        }
         edges_read(std::move(results), out);
         return;
     }
@@ -130,6 +135,14 @@ std::vector<stream_request> stream_decoder::edge_step()
         w.roles.push_back(reads.roles[k]);
         step.push_back({ &d_judge->edge_decoder(reads.roles[k], on_backend),
                          std::move(reads.requests[k]) });
+    }
+    w.ahead = false;
+    if (!step.empty() && w.kind == pending_kind::synced &&
+        d_opt.decode_ahead.value_or(false)) {
+        if (auto a = ahead_request()) {
+            step.push_back(std::move(*a));
+            w.ahead = true;
+        }
     }
     return step;
 }

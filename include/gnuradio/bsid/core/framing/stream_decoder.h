@@ -131,6 +131,16 @@ struct stream_options {
      */
     std::optional<bool> edges_on_backend;
     /*!
+     * Whether a carried frame whose verdict waits for its edge tests has the
+     * next frame decoded beside them, from where it ends, in the same step
+     * (docs/design.md, "Many streams"): the result is used only if the
+     * frame is taken and the next frame's request is then the same, so the
+     * frames put out are the same either way; a frame that loses sync wastes
+     * that decode. Unset: in a stream_batch (one round a frame instead of
+     * two), not for a stream alone (its steps are sequential anyway).
+     */
+    std::optional<bool> decode_ahead;
+    /*!
      * What the stream's items are: bits (push(const uint8_t*, ...)) or LLRs
      * (push(const float*, ...), soft input); the other kind is refused.
      */
@@ -339,6 +349,28 @@ private:
     std::vector<stream_request> edge_step();
     //! That frame judged with its edge tests' results (got: edge_step's).
     void edges_read(std::vector<frame_decode_result> got, std::vector<stream_frame>& out);
+    //! The next frame's start prior from frame r taken (its segment from
+    //! seg): r's forward end metric trimmed from both tails while the mass
+    //! dropped stays <= Pr, normalized, in absolute positions; none where
+    //! that metric is all 0.
+    std::optional<position_weights> carried_prior(const frame_decode_result& r,
+                                                  long long seg) const;
+    //! A frame's request from `prior` (absolute) over [its first position,
+    //! seg_end): tail_model, the next frame's W and K symbols weighed after
+    //! it; acquired, its starts a window (the items before them random).
+    frame_request carried_request(const position_weights& prior,
+                                  long long seg_end,
+                                  bool tail_model,
+                                  bool acquired) const;
+    //! The next frame's request decoded ahead, beside the edge tests of the
+    //! frame awaiting them (stream_options::decode_ahead), from where that
+    //! frame ends if taken; none where it cannot be asked for yet.
+    std::optional<stream_request> ahead_request();
+    //! The result decoded ahead for request r over the segment from seg, if
+    //! that request was the same (the decode is a function of it); the
+    //! result ahead is dropped either way.
+    std::optional<frame_decode_result> decoded_ahead(const frame_request& r,
+                                                     long long seg);
     //! With a sync word: the best fit of W within half a frame length of s
     //! (outside s's own window), if any fits better than `than`.
     bool other_sync_word(long long s, double than, long long* at, double* fit) const;
@@ -525,8 +557,18 @@ private:
         pending_kind kind;
         //! each read's role, as asked for (alignment_judge::edge_role)
         std::vector<int> roles;
+        bool ahead = false; //!< the next frame's decode asked for too, last
     };
     std::optional<edge_wait> d_edge_wait;
+    //! The next frame's decode asked for ahead (ahead_request), its result
+    //! once read: used by next() if it asks for the same request.
+    struct ahead_decode {
+        frame_decoder* decoder = nullptr;
+        long long seg = 0;     // the request's segment starts here
+        frame_request request; // as asked (its items' pointers not read again)
+        std::optional<frame_decode_result> result;
+    };
+    std::optional<ahead_decode> d_ahead;
     //! The held frame's shifts read (or, before the stream holds their
     //! items, nothing yet: false); the frame settled at once where they
     //! cannot be read.
