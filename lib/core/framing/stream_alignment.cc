@@ -195,6 +195,18 @@ alignment_judge::edge_reads alignment_judge::edge_requests(const received_items&
         frame_request r;
         r.set_items(y);
         r.L = std::min(avail, size_t(s.positions.back() + d_J * d_n + d_edge_hi + 1));
+        // padded with a start of weight 0 to a spread of 2^k - 1, at least
+        // front_spread: the fronts of a round's frames then fall in one or
+        // two state spaces, each one batch of the edge decoder (a frame's
+        // carried start spans a few positions; unpadded, each spread was a
+        // batch of its own, five or six small batches a round on a GPU)
+        const long long top =
+            std::min(detail::padded_top(s.positions.front(),
+                                        std::max(s.positions.back(),
+                                                 s.positions.front() + front_spread)),
+                     (long long)r.L - 1);
+        if (top > s.positions.back())
+            s.positions.push_back(top), s.weights.push_back(0.0);
         r.start = std::move(s);
         r.end = end_mode::free;
         r.lookahead = 0;

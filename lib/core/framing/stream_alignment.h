@@ -73,6 +73,8 @@ class alignment_judge
 public:
     //! The margin, in nats, by which a frame's edges must favour its own books.
     static constexpr double edge_margin = 5.0;
+    //! The least spread of a front read's start prior (padded with weight 0).
+    static constexpr long long front_spread = 7;
     /*!
      * sync_word_threshold: ln of the least likelihood ratio W must have at a
      * frame's start; NaN: automatic (default_sync_word_threshold; for soft
@@ -107,8 +109,10 @@ public:
      * other streams' (stream_decoder: next(), complete()), each by the judge's
      * decoder for its role.
      * - The front: with the frame's start prior `start` over positions of y
-     *   (avail items), its first J codewords read as books 0..J-1 (own) and
-     *   as the previous frame's books N - p .. N - p + J - 1 (alt).
+     *   (avail items; its likely positions, padded with weight 0 to a spread
+     *   of 2^k - 1, at least front_spread), its first J codewords read as
+     *   books 0..J-1 (own) and as the previous frame's books N - p .. N - p +
+     *   J - 1 (alt).
      * - The back: the frame ends at y[e] (its most probable end); the J
      *   codewords before it read as the frame's last books (own) and as the
      *   next frame's books p - J .. p - 1 (alt).
