@@ -212,8 +212,9 @@ TEST(stream_ahead, the_same_frames_whatever_the_stream_holds)
                     ok += f.result.ok();
             EXPECT_GE(ok, in.size() * size_t(frames) / 2) << what;
             // (in chunks, a frame often waits for its next frame's items)
-            if (chunk > F)
+            if (chunk > F) {
                 EXPECT_LT(rounds_on, rounds_off) << what;
+            }
         }
     }
 }
