@@ -10,7 +10,8 @@
 // its start prior, which the frame before it gives once taken. While that
 // frame's verdict waits for its edge tests (a step of their own), the next
 // frame's request is made as if it were taken and decoded in the same step;
-// next() uses the result if it then asks for the same request. The frames
+// next() uses the result if it then makes the same request (from the same
+// prior, over the same segment). The frames
 // put out are the same as without it: the decode is a function of the
 // request alone.
 
@@ -22,34 +23,6 @@ namespace bsid {
 
 using detail::padded_top;
 using detail::relative_prior;
-
-namespace {
-
-bool same_weights(const std::optional<position_weights>& a,
-                  const std::optional<position_weights>& b)
-{
-    if (a.has_value() != b.has_value())
-        return false;
-    return !a || (a->positions == b->positions && a->weights == b->weights);
-}
-
-// the same decode asked for: every field but the items' pointers, whose
-// stream position (the segment's start) the caller compares
-bool same_request(const frame_request& a, const frame_request& b)
-{
-    return (a.bits != nullptr) == (b.bits != nullptr) &&
-           (a.llr != nullptr) == (b.llr != nullptr) &&
-           (a.logprob != nullptr) == (b.logprob != nullptr) && a.L == b.L &&
-           same_weights(a.start, b.start) && a.end == b.end &&
-           a.lookahead == b.lookahead && a.next_frame_follows == b.next_frame_follows &&
-           a.events == b.events && a.item_posteriors == b.item_posteriors &&
-           a.posteriors == b.posteriors &&
-           a.substitution_counts == b.substitution_counts &&
-           a.random_before == b.random_before && a.gap == b.gap && a.more_reads.empty() &&
-           b.more_reads.empty();
-}
-
-} // namespace
 
 std::optional<position_weights>
 stream_decoder::carried_prior(const frame_decode_result& r, long long seg) const
@@ -120,19 +93,22 @@ std::optional<stream_request> stream_decoder::ahead_request()
     if (s_min < d_base || received() < need || invalid_in(s_min, need, &bad))
         return std::nullopt;
     frame_request q = carried_request(*prior, need, true, false);
-    d_ahead = ahead_decode{ d_dec.get(), s_min, q, std::nullopt };
+    d_ahead = ahead_decode{ d_dec.get(), std::move(*prior), need, std::nullopt };
     return stream_request{ d_dec.get(), std::move(q) };
 }
 
-std::optional<frame_decode_result> stream_decoder::decoded_ahead(const frame_request& r,
-                                                                 long long seg)
+std::optional<frame_decode_result>
+stream_decoder::decoded_ahead(long long seg_end, bool tail_model, bool acquired)
 {
     if (!d_ahead)
         return std::nullopt;
     ahead_decode a = std::move(*d_ahead);
     d_ahead.reset();
-    if (!a.result || a.decoder != d_dec.get() || a.seg != seg ||
-        !same_request(a.request, r))
+    // carried_request reads nothing else but the options and the items at
+    // the prior's first position, which never change
+    if (!a.result || a.decoder != d_dec.get() || !tail_model || acquired ||
+        a.seg_end != seg_end || a.prior.positions != d_prior.positions ||
+        a.prior.weights != d_prior.weights)
         return std::nullopt;
     return std::move(a.result);
 }

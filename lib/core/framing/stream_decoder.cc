@@ -431,20 +431,19 @@ std::vector<stream_request> stream_decoder::next(std::vector<stream_frame>& out)
                 seg_end = bad;
                 tail_model = false;
             }
-            frame_request r = carried_request(d_prior, seg_end, tail_model, d_acquired);
             d_part_mass.assign(1, 1.0);
             d_seg = s_min;
             d_seg_end = seg_end;
             d_req_cut = have < s_max + d_F + d_hi; // the frame itself may be cut
             d_req_tail = tail_model;
-            if (auto got = decoded_ahead(r, s_min)) {
+            if (auto got = decoded_ahead(seg_end, tail_model, d_acquired)) {
                 // decoded beside the edge tests of the frame before it
                 settle(std::move(*got), pending_kind::synced, nullptr, out);
                 continue;
             }
             d_pending = pending_kind::synced;
             std::vector<frame_request> one;
-            one.push_back(std::move(r));
+            one.push_back(carried_request(d_prior, seg_end, tail_model, d_acquired));
             return by(d_dec.get(), std::move(one));
         }
 

@@ -366,11 +366,11 @@ private:
     //! frame awaiting them (stream_options::decode_ahead), from where that
     //! frame ends if taken; none where it cannot be asked for yet.
     std::optional<stream_request> ahead_request();
-    //! The result decoded ahead for request r over the segment from seg, if
-    //! that request was the same (the decode is a function of it); the
-    //! result ahead is dropped either way.
-    std::optional<frame_decode_result> decoded_ahead(const frame_request& r,
-                                                     long long seg);
+    //! The result decoded ahead, if it was asked for with the same inputs
+    //! of carried_request as the frame about to be asked for (its request
+    //! then the same: the decode is a function of it); dropped either way.
+    std::optional<frame_decode_result>
+    decoded_ahead(long long seg_end, bool tail_model, bool acquired);
     //! With a sync word: the best fit of W within half a frame length of s
     //! (outside s's own window), if any fits better than `than`.
     bool other_sync_word(long long s, double than, long long* at, double* fit) const;
@@ -564,8 +564,8 @@ private:
     //! once read: used by next() if it asks for the same request.
     struct ahead_decode {
         frame_decoder* decoder = nullptr;
-        long long seg = 0;     // the request's segment starts here
-        frame_request request; // as asked (its items' pointers not read again)
+        position_weights prior; // carried_request's inputs (tail_model true,
+        long long seg_end = 0;  // acquired false)
         std::optional<frame_decode_result> result;
     };
     std::optional<ahead_decode> d_ahead;
