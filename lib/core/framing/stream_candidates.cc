@@ -223,6 +223,16 @@ bool stream_decoder::period_shift_reads(long long s,
     return false;
 }
 
+bool stream_decoder::best_at_edge(const shift_reads& plan, long long s, long long unit)
+{
+    // the shifts read lie at plan.start + j unit, j = -2 .. 2, less those
+    // before the items a frame may start in (none can lie beyond those)
+    const long long reach = 2 * unit;
+    return !plan.shifts.empty() &&
+           ((s == plan.shifts.back().x && s == plan.start + reach) ||
+            (s == plan.shifts.front().x && s == plan.start - reach));
+}
+
 long long stream_decoder::best_of_period_shifts(
     shift_reads& plan, const std::vector<frame_decode_result>& got, frame_result& why)
 {

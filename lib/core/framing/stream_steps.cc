@@ -105,11 +105,32 @@ void stream_decoder::complete(std::vector<frame_decode_result> results,
     if (kind == pending_kind::shifts) {
         frame_result lost;
         const long long s = best_of_period_shifts(d_shift_plan, results, lost);
+        const bool at_edge =
+            !d_held && s >= 0 &&
+            best_at_edge(
+                d_shift_plan, s, (long long)d_judge->period() * d_dec->config().cb.n());
         d_shift_plan = {};
-        if (d_held)
+        if (d_held) {
             settle_held(s, lost, out);
-        else
+        } else if (at_edge && d_shift_moves < max_shift_moves) {
+            // the best is the outermost shift read: its own shifts are read
+            // (next()), so that a start whole periods further on, which a
+            // search's window or its first shifts did not reach, competes
+            ++d_shift_moves;
+            d_shift_at = s;
+        } else if (at_edge) {
+            found(-1,
+                  { frame_status::sync_ambiguous,
+                    detail::concat("the frame read from ",
+                                   s,
+                                   " reads better than its shifts by up to two whole "
+                                   "code periods, but after ",
+                                   max_shift_moves,
+                                   " moves still as well as the furthest shift read") },
+                  out);
+        } else {
             found(s, lost, out);
+        }
         return;
     }
     settle(results.size() > 1
@@ -226,6 +247,7 @@ void stream_decoder::settle(frame_decode_result result,
     d_tries.clear();
     if (s >= 0 && d_G == 0 && d_judge->edges_checked()) {
         d_shift_at = s; // next() reads its shifts by whole periods
+        d_shift_moves = 0;
         return;
     }
     found(s, lost, out);
