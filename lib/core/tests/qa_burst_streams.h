@@ -258,6 +258,46 @@ protected:
     log_level d_level = log_level::info;
 };
 
+/*
+ * Streams of 10 frames over codes whose edges are short (books repeating
+ * every P = 3 and 4 codewords, N = 22, over bits and four letters, 1 % of
+ * each channel event), `per_code` streams a code, each with the bursts
+ * bursts(seed, unit, A, P) = {b2, b5} after frames 2 and 5 (unit: a
+ * period's items), through run_stream into t; sent counts the frames sent.
+ */
+template <typename Bursts>
+void short_edge_streams(
+    uint64_t per_code, uint64_t first_seed, Bursts bursts, tally& t, long long& sent)
+{
+    for (const int A : { 2, 4 }) {
+        for (const int P : { 3, 4 }) {
+            const int n = A == 2 ? 8 : 4, N = 22;
+            const codebook cb = codebook::random(n, 16, P, 5, A);
+            const channel_params ch(0.01, 0.01, 0.01, A);
+            auto dec = decoder(cb, ch, N, {});
+            const long long unit = (long long)P * n;
+            for (uint64_t seed = 0; seed < per_code; ++seed) {
+                const std::pair<long long, long long> b = bursts(seed, unit, A, P);
+                const auto s = make_burst_stream(cb,
+                                                 ch,
+                                                 N,
+                                                 {},
+                                                 10,
+                                                 0,
+                                                 { { 2, b.first }, { 5, b.second } },
+                                                 first_seed + seed);
+                run_stream(s,
+                           dec,
+                           stream_options{},
+                           t,
+                           "A " + std::to_string(A) + " p " + std::to_string(P) +
+                               " seed " + std::to_string(seed) + " bursts " +
+                               std::to_string(b.first) + ", " + std::to_string(b.second));
+                sent += 10;
+            }
+        }
+    }
+}
 
 } // namespace qa
 } // namespace bsid

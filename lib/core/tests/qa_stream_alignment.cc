@@ -531,32 +531,21 @@ TEST_F(stream_alignment,
     // (run_stream's checks: no wrong frame and no miscount), and most are ok.
     // With the front held to 0 nats, as the back is, 3 of these streams put a
     // frame out ok a period early.
+    for (const int A : { 2, 4 })
+        for (const int P : { 3, 4 })
+            ASSERT_EQ(book_period(codebook::random(A == 2 ? 8 : 4, 16, P, 5, A)), P);
     tally t;
     long long sent = 0;
-    for (const int A : { 2, 4 }) {
-        for (const int P : { 3, 4 }) {
-            const int n = A == 2 ? 8 : 4, N = 22;
-            const codebook cb = codebook::random(n, 16, P, 5, A);
-            ASSERT_EQ(book_period(cb), P);
-            const channel_params ch(0.01, 0.01, 0.01, A);
-            auto dec = decoder(cb, ch, N, {});
-            const long long unit = (long long)P * n;
-            for (uint64_t seed = 0; seed < (sanitized ? 3u : 75u); ++seed) {
-                const long long b1 = unit * (1 + (long long)(seed % 2)) +
-                                     (long long)(seed % 3) - 1,
-                                b2 = unit * (1 + (long long)(seed / 2 % 2));
-                const auto s = make_burst_stream(
-                    cb, ch, N, {}, 10, 0, { { 2, b1 }, { 5, b2 } }, 100 + seed);
-                run_stream(s,
-                           dec,
-                           stream_options{},
-                           t,
-                           "A " + std::to_string(A) + " p " + std::to_string(P) +
-                               " seed " + std::to_string(seed));
-                sent += 10;
-            }
-        }
-    }
+    short_edge_streams(
+        sanitized ? 3u : 75u,
+        100,
+        [](uint64_t seed, long long unit, int, int) {
+            return std::make_pair(unit * (1 + (long long)(seed % 2)) +
+                                      (long long)(seed % 3) - 1,
+                                  unit * (1 + (long long)(seed / 2 % 2)));
+        },
+        t,
+        sent);
     // (no SER bound against genie framing: the frames next to a burst read
     // worse than between their true boundaries, docs/receiving.md)
     EXPECT_EQ(t.count_wrong, 0);

@@ -42,33 +42,20 @@ TEST_F(stream_gaps, bursts_of_several_periods_after_a_frame_never_give_a_wrong_f
     // wrong alignment, the right count), and most are ok.
     tally t;
     long long sent = 0;
-    for (const int A : { 2, 4 }) {
-        for (const int P : { 3, 4 }) {
-            const int n = A == 2 ? 8 : 4, N = 22;
-            const codebook cb = codebook::random(n, 16, P, 5, A);
-            const channel_params ch(0.01, 0.01, 0.01, A);
-            auto dec = decoder(cb, ch, N, {});
-            const long long unit = (long long)P * n;
-            for (uint64_t seed = 0; seed < (sanitized ? 2u : 40u); ++seed) {
-                std::mt19937_64 r(seed * 31 + uint64_t(A * 10 + P));
-                // 2.5 to 6 periods, any item count
-                auto burst = [&] {
-                    return unit * 5 / 2 + (long long)(r() % uint64_t(unit * 7 / 2 + 1));
-                };
-                const long long b1 = burst(), b2 = burst();
-                const auto s = make_burst_stream(
-                    cb, ch, N, {}, 10, 0, { { 2, b1 }, { 5, b2 } }, 500 + seed);
-                run_stream(s,
-                           dec,
-                           stream_options{},
-                           t,
-                           "A " + std::to_string(A) + " p " + std::to_string(P) +
-                               " seed " + std::to_string(seed) + " bursts " +
-                               std::to_string(b1) + ", " + std::to_string(b2));
-                sent += 10;
-            }
-        }
-    }
+    short_edge_streams(
+        sanitized ? 2u : 40u,
+        500,
+        [](uint64_t seed, long long unit, int A, int P) {
+            // 2.5 to 6 periods, any item count
+            std::mt19937_64 r(seed * 31 + uint64_t(A * 10 + P));
+            auto burst = [&] {
+                return unit * 5 / 2 + (long long)(r() % uint64_t(unit * 7 / 2 + 1));
+            };
+            const long long b2 = burst();
+            return std::make_pair(b2, burst());
+        },
+        t,
+        sent);
     EXPECT_EQ(t.count_wrong, 0);
     EXPECT_GE(t.ok, sent * 8 / 10);
 }
