@@ -123,10 +123,10 @@ void stream_decoder::complete(std::vector<frame_decode_result> results,
                   { frame_status::sync_ambiguous,
                     detail::concat("the frame read from ",
                                    s,
-                                   " reads better than its shifts by up to two whole "
-                                   "code periods, but after ",
+                                   " reads best of its shifts by whole code periods, "
+                                   "but is still the furthest of those read after ",
                                    max_shift_moves,
-                                   " moves still as well as the furthest shift read") },
+                                   " moves: a start further on may read better") },
                   out);
         } else {
             found(s, lost, out);

@@ -540,6 +540,7 @@ private:
     pending_kind d_pending = pending_kind::none;
     std::vector<double> d_part_mass;     // a search's parts: their start prior's mass
     std::optional<long long> d_shift_at; // a search's start, its shifts to read
+    shift_reads d_shift_plan;            // and, pending, their reads
     //! The times a search's comparison with its shifts moved on, its best
     //! the outermost shift read (best_at_edge): at most max_shift_moves
     int d_shift_moves = 0;
@@ -548,7 +549,6 @@ private:
     //! read where a shift beyond it could have been: a shift further on
     //! may read better still, and is compared before s is taken.
     static bool best_at_edge(const shift_reads& plan, long long s, long long unit);
-    shift_reads d_shift_plan; // and, pending, their reads
     //! A carried frame held while its start is compared with its shifts by
     //! whole periods (judge's shifts_settle): put out if its start reads
     //! clearly best, else lost as `why` says (its frame length searched).
