@@ -223,14 +223,23 @@ bool stream_decoder::period_shift_reads(long long s,
     return false;
 }
 
-bool stream_decoder::best_at_edge(const shift_reads& plan, long long s, long long unit)
+int stream_decoder::best_at_edge(const shift_reads& plan,
+                                 long long s,
+                                 long long unit,
+                                 long long lo)
 {
     // the shifts read lie at plan.start + j unit, j = -2 .. 2, less those
-    // before the items a frame may start in (none can lie beyond those)
+    // before the items a frame may start in (none can lie beyond those); a
+    // comparison moves back no further than the search's block, whose items
+    // the stream keeps (trim)
     const long long reach = 2 * unit;
-    return !plan.shifts.empty() &&
-           ((s == plan.shifts.back().x && s == plan.start + reach) ||
-            (s == plan.shifts.front().x && s == plan.start - reach));
+    if (plan.shifts.empty())
+        return 0;
+    if (s == plan.shifts.back().x && s == plan.start + reach)
+        return 1;
+    if (s == plan.shifts.front().x && s == plan.start - reach && s - unit >= lo)
+        return -1;
+    return 0;
 }
 
 long long stream_decoder::best_of_period_shifts(

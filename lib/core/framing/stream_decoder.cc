@@ -381,7 +381,15 @@ std::vector<stream_request> stream_decoder::next(std::vector<stream_frame>& out)
             // a search's start found: its shifts by whole periods read
             // (complete() compares them), or compared at once where none
             // can be read
+            // (once the stream holds the items of the latest shift's read,
+            // as for a held frame: a shift read short would count as one
+            // followed by a gap, however the stream is chunked)
             const long long s = *d_shift_at;
+            const long long unit = (long long)d_judge->period() * d_dec->config().cb.n();
+            bool short_of_items = false;
+            (void)read_request(s + 2 * unit, read_after::next_frame, &short_of_items);
+            if (short_of_items && !d_ended)
+                return {};
             d_shift_at.reset();
             frame_result lost; // (period_shift_reads makes d_shift_plan anew)
             if (!period_shift_reads(s, d_shift_plan, lost)) {

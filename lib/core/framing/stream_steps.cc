@@ -105,28 +105,47 @@ void stream_decoder::complete(std::vector<frame_decode_result> results,
     if (kind == pending_kind::shifts) {
         frame_result lost;
         const long long s = best_of_period_shifts(d_shift_plan, results, lost);
-        const bool at_edge =
-            !d_held && s >= 0 &&
-            best_at_edge(
-                d_shift_plan, s, (long long)d_judge->period() * d_dec->config().cb.n());
+        const long long unit = (long long)d_judge->period() * d_dec->config().cb.n();
+        const int edge =
+            d_held || s < 0
+                ? 0
+                : best_at_edge(d_shift_plan,
+                               s,
+                               unit,
+                               std::max({ d_hunt - d_F / 2, d_base, d_search_floor }));
         d_shift_plan = {};
         if (d_held) {
             settle_held(s, lost, out);
-        } else if (at_edge && d_shift_moves < max_shift_moves) {
+        } else if (edge != 0 && d_shift_moves < max_shift_moves && edge != -d_shift_way) {
             // the best is the outermost shift read: its own shifts are read
             // (next()), so that a start whole periods further on, which a
             // search's window or its first shifts did not reach, competes
+            log(log_level::debug,
+                detail::concat("stream_decoder: frame ",
+                               d_k,
+                               " read from ",
+                               s,
+                               ", the furthest shift read, is compared with its own "
+                               "shifts"));
             ++d_shift_moves;
+            d_shift_way = edge;
             d_shift_at = s;
-        } else if (at_edge) {
+        } else if (edge != 0) {
             found(-1,
                   { frame_status::sync_ambiguous,
-                    detail::concat("the frame read from ",
-                                   s,
-                                   " reads best of its shifts by whole code periods, "
-                                   "but is still the furthest of those read after ",
-                                   max_shift_moves,
-                                   " moves: a start further on may read better") },
+                    edge == -d_shift_way
+                        ? detail::concat("the frame read from ",
+                                         s,
+                                         " reads best of its shifts by whole code "
+                                         "periods, but the comparison moved back and "
+                                         "forth (its scores depend on the shifts read)")
+                        : detail::concat("the frame read from ",
+                                         s,
+                                         " reads best of its shifts by whole code "
+                                         "periods, but is still the furthest of those "
+                                         "read after ",
+                                         max_shift_moves,
+                                         " moves: a start further on may read better") },
                   out);
         } else {
             found(s, lost, out);
@@ -248,6 +267,7 @@ void stream_decoder::settle(frame_decode_result result,
     if (s >= 0 && d_G == 0 && d_judge->edges_checked()) {
         d_shift_at = s; // next() reads its shifts by whole periods
         d_shift_moves = 0;
+        d_shift_way = 0;
         return;
     }
     found(s, lost, out);

@@ -15,7 +15,9 @@
 #include "qa_sanitized.h"
 #include <gtest/gtest.h>
 #include <cmath>
+#include <mutex>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace bsid;
@@ -58,6 +60,58 @@ TEST_F(stream_gaps, bursts_of_several_periods_after_a_frame_never_give_a_wrong_f
         sent);
     EXPECT_EQ(t.count_wrong, 0);
     EXPECT_GE(t.ok, sent * 8 / 10);
+}
+
+TEST_F(stream_gaps, a_comparison_moved_on_reads_the_same_however_the_stream_is_chunked)
+{
+    // The comparisons that moved on (their best the furthest shift read)
+    // in streams like the test above's (four letters, p = 4, the code whose
+    // search segment reaches least far past its shifts): some are met, and
+    // each stream's frames are the same to the last bit fed whole or in
+    // chunks of 64 items. (A moved comparison waits until the stream holds
+    // its latest shift's items, as a held frame's does; these streams do not
+    // need it, their searches' segments reaching far enough.)
+    long long moves = 0;
+    std::mutex m;
+    const log_level level = get_log_level();
+    set_log_level(log_level::debug);
+    set_log_handler([&](log_level, const std::string& text) {
+        if (text.find("is compared with its own shifts") != std::string::npos) {
+            std::lock_guard<std::mutex> lock(m);
+            ++moves;
+        }
+    });
+    const int A = 4, P = 4, n = 4, N = 22;
+    const codebook cb = codebook::random(n, 16, P, 5, A);
+    const channel_params ch(0.01, 0.01, 0.01, A);
+    auto dec = decoder(cb, ch, N, {});
+    const long long unit = (long long)P * n;
+    tally t;
+    for (uint64_t seed = 0; seed < (sanitized ? 2u : 40u); ++seed) {
+        std::mt19937_64 r(seed * 31 + uint64_t(A * 10 + P));
+        const long long b2 = unit * 5 / 2 + (long long)(r() % uint64_t(unit * 7 / 2 + 1));
+        const long long b5 = unit * 5 / 2 + (long long)(r() % uint64_t(unit * 7 / 2 + 1));
+        const auto s =
+            make_burst_stream(cb, ch, N, {}, 10, 0, { { 2, b2 }, { 5, b5 } }, 500 + seed);
+        std::vector<stream_frame> whole, small;
+        const std::string what = "seed " + std::to_string(seed);
+        run_stream(s, dec, stream_options{}, t, what, nullptr, s.rx.size(), &whole);
+        run_stream(
+            s, dec, stream_options{}, t, what + " in chunks of 64", nullptr, 64, &small);
+        ASSERT_EQ(whole.size(), small.size()) << what;
+        for (size_t k = 0; k < whole.size(); ++k) {
+            EXPECT_EQ(whole[k].result.status, small[k].result.status)
+                << what << " frame " << k;
+            EXPECT_EQ(whole[k].start, small[k].start) << what << " frame " << k;
+            EXPECT_EQ(whole[k].end, small[k].end) << what << " frame " << k;
+            EXPECT_EQ(whole[k].posteriors, small[k].posteriors) << what << " frame " << k;
+        }
+    }
+    set_log_handler(nullptr);
+    set_log_level(level);
+    EXPECT_EQ(t.count_wrong, 0);
+    if (!sanitized)
+        EXPECT_GT(moves, 0);
 }
 
 } // namespace

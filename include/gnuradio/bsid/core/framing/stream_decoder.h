@@ -542,13 +542,17 @@ private:
     std::optional<long long> d_shift_at; // a search's start, its shifts to read
     shift_reads d_shift_plan;            // and, pending, their reads
     //! The times a search's comparison with its shifts moved on, its best
-    //! the outermost shift read (best_at_edge): at most max_shift_moves
-    int d_shift_moves = 0;
+    //! the outermost shift read (best_at_edge), at most max_shift_moves,
+    //! and the way the last move went (+1 later, -1 earlier, 0 none)
+    int d_shift_moves = 0, d_shift_way = 0;
     static constexpr int max_shift_moves = 4;
     //! Whether s, the shift that read best, lies at the edge of the shifts
-    //! read where a shift beyond it could have been: a shift further on
-    //! may read better still, and is compared before s is taken.
-    static bool best_at_edge(const shift_reads& plan, long long s, long long unit);
+    //! read where a shift beyond it could have been (+1: the latest, -1:
+    //! the earliest, a shift before it no earlier than `lo`, the search's
+    //! first start; 0: neither): a shift further on may read better still,
+    //! and is compared before s is taken.
+    static int
+    best_at_edge(const shift_reads& plan, long long s, long long unit, long long lo);
     //! A carried frame held while its start is compared with its shifts by
     //! whole periods (judge's shifts_settle): put out if its start reads
     //! clearly best, else lost as `why` says (its frame length searched).
