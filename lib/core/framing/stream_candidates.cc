@@ -171,7 +171,7 @@ bool stream_decoder::period_shift_reads(long long s,
     // there): the frame is then ambiguous.
     // The reads are decoded together, with those of the other streams of a
     // stream_batch (complete() takes them).
-    const long long unit = (long long)d_judge->period() * d_dec->config().cb.n();
+    const long long unit = period_items();
     const long long w = d_opt.acquire_window;
     const double g = d_opt.gap_probability;
     const double inf = std::numeric_limits<double>::infinity();
@@ -221,6 +221,23 @@ bool stream_decoder::period_shift_reads(long long s,
                            ", whole code periods apart (each with the next "
                            "frame's first symbols after it)") };
     return false;
+}
+
+long long stream_decoder::period_items() const
+{
+    return (long long)d_judge->period() * d_dec->config().cb.n();
+}
+
+long long stream_decoder::search_block_start() const
+{
+    return std::max({ d_hunt - d_F / 2, d_base, d_search_floor });
+}
+
+bool stream_decoder::shift_items_held(long long s) const
+{
+    bool short_of_items = false;
+    (void)read_request(s + 2 * period_items(), read_after::next_frame, &short_of_items);
+    return !short_of_items || d_ended;
 }
 
 int stream_decoder::best_at_edge(const shift_reads& plan,

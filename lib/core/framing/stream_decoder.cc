@@ -385,10 +385,7 @@ std::vector<stream_request> stream_decoder::next(std::vector<stream_frame>& out)
             // as for a held frame: a shift read short would count as one
             // followed by a gap, however the stream is chunked)
             const long long s = *d_shift_at;
-            const long long unit = (long long)d_judge->period() * d_dec->config().cb.n();
-            bool short_of_items = false;
-            (void)read_request(s + 2 * unit, read_after::next_frame, &short_of_items);
-            if (short_of_items && !d_ended)
+            if (!shift_items_held(s))
                 return {};
             d_shift_at.reset();
             frame_result lost; // (period_shift_reads makes d_shift_plan anew)
@@ -478,7 +475,7 @@ std::vector<stream_request> stream_decoder::next(std::vector<stream_frame>& out)
         // candidate), none before the last decoded frame's end; the request's
         // prior is a window of +-w around a sync word position (with one) or
         // the whole range (without), so its padded top is at most `top_bound`
-        const long long lo = std::max({ d_hunt - d_F / 2, d_base, d_search_floor });
+        const long long lo = search_block_start();
         const long long hi_end = d_hunt + (d_F + 1) / 2;
         const long long top_bound = d_G > 0
                                         ? hi_end + w + padded_top(0, 2 * w)
@@ -652,8 +649,7 @@ void stream_decoder::trim()
     // that may end where each shift begins)
     const long long before =
         d_G == 0 && d_judge->edges_checked()
-            ? d_F / 2 + d_F + 2 * (long long)d_judge->period() * d_dec->config().cb.n() +
-                  2 * d_opt.acquire_window
+            ? d_F / 2 + d_F + 2 * period_items() + 2 * d_opt.acquire_window
             : d_F / 2;
     long long keep = d_mode == mode::synced
                          ? d_prior.positions.front()

@@ -154,10 +154,7 @@ bool stream_decoder::held_shift_reads(std::vector<frame_request>& reads,
                                       std::vector<stream_frame>& out)
 {
     const long long s = d_held->start;
-    const long long unit = (long long)d_judge->period() * d_dec->config().cb.n();
-    bool short_of_items = false;
-    (void)read_request(s + 2 * unit, read_after::next_frame, &short_of_items);
-    if (short_of_items && !d_ended)
+    if (!shift_items_held(s))
         return false;
     // the frame before it decoded ok and ended where the carried prior says
     d_follows = d_prior;

@@ -105,14 +105,10 @@ void stream_decoder::complete(std::vector<frame_decode_result> results,
     if (kind == pending_kind::shifts) {
         frame_result lost;
         const long long s = best_of_period_shifts(d_shift_plan, results, lost);
-        const long long unit = (long long)d_judge->period() * d_dec->config().cb.n();
         const int edge =
             d_held || s < 0
                 ? 0
-                : best_at_edge(d_shift_plan,
-                               s,
-                               unit,
-                               std::max({ d_hunt - d_F / 2, d_base, d_search_floor }));
+                : best_at_edge(d_shift_plan, s, period_items(), search_block_start());
         d_shift_plan = {};
         if (d_held) {
             settle_held(s, lost, out);

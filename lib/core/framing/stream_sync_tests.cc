@@ -522,7 +522,7 @@ bool stream_decoder::judge(const frame_decode_result& r,
         // less likely (their edges read other codewords: the edge tests below
         // judge shifts by whole periods on the same bits)
         const size_t m = argmax(r.start.weights);
-        const long long unit = (long long)d_judge->period() * d_dec->config().cb.n();
+        const long long unit = period_items();
         const long long c = std::max<long long>(d_opt.acquire_window, 1);
         double own = 0, other = 0;
         for (size_t j = 0; j < r.start.positions.size(); ++j) {

@@ -27,6 +27,19 @@ namespace {
 
 using stream_gaps = quiet_log;
 
+// the bursts after frames 2 and 5 of stream `seed` of a code (A letters, P
+// books, a period of `unit` items): 2.5 to 6 periods, any item count
+std::pair<long long, long long>
+several_periods(uint64_t seed, long long unit, int A, int P)
+{
+    std::mt19937_64 r(seed * 31 + uint64_t(A * 10 + P));
+    auto burst = [&] {
+        return unit * 5 / 2 + (long long)(r() % uint64_t(unit * 7 / 2 + 1));
+    };
+    const long long b2 = burst();
+    return { b2, burst() };
+}
+
 TEST_F(stream_gaps, bursts_of_several_periods_after_a_frame_never_give_a_wrong_frame_ok)
 {
     // A frame next to a burst of more than two code periods: a search's
@@ -44,20 +57,7 @@ TEST_F(stream_gaps, bursts_of_several_periods_after_a_frame_never_give_a_wrong_f
     // wrong alignment, the right count), and most are ok.
     tally t;
     long long sent = 0;
-    short_edge_streams(
-        sanitized ? 2u : 40u,
-        500,
-        [](uint64_t seed, long long unit, int A, int P) {
-            // 2.5 to 6 periods, any item count
-            std::mt19937_64 r(seed * 31 + uint64_t(A * 10 + P));
-            auto burst = [&] {
-                return unit * 5 / 2 + (long long)(r() % uint64_t(unit * 7 / 2 + 1));
-            };
-            const long long b2 = burst();
-            return std::make_pair(b2, burst());
-        },
-        t,
-        sent);
+    short_edge_streams(sanitized ? 2u : 40u, 500, several_periods, t, sent);
     EXPECT_EQ(t.count_wrong, 0);
     EXPECT_GE(t.ok, sent * 8 / 10);
 }
@@ -88,9 +88,7 @@ TEST_F(stream_gaps, a_comparison_moved_on_reads_the_same_however_the_stream_is_c
     const long long unit = (long long)P * n;
     tally t;
     for (uint64_t seed = 0; seed < (sanitized ? 2u : 40u); ++seed) {
-        std::mt19937_64 r(seed * 31 + uint64_t(A * 10 + P));
-        const long long b2 = unit * 5 / 2 + (long long)(r() % uint64_t(unit * 7 / 2 + 1));
-        const long long b5 = unit * 5 / 2 + (long long)(r() % uint64_t(unit * 7 / 2 + 1));
+        const auto [b2, b5] = several_periods(seed, unit, A, P);
         const auto s =
             make_burst_stream(cb, ch, N, {}, 10, 0, { { 2, b2 }, { 5, b5 } }, 500 + seed);
         std::vector<stream_frame> whole, small;

@@ -553,6 +553,13 @@ private:
     //! and is compared before s is taken.
     static int
     best_at_edge(const shift_reads& plan, long long s, long long unit, long long lo);
+    //! A code period's items (shifts by whole periods step by it)
+    long long period_items() const;
+    //! The earliest start a search of the frame length at d_hunt considers
+    long long search_block_start() const;
+    //! Whether the stream holds the items of the reads of s's shifts (up to
+    //! the latest shift's whole next frame), or has ended
+    bool shift_items_held(long long s) const;
     //! A carried frame held while its start is compared with its shifts by
     //! whole periods (judge's shifts_settle): put out if its start reads
     //! clearly best, else lost as `why` says (its frame length searched).
