@@ -213,8 +213,7 @@ inline std::vector<double> brute_force_app(const tiny_case& tc,
     const int N = tc.N, q = tc.cb.q(), n = tc.cb.n();
     const double* llr = tc.llr.empty() ? nullptr : tc.llr.data();
     const size_t width = tc.ch.alphabet() == 2 ? 1 : size_t(tc.ch.alphabet());
-    const long long rho = (long long)(llr ? tc.llr.size() / width : tc.y.size()),
-                    tau = (long long)N * n;
+    const long long rho = (long long)(llr ? tc.llr.size() / width : tc.y.size());
     std::vector<double> app(size_t(N * q), 0.0);
     std::vector<int> msg(size_t(N), 0);
     double total = 0;
