@@ -161,8 +161,9 @@ void expect_same(const outcome& a, const outcome& b, double tol, bool exact_coun
         EXPECT_EQ(a.res[k].status, b.res[k].status) << "frame " << k;
         EXPECT_EQ(a.res[k].syndrome_ok, b.res[k].syndrome_ok) << "frame " << k;
         EXPECT_EQ(a.res[k].iterations, b.res[k].iterations) << "frame " << k;
-        if (exact_counts)
+        if (exact_counts) {
             EXPECT_EQ(a.res[k].bp_iterations, b.res[k].bp_iterations) << "frame " << k;
+        }
     }
     EXPECT_EQ(a.dec, b.dec);
     EXPECT_LE(max_diff(a.post, b.post), tol);

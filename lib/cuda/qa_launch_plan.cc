@@ -565,8 +565,9 @@ TEST(launch_plan, register_kernels_skip_the_zero_corner_where_it_fits)
                 EXPECT_LE(c, n);
                 EXPECT_TRUE(c == 0 || c == reg_corner_wide(n, Mn) ||
                             c == reg_corner_narrow(n, Mn));
-                if (reg_corner_wide(n, Mn) > 0 && -dlo >= reg_corner_wide(n, Mn))
+                if (reg_corner_wide(n, Mn) > 0 && -dlo >= reg_corner_wide(n, Mn)) {
                     EXPECT_EQ(c, reg_corner_wide(n, Mn));
+                }
             }
 }
 
@@ -658,8 +659,9 @@ TEST(launch_plan, the_last_frames_pass_L_in_parts)
         EXPECT_EQ(k == 1, f < 2 * tail_part_min) << f;
         for (size_t i = 0; i < k; ++i) {
             const size_t part = b[i + 1] - b[i], left = f - b[i];
-            if (f > 0)
+            if (f > 0) {
                 EXPECT_GT(part, 0u) << f << " part " << i;
+            }
             if (i + 1 < k) {
                 EXPECT_EQ(part, left - left / 2)
                     << f << " part " << i; // half, rounded up

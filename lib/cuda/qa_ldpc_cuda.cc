@@ -153,8 +153,9 @@ TEST_F(cuda_bp, matches_the_cpu_on_random_codes_and_words)
                     }
                     same += cd[size_t(w)] == gd[size_t(w)];
                 }
-                if (iters <= 3)
+                if (iters <= 3) {
                     EXPECT_GE(same, W - 2) << "float decisions, q = " << s.q;
+                }
             }
         }
     }

@@ -221,10 +221,12 @@ TEST_F(cuda_letters, events_of_real_frames_match_the_cpu)
                             << what << " pair " << j << ": " << pairs[0][k][j] << " vs "
                             << pairs[1][k][j];
                     // what was not asked for is left alone
-                    if (k == 1)
+                    if (k == 1) {
                         EXPECT_EQ(items[0][k][0], -1.0) << what;
-                    if (k == 2)
+                    }
+                    if (k == 2) {
                         EXPECT_EQ(pairs[0][k][0], -1.0) << what;
+                    }
                 }
             }
     }

@@ -256,8 +256,9 @@ TEST_F(cuda_decoder, local_storage_in_many_windows)
                     EXPECT_LT(max_abs_diff(got[k], ref[k]),
                               p == precision_kind::dual ? 1e-9 : 1e-4)
                         << k << " W " << W;
-                    if (!first.empty())
+                    if (!first.empty()) {
                         EXPECT_EQ(max_abs_diff(got[k], first[k]), 0.0) << k << " W " << W;
+                    }
                 }
             }
             if (first.empty())
@@ -1281,8 +1282,9 @@ TEST_F(cuda_decoder, wide_register_kernels_match_the_cpu)
         const unsigned rd = cuda::plan_register_weights(cfg.ch, n, false).renorm_rows,
                        rf = cuda::plan_register_weights(cfg.ch, n, true).renorm_rows;
         ASSERT_EQ(cuda::plan_wide_corner(n, Mn, c.lo, rd), c.corner) << c.spec;
-        if (c.p < 0.01) // the last case: float's rows renormalized (no corner)
+        if (c.p < 0.01) { // the last case: float's rows renormalized (no corner)
             ASSERT_NE(rf, 0u);
+        }
         const std::string form = "wide registers (general for soft input), zero corner ";
         EXPECT_GE(expect_form_matches_cpu(
                       cfg,

@@ -75,7 +75,7 @@ TEST_F(cuda_soft_input, matches_the_cpu_on_noisy_llrs)
     const codebook cb = codebook::builtin("ld3-modvec6");
     std::mt19937_64 g(5);
     std::normal_distribution<double> noise(0.0, 0.6);
-    for (const channel_params ch :
+    for (const channel_params& ch :
          { channel_params(0.01, 0.01, 0.0), channel_params(0.08, 0.08, 0.0) }) {
         const int N = ch.Pi() > 0.05 ? 60 : 200;
         for (auto prec : soft_precisions)

@@ -97,10 +97,11 @@ void match_the_cpu(const std::vector<uint8_t>& W)
                 EXPECT_EQ(d.result.status, c.result.status) << k << "/" << j;
                 EXPECT_EQ(d.start, c.start) << k << "/" << j;
                 EXPECT_EQ(d.end, c.end) << k << "/" << j;
-                if (c.result.ok())
+                if (c.result.ok()) {
                     EXPECT_NEAR(d.log_likelihood_ratio,
                                 c.log_likelihood_ratio,
                                 1e3 * tol * std::abs(c.log_likelihood_ratio));
+                }
                 for (size_t t = 0; t < c.posteriors.size(); ++t)
                     ASSERT_NEAR(d.posteriors[t], c.posteriors[t], tol) << k << "/" << j;
             }

@@ -142,9 +142,10 @@ TEST(concatenated_reads, more_reads_decode_what_one_cannot)
                                             std::to_string(fer));
             for (size_t k = 0; k < e.size(); ++k) {
                 EXPECT_EQ(e[k].status, frame_status::ok);
-                if (e1[k].symbol_errors == 0 && method == read_method::joint)
+                if (e1[k].symbol_errors == 0 && method == read_method::joint) {
                     EXPECT_EQ(e[k].symbol_errors, 0)
                         << "frame " << k << ", M = " << M << ": decoded from one read";
+                }
             }
         }
     }

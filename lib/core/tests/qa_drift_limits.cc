@@ -315,10 +315,12 @@ TEST(drift_limits, union_bound_holds_on_asymmetric_channels)
         const double wider_hi =
             bsid::excluded_mass(c.N, c.n, c.Pi, c.Pd, { L.mtau.lo, L.mtau.hi - 1 }, L.mn)
                 .boundaries;
-        if (L.mtau.lo < 0)
+        if (L.mtau.lo < 0) {
             EXPECT_GE(wider_lo, Pr / 4);
-        if (L.mtau.hi > 0)
+        }
+        if (L.mtau.hi > 0) {
             EXPECT_GE(wider_hi, Pr / 4);
+        }
     }
 }
 

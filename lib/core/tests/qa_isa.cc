@@ -49,8 +49,9 @@ TEST(isa, the_environment_caps_the_machines_set)
     EXPECT_EQ(machine, isa::baseline); // the only entry compiled
 #endif
     // an entry above the cap is refused, as one above the machine's
-    if (want != isa::avx512)
+    if (want != isa::avx512) {
         EXPECT_THROW(bsid::cpu::isa_entry(isa(int(want) + 1), 1, 2, 3, "test"),
                      std::invalid_argument);
+    }
     EXPECT_EQ(bsid::cpu::isa_entry(want, 1, 2, 3, "test"), 1 + int(want));
 }

@@ -103,8 +103,9 @@ TEST(reads, a_read_that_cannot_be_decoded_is_left_out)
         EXPECT_EQ(r.reads[0].status, frame_status::empty);
         EXPECT_TRUE(r.reads[1].ok());
         EXPECT_EQ(r.reads[2].status, frame_status::invalid_input);
-        if (method == read_method::combine)
+        if (method == read_method::combine) {
             EXPECT_EQ(r.reads[3].status, frame_status::drift_out_of_range);
+        }
         auto single = map_decoder::make(base);
         single->decode(frame_view(good.data(), good.size()), ref.data());
         EXPECT_EQ(post, ref);

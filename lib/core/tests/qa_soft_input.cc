@@ -48,10 +48,12 @@ TEST(soft_input, item_probabilities_are_exact_at_infinity_and_never_cancel)
         EXPECT_NEAR(w1 / (e / (1 + e)), 1.0, 1e-12) << l;
         float f[2];
         item_probabilities(received_items{ nullptr, &l }, 1, f);
-        if (l <= 100)
+        if (l <= 100) {
             EXPECT_GT(f[0], 0.0f) << "float, l = " << l; // a denormal at 100
-        if (l <= 80)
+        }
+        if (l <= 80) {
             EXPECT_NEAR(double(f[0]) / (e / (1 + e)), 1.0, 1e-6) << l;
+        }
     }
     model::llr_probabilities(1e30, w0, w1);
     EXPECT_EQ(w0, 0.0);

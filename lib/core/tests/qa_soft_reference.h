@@ -102,7 +102,7 @@ inline void check_hard_equals_infinite_llrs(backend_kind backend)
     const codebook cb = codebook::builtin("ld3-modvec6");
     const int N = 30;
     int checked = 0;
-    for (const channel_params ch :
+    for (const channel_params& ch :
          { channel_params(0.01, 0.01, 0.01), channel_params(0.03, 0.02, 0.0) }) {
         for (auto prec : soft_precisions)
             for (auto storage : soft_storages) {
@@ -312,8 +312,9 @@ inline void check_boundaries_and_streams_identity(backend_kind backend)
             const std::string wk =
                 "stream " + to_string(prec) + " frame " + std::to_string(k);
             ASSERT_EQ(fa[k].result.status, fb[k].result.status) << wk;
-            if (k < 6)
+            if (k < 6) {
                 ASSERT_TRUE(fa[k].result.ok()) << wk << ": " << fa[k].result.reason;
+            }
             EXPECT_EQ(fa[k].start, fb[k].start) << wk;
             EXPECT_EQ(fa[k].end, fb[k].end) << wk;
             expect_close(fb[k].posteriors, fa[k].posteriors, tol, wk);

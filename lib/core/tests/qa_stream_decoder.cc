@@ -826,8 +826,9 @@ TEST(stream_decoder, a_search_in_parts_finds_what_the_whole_window_finds)
                 EXPECT_EQ(x.start, y.start) << k << "/" << j;
                 EXPECT_EQ(x.end, y.end) << k << "/" << j;
                 EXPECT_EQ(x.acquired, y.acquired) << k << "/" << j;
-                if (x.result.ok())
+                if (x.result.ok()) {
                     EXPECT_EQ(x.posteriors, y.posteriors) << k << "/" << j;
+                }
                 searched += y.acquired;
             }
         }
@@ -843,8 +844,9 @@ TEST(stream_decoder, a_search_in_parts_finds_what_the_whole_window_finds)
             for (size_t j = 0; j < got[k].size(); ++j) {
                 EXPECT_EQ(got[k][j].result.status, want[k][j].result.status);
                 EXPECT_EQ(got[k][j].start, want[k][j].start) << k << "/" << j;
-                if (got[k][j].result.ok())
+                if (got[k][j].result.ok()) {
                     EXPECT_EQ(got[k][j].posteriors, want[k][j].posteriors);
+                }
             }
         }
     }

@@ -108,8 +108,9 @@ TEST_F(stream_gaps, a_comparison_moved_on_reads_the_same_however_the_stream_is_c
     set_log_handler(nullptr);
     set_log_level(level);
     EXPECT_EQ(t.count_wrong, 0);
-    if (!sanitized)
+    if (!sanitized) {
         EXPECT_GT(moves, 0);
+    }
 }
 
 } // namespace
