@@ -13,28 +13,44 @@
 #   -DBSID_ENABLE_CUDA=OFF             never look for CUDA
 #   -DCMAKE_CUDA_COMPILER=/path/nvcc   nvcc outside PATH (/usr/local/cuda/bin)
 #   -DCMAKE_CUDA_ARCHITECTURES=...     default "90" (H100/H200) plus "native" where a GPU is seen
-#   -DBSID_CUDA_DEVICE_OPT=3           the device code's optimization level (NVVM and ptxas):
-#                                      3 (default) for kernels that run; 1 compiles every
-#                                      kernel through the same steps about 4 times faster, for
-#                                      a machine that cannot run them (scripts/run-tests, CI)
+#   -DBSID_CUDA_DEVICE_OPT=3           the device code's optimization level (NVVM and ptxas),
+#                                      0 to 3; DRIVER: 3 where an NVIDIA driver is present,
+#                                      else 1, a build that only compiles the kernels
+#                                      (scripts/run-tests; docs/building.md)
 
 set(BSID_ENABLE_CUDA ON CACHE STRING
     "Build the CUDA backend: ON (where nvcc is found), DRIVER (where an NVIDIA driver is present too), OFF")
 set_property(CACHE BSID_ENABLE_CUDA PROPERTY STRINGS ON DRIVER OFF)
 set(BSID_CUDA_DEVICE_OPT 3 CACHE STRING
-    "Optimization level of the CUDA device code, NVVM and ptxas: 3 for kernels that run, 0 to 2 for a build that only compiles them")
-set_property(CACHE BSID_CUDA_DEVICE_OPT PROPERTY STRINGS 3 2 1 0)
-if(NOT BSID_CUDA_DEVICE_OPT MATCHES "^[0-3]$")
-    message(FATAL_ERROR "BSID_CUDA_DEVICE_OPT must be 0, 1, 2 or 3 (got '${BSID_CUDA_DEVICE_OPT}')")
+    "Optimization level of the CUDA device code, NVVM and ptxas: 0 to 3, or DRIVER (3 where an NVIDIA driver is present, else 1)")
+set_property(CACHE BSID_CUDA_DEVICE_OPT PROPERTY STRINGS 3 2 1 0 DRIVER)
+if(NOT BSID_CUDA_DEVICE_OPT MATCHES "^([0-3]|DRIVER)$")
+    message(FATAL_ERROR "BSID_CUDA_DEVICE_OPT must be 0, 1, 2, 3 or DRIVER (got '${BSID_CUDA_DEVICE_OPT}')")
 endif()
-set(BSID_HAVE_CUDA OFF)
-set(bsid_cuda_wanted ${BSID_ENABLE_CUDA})
-if(BSID_ENABLE_CUDA STREQUAL "DRIVER")
-    # the driver's library, not the toolkit's link stub (lib/stubs, lib64/stubs)
+# whether an NVIDIA driver is present: the kernel module's version file, or the
+# driver's library (not the toolkit's link stub in lib/stubs, lib64/stubs)
+set(bsid_nvidia_driver OFF)
+if(BSID_ENABLE_CUDA STREQUAL "DRIVER" OR BSID_CUDA_DEVICE_OPT STREQUAL "DRIVER")
     find_library(BSID_LIBCUDA NAMES libcuda.so.1 cuda
                  PATHS /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/lib
                  NO_DEFAULT_PATH)
     if(EXISTS /proc/driver/nvidia/version OR BSID_LIBCUDA)
+        set(bsid_nvidia_driver ON)
+    endif()
+endif()
+# the level lib/cuda passes to NVVM and ptxas
+set(BSID_CUDA_DEVICE_LEVEL ${BSID_CUDA_DEVICE_OPT})
+if(BSID_CUDA_DEVICE_OPT STREQUAL "DRIVER")
+    if(bsid_nvidia_driver)
+        set(BSID_CUDA_DEVICE_LEVEL 3)
+    else()
+        set(BSID_CUDA_DEVICE_LEVEL 1)
+    endif()
+endif()
+set(BSID_HAVE_CUDA OFF)
+set(bsid_cuda_wanted ${BSID_ENABLE_CUDA})
+if(BSID_ENABLE_CUDA STREQUAL "DRIVER")
+    if(bsid_nvidia_driver)
         set(bsid_cuda_wanted ON)
     else()
         set(bsid_cuda_wanted OFF)
@@ -65,8 +81,8 @@ if(bsid_cuda_wanted)
         find_package(CUDAToolkit REQUIRED)
         set(BSID_HAVE_CUDA ON)
         message(STATUS "CUDA backend: enabled (${CMAKE_CUDA_COMPILER}, architectures ${CMAKE_CUDA_ARCHITECTURES})")
-        if(NOT BSID_CUDA_DEVICE_OPT STREQUAL "3")
-            message(STATUS "CUDA device code at optimization level ${BSID_CUDA_DEVICE_OPT}: "
+        if(NOT BSID_CUDA_DEVICE_LEVEL STREQUAL "3")
+            message(STATUS "CUDA device code at optimization level ${BSID_CUDA_DEVICE_LEVEL}: "
                            "a build that compiles the kernels, not one to run or time them")
         endif()
     else()
